@@ -1,0 +1,40 @@
+// The command line: an options struct, its CLI11 binding, validation, and running it.
+// Parsing and doing are apart; only main() turns errors into exit codes.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+#include "config.h"
+
+namespace attn {
+
+// Misuse of an option (exit code 2). The message names the option.
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct Options {
+  std::string stage = "dot-product";
+  std::string input;          // empty: the built-in journey embeddings; "-": stdin
+  std::string format = "text";
+  std::string output = "-";
+  bool list_stages = false;
+  bool list_steps = false;
+  int64_t query = 2;
+  uint64_t seed = 0;
+  bool seed_given = false;
+  int64_t d_out = 2;
+  int64_t heads = 2;
+  double dropout = 0.5;
+  double attn_dropout = 0.0;
+  int64_t batch = 2;
+  bool qkv_bias = false;
+  std::string init = "rand";
+  std::string dropout_rng = "default";
+};
+
+// Parse argv and run. Returns the exit code; throws InputError/UsageError/OutputError.
+int run_cli(int argc, char** argv);
+
+}  // namespace attn

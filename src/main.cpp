@@ -1,0 +1,28 @@
+// attn-walk: parse, run, and map errors to exit codes (0 ok, 1 bad data, 2 misuse).
+#include <exception>
+#include <iostream>
+
+#include "cli.h"
+#include "embeddings.h"
+#include "output.h"
+
+int main(int argc, char** argv) {
+  try {
+    return attn::run_cli(argc, argv);
+  } catch (const attn::UsageError& e) {
+    std::cerr << "attn-walk: error: " << e.what() << "\nRun 'attn-walk --help' for usage.\n";
+    return 2;
+  } catch (const attn::InputError& e) {
+    std::cerr << "attn-walk: error: " << e.what() << "\n";
+    return 1;
+  } catch (const attn::OutputError& e) {
+    std::cerr << "attn-walk: error: " << e.what() << "\n";
+    return 1;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "attn-walk: error: out of memory (the input or the sizes chosen are too large)\n";
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << "attn-walk: internal error: " << e.what() << "\n";
+    return 3;
+  }
+}

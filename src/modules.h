@@ -1,0 +1,100 @@
+// The chapter's modules, built the way PyTorch builds them so the random draws line up:
+// every constructor takes the generator and draws its parameters in the chapter's order
+// (W_query, W_key, W_value, then out_proj). Forward passes run in training mode.
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "config.h"
+#include "tensor.h"
+#include "torch_random.h"
+
+namespace attn {
+
+// nn.Linear(in, out, bias): weight (out, in) then bias (out), both U(-1/sqrt(in), 1/sqrt(in)).
+struct Linear {
+  Tensor weight;               // (out_features, in_features), as PyTorch stores it
+  std::optional<Tensor> bias;  // (out_features)
+  Linear(TorchGenerator& gen, int64_t in_features, int64_t out_features, bool bias);
+  Tensor operator()(const Tensor& x) const;  // x @ weight.T + bias
+  int64_t parameter_count() const;
+};
+
+// nn.Dropout(p) in training mode.
+struct Dropout {
+  double p;
+  DropoutKernel kernel;
+  Tensor operator()(TorchGenerator& gen, const Tensor& x) const;
+};
+
+// nn.Parameter(torch.rand(d_in, d_out)) or torch.randn(d_in, d_out), per --init.
+Tensor init_parameter(TorchGenerator& gen, int64_t d_in, int64_t d_out, InitKind init);
+// nn.init.xavier_uniform_ on a fresh (rows, cols) tensor: bound sqrt(6 / (fan_in + fan_out)).
+Tensor xavier_uniform(TorchGenerator& gen, int64_t rows, int64_t cols);
+
+// Section 3.4.2: weights as plain parameter matrices (d_in, d_out).
+struct SelfAttention_v1 {
+  Tensor W_query, W_key, W_value;
+  SelfAttention_v1(TorchGenerator& gen, int64_t d_in, int64_t d_out, InitKind init);
+  Tensor forward(const Tensor& x) const;  // (T, d_in) -> (T, d_out)
+};
+
+// Section 3.4.2: the same with nn.Linear layers.
+struct SelfAttention_v2 {
+  Linear W_query, W_key, W_value;
+  SelfAttention_v2(TorchGenerator& gen, int64_t d_in, int64_t d_out, bool qkv_bias);
+  Tensor forward(const Tensor& x) const;  // (T, d_in) -> (T, d_out)
+};
+
+// Section 3.5.3: causal mask and dropout on the attention weights, batched input.
+struct CausalAttention {
+  Linear W_query, W_key, W_value;
+  Dropout dropout;
+  Tensor mask;  // triu(ones(context_length, context_length), diagonal=1)
+  CausalAttention(TorchGenerator& gen, int64_t d_in, int64_t d_out, int64_t context_length,
+                  double dropout, bool qkv_bias, DropoutKernel kernel);
+  Tensor forward(TorchGenerator& gen, const Tensor& x) const;  // (B, T, d_in) -> (B, T, d_out)
+};
+
+// Section 3.6.1: one CausalAttention per head, outputs concatenated.
+struct MultiHeadAttentionWrapper {
+  std::vector<CausalAttention> heads;
+  MultiHeadAttentionWrapper(TorchGenerator& gen, int64_t d_in, int64_t d_out,
+                            int64_t context_length, double dropout, int64_t num_heads,
+                            bool qkv_bias, DropoutKernel kernel);
+  Tensor forward(TorchGenerator& gen, const Tensor& x) const;  // -> (B, T, num_heads * d_out)
+};
+
+// Section 3.6.2: one set of projections split into heads, plus an output projection.
+struct MultiHeadAttention {
+  int64_t d_out, num_heads, head_dim;
+  Linear W_query, W_key, W_value, out_proj;
+  Dropout dropout;
+  Tensor mask;
+  MultiHeadAttention(TorchGenerator& gen, int64_t d_in, int64_t d_out, int64_t context_length,
+                     double dropout, int64_t num_heads, bool qkv_bias, DropoutKernel kernel);
+
+  // Every intermediate of forward(), for the walk to show.
+  struct Trace {
+    Tensor keys, queries, values;                        // (B, T, d_out)
+    Tensor keys_viewed, queries_viewed, values_viewed;   // (B, T, H, head_dim)
+    Tensor keys_t, queries_t, values_t;                  // (B, H, T, head_dim)
+    Tensor attn_scores;                                  // (B, H, T, T)
+    Tensor attn_scores_masked;                           // (B, H, T, T), -inf above diagonal
+    Tensor attn_weights;                                 // (B, H, T, T), after dropout
+    Tensor context_vec;                                  // (B, T, H, head_dim)
+    Tensor context_vec_merged;                           // (B, T, d_out)
+    Tensor context_vecs;                                 // (B, T, d_out), after out_proj
+  };
+  Trace forward_traced(TorchGenerator& gen, const Tensor& x) const;
+  Tensor forward(TorchGenerator& gen, const Tensor& x) const { return forward_traced(gen, x).context_vecs; }
+  int64_t parameter_count() const;
+};
+
+// The attention core every module shares: scores -> causal mask -> scaled softmax.
+// Returns the attention weights before dropout. keys/queries are (..., T, d_k).
+Tensor causal_attention_weights(const Tensor& queries, const Tensor& keys, const Tensor& mask,
+                                Tensor* masked_scores_out = nullptr, Tensor* scores_out = nullptr);
+
+}  // namespace attn

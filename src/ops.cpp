@@ -1,0 +1,251 @@
+#include "ops.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+namespace attn {
+
+namespace {
+
+[[noreturn]] void shape_error(const char* op, const Shape& a, const Shape& b) {
+  throw std::logic_error(std::string(op) + ": incompatible shapes " + shape_str(a) + " and " +
+                         shape_str(b));
+}
+
+// C (M, N) = A (M, K) @ B (K, N), row-major with leading dimensions.
+// Each output is a k-ordered chain of fused multiply-adds, as OpenBLAS's sgemm
+// kernels accumulate one output element in one register lane.
+void gemm(const float* A, const float* B, float* C, int64_t M, int64_t K, int64_t N) {
+  for (int64_t i = 0; i < M; ++i) {
+    for (int64_t j = 0; j < N; ++j) {
+      float acc = 0.0f;
+      for (int64_t k = 0; k < K; ++k) acc = std::fma(A[i * K + k], B[k * N + j], acc);
+      C[i * N + j] = acc;
+    }
+  }
+}
+
+// PyTorch reduces a contiguous row with 8-lane vectors (AVX2): lane l sums elements
+// l, l+8, l+16, ...; then the lanes are added in order. Rows shorter than 8 are summed
+// left to right. This matters for the last bit of softmax denominators.
+template <typename Op>
+float reduce_like_torch(const float* x, int64_t n, Op op) {
+  constexpr int64_t lanes = 8;
+  if (n < lanes) {
+    float acc = x[0];
+    for (int64_t i = 1; i < n; ++i) acc = op(acc, x[i]);
+    return acc;
+  }
+  float acc[lanes];
+  std::copy(x, x + lanes, acc);
+  int64_t d = lanes;
+  for (; d + lanes <= n; d += lanes)
+    for (int64_t l = 0; l < lanes; ++l) acc[l] = op(acc[l], x[d + l]);
+  for (int64_t l = 0; d + l < n; ++l) acc[l] = op(acc[l], x[d + l]);
+  float total = acc[0];
+  for (int64_t l = 1; l < lanes; ++l) total = op(total, acc[l]);
+  return total;
+}
+
+float add_f(float a, float b) { return a + b; }
+float max_f(float a, float b) { return (a > b || std::isnan(a)) ? a : b; }
+
+}  // namespace
+
+Tensor matmul(const Tensor& a, const Tensor& b) {
+  if (a.dim() == 1 && b.dim() == 2) {
+    // (K) @ (K, N): PyTorch treats it as (1, K) @ (K, N).
+    if (a.size(0) != b.size(0)) shape_error("matmul", a.shape, b.shape);
+    Tensor out = Tensor::zeros({b.size(1)});
+    gemm(a.data.data(), b.data.data(), out.data.data(), 1, a.size(0), b.size(1));
+    return out;
+  }
+  if (a.dim() < 2 || b.dim() < 2) shape_error("matmul", a.shape, b.shape);
+  const int64_t M = a.size(-2), K = a.size(-1), N = b.size(-1);
+  if (b.size(-2) != K) shape_error("matmul", a.shape, b.shape);
+  const int64_t batch = a.numel() / (M * K);
+  Shape out_shape(a.shape.begin(), a.shape.end() - 1);
+  out_shape.push_back(N);
+  Tensor out = Tensor::zeros(out_shape);
+  if (b.dim() == 2) {
+    // (..., M, K) @ (K, N): fold the batch into M, as PyTorch does.
+    gemm(a.data.data(), b.data.data(), out.data.data(), batch * M, K, N);
+    return out;
+  }
+  if (!std::equal(a.shape.begin(), a.shape.end() - 2, b.shape.begin(), b.shape.end() - 2))
+    shape_error("matmul", a.shape, b.shape);
+  for (int64_t i = 0; i < batch; ++i)
+    gemm(a.data.data() + i * M * K, b.data.data() + i * K * N, out.data.data() + i * M * N, M,
+         K, N);
+  return out;
+}
+
+Tensor dot(const Tensor& a, const Tensor& b) {
+  if (a.dim() != 1 || b.dim() != 1 || a.numel() != b.numel()) shape_error("dot", a.shape, b.shape);
+  float acc = 0.0f;
+  for (int64_t k = 0; k < a.numel(); ++k) acc = std::fma(a(k), b(k), acc);
+  return Tensor::scalar(acc);
+}
+
+Tensor transpose(const Tensor& t, int64_t d0, int64_t d1) {
+  const int64_t nd = t.dim();
+  if (d0 < 0) d0 += nd;
+  if (d1 < 0) d1 += nd;
+  Shape out_shape = t.shape;
+  std::swap(out_shape[d0], out_shape[d1]);
+  Tensor out = Tensor::zeros(out_shape);
+  // Strides of the input, then walk the output in row-major order.
+  std::vector<int64_t> in_strides(nd, 1);
+  for (int64_t d = nd - 2; d >= 0; --d) in_strides[d] = in_strides[d + 1] * t.shape[d + 1];
+  std::swap(in_strides[d0], in_strides[d1]);
+  std::vector<int64_t> idx(nd, 0);
+  for (int64_t flat = 0; flat < out.numel(); ++flat) {
+    int64_t src = 0;
+    for (int64_t d = 0; d < nd; ++d) src += idx[d] * in_strides[d];
+    out.data[flat] = t.data[src];
+    for (int64_t d = nd - 1; d >= 0; --d) {
+      if (++idx[d] < out_shape[d]) break;
+      idx[d] = 0;
+    }
+  }
+  return out;
+}
+
+Tensor transpose2d(const Tensor& t) { return transpose(t, 0, 1); }
+
+Tensor view(const Tensor& t, Shape new_shape) { return Tensor(std::move(new_shape), t.data); }
+
+Tensor softmax_lastdim(const Tensor& t) {
+  Tensor out = t;
+  const int64_t n = t.dim() == 0 ? 1 : t.size(-1);
+  if (n == 0) return out;
+  for (int64_t r = 0; r < t.numel() / n; ++r) {
+    float* row = out.data.data() + r * n;
+    // 1. the row maximum, so that exp never overflows
+    const float max_input = reduce_like_torch(row, n, max_f);
+    // 2. exponentiate the shifted scores (exp(-inf) = 0 for masked entries) and sum
+    for (int64_t i = 0; i < n; ++i) row[i] = std::exp(row[i] - max_input);
+    const float sum = reduce_like_torch(row, n, add_f);
+    // 3. normalise: PyTorch multiplies by the reciprocal rather than dividing
+    const float inv_sum = 1.0f / sum;
+    for (int64_t i = 0; i < n; ++i) row[i] *= inv_sum;
+  }
+  return out;
+}
+
+Tensor softmax_naive(const Tensor& t) {
+  const Tensor e = exp(t);
+  return div_keepdim(e, sum_lastdim(e, /*keepdim=*/true));
+}
+
+Tensor exp(const Tensor& t) {
+  Tensor out = t;
+  for (float& v : out.data) v = std::exp(v);
+  return out;
+}
+
+Tensor mul(const Tensor& a, const Tensor& b) {
+  if (a.shape != b.shape) shape_error("mul", a.shape, b.shape);
+  Tensor out = a;
+  for (int64_t i = 0; i < a.numel(); ++i) out.data[i] *= b.data[i];
+  return out;
+}
+
+Tensor mul_scalar(const Tensor& a, double s) {
+  Tensor out = a;
+  const float f = static_cast<float>(s);
+  for (float& v : out.data) v *= f;
+  return out;
+}
+
+Tensor div_scalar(const Tensor& a, double s) {
+  Tensor out = a;
+  const float f = static_cast<float>(s);
+  for (float& v : out.data) v /= f;
+  return out;
+}
+
+Tensor add_bias(const Tensor& a, const Tensor& bias) {
+  const int64_t n = a.size(-1);
+  if (bias.dim() != 1 || bias.size(0) != n) shape_error("add", a.shape, bias.shape);
+  Tensor out = a;
+  for (int64_t i = 0; i < a.numel(); ++i) out.data[i] += bias.data[i % n];
+  return out;
+}
+
+Tensor div_keepdim(const Tensor& a, const Tensor& b) {
+  const int64_t n = a.dim() == 0 ? 1 : a.size(-1);
+  if (b.numel() * n != a.numel()) shape_error("div", a.shape, b.shape);
+  Tensor out = a;
+  for (int64_t i = 0; i < a.numel(); ++i) out.data[i] /= b.data[i / n];
+  return out;
+}
+
+Tensor sum_all(const Tensor& t) {
+  return Tensor::scalar(t.numel() ? reduce_like_torch(t.data.data(), t.numel(), add_f) : 0.0f);
+}
+
+Tensor sum_lastdim(const Tensor& t, bool keepdim) {
+  const int64_t n = t.size(-1);
+  Shape out_shape(t.shape.begin(), t.shape.end() - 1);
+  if (keepdim) out_shape.push_back(1);
+  Tensor out = Tensor::zeros(out_shape);
+  for (int64_t r = 0; r < out.numel(); ++r)
+    out.data[r] = n ? reduce_like_torch(t.data.data() + r * n, n, add_f) : 0.0f;
+  return out;
+}
+
+Tensor tril_ones(int64_t n) {
+  Tensor out = Tensor::zeros({n, n});
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = 0; j <= i; ++j) out(i, j) = 1.0f;
+  return out;
+}
+
+Tensor triu_ones(int64_t n, int64_t diagonal) {
+  Tensor out = Tensor::zeros({n, n});
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = std::max<int64_t>(0, i + diagonal); j < n; ++j) out(i, j) = 1.0f;
+  return out;
+}
+
+Tensor masked_fill(const Tensor& t, const Tensor& mask, float value) {
+  const int64_t block = mask.numel();
+  if (t.size(-1) * t.size(-2) != block) shape_error("masked_fill", t.shape, mask.shape);
+  Tensor out = t;
+  for (int64_t i = 0; i < t.numel(); ++i)
+    if (mask.data[i % block] != 0.0f) out.data[i] = value;
+  return out;
+}
+
+Tensor stack_copies(const Tensor& t, int64_t copies) {
+  Shape s = t.shape;
+  s.insert(s.begin(), copies);
+  std::vector<float> d;
+  d.reserve(static_cast<size_t>(t.numel() * copies));
+  for (int64_t c = 0; c < copies; ++c) d.insert(d.end(), t.data.begin(), t.data.end());
+  return Tensor(s, std::move(d));
+}
+
+Tensor cat_lastdim(const std::vector<Tensor>& parts) {
+  if (parts.empty()) throw std::logic_error("cat: no tensors");
+  Shape s = parts[0].shape;
+  int64_t total = 0;
+  for (const auto& p : parts) total += p.size(-1);
+  s.back() = total;
+  Tensor out = Tensor::zeros(s);
+  const int64_t rows = out.numel() / total;
+  for (int64_t r = 0; r < rows; ++r) {
+    int64_t col = 0;
+    for (const auto& p : parts) {
+      const int64_t n = p.size(-1);
+      std::copy_n(p.data.begin() + r * n, n, out.data.begin() + r * total + col);
+      col += n;
+    }
+  }
+  return out;
+}
+
+}  // namespace attn

@@ -1,0 +1,51 @@
+// The tensor operations chapter 3 uses, each computed the way PyTorch's CPU kernels
+// compute it in float32, so the printed digits agree:
+//   - matrix products accumulate over k in order with fused multiply-adds (OpenBLAS sgemm);
+//   - softmax subtracts the row maximum, exponentiates, and multiplies by 1/sum.
+#pragma once
+
+#include "tensor.h"
+
+namespace attn {
+
+// torch.matmul for the shapes the chapter uses:
+//   (K) @ (K, N) -> (N);  (M, K) @ (K, N) -> (M, N);  (..., M, K) @ (K, N) -> (..., M, N);
+//   (..., M, K) @ (..., K, N) -> (..., M, N) with equal batch dimensions.
+Tensor matmul(const Tensor& a, const Tensor& b);
+// torch.dot for two 1-D tensors.
+Tensor dot(const Tensor& a, const Tensor& b);
+
+// t.transpose(d0, d1), materialised (as .contiguous() would).
+Tensor transpose(const Tensor& t, int64_t d0, int64_t d1);
+// t.T for a 2-D tensor.
+Tensor transpose2d(const Tensor& t);
+// t.view(new_shape): same data, new shape (numel must agree).
+Tensor view(const Tensor& t, Shape new_shape);
+
+// torch.softmax(t, dim=-1), numerically stable (max subtracted first).
+Tensor softmax_lastdim(const Tensor& t);
+// The chapter's softmax_naive: exp(x) / exp(x).sum(dim=-1), no max subtraction.
+Tensor softmax_naive(const Tensor& t);
+
+Tensor exp(const Tensor& t);
+Tensor mul(const Tensor& a, const Tensor& b);        // same shape, elementwise
+Tensor mul_scalar(const Tensor& a, double s);        // a * s (s cast to float, as PyTorch does)
+Tensor div_scalar(const Tensor& a, double s);        // a / s (s cast to float)
+Tensor add_bias(const Tensor& a, const Tensor& bias);// (..., N) + (N)
+// a / b where b has the same shape as a except a last dimension of 1 (keepdim sums).
+Tensor div_keepdim(const Tensor& a, const Tensor& b);
+
+Tensor sum_all(const Tensor& t);                     // t.sum() -> 0-dim
+Tensor sum_lastdim(const Tensor& t, bool keepdim);   // t.sum(dim=-1, keepdim)
+
+Tensor tril_ones(int64_t n);                         // torch.tril(torch.ones(n, n))
+Tensor triu_ones(int64_t n, int64_t diagonal);       // torch.triu(torch.ones(n, n), diagonal)
+// t.masked_fill(mask.bool(), value) where mask is (T, T), applied to every (T, T) block.
+Tensor masked_fill(const Tensor& t, const Tensor& mask, float value);
+
+// torch.stack((t,) * copies): a new leading dimension.
+Tensor stack_copies(const Tensor& t, int64_t copies);
+// torch.cat(parts, dim=-1).
+Tensor cat_lastdim(const std::vector<Tensor>& parts);
+
+}  // namespace attn

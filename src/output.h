@@ -1,0 +1,18 @@
+// Writing a finished document: whole or not at all.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace attn {
+
+// The output could not be written (exit code 1). The message names the file.
+struct OutputError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// "-" writes to stdout. A file is written to a temporary name beside it, flushed,
+// and renamed over the target, so readers never see half a document.
+void write_output(const std::string& path, const std::string& content);
+
+}  // namespace attn

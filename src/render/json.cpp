@@ -1,0 +1,85 @@
+#include <fmt/format.h>
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "render/render.h"
+
+namespace attn {
+
+namespace {
+
+// One float as JSON: the shortest decimal that reads back as the same double
+// (what Python's json.dumps prints for tensor.tolist()); non-finite values as strings.
+void append_number(std::string& out, float v) {
+  if (std::isnan(v)) out += "\"nan\"";
+  else if (std::isinf(v)) out += v > 0 ? "\"inf\"" : "\"-inf\"";
+  else fmt::format_to(std::back_inserter(out), "{}", static_cast<double>(v));
+}
+
+// Nested lists that match the shape. Written by hand rather than through a JSON DOM,
+// so a (2, 12, 1024, 1024) tensor streams out without a node per number.
+void append_data(std::string& out, const Tensor& t, size_t dim, int64_t& pos) {
+  if (dim == t.shape.size()) {
+    append_number(out, t.data[static_cast<size_t>(pos++)]);
+    return;
+  }
+  out += '[';
+  for (int64_t i = 0; i < t.shape[dim]; ++i) {
+    if (i) out += ", ";
+    append_data(out, t, dim + 1, pos);
+  }
+  out += ']';
+}
+
+nlohmann::json config_json(const Config& c) {
+  return {{"input", c.input_name},
+          {"num_tokens", c.num_tokens()},
+          {"d_in", c.d_in()},
+          {"query", c.query},
+          {"seed1", c.seed1},
+          {"seed2", c.seed2},
+          {"d_out", c.d_out},
+          {"heads", c.heads},
+          {"dropout", c.dropout},
+          {"attn_dropout", c.attn_dropout},
+          {"batch", c.batch},
+          {"qkv_bias", c.qkv_bias},
+          {"init", to_string(c.init)},
+          {"dropout_rng", to_string(c.dropout_rng)}};
+}
+
+}  // namespace
+
+std::string render_json(const Walk& walk) {
+  nlohmann::json head = {{"tool", "attn-walk"},
+                         {"version", ATTN_WALK_VERSION},
+                         {"stage", walk.stage},
+                         {"config", config_json(walk.config)},
+                         {"tokens", walk.tokens},
+                         {"notes", walk.notes}};
+  std::string out = head.dump();
+  out.pop_back();  // reopen the object to append the steps
+  out += ", \"steps\": [";
+  bool first = true;
+  for (const auto& step : walk.steps) {
+    out += first ? "\n  " : ",\n  ";
+    first = false;
+    nlohmann::json meta = {{"name", step.name},
+                           {"title", step.title},
+                           {"shape", step.value.shape},
+                           {"parameter", step.is_parameter},
+                           {"suffixes", step.suffixes},
+                           {"printed", printed_step(step)}};
+    std::string m = meta.dump();
+    m.pop_back();
+    out += m + ", \"data\": ";
+    int64_t pos = 0;
+    append_data(out, step.value, 0, pos);
+    out += "}";
+  }
+  out += "\n]}\n";
+  return out;
+}
+
+}  // namespace attn

@@ -1,0 +1,270 @@
+// A port of PyTorch 1.13's torch/_tensor_str.py for float32 CPU tensors with the default
+// print options. The functions below carry the names of their Python originals
+// (_Formatter, get_summarized_data, _vector_str, _tensor_str_with_formatter, _add_suffixes,
+// _str_intern) so the two can be read side by side. Where PyTorch has a quirk, we keep it:
+// the goal is output that is identical byte for byte, not output that is "nicer".
+#include "render/torch_print.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+namespace attn {
+namespace {
+
+// PRINT_OPTS with profile="default".
+constexpr int kPrecision = 4;
+constexpr int64_t kThreshold = 1000;  // more elements than this: summarise
+constexpr int64_t kEdgeItems = 3;     // entries kept at each end of a summarised dimension
+constexpr int kLineWidth = 80;
+
+// ---------------------------------------------------------------------------------------------
+// Python's str.format for a float, for the three specs PyTorch uses: "{:.0f}", "{:.4f}",
+// "{:W.4e}". PyTorch formats the *double* value of each float32 (tensor.tolist() / item()).
+// glibc's printf rounds the exact binary value correctly (ties to even), like Python's dtoa,
+// so the digits agree. Non-finite values differ: Python never prints a sign on NaN
+// ("nan" even for a negative NaN) while glibc prints "-nan", so those are spelled out here.
+
+std::string nonfinite_str(double v) {
+  if (std::isnan(v)) return "nan";
+  return v > 0 ? "inf" : "-inf";
+}
+
+std::string printf_double(const char* spec, int precision, double v) {
+  char buf[512];  // "%.0f" of FLT_MAX has 39 digits; plenty of room
+  std::snprintf(buf, sizeof buf, spec, precision, v);
+  return buf;
+}
+
+// "{:.Nf}".format(v)
+std::string py_fixed(double v, int precision) {
+  if (!std::isfinite(v)) return nonfinite_str(v);
+  return printf_double("%.*f", precision, v);
+}
+
+// "{:.Ne}".format(v): at least two exponent digits, as in C.
+std::string py_sci(double v, int precision) {
+  if (!std::isfinite(v)) return nonfinite_str(v);
+  return printf_double("%.*e", precision, v);
+}
+
+// Python's // for a positive divisor (C++ / truncates toward zero instead).
+int floor_div(int a, int b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+
+std::string pad_left(const std::string& s, size_t width) {
+  return s.size() >= width ? s : std::string(width - s.size(), ' ') + s;
+}
+
+// ---------------------------------------------------------------------------------------------
+// _Formatter: decides once, from the values that will be shown, how every value prints.
+class Formatter {
+ public:
+  explicit Formatter(const std::vector<float>& shown) {
+    // Only nonzero finite values take part. Zeros, infinities and NaNs never widen a column
+    // and never switch modes, which is why a row of "0." or "-inf" can overflow its width.
+    std::vector<double> vals;
+    for (float f : shown)
+      if (std::isfinite(f) && f != 0.0f) vals.push_back(static_cast<double>(f));
+    if (vals.empty()) return;  // "no valid number, do nothing": int mode, width 1
+
+    double abs_min = std::fabs(vals[0]), abs_max = abs_min;
+    for (double v : vals) {
+      abs_min = std::min(abs_min, std::fabs(v));
+      abs_max = std::max(abs_max, std::fabs(v));
+    }
+    for (double v : vals) {
+      if (v != std::ceil(v)) {
+        int_mode_ = false;
+        break;
+      }
+    }
+
+    // The ratio is taken in double, on the float32 values widened: 1e-4f is a little below
+    // 1e-4 in double, so it already counts as "small" and selects scientific notation.
+    const bool wide_range = abs_max / abs_min > 1000.0 || abs_max > 1.0e8;
+    if (int_mode_) {
+      // Whole numbers print as "2.": the trailing dot (the +1) marks a float tensor.
+      sci_mode_ = wide_range;
+      for (double v : vals) {
+        const size_t len = sci_mode_ ? py_sci(v, kPrecision).size() : py_fixed(v, 0).size() + 1;
+        max_width_ = std::max(max_width_, len);
+      }
+    } else {
+      sci_mode_ = wide_range || abs_min < 1.0e-4;
+      for (double v : vals) {
+        const size_t len =
+            sci_mode_ ? py_sci(v, kPrecision).size() : py_fixed(v, kPrecision).size();
+        max_width_ = std::max(max_width_, len);
+      }
+    }
+  }
+
+  size_t width() const { return max_width_; }
+
+  // Format one value and left-pad it to the common width. Values wider than the width
+  // (zeros as "-0.0000", "-inf", "nan") are not truncated, just left unpadded.
+  std::string format(float value) const {
+    const double v = static_cast<double>(value);
+    std::string ret;
+    if (sci_mode_) {
+      ret = py_sci(v, kPrecision);
+    } else if (int_mode_) {
+      ret = py_fixed(v, 0);
+      if (std::isfinite(v)) ret += ".";  // no "inf." / "nan."
+    } else {
+      ret = py_fixed(v, kPrecision);
+    }
+    return pad_left(ret, max_width_);
+  }
+
+ private:
+  bool int_mode_ = true;
+  bool sci_mode_ = false;
+  size_t max_width_ = 1;
+};
+
+// ---------------------------------------------------------------------------------------------
+// get_summarized_data: the values a summarised print will show: in every dimension longer
+// than 2 * edgeitems only the first and last edgeitems entries. The formatter is built from
+// these alone, so a huge value hidden behind "..." does not change the format.
+void get_summarized_data(const Tensor& t, std::vector<float>& out) {
+  if (t.dim() == 0) {
+    out.push_back(t.item());
+    return;
+  }
+  const int64_t n = t.size(0);
+  const bool cut = n > 2 * kEdgeItems;
+  auto take = [&](int64_t i) {
+    if (t.dim() == 1)
+      out.push_back(t(i));
+    else
+      get_summarized_data(t[i], out);
+  };
+  for (int64_t i = 0; i < n; ++i) {
+    if (cut && i == kEdgeItems) i = n - kEdgeItems;  // skip the hidden middle
+    take(i);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// _vector_str: one 1-D row, wrapped so that each line holds as many elements as fit in the
+// line width at this indentation.
+std::string vector_str(const Tensor& t, int indent, bool summarize, const Formatter& fmt) {
+  // Each element is counted with its ", " separator.
+  const int element_length = static_cast<int>(fmt.width()) + 2;
+  // Python: max(1, int(math.floor((linewidth - indent) / element_length))).
+  const int64_t elements_per_line = std::max(1, floor_div(kLineWidth - indent, element_length));
+
+  std::vector<std::string> data;
+  const int64_t n = t.size(0);
+  if (summarize && n > 2 * kEdgeItems) {
+    for (int64_t i = 0; i < kEdgeItems; ++i) data.push_back(fmt.format(t(i)));
+    // The ellipsis is an element like any other (with a leading space, ignoring the width),
+    // so it takes a slot when the row is split into lines.
+    data.push_back(" ...");
+    for (int64_t i = n - kEdgeItems; i < n; ++i) data.push_back(fmt.format(t(i)));
+  } else {
+    for (int64_t i = 0; i < n; ++i) data.push_back(fmt.format(t(i)));
+  }
+
+  const std::string line_sep = ",\n" + std::string(static_cast<size_t>(indent + 1), ' ');
+  std::string s = "[";
+  for (size_t i = 0; i < data.size(); ++i) {
+    if (i > 0) s += (static_cast<int64_t>(i) % elements_per_line == 0) ? line_sep : ", ";
+    s += data[i];
+  }
+  return s + "]";
+}
+
+// _tensor_str_with_formatter: recurse over the first dimension. Sub-tensors are joined by
+// "," plus (dim - 1) newlines, so the 2-D blocks of a 3-D tensor have a blank line between
+// them. A summarised dimension shows "..." in place of its hidden middle.
+std::string tensor_str_with_formatter(const Tensor& t, int indent, bool summarize,
+                                      const Formatter& fmt) {
+  const int64_t dim = t.dim();
+  if (dim == 0) return fmt.format(t.item());  // _scalar_str
+  if (dim == 1) return vector_str(t, indent, summarize, fmt);
+
+  std::vector<std::string> slices;
+  const int64_t n = t.size(0);
+  if (summarize && n > 2 * kEdgeItems) {
+    for (int64_t i = 0; i < kEdgeItems; ++i)
+      slices.push_back(tensor_str_with_formatter(t[i], indent + 1, summarize, fmt));
+    slices.push_back("...");
+    for (int64_t i = n - kEdgeItems; i < n; ++i)
+      slices.push_back(tensor_str_with_formatter(t[i], indent + 1, summarize, fmt));
+  } else {
+    for (int64_t i = 0; i < n; ++i)
+      slices.push_back(tensor_str_with_formatter(t[i], indent + 1, summarize, fmt));
+  }
+
+  const std::string sep = "," + std::string(static_cast<size_t>(dim - 1), '\n') +
+                          std::string(static_cast<size_t>(indent + 1), ' ');
+  std::string s = "[";
+  for (size_t i = 0; i < slices.size(); ++i) {
+    if (i > 0) s += sep;
+    s += slices[i];
+  }
+  return s + "]";
+}
+
+// _tensor_str: the bracketed contents, without "tensor(" and the suffixes.
+std::string tensor_str(const Tensor& t, int indent) {
+  if (t.numel() == 0) return "[]";
+  const bool summarize = t.numel() > kThreshold;
+  std::vector<float> shown;
+  if (summarize)
+    get_summarized_data(t, shown);
+  else
+    shown = t.data;
+  const Formatter fmt(shown);
+  return tensor_str_with_formatter(t, indent, summarize, fmt);
+}
+
+// _add_suffixes: each suffix goes after ", " on the last line if it fits, otherwise on a new
+// line indented like the tensor. PyTorch's last_line_len is len(s) - s.rfind("\n") + 1, which is
+// two more than the real length of the last line (and, with no newline, rfind is -1, so again
+// len + 2). We keep the overcount: it decides where grad_fn=<...> lands.
+std::string add_suffixes(const std::string& tensor_str, const std::vector<std::string>& suffixes,
+                         int indent) {
+  const size_t nl = tensor_str.rfind('\n');
+  const int64_t rfind = nl == std::string::npos ? -1 : static_cast<int64_t>(nl);
+  int64_t last_line_len = static_cast<int64_t>(tensor_str.size()) - rfind + 1;
+
+  std::string out = tensor_str;
+  for (const std::string& suffix : suffixes) {
+    const auto suffix_len = static_cast<int64_t>(suffix.size());
+    if (last_line_len + suffix_len + 2 > kLineWidth) {
+      out += ",\n" + std::string(static_cast<size_t>(indent), ' ') + suffix;
+      last_line_len = indent + suffix_len;
+    } else {
+      out += ", " + suffix;
+      last_line_len += suffix_len + 2;
+    }
+  }
+  return out + ")";
+}
+
+}  // namespace
+
+// _str_intern for a dense float32 CPU tensor: no device or dtype suffix applies.
+std::string torch_str(const Tensor& t, const std::vector<std::string>& suffixes) {
+  const std::string prefix = "tensor(";
+  const int indent = static_cast<int>(prefix.size());
+
+  std::vector<std::string> all_suffixes;
+  // An empty tensor shows its shape unless it is 1-D (to match NumPy), before any grad suffix.
+  if (t.numel() == 0 && t.dim() != 1) all_suffixes.push_back("size=" + shape_str(t.shape));
+  all_suffixes.insert(all_suffixes.end(), suffixes.begin(), suffixes.end());
+
+  return add_suffixes(prefix + tensor_str(t, indent), all_suffixes, indent);
+}
+
+// nn.Parameter.__repr__ prepends one line; the tensor itself still prints as "tensor(".
+std::string torch_parameter_str(const Tensor& t, const std::vector<std::string>& suffixes) {
+  return "Parameter containing:\n" + torch_str(t, suffixes);
+}
+
+}  // namespace attn

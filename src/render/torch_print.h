@@ -1,0 +1,21 @@
+// str(tensor) exactly as PyTorch prints it (torch/_tensor_str.py, default print options):
+// precision 4, threshold 1000, edgeitems 3, linewidth 80.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "tensor.h"
+
+namespace attn {
+
+// "tensor([[0.2961, 0.5166], ...]" + suffixes + ")".
+// Suffixes ("grad_fn=<MmBackward0>", "requires_grad=True") are placed as PyTorch's
+// _add_suffixes places them: on the last line if it stays within 80 columns,
+// otherwise on a new line indented 7 spaces.
+std::string torch_str(const Tensor& t, const std::vector<std::string>& suffixes = {});
+
+// As print(parameter) shows an nn.Parameter: "Parameter containing:\n" + torch_str(...).
+std::string torch_parameter_str(const Tensor& t, const std::vector<std::string>& suffixes = {});
+
+}  // namespace attn

@@ -1,0 +1,30 @@
+#include "stages/causal_weights.h"
+
+#include "modules.h"
+#include "ops.h"
+#include "torch_random.h"
+
+namespace attn {
+
+Tensor causal_attn_weights(const Config& cfg) {
+  TorchGenerator gen(cfg.seed2);
+  const SelfAttention_v2 sa_v2(gen, cfg.d_in(), cfg.d_out, cfg.qkv_bias);
+  const Tensor queries = sa_v2.W_query(cfg.inputs);
+  const Tensor keys = sa_v2.W_key(cfg.inputs);
+  return causal_attention_weights(queries, keys, triu_ones(cfg.num_tokens(), 1));
+}
+
+const char* dropout_grad_fn(double p, const char* input_grad_fn) {
+  // p == 0 returns the input itself; otherwise the result is input * noise.
+  return p == 0.0 ? input_grad_fn : "grad_fn=<MulBackward0>";
+}
+
+const char* dropout_kernel_note(DropoutKernel kernel) {
+  return kernel == DropoutKernel::Default
+             ? "dropout masks: PyTorch's default CPU kernel, as printed in the book (macOS, ARM, "
+               "AMD, PyTorch 2.7+)"
+             : "dropout masks: the MKL kernel (PyTorch 1.13-2.6 pip/conda builds on Intel x86), "
+               "so they differ from the book's";
+}
+
+}  // namespace attn

@@ -1,0 +1,189 @@
+#include "torch_random.h"
+
+#include <cmath>
+#include <cstring>
+
+#include "config.h"
+
+namespace attn {
+
+void TorchGenerator::manual_seed(uint64_t seed) {
+  // PyTorch's mt19937 uses the standard init_genrand recurrence on the low 32 bits,
+  // which is exactly std::mt19937's seeding.
+  engine_.seed(static_cast<uint32_t>(seed & 0xFFFFFFFFu));
+  next_double_normal_.reset();
+}
+
+uint32_t TorchGenerator::random() { return static_cast<uint32_t>(engine_()); }
+
+uint64_t TorchGenerator::random64() {
+  const uint64_t hi = random();
+  const uint64_t lo = random();
+  return (hi << 32) | lo;
+}
+
+float TorchGenerator::uniform_float(float from, float to) {
+  // uniform_real<float>: keep the low 24 bits (float's digits), scale by 2^-24, in float.
+  const float x = static_cast<float>(random() & 0xFFFFFFu) * (1.0f / 16777216.0f);
+  return x * (to - from) + from;
+}
+
+double TorchGenerator::uniform_double() {
+  const uint64_t r = random64() & ((uint64_t{1} << 53) - 1);
+  return static_cast<double>(r) * (1.0 / 9007199254740992.0);
+}
+
+double TorchGenerator::normal_double() {
+  // at::normal_distribution<double>: Box-Muller that returns cos and caches sin.
+  if (next_double_normal_) {
+    const double spare = *next_double_normal_;
+    next_double_normal_.reset();
+    return spare;
+  }
+  const double u1 = uniform_double();
+  const double u2 = uniform_double();
+  const double r = std::sqrt(-2.0 * std::log1p(-u2));
+  const double theta = 2.0 * M_PI * u1;
+  next_double_normal_ = r * std::sin(theta);
+  return r * std::cos(theta);
+}
+
+Tensor rand(TorchGenerator& gen, Shape shape) { return uniform(gen, std::move(shape), 0.0, 1.0); }
+
+Tensor uniform(TorchGenerator& gen, Shape shape, double a, double b) {
+  Tensor t = Tensor::zeros(std::move(shape));
+  // The kernel casts the bounds to the tensor's dtype before drawing.
+  const float from = static_cast<float>(a), to = static_cast<float>(b);
+  for (float& v : t.data) v = gen.uniform_float(from, to);
+  return t;
+}
+
+// ---- the 16-block normal path ---------------------------------------------------------
+// On an AVX2 CPU PyTorch runs normal_fill_16_AVX2, whose log and sincos are the Cephes
+// polynomials of avx_mathfun.h (not libm), compiled with multiply-adds fused. These are
+// one-lane copies with the fusions written out as std::fma, so every bit agrees.
+
+static float bits_to_float(uint32_t u) { float f; std::memcpy(&f, &u, 4); return f; }
+static uint32_t float_to_bits(float f) { uint32_t u; std::memcpy(&u, &f, 4); return u; }
+
+static float cephes_logf(float x) {
+  x = std::fmax(x, bits_to_float(0x00800000u));  // smallest normal: no denormals
+  int32_t exponent = static_cast<int32_t>(float_to_bits(x) >> 23);
+  // Keep the mantissa, set the exponent so that x is in [0.5, 1).
+  x = bits_to_float((float_to_bits(x) & ~0x7f800000u) | float_to_bits(0.5f));
+  exponent -= 0x7f;
+  float e = static_cast<float>(exponent) + 1.0f;
+  const bool below_sqrt_half = x < 0.707106781186547524f;
+  const float tmp = below_sqrt_half ? x : 0.0f;
+  x -= 1.0f;
+  if (below_sqrt_half) e -= 1.0f;
+  x += tmp;
+
+  const float z = x * x;
+  float y = 7.0376836292e-2f;
+  y = std::fma(y, x, -1.1514610310e-1f);
+  y = std::fma(y, x, 1.1676998740e-1f);
+  y = std::fma(y, x, -1.2420140846e-1f);
+  y = std::fma(y, x, 1.4249322787e-1f);
+  y = std::fma(y, x, -1.6668057665e-1f);
+  y = std::fma(y, x, 2.0000714765e-1f);
+  y = std::fma(y, x, -2.4999993993e-1f);
+  y = std::fma(y, x, 3.3333331174e-1f);
+  y = y * x;
+  y = std::fma(y, z, e * -2.12194440e-4f);
+  y = std::fma(z, -0.5f, y);
+  x = x + y;
+  return std::fma(e, 0.693359375f, x);
+}
+
+static void cephes_sincosf(float theta, float* sin_out, float* cos_out) {
+  uint32_t sign_sin = float_to_bits(theta) & 0x80000000u;
+  float x = bits_to_float(float_to_bits(theta) & 0x7fffffffu);
+
+  // Reduce to an octant: j = (int(x * 4/pi) + 1) & ~1.
+  int32_t j = static_cast<int32_t>(x * 1.27323954473516f);
+  j = (j + 1) & ~1;
+  const float yq = static_cast<float>(j);
+  const uint32_t swap_sign = static_cast<uint32_t>(j & 4) << 29;
+  const bool use_sin_poly = (j & 2) == 0;
+  sign_sin ^= swap_sign;
+  const uint32_t sign_cos = static_cast<uint32_t>(~(j - 2) & 4) << 29;
+
+  // x - yq * pi/4 in three parts (extended precision).
+  x = std::fma(yq, -0.78515625f, x);
+  x = std::fma(yq, -2.4187564849853515625e-4f, x);
+  x = std::fma(yq, -3.77489497744594108e-8f, x);
+
+  const float z = x * x;
+  float yc = std::fma(2.443315711809948e-5f, z, -1.388731625493765e-3f);
+  yc = std::fma(yc, z, 4.166664568298827e-2f);
+  yc = yc * z;
+  yc = std::fma(yc, z, -(z * 0.5f));
+  yc = yc + 1.0f;
+
+  float ys = std::fma(-1.9515295891e-4f, z, 8.3321608736e-3f);
+  ys = std::fma(ys, z, -1.6666654611e-1f);
+  ys = ys * z;
+  ys = std::fma(ys, x, x);
+
+  const float s = use_sin_poly ? ys : yc;
+  const float c = use_sin_poly ? yc : ys;
+  *sin_out = bits_to_float(float_to_bits(s) ^ sign_sin);
+  *cos_out = bits_to_float(float_to_bits(c) ^ sign_cos);
+}
+
+static void normal_fill_16(float* d) {
+  const float two_pi = static_cast<float>(2.0 * M_PI);
+  for (int j = 0; j < 8; ++j) {
+    const float u1 = 1.0f - d[j];  // [0, 1) -> (0, 1] so the log is finite
+    const float u2 = d[j + 8];
+    const float radius = std::sqrt(-2.0f * cephes_logf(u1));
+    float s, c;
+    cephes_sincosf(two_pi * u2, &s, &c);
+    d[j] = radius * c;
+    d[j + 8] = radius * s;
+  }
+}
+
+Tensor randn(TorchGenerator& gen, Shape shape) {
+  Tensor t = Tensor::zeros(std::move(shape));
+  const int64_t n = t.numel();
+  float* d = t.data.data();
+  if (n < 16) {
+    // Serial path: double Box-Muller, one value per element, rounded to float.
+    for (int64_t i = 0; i < n; ++i) d[i] = static_cast<float>(gen.normal_double());
+    return t;
+  }
+  // Block path: uniforms for every element first, then Box-Muller 16 at a time.
+  for (int64_t i = 0; i < n; ++i) d[i] = gen.uniform_float();
+  for (int64_t i = 0; i + 16 <= n; i += 16) normal_fill_16(d + i);
+  if (n % 16 != 0) {
+    // The tail: redraw the last 16 slots (overlapping finished ones) and redo them.
+    float* tail = d + n - 16;
+    for (int i = 0; i < 16; ++i) tail[i] = gen.uniform_float();
+    normal_fill_16(tail);
+  }
+  return t;
+}
+
+std::vector<uint8_t> dropout_keep_mask(TorchGenerator& gen, int64_t n, double p,
+                                       DropoutKernel kernel) {
+  const double keep_prob = 1.0 - p;
+  std::vector<uint8_t> keep(static_cast<size_t>(n));
+  if (kernel == DropoutKernel::Default) {
+    // bernoulli_(1 - p), default CPU kernel: one double uniform per element, row-major.
+    for (auto& k : keep) k = gen.uniform_double() < keep_prob;
+  } else {
+    // MKL kernel: a single 32-bit draw seeds an MCG31m1 stream (viRngBernoulli, ICDF).
+    const uint64_t m = 2147483647u;  // 2^31 - 1
+    uint64_t x = gen.random() % m;
+    if (x == 0) x = 1;
+    for (auto& k : keep) {
+      k = static_cast<double>(x) / static_cast<double>(m) < keep_prob;
+      x = (1132489760u * x) % m;
+    }
+  }
+  return keep;
+}
+
+}  // namespace attn

@@ -1,0 +1,45 @@
+// A random generator that reproduces torch.manual_seed(S) on the CPU, draw for draw
+// (facts: docs/pytorch-compat.md and aten/src/ATen/core/TransformationHelper.h,
+// aten/src/ATen/native/cpu/DistributionTemplates.h in PyTorch 1.13).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <random>
+
+#include "config.h"
+#include "tensor.h"
+
+namespace attn {
+
+class TorchGenerator {
+ public:
+  explicit TorchGenerator(uint64_t seed = 67280421310721ULL) { manual_seed(seed); }
+
+  // torch.manual_seed(S): MT19937 seeded with the low 32 bits; clears the cached normal.
+  void manual_seed(uint64_t seed);
+
+  uint32_t random();    // one 32-bit draw
+  uint64_t random64();  // two draws, the first one is the high word
+
+  float uniform_float(float from = 0.0f, float to = 1.0f);  // 24 random bits
+  double uniform_double();                                  // 53 random bits, [0, 1)
+  double normal_double();  // serial Box-Muller with the cached spare sample
+
+ private:
+  std::mt19937 engine_;
+  std::optional<double> next_double_normal_;
+};
+
+// torch.rand(shape): one float uniform per element, row-major.
+Tensor rand(TorchGenerator& gen, Shape shape);
+// tensor.uniform_(a, b) on a fresh tensor of this shape.
+Tensor uniform(TorchGenerator& gen, Shape shape, double a, double b);
+// torch.randn(shape): the serial path below 16 elements, the 16-block path from 16 up.
+Tensor randn(TorchGenerator& gen, Shape shape);
+
+// Bernoulli keep-masks as nn.Dropout(p) draws them (1 = keep), for p strictly in (0, 1).
+
+std::vector<uint8_t> dropout_keep_mask(TorchGenerator& gen, int64_t n, double p, DropoutKernel kernel);
+
+}  // namespace attn
