@@ -612,6 +612,13 @@ class Builder {
     // string runs to the end of the input, so point at its opening quote instead.
     size_t at = byte == 0 ? 0 : std::min(byte - 1, text_.size());
     const std::string what = ex.what();
+    // "unexpected <token>" comes after the whole token was read: point at its start.
+    // (Lexer errors say "last read: ..." and are best shown where lexing stopped.)
+    // Every token between the previous event and this one was fine, and ',' and ':'
+    // are one byte long, so any other unexpected token starts at value_at.
+    if (what.find("last read: '") == std::string::npos && at < text_.size() &&
+        text_[at] != ',' && text_[at] != ':' && value_at <= at)
+      at = value_at;
     if (what.find("missing closing quote") != std::string::npos && value_at < text_.size() &&
         text_[value_at] == '"')
       at = value_at;

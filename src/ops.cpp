@@ -5,6 +5,8 @@
 #include <limits>
 #include <stdexcept>
 
+#include "torch_kernels.h"
+
 namespace attn {
 
 namespace {
@@ -27,30 +29,19 @@ void gemm(const float* A, const float* B, float* C, int64_t M, int64_t K, int64_
   }
 }
 
-// PyTorch reduces a contiguous row with 8-lane vectors (AVX2): lane l sums elements
-// l, l+8, l+16, ...; then the lanes are added in order. Rows shorter than 8 are summed
-// left to right. This matters for the last bit of softmax denominators.
-template <typename Op>
-float reduce_like_torch(const float* x, int64_t n, Op op) {
-  constexpr int64_t lanes = 8;
-  if (n < lanes) {
-    float acc = x[0];
-    for (int64_t i = 1; i < n; ++i) acc = op(acc, x[i]);
-    return acc;
+// baddbmm_cpu_kernel: a float running sum, each product rounded before it is added.
+void gemm_unfused(const float* A, const float* B, float* C, int64_t M, int64_t K, int64_t N) {
+  for (int64_t i = 0; i < M; ++i) {
+    for (int64_t j = 0; j < N; ++j) {
+      float acc = 0.0f;
+      for (int64_t k = 0; k < K; ++k) {
+        const float product = A[i * K + k] * B[k * N + j];
+        acc += product;
+      }
+      C[i * N + j] = acc;
+    }
   }
-  float acc[lanes];
-  std::copy(x, x + lanes, acc);
-  int64_t d = lanes;
-  for (; d + lanes <= n; d += lanes)
-    for (int64_t l = 0; l < lanes; ++l) acc[l] = op(acc[l], x[d + l]);
-  for (int64_t l = 0; d + l < n; ++l) acc[l] = op(acc[l], x[d + l]);
-  float total = acc[0];
-  for (int64_t l = 1; l < lanes; ++l) total = op(total, acc[l]);
-  return total;
 }
-
-float add_f(float a, float b) { return a + b; }
-float max_f(float a, float b) { return (a > b || std::isnan(a)) ? a : b; }
 
 }  // namespace
 
@@ -76,17 +67,18 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   }
   if (!std::equal(a.shape.begin(), a.shape.end() - 2, b.shape.begin(), b.shape.end() - 2))
     shape_error("matmul", a.shape, b.shape);
+  // torch.bmm: below 400 multiply-adds per matrix PyTorch loops itself (plain float
+  // multiply then add); from 400 up it calls sgemm once per matrix of the batch.
+  const bool small = K * M * N < 400;
   for (int64_t i = 0; i < batch; ++i)
-    gemm(a.data.data() + i * M * K, b.data.data() + i * K * N, out.data.data() + i * M * N, M,
+    (small ? gemm_unfused : gemm)(a.data.data() + i * M * K, b.data.data() + i * K * N, out.data.data() + i * M * N, M,
          K, N);
   return out;
 }
 
 Tensor dot(const Tensor& a, const Tensor& b) {
   if (a.dim() != 1 || b.dim() != 1 || a.numel() != b.numel()) shape_error("dot", a.shape, b.shape);
-  float acc = 0.0f;
-  for (int64_t k = 0; k < a.numel(); ++k) acc = std::fma(a(k), b(k), acc);
-  return Tensor::scalar(acc);
+  return Tensor::scalar(kernels::blas_sdot(a.data.data(), b.data.data(), a.numel()));
 }
 
 Tensor transpose(const Tensor& t, int64_t d0, int64_t d1) {
@@ -124,10 +116,10 @@ Tensor softmax_lastdim(const Tensor& t) {
   for (int64_t r = 0; r < t.numel() / n; ++r) {
     float* row = out.data.data() + r * n;
     // 1. the row maximum, so that exp never overflows
-    const float max_input = reduce_like_torch(row, n, max_f);
+    const float max_input = kernels::reduce_all_max(row, n);
     // 2. exponentiate the shifted scores (exp(-inf) = 0 for masked entries) and sum
-    for (int64_t i = 0; i < n; ++i) row[i] = std::exp(row[i] - max_input);
-    const float sum = reduce_like_torch(row, n, add_f);
+    for (int64_t i = 0; i < n; ++i) row[i] = kernels::sleef_expf(row[i] - max_input);
+    const float sum = kernels::reduce_all_sum(row, n);
     // 3. normalise: PyTorch multiplies by the reciprocal rather than dividing
     const float inv_sum = 1.0f / sum;
     for (int64_t i = 0; i < n; ++i) row[i] *= inv_sum;
@@ -142,7 +134,7 @@ Tensor softmax_naive(const Tensor& t) {
 
 Tensor exp(const Tensor& t) {
   Tensor out = t;
-  for (float& v : out.data) v = std::exp(v);
+  for (float& v : out.data) v = kernels::sleef_expf(v);
   return out;
 }
 
@@ -184,7 +176,7 @@ Tensor div_keepdim(const Tensor& a, const Tensor& b) {
 }
 
 Tensor sum_all(const Tensor& t) {
-  return Tensor::scalar(t.numel() ? reduce_like_torch(t.data.data(), t.numel(), add_f) : 0.0f);
+  return Tensor::scalar(kernels::cascade_sum(t.data.data(), t.numel()));
 }
 
 Tensor sum_lastdim(const Tensor& t, bool keepdim) {
@@ -193,7 +185,7 @@ Tensor sum_lastdim(const Tensor& t, bool keepdim) {
   if (keepdim) out_shape.push_back(1);
   Tensor out = Tensor::zeros(out_shape);
   for (int64_t r = 0; r < out.numel(); ++r)
-    out.data[r] = n ? reduce_like_torch(t.data.data() + r * n, n, add_f) : 0.0f;
+    out.data[r] = kernels::cascade_sum(t.data.data() + r * n, n);
   return out;
 }
 

@@ -24,8 +24,9 @@ uint64_t TorchGenerator::random64() {
 
 float TorchGenerator::uniform_float(float from, float to) {
   // uniform_real<float>: keep the low 24 bits (float's digits), scale by 2^-24, in float.
+  // PyTorch's build fuses x * (to - from) + from into one multiply-add.
   const float x = static_cast<float>(random() & 0xFFFFFFu) * (1.0f / 16777216.0f);
-  return x * (to - from) + from;
+  return std::fma(x, to - from, from);
 }
 
 double TorchGenerator::uniform_double() {

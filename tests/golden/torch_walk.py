@@ -1,0 +1,350 @@
+"""The oracle: every stage of attn-walk, written with real PyTorch as the chapter writes it.
+
+Each stage returns a list of steps {name, shape, data, printed}, where `printed` is
+str() of the very object the notebook would print (Parameter, grad_fn suffix and all).
+Step names and order mirror src/stages/*.cpp; make_goldens.py and difftest.py compare.
+
+Run with Debian's PyTorch: /usr/bin/python3 (apt-get install python3-torch libopenblas0-pthread).
+"""
+import math
+
+import torch
+import torch.nn as nn
+
+
+# ---- the chapter's classes, verbatim in substance ----------------------------------------
+
+class SelfAttention_v1(nn.Module):
+    def __init__(self, d_in, d_out, init="rand"):
+        super().__init__()
+        draw = torch.rand if init == "rand" else torch.randn
+        self.W_query = nn.Parameter(draw(d_in, d_out))
+        self.W_key = nn.Parameter(draw(d_in, d_out))
+        self.W_value = nn.Parameter(draw(d_in, d_out))
+
+    def forward(self, x):
+        keys = x @ self.W_key
+        queries = x @ self.W_query
+        values = x @ self.W_value
+        attn_scores = queries @ keys.T
+        attn_weights = torch.softmax(attn_scores / keys.shape[-1] ** 0.5, dim=-1)
+        return attn_weights @ values
+
+
+class SelfAttention_v2(nn.Module):
+    def __init__(self, d_in, d_out, qkv_bias=False):
+        super().__init__()
+        self.W_query = nn.Linear(d_in, d_out, bias=qkv_bias)
+        self.W_key = nn.Linear(d_in, d_out, bias=qkv_bias)
+        self.W_value = nn.Linear(d_in, d_out, bias=qkv_bias)
+
+    def forward(self, x):
+        keys = self.W_key(x)
+        queries = self.W_query(x)
+        values = self.W_value(x)
+        attn_scores = queries @ keys.T
+        attn_weights = torch.softmax(attn_scores / keys.shape[-1] ** 0.5, dim=-1)
+        return attn_weights @ values
+
+
+class CausalAttention(nn.Module):
+    def __init__(self, d_in, d_out, context_length, dropout, qkv_bias=False):
+        super().__init__()
+        self.d_out = d_out
+        self.W_query = nn.Linear(d_in, d_out, bias=qkv_bias)
+        self.W_key = nn.Linear(d_in, d_out, bias=qkv_bias)
+        self.W_value = nn.Linear(d_in, d_out, bias=qkv_bias)
+        self.dropout = nn.Dropout(dropout)
+        self.register_buffer("mask", torch.triu(torch.ones(context_length, context_length), diagonal=1))
+
+    def forward(self, x):
+        b, num_tokens, d_in = x.shape
+        keys = self.W_key(x)
+        queries = self.W_query(x)
+        values = self.W_value(x)
+        attn_scores = queries @ keys.transpose(1, 2)
+        attn_scores.masked_fill_(self.mask.bool()[:num_tokens, :num_tokens], -torch.inf)
+        attn_weights = torch.softmax(attn_scores / keys.shape[-1] ** 0.5, dim=-1)
+        attn_weights = self.dropout(attn_weights)
+        return attn_weights @ values
+
+
+class MultiHeadAttentionWrapper(nn.Module):
+    def __init__(self, d_in, d_out, context_length, dropout, num_heads, qkv_bias=False):
+        super().__init__()
+        self.heads = nn.ModuleList(
+            [CausalAttention(d_in, d_out, context_length, dropout, qkv_bias) for _ in range(num_heads)])
+
+    def forward(self, x):
+        return torch.cat([head(x) for head in self.heads], dim=-1)
+
+
+class MultiHeadAttention(nn.Module):
+    def __init__(self, d_in, d_out, context_length, dropout, num_heads, qkv_bias=False):
+        super().__init__()
+        assert d_out % num_heads == 0, "d_out must be divisible by num_heads"
+        self.d_out = d_out
+        self.num_heads = num_heads
+        self.head_dim = d_out // num_heads
+        self.W_query = nn.Linear(d_in, d_out, bias=qkv_bias)
+        self.W_key = nn.Linear(d_in, d_out, bias=qkv_bias)
+        self.W_value = nn.Linear(d_in, d_out, bias=qkv_bias)
+        self.out_proj = nn.Linear(d_out, d_out)
+        self.dropout = nn.Dropout(dropout)
+        self.register_buffer("mask", torch.triu(torch.ones(context_length, context_length), diagonal=1))
+
+    def forward(self, x, rec=None):
+        rec = rec or (lambda *a: None)
+        b, num_tokens, d_in = x.shape
+        keys = self.W_key(x)
+        queries = self.W_query(x)
+        values = self.W_value(x)
+        rec("keys", keys); rec("queries", queries); rec("values", values)
+        keys = keys.view(b, num_tokens, self.num_heads, self.head_dim)
+        values = values.view(b, num_tokens, self.num_heads, self.head_dim)
+        queries = queries.view(b, num_tokens, self.num_heads, self.head_dim)
+        rec("keys_viewed", keys); rec("queries_viewed", queries); rec("values_viewed", values)
+        keys = keys.transpose(1, 2)
+        queries = queries.transpose(1, 2)
+        values = values.transpose(1, 2)
+        rec("keys_transposed", keys); rec("queries_transposed", queries); rec("values_transposed", values)
+        attn_scores = queries @ keys.transpose(2, 3)
+        rec("attn_scores", attn_scores)
+        mask_bool = self.mask.bool()[:num_tokens, :num_tokens]
+        attn_scores.masked_fill_(mask_bool, -torch.inf)
+        rec("attn_scores_masked", attn_scores)
+        attn_weights = torch.softmax(attn_scores / keys.shape[-1] ** 0.5, dim=-1)
+        attn_weights = self.dropout(attn_weights)
+        rec("attn_weights", attn_weights)
+        context_vec = (attn_weights @ values).transpose(1, 2)
+        rec("context_vec", context_vec)
+        context_vec = context_vec.contiguous().view(b, num_tokens, self.d_out)
+        rec("context_vec_merged", context_vec)
+        rec("out_proj.weight", self.out_proj.weight)
+        rec("out_proj.bias", self.out_proj.bias)
+        context_vec = self.out_proj(context_vec)
+        return context_vec
+
+
+def softmax_naive(x):
+    return torch.exp(x) / torch.exp(x).sum(dim=0)
+
+
+# ---- recording ---------------------------------------------------------------------------
+
+def _encode(v):
+    if math.isnan(v):
+        return "nan"
+    if math.isinf(v):
+        return "inf" if v > 0 else "-inf"
+    return v
+
+
+class Recorder:
+    def __init__(self):
+        self.steps = []
+
+    def __call__(self, name, obj):
+        t = obj.detach()
+        data = t.tolist()
+
+        def enc(x):
+            return [enc(y) for y in x] if isinstance(x, list) else _encode(x)
+
+        self.steps.append({"name": name, "shape": list(t.shape), "data": enc(data), "printed": str(obj)})
+        return obj
+
+
+class Cfg:
+    def __init__(self, inputs, query=2, seed1=123, seed2=789, d_out=2, heads=2, dropout=0.5,
+                 attn_dropout=0.0, batch=2, qkv_bias=False, init="rand", dropout_rng="default"):
+        self.inputs = torch.tensor(inputs, dtype=torch.float32)
+        self.query, self.seed1, self.seed2 = query, seed1, seed2
+        self.d_out, self.heads, self.dropout, self.attn_dropout = d_out, heads, dropout, attn_dropout
+        self.batch, self.qkv_bias, self.init, self.dropout_rng = batch, qkv_bias, init, dropout_rng
+
+
+# ---- the stages --------------------------------------------------------------------------
+
+def stage_dot_product(c):
+    rec = Recorder()
+    inputs = rec("inputs", c.inputs)
+    query = rec("query", inputs[c.query - 1])
+    attn_scores_2 = torch.empty(inputs.shape[0])
+    for i, x_i in enumerate(inputs):
+        attn_scores_2[i] = torch.dot(x_i, query)
+    rec("attn_scores_2", attn_scores_2)
+    res = 0.
+    for idx, element in enumerate(inputs[0]):
+        res += inputs[0][idx] * query[idx]
+    rec("res", res)
+    attn_weights_2 = rec("attn_weights_2", torch.softmax(attn_scores_2, dim=0))
+    context_vec_2 = torch.zeros(query.shape)
+    for i, x_i in enumerate(inputs):
+        context_vec_2 += attn_weights_2[i] * x_i
+    rec("context_vec_2", context_vec_2)
+    attn_scores = rec("attn_scores", inputs @ inputs.T)
+    attn_weights = rec("attn_weights", torch.softmax(attn_scores, dim=-1))
+    rec("attn_weights_row_sums", attn_weights.sum(dim=-1))
+    rec("all_context_vecs", attn_weights @ inputs)
+    return rec.steps
+
+
+def _overflow_scale(scores):
+    for k in range(1, 39):
+        scale = 10.0 ** k
+        scaled = scores * scale
+        if not torch.isfinite(scaled).all():
+            break
+        if not torch.isfinite(softmax_naive(scaled)).all():
+            return scale
+    return 100.0
+
+
+def stage_softmax(c):
+    rec = Recorder()
+    inputs = c.inputs
+    query = inputs[c.query - 1]
+    attn_scores_2 = torch.empty(inputs.shape[0])
+    for i, x_i in enumerate(inputs):
+        attn_scores_2[i] = torch.dot(x_i, query)
+    rec("attn_scores_2", attn_scores_2)
+    tmp = rec("attn_weights_2_tmp", attn_scores_2 / attn_scores_2.sum())
+    rec("attn_weights_2_tmp_sum", tmp.sum())
+    naive = rec("attn_weights_2_naive", softmax_naive(attn_scores_2))
+    rec("attn_weights_2_naive_sum", naive.sum())
+    stable = rec("attn_weights_2", torch.softmax(attn_scores_2, dim=0))
+    rec("attn_weights_2_sum", stable.sum())
+    attn_weights = rec("attn_weights", torch.softmax(inputs @ inputs.T, dim=-1))
+    rec("attn_weights_row_sums", attn_weights.sum(dim=-1))
+    scale = _overflow_scale(attn_scores_2)
+    rec("overflow_scale", torch.tensor(scale, dtype=torch.float32))
+    big = rec("big_scores_2", attn_scores_2 * scale)
+    rec("big_weights_2_naive", softmax_naive(big))
+    rec("big_weights_2", torch.softmax(big, dim=0))
+    rec("attn_weights_2_sharp", torch.softmax(attn_scores_2 / 0.5, dim=0))
+    rec("attn_weights_2_flat", torch.softmax(attn_scores_2 / 2.0, dim=0))
+    return rec.steps
+
+
+def stage_trainable(c):
+    rec = Recorder()
+    inputs = c.inputs
+    d_in, d_out = inputs.shape[1], c.d_out
+    draw = torch.rand if c.init == "rand" else torch.randn
+    x_2 = rec("x_2", inputs[c.query - 1])
+    torch.manual_seed(c.seed1)
+    W_query = rec("W_query", torch.nn.Parameter(draw(d_in, d_out), requires_grad=False))
+    W_key = rec("W_key", torch.nn.Parameter(draw(d_in, d_out), requires_grad=False))
+    W_value = rec("W_value", torch.nn.Parameter(draw(d_in, d_out), requires_grad=False))
+    query_2 = rec("query_2", x_2 @ W_query)
+    rec("key_2", x_2 @ W_key)
+    rec("value_2", x_2 @ W_value)
+    keys = rec("keys", inputs @ W_key)
+    values = rec("values", inputs @ W_value)
+    keys_2 = keys[c.query - 1]
+    rec("attn_score_22", query_2.dot(keys_2))
+    attn_scores_2 = rec("attn_scores_2", query_2 @ keys.T)
+    d_k = keys.shape[-1]
+    attn_weights_2 = rec("attn_weights_2", torch.softmax(attn_scores_2 / d_k ** 0.5, dim=-1))
+    rec("context_vec_2", attn_weights_2 @ values)
+    torch.manual_seed(c.seed1)
+    sa_v1 = SelfAttention_v1(d_in, d_out, c.init)
+    rec("sa_v1_output", sa_v1(inputs))
+    torch.manual_seed(c.seed2)
+    sa_v2 = SelfAttention_v2(d_in, d_out, c.qkv_bias)
+    for name in ("W_query", "W_key", "W_value"):
+        layer = getattr(sa_v2, name)
+        rec(f"sa_v2.{name}.weight", layer.weight)
+        if layer.bias is not None:
+            rec(f"sa_v2.{name}.bias", layer.bias)
+    rec("sa_v2_output", sa_v2(inputs))
+    return rec.steps
+
+
+def _causal_weights(c, rec=None):
+    rec = rec or (lambda name, obj: obj)
+    inputs = c.inputs
+    torch.manual_seed(c.seed2)
+    sa_v2 = SelfAttention_v2(inputs.shape[1], c.d_out, c.qkv_bias)
+    queries = rec("queries", sa_v2.W_query(inputs))
+    keys = rec("keys", sa_v2.W_key(inputs))
+    attn_scores = rec("attn_scores", queries @ keys.T)
+    attn_weights = rec("attn_weights", torch.softmax(attn_scores / keys.shape[-1] ** 0.5, dim=-1))
+    context_length = attn_scores.shape[0]
+    mask_simple = rec("mask_simple", torch.tril(torch.ones(context_length, context_length)))
+    masked_simple = rec("masked_simple", attn_weights * mask_simple)
+    row_sums = rec("row_sums", masked_simple.sum(dim=-1, keepdim=True))
+    rec("masked_simple_norm", masked_simple / row_sums)
+    mask = rec("mask", torch.triu(torch.ones(context_length, context_length), diagonal=1))
+    masked = rec("masked", attn_scores.masked_fill(mask.bool(), -torch.inf))
+    return rec("attn_weights_causal", torch.softmax(masked / keys.shape[-1] ** 0.5, dim=1))
+
+
+def stage_causal(c):
+    rec = Recorder()
+    _causal_weights(c, rec)
+    return rec.steps
+
+
+def stage_dropout(c):
+    rec = Recorder()
+    inputs = c.inputs
+    T = inputs.shape[0]
+    attn_weights = rec("attn_weights_causal", _causal_weights(c))
+    torch.manual_seed(c.seed1)
+    dropout = torch.nn.Dropout(c.dropout)
+    rec("dropout_ones", dropout(torch.ones(T, T)))
+    torch.manual_seed(c.seed1)
+    dropped = rec("dropout_attn_weights", dropout(attn_weights))
+    rec("dropout_attn_weights_row_sums", dropped.sum(dim=-1))
+    batch = rec("batch", torch.stack((inputs,) * c.batch, dim=0))
+    torch.manual_seed(c.seed1)
+    ca = CausalAttention(inputs.shape[1], c.d_out, T, c.attn_dropout, c.qkv_bias)
+    rec("causal_attention_context_vecs", ca(batch))
+    return rec.steps
+
+
+CHAPTER_A = [[[[0.2745, 0.6584, 0.2775, 0.8573],
+               [0.8993, 0.0390, 0.9268, 0.7388],
+               [0.7179, 0.7058, 0.9156, 0.4340]],
+              [[0.0772, 0.3565, 0.1479, 0.5331],
+               [0.4066, 0.2318, 0.4545, 0.9737],
+               [0.4606, 0.5159, 0.4220, 0.5786]]]]
+
+
+def stage_multi_head(c):
+    rec = Recorder()
+    inputs = c.inputs
+    T, d_in = inputs.shape
+    batch = rec("batch", torch.stack((inputs,) * c.batch, dim=0))
+    torch.manual_seed(c.seed1)
+    wrapper = MultiHeadAttentionWrapper(d_in, c.d_out, T, c.attn_dropout, c.heads, c.qkv_bias)
+    rec("wrapper_context_vecs", wrapper(batch))
+    a = rec("a", torch.tensor(CHAPTER_A))
+    rec("a_at_a_T", a @ a.transpose(2, 3))
+    first_head = a[0, 0, :, :]
+    rec("first_res", first_head @ first_head.T)
+    second_head = a[0, 1, :, :]
+    rec("second_res", second_head @ second_head.T)
+    torch.manual_seed(c.seed1)
+    mha = MultiHeadAttention(d_in, c.d_out, T, c.attn_dropout, c.heads, c.qkv_bias)
+    out = mha(batch, rec)
+    rec("mha_context_vecs", out)
+    return rec.steps
+
+
+STAGES = {
+    "dot-product": stage_dot_product,
+    "softmax": stage_softmax,
+    "trainable": stage_trainable,
+    "causal": stage_causal,
+    "dropout": stage_dropout,
+    "multi-head": stage_multi_head,
+}
+
+
+def run_stage(stage, cfg):
+    if cfg.dropout_rng != "default":
+        raise ValueError("Debian's PyTorch has no MKL: the mkl kernel cannot be run here")
+    return STAGES[stage](cfg)
