@@ -27,6 +27,7 @@
 #include <iterator>
 #include <limits>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -163,19 +164,22 @@ void check_text(const std::string& text, const std::string& source) {
     fail_at(source, text, static_cast<size_t>(static_cast<const char*>(nul) - text.data()),
             "contains a NUL byte: this looks like a binary file, not JSON text");
 
-  bool only_space = true;
   const size_t bom = has_bom(text) ? 3 : 0;
   for (size_t i = bom; i < text.size();) {
+    if (static_cast<unsigned char>(text[i]) < 0x80) {  // ASCII: the common case
+      ++i;
+      continue;
+    }
     const size_t len = utf8_sequence_length(text, i);
     if (len == 0)
       fail_at(source, text, i,
               fmt::format("invalid UTF-8 (byte 0x{:02x}): the input must be UTF-8 JSON text "
                           "(is it a binary file, or saved in another encoding such as Latin-1?)",
                           byte(i)));
-    if (!is_json_space(text[i])) only_space = false;
     i += len;
   }
-  if (only_space) fail(source, std::string("input contains only whitespace; ") + kExampleForms);
+  if (text.find_first_not_of(" \t\r\n", bom) == std::string::npos)
+    fail(source, std::string("input contains only whitespace; ") + kExampleForms);
 
   int depth = 0;
   for (size_t i = 0; i < text.size(); ++i) {
@@ -293,13 +297,19 @@ class Builder {
   // --- nlohmann SAX interface ---
   bool null() { return scalar(Kind::Null, "null"); }
   bool boolean(bool v) { return scalar(Kind::Boolean, v ? "true" : "false"); }
+  // Integers always fit a float32 (at worst rounded), so they need no text for messages
+  // inside a row; elsewhere they are described by their digits.
   bool number_integer(json::number_integer_t v) {
-    return number(static_cast<double>(v), std::to_string(v));
+    return ctx_ == Ctx::Row ? element(static_cast<double>(v), {})
+                            : scalar(Kind::Number, std::to_string(v));
   }
   bool number_unsigned(json::number_unsigned_t v) {
-    return number(static_cast<double>(v), std::to_string(v));
+    return ctx_ == Ctx::Row ? element(static_cast<double>(v), {})
+                            : scalar(Kind::Number, std::to_string(v));
   }
-  bool number_float(json::number_float_t v, const json::string_t& raw) { return number(v, raw); }
+  bool number_float(json::number_float_t v, const json::string_t& raw) {
+    return ctx_ == Ctx::Row ? element(v, raw) : scalar(Kind::Number, raw);
+  }
   bool string(json::string_t& s) { return scalar(Kind::String, s); }
   bool binary(json::binary_t&) { return scalar(Kind::Other, ""); }
 
@@ -344,7 +354,6 @@ class Builder {
   }
 
   bool end_object() {
-    begin_event();
     if (ctx_ == Ctx::Skip) {
       if (--skip_depth_ == 0) ctx_ = Ctx::Object;
     } else if (ctx_ == Ctx::Object) {
@@ -385,7 +394,6 @@ class Builder {
   }
 
   bool end_array() {
-    begin_event();
     switch (ctx_) {
       case Ctx::Skip:
         if (--skip_depth_ == 0) ctx_ = Ctx::Object;
@@ -451,9 +459,10 @@ class Builder {
   enum class Ctx { Top, Object, Skip, Tokens, Matrix, Row, Done };
   enum class Kind { Null, Boolean, Number, String, Object, Array, Other };
 
-  // Where the current event's value starts; call first in every event.
-  size_t begin_event() { return token_start(text_, event_end_); }
-  // Remember how far the lexer has read; call last in every event.
+  // Where the current event's token starts: the first byte after the previous event
+  // that is not whitespace, ',' or ':'. Only valid until end_event().
+  size_t begin_event() const { return token_start(text_, event_end_); }
+  // Remember how far the lexer has read; every event handler ends with this.
   bool end_event() {
     event_end_ = static_cast<size_t>(read_ - text_.data());
     return true;
@@ -496,15 +505,14 @@ class Builder {
     return end_event();
   }
 
-  bool number(double v, const std::string& raw) {
-    if (ctx_ != Ctx::Row) return scalar(Kind::Number, raw);
-    const size_t at = begin_event();
+  // A number inside a row: the fast path, once per matrix element.
+  bool element(double v, std::string_view raw) {
     const float f = static_cast<float>(v);  // as torch.tensor(list) stores a Python float
     if (!std::isfinite(f))
-      fail_at(source_, text_, at,
+      fail_at(source_, text_, begin_event(),
               fmt::format("row {}, column {}: {} is too large for float32 (the largest finite "
                           "float32 is about 3.4028235e+38)",
-                          rows_ + 1, row_length_ + 1, excerpt(raw)));
+                          rows_ + 1, row_length_ + 1, excerpt(std::string(raw))));
     values_.push_back(f);
     ++row_length_;
     return end_event();

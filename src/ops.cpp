@@ -16,15 +16,29 @@ namespace {
                          shape_str(b));
 }
 
-// C (M, N) = A (M, K) @ B (K, N), row-major with leading dimensions.
-// Each output is a k-ordered chain of fused multiply-adds, as OpenBLAS's sgemm
-// kernels accumulate one output element in one register lane.
+// C (M, N) = A (M, K) @ B (K, N), row-major: what sgemm computes for torch.mm.
+// PyTorch hands OpenBLAS the transposed problem (column-major), so OpenBLAS's rows are
+// our columns. Its kernels accumulate each output in one of two ways:
+//   - a k-ordered chain of fused multiply-adds (full 16-column blocks, or when K < 32,
+//     or when more than 8 columns are left over);
+//   - "dot-like" for the last <= 8 columns when K >= 32: 16 lanes, lane l fusing the
+//     products k = l, l+16, ..., then the lanes added as a tree of neighbours.
 void gemm(const float* A, const float* B, float* C, int64_t M, int64_t K, int64_t N) {
+  const int64_t full_blocks = N & ~int64_t{15};
+  const bool dot_like_tail = (N - full_blocks) <= 8 && K >= 32;
   for (int64_t i = 0; i < M; ++i) {
     for (int64_t j = 0; j < N; ++j) {
-      float acc = 0.0f;
-      for (int64_t k = 0; k < K; ++k) acc = std::fma(A[i * K + k], B[k * N + j], acc);
-      C[i * N + j] = acc;
+      if (j < full_blocks || !dot_like_tail) {
+        float acc = 0.0f;
+        for (int64_t k = 0; k < K; ++k) acc = std::fma(A[i * K + k], B[k * N + j], acc);
+        C[i * N + j] = acc;
+      } else {
+        float lanes[16] = {};
+        for (int64_t k = 0; k < K; ++k) lanes[k % 16] = std::fma(A[i * K + k], B[k * N + j], lanes[k % 16]);
+        for (int shift : {1, 2, 4, 8})
+          for (int l = 0; l < 16; l += 2 * shift) lanes[l] = lanes[l] + lanes[l + shift];
+        C[i * N + j] = lanes[0];
+      }
     }
   }
 }
