@@ -2,7 +2,8 @@
 //
 // The text goes through four checks before any tensor is built:
 //   1. it is not empty and not only whitespace;
-//   2. it is UTF-8 text (a NUL byte or an invalid UTF-8 sequence means a binary file);
+//   2. it is UTF-8 text (a NUL byte means a binary file; an invalid UTF-8 sequence a
+//      binary file or another encoding);
 //   3. arrays/objects nest at most kMaxDepth levels deep (a cheap pre-scan, so no
 //      later step can run out of stack on inputs like 100000 '[');
 //   4. nlohmann's SAX parser drives a small state machine (Builder) that checks the
@@ -25,7 +26,6 @@
 #include <cstring>
 #include <iostream>
 #include <iterator>
-#include <limits>
 #include <string>
 #include <string_view>
 #include <utility>

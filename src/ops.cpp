@@ -16,29 +16,49 @@ namespace {
                          shape_str(b));
 }
 
-// C (M, N) = A (M, K) @ B (K, N), row-major: what sgemm computes for torch.mm.
+// Adds 16 lanes as a tree of neighbours: (0+1), (2+3), ... then pairs of those, ...
+// (REDUCE_M4 in OpenBLAS's small-matrix kernel).
+float reduce_lanes_neighbours(float* lanes) {
+  for (int shift : {1, 2, 4, 8})
+    for (int l = 0; l < 16; l += 2 * shift) lanes[l] = lanes[l] + lanes[l + shift];
+  return lanes[0];
+}
+
+// Adds 16 lanes as GCC's _mm512_reduce_add_ps does: halves (l + l+8), then (l + l+4),
+// then (l + l+2), then the last two.
+float reduce_lanes_halves(float* lanes) {
+  for (int half : {8, 4, 2, 1})
+    for (int l = 0; l < half; ++l) lanes[l] = lanes[l + half] + lanes[l];
+  return lanes[0];
+}
+
+// C (M, N) = A (M, K) @ B (K, N), row-major: what OpenBLAS's sgemm computes for torch.mm.
 // PyTorch hands OpenBLAS the transposed problem (column-major), so OpenBLAS's rows are
-// our columns. Its kernels accumulate each output in one of two ways:
+// our columns. Its small-matrix kernel accumulates each output in one of two ways:
 //   - a k-ordered chain of fused multiply-adds (full 16-column blocks, or when K < 32,
 //     or when more than 8 columns are left over);
 //   - "dot-like" for the last <= 8 columns when K >= 32: 16 lanes, lane l fusing the
-//     products k = l, l+16, ..., then the lanes added as a tree of neighbours.
+//     products k = l, l+16, ..., then the lanes added up. Columns in groups of four,
+//     and rows in groups of four, use the neighbour tree; the rest use GCC's halving.
+//     (A lone last column of an odd N > 1 with K >= 32 can still differ in the last bit.)
 void gemm(const float* A, const float* B, float* C, int64_t M, int64_t K, int64_t N) {
   const int64_t full_blocks = N & ~int64_t{15};
-  const bool dot_like_tail = (N - full_blocks) <= 8 && K >= 32;
+  // A single column (N == 1) is not transposed by PyTorch, and OpenBLAS's kernel for that
+  // problem is a plain fused chain.
+  const bool dot_like_tail = (N - full_blocks) <= 8 && K >= 32 && N > 1;
+  const int64_t cols_by_4 = N & ~int64_t{3}, rows_by_4 = M & ~int64_t{3};
   for (int64_t i = 0; i < M; ++i) {
     for (int64_t j = 0; j < N; ++j) {
       if (j < full_blocks || !dot_like_tail) {
         float acc = 0.0f;
         for (int64_t k = 0; k < K; ++k) acc = std::fma(A[i * K + k], B[k * N + j], acc);
         C[i * N + j] = acc;
-      } else {
-        float lanes[16] = {};
-        for (int64_t k = 0; k < K; ++k) lanes[k % 16] = std::fma(A[i * K + k], B[k * N + j], lanes[k % 16]);
-        for (int shift : {1, 2, 4, 8})
-          for (int l = 0; l < 16; l += 2 * shift) lanes[l] = lanes[l] + lanes[l + shift];
-        C[i * N + j] = lanes[0];
+        continue;
       }
+      float lanes[16] = {};
+      for (int64_t k = 0; k < K; ++k) lanes[k % 16] = std::fma(A[i * K + k], B[k * N + j], lanes[k % 16]);
+      const bool neighbours = j < cols_by_4 || i < rows_by_4;
+      C[i * N + j] = neighbours ? reduce_lanes_neighbours(lanes) : reduce_lanes_halves(lanes);
     }
   }
 }

@@ -1,0 +1,68 @@
+// The chapter's own numbers (tests/reference/book-ch03.json, computed by PyTorch 1.13):
+// every tensor appears in the matching stage of the default walk with equal value, and
+// prints verbatim (the reference omits grad_fn/requires_grad suffixes and the
+// "Parameter containing:" line, so those are left off here).
+#include <gtest/gtest.h>
+
+#include "embeddings.h"
+#include "render/torch_print.h"
+#include "stages/stages.h"
+#include "test_util.h"
+
+namespace attn {
+namespace {
+
+Config book_config() {
+  Config c;
+  Embeddings e = builtin_journey();
+  c.tokens = e.tokens;
+  c.inputs = e.inputs;
+  return c;
+}
+
+const nlohmann::json& reference() {
+  static const nlohmann::json ref = test::load_json(test::tests_dir() + "/reference/book-ch03.json");
+  return ref;
+}
+
+TEST(BookReference, InputsAreTheChaptersEmbeddings) {
+  const Config c = book_config();
+  EXPECT_EQ(c.tokens, reference()["tokens"].get<std::vector<std::string>>());
+  double max_diff;
+  EXPECT_EQ(test::count_bit_differences(c.inputs.data, test::flatten(reference()["embeddings"]), &max_diff), 0);
+}
+
+TEST(BookReference, EveryTensorAppearsInItsStageWithEqualValueAndText) {
+  const Config cfg = book_config();
+  int checked = 0;
+  for (const auto& [stage, tensors] : reference()["stages"].items()) {
+    const Walk walk = find_stage(stage)->run(cfg);
+    for (const auto& want : tensors) {
+      const std::string name = want["name"].get<std::string>();
+      SCOPED_TRACE(stage + "/" + name);
+      const Step* found = nullptr;
+      for (const auto& s : walk.steps)
+        if (s.name == name) found = &s;
+      ASSERT_NE(found, nullptr) << "the " << stage << " walk has no step " << name;
+      EXPECT_EQ(found->value.shape, want["shape"].get<Shape>());
+      // The reference was computed on a machine whose BLAS dot kernel rounds a few
+      // products differently (1 ulp); against Debian's PyTorch here the walk is bit-exact
+      // (test_walk_goldens.cpp). Values must agree to float32 rounding.
+      const auto want_data = test::flatten(want["data"]);
+      ASSERT_EQ(found->value.data.size(), want_data.size());
+      for (size_t i = 0; i < want_data.size(); ++i) {
+        if (!std::isfinite(want_data[i])) {  // -inf above the diagonal
+          EXPECT_EQ(test::bits(found->value.data[i]), test::bits(want_data[i])) << "index " << i;
+          continue;
+        }
+        EXPECT_NEAR(found->value.data[i], want_data[i], 2e-7 * (1 + std::fabs(want_data[i]))) << "index " << i;
+      }
+      EXPECT_EQ(torch_str(found->value), want["printed"].get<std::string>());
+      ++checked;
+    }
+  }
+  EXPECT_EQ(checked, 33);  // every tensor of the reference
+}
+
+}  // namespace
+}  // namespace attn

@@ -1,0 +1,97 @@
+// Shared helpers for the golden tests: reading JSON test data and comparing tensors.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "config.h"
+#include "embeddings.h"
+#include "tensor.h"
+
+namespace attn::test {
+
+inline nlohmann::json load_json(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("cannot open " + path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return nlohmann::json::parse(ss.str());
+}
+
+inline std::string tests_dir() { return ATTN_WALK_TESTS_DIR; }
+
+// A JSON value from PyTorch's tolist(): a number or "inf"/"-inf"/"nan".
+inline float json_float(const nlohmann::json& v) {
+  if (v.is_string()) {
+    const std::string s = v.get<std::string>();
+    if (s == "nan") return NAN;
+    return s == "inf" ? INFINITY : -INFINITY;
+  }
+  return static_cast<float>(v.get<double>());
+}
+
+inline void flatten_into(const nlohmann::json& v, std::vector<float>& out) {
+  if (v.is_array()) {
+    for (const auto& x : v) flatten_into(x, out);
+  } else {
+    out.push_back(json_float(v));
+  }
+}
+
+inline std::vector<float> flatten(const nlohmann::json& v) {
+  std::vector<float> out;
+  flatten_into(v, out);
+  return out;
+}
+
+inline uint32_t bits(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return u;
+}
+
+// Same float32, bit for bit (any NaN equals any NaN). Returns the number of differences
+// and the largest absolute difference through *max_diff.
+inline int64_t count_bit_differences(const std::vector<float>& got, const std::vector<float>& want,
+                                     double* max_diff) {
+  int64_t n = 0;
+  *max_diff = 0.0;
+  for (size_t i = 0; i < std::min(got.size(), want.size()); ++i) {
+    if (std::isnan(got[i]) && std::isnan(want[i])) continue;
+    if (bits(got[i]) == bits(want[i])) continue;
+    ++n;
+    *max_diff = std::max(*max_diff, std::fabs(static_cast<double>(got[i]) - want[i]));
+  }
+  return n;
+}
+
+// A Config from a golden's "options", "tokens" and "embeddings" (named as the CLI flags).
+inline Config config_from_golden(const nlohmann::json& doc) {
+  Config c;
+  c.tokens = doc["tokens"].get<std::vector<std::string>>();
+  const auto& emb = doc["embeddings"];
+  std::vector<float> data;
+  for (const auto& row : emb)
+    for (const auto& v : row) data.push_back(static_cast<float>(v.get<double>()));
+  c.inputs = Tensor({static_cast<int64_t>(emb.size()), static_cast<int64_t>(emb[0].size())}, data);
+  const auto& o = doc["options"];
+  c.query = o["query"].get<int64_t>();
+  if (!o["seed"].is_null()) c.seed1 = c.seed2 = o["seed"].get<uint64_t>();
+  c.d_out = o["d_out"].get<int64_t>();
+  c.heads = o["heads"].get<int64_t>();
+  c.dropout = o["dropout"].get<double>();
+  c.attn_dropout = o["attn_dropout"].get<double>();
+  c.batch = o["batch"].get<int64_t>();
+  c.qkv_bias = o["qkv_bias"].get<bool>();
+  c.init = o["init"].get<std::string>() == "randn" ? InitKind::Randn : InitKind::Rand;
+  return c;
+}
+
+}  // namespace attn::test
