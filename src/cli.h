@@ -4,6 +4,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "config.h"
 
@@ -15,12 +16,15 @@ struct UsageError : std::runtime_error {
 };
 
 struct Options {
-  std::string stage = "dot-product";
-  std::string input;          // empty: the built-in journey embeddings; "-": stdin
-  std::string format = "text";
+  std::string stage = "dot-product";  // a stage name, or "all"
+  std::string input;                   // empty: the built-in journey embeddings; "-": stdin
+  std::string random_input;            // "TxD": torch.randn(T, D) embeddings instead
+  std::string format = "text";         // text, json or html
   std::string output = "-";
   bool list_stages = false;
   bool list_steps = false;
+  std::vector<std::string> only;       // keep only these steps
+
   int64_t query = 2;
   uint64_t seed = 0;
   bool seed_given = false;
@@ -32,6 +36,12 @@ struct Options {
   bool qkv_bias = false;
   std::string init = "rand";
   std::string dropout_rng = "default";
+
+  bool explain = false;
+  std::string lang = "en";
+  bool heatmap = false;
+  std::string color = "auto";          // auto, always, never
+  bool step = false;                   // pause after each step (terminal only)
 };
 
 // Parse argv and run. Returns the exit code; throws InputError/UsageError/OutputError.

@@ -24,4 +24,19 @@ const Tensor& Walk::add_parameter(std::string name, std::string title, Tensor va
   return steps.back().value;
 }
 
+void keep_only(Walk& walk, const std::set<std::string>& keep) {
+  std::deque<Step> kept;
+  std::vector<size_t> kept_before(walk.steps.size() + 1, 0);  // kept steps among the first i
+  for (size_t i = 0; i < walk.steps.size(); ++i) {
+    kept_before[i + 1] = kept_before[i];
+    if (keep.count(walk.steps[i].name)) {
+      kept.push_back(std::move(walk.steps[i]));
+      ++kept_before[i + 1];
+    }
+  }
+  for (auto& c : walk.checks)
+    if (c.after_step <= walk.steps.size()) c.after_step = kept_before[c.after_step];
+  walk.steps = std::move(kept);
+}
+
 }  // namespace attn

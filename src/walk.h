@@ -3,6 +3,8 @@
 #pragma once
 
 #include <deque>
+#include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -19,14 +21,33 @@ struct Step {
   // results of autograd ops carry "grad_fn=<...>" / "requires_grad=True" suffixes.
   bool is_parameter = false;
   std::vector<std::string> suffixes;  // e.g. {"grad_fn=<SoftmaxBackward0>"}
+  // Filled by localize() (src/lang/): one to three sentences on what, why and shapes.
+  std::string explanation;
+  // Extra lines shown under the tensor (e.g. a parameter-count breakdown).
+  std::vector<std::string> details;
+};
+
+// A check a learner would make, computed from the walk's own tensors.
+struct Check {
+  std::string id;          // "softmax_rows_sum_to_1": the key of its label in src/lang/
+  std::string label;       // filled by localize(); the id until then
+  bool passed = false;
+  double max_diff = 0.0;   // the largest absolute difference found
+  size_t after_step = 0;   // shown after steps[after_step - 1]
 };
 
 struct Walk {
+  Walk(std::string stage_name, const Config& cfg)
+      : stage(std::move(stage_name)), config(cfg), tokens(cfg.tokens) {}
+
   std::string stage;                // "causal"
   Config config;                    // everything that shaped the numbers
   std::vector<std::string> tokens;  // row labels
   std::deque<Step> steps;           // a deque: add() hands out references that must stay valid
   std::vector<std::string> notes;   // one-line remarks shown once (e.g. which dropout kernel)
+  std::vector<Check> checks;
+  // Named values the texts of src/lang/ may use: {query}, {d_k}, {seed1}, ...
+  std::map<std::string, std::string> vars;
 
   // Record a step; returns its value so stages read top to bottom:
   //   auto attn_weights = walk.add("attn_weights", "...", softmax(attn_scores));
@@ -35,5 +56,8 @@ struct Walk {
   const Tensor& add_parameter(std::string name, std::string title, Tensor value,
                               bool requires_grad = true);
 };
+
+// --only: keep the steps named in `keep`; checks move to the last kept step before them.
+void keep_only(Walk& walk, const std::set<std::string>& keep);
 
 }  // namespace attn

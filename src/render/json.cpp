@@ -49,19 +49,7 @@ nlohmann::json config_json(const Config& c) {
           {"dropout_rng", to_string(c.dropout_rng)}};
 }
 
-}  // namespace
-
-std::string render_json(const Walk& walk) {
-  nlohmann::json head = {{"tool", "attn-walk"},
-                         {"version", ATTN_WALK_VERSION},
-                         {"stage", walk.stage},
-                         {"config", config_json(walk.config)},
-                         {"tokens", walk.tokens},
-                         {"notes", walk.notes}};
-  std::string out = head.dump();
-  out.pop_back();  // reopen the object to append the steps
-  out += ", \"steps\": [";
-  bool first = true;
+void append_steps(std::string& out, const Walk& walk, bool with_stage, bool& first) {
   for (const auto& step : walk.steps) {
     out += first ? "\n  " : ",\n  ";
     first = false;
@@ -71,6 +59,9 @@ std::string render_json(const Walk& walk) {
                            {"parameter", step.is_parameter},
                            {"suffixes", step.suffixes},
                            {"printed", printed_step(step)}};
+    if (with_stage) meta["stage"] = walk.stage;
+    if (!step.explanation.empty()) meta["explanation"] = step.explanation;
+    if (!step.details.empty()) meta["details"] = step.details;
     std::string m = meta.dump();
     m.pop_back();
     out += m + ", \"data\": ";
@@ -78,6 +69,36 @@ std::string render_json(const Walk& walk) {
     append_data(out, step.value, 0, pos);
     out += "}";
   }
+}
+
+nlohmann::json checks_json(const std::vector<Walk>& walks) {
+  nlohmann::json checks = nlohmann::json::array();
+  for (const auto& w : walks)
+    for (const auto& c : w.checks)
+      checks.push_back({{"id", c.id}, {"stage", w.stage}, {"label", c.label}, {"passed", c.passed},
+                        {"max_diff", c.max_diff}});
+  return checks;
+}
+
+}  // namespace
+
+std::string render_json(const std::vector<Walk>& walks) {
+  const Walk& first_walk = walks.front();
+  const bool several = walks.size() > 1;
+  std::vector<std::string> notes;
+  for (const auto& w : walks) notes.insert(notes.end(), w.notes.begin(), w.notes.end());
+  nlohmann::json head = {{"tool", "attn-walk"},
+                         {"version", ATTN_WALK_VERSION},
+                         {"stage", several ? std::string("all") : first_walk.stage},
+                         {"config", config_json(first_walk.config)},
+                         {"tokens", first_walk.tokens},
+                         {"notes", notes},
+                         {"checks", checks_json(walks)}};
+  std::string out = head.dump();
+  out.pop_back();  // reopen the object to append the steps
+  out += ", \"steps\": [";
+  bool first = true;
+  for (const auto& w : walks) append_steps(out, w, several, first);
   out += "\n]}\n";
   return out;
 }

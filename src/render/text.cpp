@@ -1,5 +1,6 @@
 #include <fmt/format.h>
 
+#include "render/heatmap.h"
 #include "render/render.h"
 #include "render/torch_print.h"
 #include "stages/stages.h"
@@ -11,26 +12,55 @@ std::string printed_step(const Step& step) {
                            : torch_str(step.value, step.suffixes);
 }
 
-std::string render_text(const Walk& walk) {
+namespace {
+
+std::string check_line(const Check& c, const RenderOptions& opts) {
+  const char* mark = c.passed ? "✓" : "✗";
+  std::string line = fmt::format("{} {} ({} {:.3g})", mark, c.label, ui_text(opts.lang, "max_diff"),
+                                 c.max_diff);
+  if (opts.color) line = fmt::format("\033[{}m{}\033[0m", c.passed ? 32 : 31, line);
+  return line + "\n";
+}
+
+}  // namespace
+
+std::string render_text_header(const Walk& walk, const RenderOptions& opts) {
   std::string out;
   const StageInfo* info = find_stage(walk.stage);
   out += fmt::format("attn-walk {}", walk.stage);
-  if (info) out += fmt::format(" (chapter 3, section {}): {}", info->section, info->summary);
+  if (info) out += fmt::format(" ({} {}): {}", ui_text(opts.lang, "section"), info->section,
+                               ui_text(opts.lang, std::string("stage.") + walk.stage));
   out += "\n";
   std::string tokens;
   for (const auto& t : walk.tokens) tokens += (tokens.empty() ? "" : " ") + t;
-  out += fmt::format("input: {}, {} tokens x {} dims: {}\n", walk.config.input_name,
+  out += fmt::format("{}: {}, {} x {}: {}\n", ui_text(opts.lang, "input"), walk.config.input_name,
                      walk.config.num_tokens(), walk.config.d_in(), tokens);
-  for (const auto& note : walk.notes) out += "note: " + note + "\n";
+  for (const auto& note : walk.notes) out += ui_text(opts.lang, "note") + ": " + note + "\n";
+  return out;
+}
 
-  int number = 0;
-  for (const auto& step : walk.steps) {
-    // Heading: number, the chapter's name, what it is, and its shape.
-    out += fmt::format("\n[{}] {} — {} — {}\n", ++number, step.name, step.title,
-                       torch_size_str(step.value.shape));
-    out += printed_step(step);
-    out += "\n";
-  }
+std::string render_text_step(const Walk& walk, size_t index, const RenderOptions& opts) {
+  const Step& step = walk.steps[index];
+  std::string out;
+  // Heading: number, the chapter's name, what it is, and its shape.
+  std::string heading = fmt::format("[{}] {} — {} — {}", index + 1, step.name, step.title,
+                                    torch_size_str(step.value.shape));
+  out += "\n" + (opts.color ? "\033[1m" + heading + "\033[0m" : heading) + "\n";
+  if (opts.explain && !step.explanation.empty()) out += step.explanation + "\n";
+  out += printed_step(step) + "\n";
+  for (const auto& line : step.details) out += line + "\n";
+  if (opts.heatmap && wants_heatmap(walk, step)) out += render_heatmap(walk, step, opts);
+  for (const auto& c : walk.checks)
+    if (c.after_step == index + 1) out += check_line(c, opts);
+  return out;
+}
+
+std::string render_text(const Walk& walk, const RenderOptions& opts) {
+  std::string out = render_text_header(walk, opts);
+  for (size_t i = 0; i < walk.steps.size(); ++i) out += render_text_step(walk, i, opts);
+  // Checks placed after the last step (or with after_step 0) close the walk.
+  for (const auto& c : walk.checks)
+    if (c.after_step == 0 || c.after_step > walk.steps.size()) out += check_line(c, opts);
   return out;
 }
 

@@ -12,7 +12,7 @@
 namespace attn {
 
 Walk run_causal(const Config& cfg) {
-  Walk walk{"causal", cfg, cfg.tokens, {}, {}};
+  Walk walk("causal", cfg);
   const Tensor& inputs = cfg.inputs;
   const int64_t T = cfg.num_tokens();
   const char* linear_grad = cfg.qkv_bias ? "grad_fn=<AddmmBackward0>" : "grad_fn=<MmBackward0>";

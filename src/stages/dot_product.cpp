@@ -8,7 +8,7 @@
 namespace attn {
 
 Walk run_dot_product(const Config& cfg) {
-  Walk walk{"dot-product", cfg, cfg.tokens, {}, {}};
+  Walk walk("dot-product", cfg);
   const int64_t T = cfg.num_tokens(), d_in = cfg.d_in();
   const int64_t q = cfg.query - 1;
   const std::string xq = fmt::format("x({})", cfg.query);

@@ -10,7 +10,7 @@
 namespace attn {
 
 Walk run_dropout(const Config& cfg) {
-  Walk walk{"dropout", cfg, cfg.tokens, {}, {}};
+  Walk walk("dropout", cfg);
   const int64_t T = cfg.num_tokens();
   walk.notes.push_back(dropout_kernel_note(cfg.dropout_rng));
   TorchGenerator gen;

@@ -11,7 +11,7 @@
 namespace attn {
 
 Walk run_multi_head(const Config& cfg) {
-  Walk walk{"multi-head", cfg, cfg.tokens, {}, {}};
+  Walk walk("multi-head", cfg);
   const int64_t T = cfg.num_tokens(), d_in = cfg.d_in(), d_out = cfg.d_out, H = cfg.heads;
   if (cfg.attn_dropout > 0.0) walk.notes.push_back(dropout_kernel_note(cfg.dropout_rng));
   const std::string bias_arg = cfg.qkv_bias ? ", qkv_bias=True" : "";

@@ -33,7 +33,7 @@ double overflow_scale(const Tensor& scores) {
 }  // namespace
 
 Walk run_softmax(const Config& cfg) {
-  Walk walk{"softmax", cfg, cfg.tokens, {}, {}};
+  Walk walk("softmax", cfg);
   const Tensor& inputs = cfg.inputs;
 
   const Tensor& attn_scores_2 = walk.add(

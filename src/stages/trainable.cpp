@@ -12,7 +12,7 @@
 namespace attn {
 
 Walk run_trainable(const Config& cfg) {
-  Walk walk{"trainable", cfg, cfg.tokens, {}, {}};
+  Walk walk("trainable", cfg);
   const Tensor& inputs = cfg.inputs;
   const int64_t d_in = cfg.d_in(), d_out = cfg.d_out;
   const int64_t q = cfg.query - 1;

@@ -1,0 +1,23 @@
+// attn-walk bench: the efficient MultiHeadAttention forward at GPT-2 sizes, timed.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace attn {
+
+struct BenchOptions {
+  int64_t tokens = 1024;   // T
+  int64_t d_model = 768;   // D (d_in = d_out)
+  int64_t heads = 12;      // H
+  int64_t batch = 1;       // B
+  int64_t repeat = 10;     // timed forwards after one warm-up
+  int64_t threads = 0;     // 0: all cores
+  uint64_t seed = 123;
+  std::string format = "text";
+};
+
+// Runs the benchmark and returns the report (text or JSON) to print.
+std::string run_bench(const BenchOptions& opts);
+
+}  // namespace attn
