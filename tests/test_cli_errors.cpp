@@ -378,4 +378,114 @@ TEST_F(CliErrors, BadInputLeavesExistingOutputFileAlone) {
   EXPECT_EQ(read_all(out), "previous walk\n");
 }
 
+// ---------------------------------------------------------------------------
+// Every option of the chapter-fidelity walks is validated and named on misuse.
+
+TEST_F(CliErrors, ModuleOptionsOutOfRange) {
+  expect_option_error(run_cli({"--d-out", "0"}), {"--d-out"});
+  expect_option_error(run_cli({"--heads", "0"}), {"--heads"});
+  expect_option_error(run_cli({"--batch", "0"}), {"--batch"});
+  expect_option_error(run_cli({"--dropout", "1.5"}), {"--dropout"});
+  expect_option_error(run_cli({"--dropout", "-0.1"}), {"--dropout"});
+  expect_option_error(run_cli({"--attn-dropout", "2"}), {"--attn-dropout"});
+  expect_option_error(run_cli({"--dropout", "abc"}), {"--dropout"});
+  expect_option_error(run_cli({"--seed", "12x"}), {"--seed"});
+  expect_option_error(run_cli({"--init", "zeros"}), {"--init"});
+  expect_option_error(run_cli({"--dropout-rng", "intel"}), {"--dropout-rng"});
+  expect_option_error(run_cli({"--lang", "fr"}), {"--lang"});
+  expect_option_error(run_cli({"--color", "sometimes"}), {"--color"});
+}
+
+TEST_F(CliErrors, NegativeSeedWrapsAsTorchManualSeedDoes) {
+  // torch.manual_seed(-1) uses 2**64 - 1; the generator then keeps the low 32 bits.
+  const RunResult neg = run_cli({"--stage", "trainable", "--seed", "-1"});
+  const RunResult wrapped = run_cli({"--stage", "trainable", "--seed", "18446744073709551615"});
+  EXPECT_EQ(neg.exit_code, 0) << describe(neg);
+  EXPECT_EQ(neg.out, wrapped.out);
+}
+
+TEST_F(CliErrors, HeadsMustDivideDOutForMultiHead) {
+  expect_option_error(run_cli({"--stage", "multi-head", "--d-out", "2", "--heads", "3"}),
+                      {"--heads", "divisible"});
+  expect_option_error(run_cli({"--stage", "all", "--d-out", "5", "--heads", "2"}), {"--heads"});
+  // Other stages have no heads, so the pair is fine there.
+  EXPECT_EQ(run_cli({"--stage", "causal", "--d-out", "2", "--heads", "3"}).exit_code, 0);
+}
+
+TEST_F(CliErrors, OnlyNamesAnUnknownStep) {
+  expect_option_error(run_cli({"--stage", "causal", "--only", "masked,nope"}), {"--only", "nope"});
+}
+
+TEST_F(CliErrors, RandomInputIsValidated) {
+  expect_option_error(run_cli({"--random-input", "0x5"}), {"--random-input"});
+  expect_option_error(run_cli({"--random-input", "12"}), {"--random-input"});
+  expect_option_error(run_cli({"--random-input", "4x3x2"}), {"--random-input"});
+  expect_option_error(run_cli({"--random-input", "4x3", "--input", kDataDir + "/journey.json"}),
+                      {"--random-input", "--input"});
+}
+
+TEST_F(CliErrors, BenchValidatesItsOptions) {
+  expect_option_error(run_cli({"bench", "--d-model", "768", "--heads", "5"}), {"--heads"});
+  expect_option_error(run_cli({"bench", "--tokens", "0"}), {"--tokens"});
+  expect_option_error(run_cli({"bench", "--format", "xml"}), {"--format"});
+}
+
+// ---------------------------------------------------------------------------
+// What a well-made CLI does besides walking.
+
+TEST_F(CliErrors, HelpHasExamplesAndExitCodes) {
+  const RunResult r = run_cli({"--help"});
+  EXPECT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_NE(r.out.find("Examples:"), std::string::npos) << describe(r);
+  EXPECT_NE(r.out.find("--stage causal"), std::string::npos) << describe(r);
+  EXPECT_NE(r.out.find("Exit codes"), std::string::npos) << describe(r);
+  EXPECT_EQ(r.err, "");
+}
+
+TEST_F(CliErrors, VersionPrintsTheVersion) {
+  const RunResult r = run_cli({"--version"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.out, std::string("attn-walk ") + ATTN_WALK_VERSION + "\n");
+}
+
+TEST_F(CliErrors, ListStagesAndSteps) {
+  const RunResult stages = run_cli({"--list-stages"});
+  EXPECT_EQ(stages.exit_code, 0);
+  for (const char* s : {"dot-product", "softmax", "trainable", "causal", "dropout", "multi-head"})
+    EXPECT_NE(stages.out.find(s), std::string::npos) << s;
+  const RunResult steps = run_cli({"--stage", "causal", "--list-steps"});
+  EXPECT_EQ(steps.exit_code, 0);
+  EXPECT_NE(steps.out.find("\nmask_simple\n"), std::string::npos) << steps.out;
+  EXPECT_NE(steps.out.find("\nattn_weights_causal\n"), std::string::npos) << steps.out;
+}
+
+TEST_F(CliErrors, OnlyKeepsTheNamedSteps) {
+  const RunResult r = run_cli({"--stage", "causal", "--only", "mask,masked"});
+  EXPECT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_NE(r.out.find("] mask "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("] masked "), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("] queries "), std::string::npos) << r.out;
+}
+
+TEST_F(CliErrors, DashOutputIsStdout) {
+  const RunResult r = run_cli({"--stage", "causal", "--output", "-"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.out.find("attn_weights_causal"), std::string::npos);
+}
+
+TEST_F(CliErrors, MklDropoutSaysWhyMasksDiffer) {
+  const RunResult def = run_cli({"--stage", "dropout"});
+  const RunResult mkl = run_cli({"--stage", "dropout", "--dropout-rng", "mkl"});
+  EXPECT_EQ(mkl.exit_code, 0) << describe(mkl);
+  EXPECT_NE(mkl.out.find("MKL"), std::string::npos) << mkl.out;
+  EXPECT_NE(def.out, mkl.out);
+}
+
+TEST_F(CliErrors, NoColorUnlessAskedOnAPipe) {
+  const RunResult plain = run_cli({"--stage", "causal"});
+  EXPECT_EQ(plain.out.find('\033'), std::string::npos) << "no ANSI escapes when stdout is a pipe";
+  const RunResult always = run_cli({"--stage", "causal", "--color", "always"});
+  EXPECT_NE(always.out.find('\033'), std::string::npos) << "--color always forces escapes";
+}
+
 }  // namespace
