@@ -4,13 +4,14 @@
 BUILD_DIR ?= build
 JOBS      ?= $(shell nproc)
 PACKAGES  := cmake g++ make libeigen3-dev libcli11-dev libfmt-dev nlohmann-json3-dev \
-             libgtest-dev libgmock-dev libbenchmark-dev
+             libgtest-dev libgmock-dev libbenchmark-dev chromium tmux man-db
 SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: all deps build run test clean goldens difftest
 
 all: build
 
+# chromium renders the HTML page in the browser test; tmux drives --step in the terminal test.
 # Install only what is missing, so a set-up machine does not touch the network.
 deps:
 	@missing=""; for p in $(PACKAGES); do \
