@@ -106,8 +106,8 @@ void bind(CLI::App& app, Options& o) {
       ->capture_default_str();
 
   app.add_flag("--explain", o.explain, "Explain each step: what, why, and how shapes change");
-  app.add_option("--lang", o.lang, "Language of headings and explanations: en or zh")
-      ->check(CLI::IsMember({"en", "zh"}))
+  app.add_option("--lang", o.lang, "Language of headings and explanations: " + join(lang_codes(), ", "))
+      ->check(CLI::IsMember(lang_codes()))
       ->capture_default_str();
   app.add_flag("--heatmap", o.heatmap, "Draw attention matrices in the terminal");
   app.add_option("--color", o.color, "Colour: auto (terminal only, honours NO_COLOR), always, never")

@@ -25,9 +25,8 @@ Linear::Linear(TorchGenerator& gen, int64_t in_features, int64_t out_features, b
 }
 
 Tensor Linear::operator()(const Tensor& x) const {
-  // x @ W.T (+ b): sgemm adds the bias after the k-sum, as addmm with beta=1 does.
-  Tensor y = matmul(x, transpose2d(weight));
-  return bias ? add_bias(y, *bias) : y;
+  // x @ W.T (+ b): addmm with the transposed weight as a view, as F.linear does.
+  return linear(x, weight, bias ? &*bias : nullptr);
 }
 
 int64_t Linear::parameter_count() const {
@@ -65,7 +64,11 @@ Tensor xavier_uniform(TorchGenerator& gen, int64_t rows, int64_t cols) {
 Tensor causal_attention_weights(const Tensor& queries, const Tensor& keys, const Tensor& mask,
                                 Tensor* masked_scores_out, Tensor* scores_out) {
   const int64_t T = queries.size(-2);
-  Tensor attn_scores = matmul(queries, transpose(keys, -2, -1));  // (..., T, T)
+  // queries @ keys.transpose(-2, -1): PyTorch multiplies by the transposed view, except
+  // for 4-D heads with a batch of more than one, where matmul's reshape to 3-D copies it.
+  const bool copied = keys.dim() == 4 && keys.size(0) > 1;
+  Tensor attn_scores = copied ? matmul(queries, transpose(keys, -2, -1))
+                              : matmul_transposed(queries, keys);  // (..., T, T)
   if (scores_out) *scores_out = attn_scores;
   // Mask before the softmax: -inf becomes exactly 0 after exp.
   const Tensor mask_T = T == mask.size(0) ? mask : triu_ones(T, 1);
@@ -87,7 +90,7 @@ Tensor SelfAttention_v1::forward(const Tensor& x) const {
   const Tensor keys = matmul(x, W_key);        // (T, d_out)
   const Tensor queries = matmul(x, W_query);   // (T, d_out)
   const Tensor values = matmul(x, W_value);    // (T, d_out)
-  const Tensor attn_scores = matmul(queries, transpose2d(keys));  // (T, T)
+  const Tensor attn_scores = matmul_transposed(queries, keys);  // queries @ keys.T: (T, T)
   const Tensor attn_weights =
       softmax_lastdim(div_scalar(attn_scores, std::sqrt(static_cast<double>(keys.size(-1)))));
   return matmul(attn_weights, values);         // (T, d_out)
@@ -101,7 +104,7 @@ Tensor SelfAttention_v2::forward(const Tensor& x) const {
   const Tensor keys = W_key(x);
   const Tensor queries = W_query(x);
   const Tensor values = W_value(x);
-  const Tensor attn_scores = matmul(queries, transpose2d(keys));
+  const Tensor attn_scores = matmul_transposed(queries, keys);  // queries @ keys.T
   const Tensor attn_weights =
       softmax_lastdim(div_scalar(attn_scores, std::sqrt(static_cast<double>(keys.size(-1)))));
   return matmul(attn_weights, values);
@@ -183,6 +186,22 @@ MultiHeadAttention::Trace MultiHeadAttention::forward_traced(TorchGenerator& gen
 int64_t MultiHeadAttention::parameter_count() const {
   return W_query.parameter_count() + W_key.parameter_count() + W_value.parameter_count() +
          out_proj.parameter_count();
+}
+
+}  // namespace attn
+
+namespace attn {
+
+std::vector<NamedShape> named_parameter_shapes(const MultiHeadAttention& m) {
+  std::vector<NamedShape> out;
+  for (const auto& [name, layer] : {std::pair<const char*, const Linear*>{"W_query", &m.W_query},
+                                    {"W_key", &m.W_key},
+                                    {"W_value", &m.W_value},
+                                    {"out_proj", &m.out_proj}}) {
+    out.push_back({std::string(name) + ".weight", layer->weight.shape});
+    if (layer->bias) out.push_back({std::string(name) + ".bias", layer->bias->shape});
+  }
+  return out;
 }
 
 }  // namespace attn

@@ -98,3 +98,15 @@ Tensor causal_attention_weights(const Tensor& queries, const Tensor& keys, const
                                 Tensor* masked_scores_out = nullptr, Tensor* scores_out = nullptr);
 
 }  // namespace attn
+
+namespace attn {
+
+// mha.named_parameters() as PyTorch lists them: "W_query.weight" (d_out, d_in), its bias
+// if any, then W_key, W_value, "out_proj.weight" and "out_proj.bias".
+struct NamedShape {
+  std::string name;
+  Shape shape;
+};
+std::vector<NamedShape> named_parameter_shapes(const MultiHeadAttention& m);
+
+}  // namespace attn

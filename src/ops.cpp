@@ -5,6 +5,8 @@
 #include <limits>
 #include <stdexcept>
 
+#include "kernels/parallel.h"
+#include "kernels/softmax.h"
 #include "torch_kernels.h"
 
 namespace attn {
@@ -14,53 +16,6 @@ namespace {
 [[noreturn]] void shape_error(const char* op, const Shape& a, const Shape& b) {
   throw std::logic_error(std::string(op) + ": incompatible shapes " + shape_str(a) + " and " +
                          shape_str(b));
-}
-
-// Adds 16 lanes as a tree of neighbours: (0+1), (2+3), ... then pairs of those, ...
-// (REDUCE_M4 in OpenBLAS's small-matrix kernel).
-float reduce_lanes_neighbours(float* lanes) {
-  for (int shift : {1, 2, 4, 8})
-    for (int l = 0; l < 16; l += 2 * shift) lanes[l] = lanes[l] + lanes[l + shift];
-  return lanes[0];
-}
-
-// Adds 16 lanes as GCC's _mm512_reduce_add_ps does: halves (l + l+8), then (l + l+4),
-// then (l + l+2), then the last two.
-float reduce_lanes_halves(float* lanes) {
-  for (int half : {8, 4, 2, 1})
-    for (int l = 0; l < half; ++l) lanes[l] = lanes[l + half] + lanes[l];
-  return lanes[0];
-}
-
-// C (M, N) = A (M, K) @ B (K, N), row-major: what OpenBLAS's sgemm computes for torch.mm.
-// PyTorch hands OpenBLAS the transposed problem (column-major), so OpenBLAS's rows are
-// our columns. Its small-matrix kernel accumulates each output in one of two ways:
-//   - a k-ordered chain of fused multiply-adds (full 16-column blocks, or when K < 32,
-//     or when more than 8 columns are left over);
-//   - "dot-like" for the last <= 8 columns when K >= 32: 16 lanes, lane l fusing the
-//     products k = l, l+16, ..., then the lanes added up. Columns in groups of four,
-//     and rows in groups of four, use the neighbour tree; the rest use GCC's halving.
-//     (A lone last column of an odd N > 1 with K >= 32 can still differ in the last bit.)
-void gemm(const float* A, const float* B, float* C, int64_t M, int64_t K, int64_t N) {
-  const int64_t full_blocks = N & ~int64_t{15};
-  // A single column (N == 1) is not transposed by PyTorch, and OpenBLAS's kernel for that
-  // problem is a plain fused chain.
-  const bool dot_like_tail = (N - full_blocks) <= 8 && K >= 32 && N > 1;
-  const int64_t cols_by_4 = N & ~int64_t{3}, rows_by_4 = M & ~int64_t{3};
-  for (int64_t i = 0; i < M; ++i) {
-    for (int64_t j = 0; j < N; ++j) {
-      if (j < full_blocks || !dot_like_tail) {
-        float acc = 0.0f;
-        for (int64_t k = 0; k < K; ++k) acc = std::fma(A[i * K + k], B[k * N + j], acc);
-        C[i * N + j] = acc;
-        continue;
-      }
-      float lanes[16] = {};
-      for (int64_t k = 0; k < K; ++k) lanes[k % 16] = std::fma(A[i * K + k], B[k * N + j], lanes[k % 16]);
-      const bool neighbours = j < cols_by_4 || i < rows_by_4;
-      C[i * N + j] = neighbours ? reduce_lanes_neighbours(lanes) : reduce_lanes_halves(lanes);
-    }
-  }
 }
 
 // baddbmm_cpu_kernel: a float running sum, each product rounded before it is added.
@@ -77,26 +32,44 @@ void gemm_unfused(const float* A, const float* B, float* C, int64_t M, int64_t K
   }
 }
 
-}  // namespace
+// One (M, K) @ (K, N) product through OpenBLAS's sgemm (kernels::sgemm). B is row-major
+// (K, N), or, when b_transposed, stored as (N, K) and used as its transpose.
+void sgemm(const float* A, const float* B, bool b_transposed, float* C, int64_t M, int64_t K,
+           int64_t N, const float* bias = nullptr) {
+  kernels::SgemmCall call;
+  call.M = M;
+  call.N = N;
+  call.K = K;
+  call.A = A;
+  call.lda = K;
+  call.B = kernels::ConstMat{B, b_transposed ? K : N, b_transposed};
+  call.C = C;
+  call.ldc = N;
+  call.bias = bias;
+  kernels::sgemm(call);
+}
 
-Tensor matmul(const Tensor& a, const Tensor& b) {
+// matmul with B given as is (b_transposed = false) or as the transpose of what multiplies.
+Tensor product(const Tensor& a, const Tensor& b, bool b_transposed) {
+  const int64_t b_rows = b_transposed ? -1 : -2, b_cols = b_transposed ? -2 : -1;
   if (a.dim() == 1 && b.dim() == 2) {
     // (K) @ (K, N): PyTorch treats it as (1, K) @ (K, N).
-    if (a.size(0) != b.size(0)) shape_error("matmul", a.shape, b.shape);
-    Tensor out = Tensor::zeros({b.size(1)});
-    gemm(a.data.data(), b.data.data(), out.data.data(), 1, a.size(0), b.size(1));
+    if (a.size(0) != b.size(b_rows)) shape_error("matmul", a.shape, b.shape);
+    Tensor out = Tensor::zeros({b.size(b_cols)});
+    sgemm(a.data.data(), b.data.data(), b_transposed, out.data.data(), 1, a.size(0), b.size(b_cols));
     return out;
   }
   if (a.dim() < 2 || b.dim() < 2) shape_error("matmul", a.shape, b.shape);
-  const int64_t M = a.size(-2), K = a.size(-1), N = b.size(-1);
-  if (b.size(-2) != K) shape_error("matmul", a.shape, b.shape);
-  const int64_t batch = a.numel() / (M * K);
+  const int64_t M = a.size(-2), K = a.size(-1), N = b.size(b_cols);
+  if (b.size(b_rows) != K) shape_error("matmul", a.shape, b.shape);
   Shape out_shape(a.shape.begin(), a.shape.end() - 1);
   out_shape.push_back(N);
   Tensor out = Tensor::zeros(out_shape);
+  if (out.numel() == 0) return out;
+  const int64_t batch = out.numel() / (M * N);
   if (b.dim() == 2) {
     // (..., M, K) @ (K, N): fold the batch into M, as PyTorch does.
-    gemm(a.data.data(), b.data.data(), out.data.data(), batch * M, K, N);
+    sgemm(a.data.data(), b.data.data(), b_transposed, out.data.data(), batch * M, K, N);
     return out;
   }
   if (!std::equal(a.shape.begin(), a.shape.end() - 2, b.shape.begin(), b.shape.end() - 2))
@@ -104,9 +77,36 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   // torch.bmm: below 400 multiply-adds per matrix PyTorch loops itself (plain float
   // multiply then add); from 400 up it calls sgemm once per matrix of the batch.
   const bool small = K * M * N < 400;
-  for (int64_t i = 0; i < batch; ++i)
-    (small ? gemm_unfused : gemm)(a.data.data() + i * M * K, b.data.data() + i * K * N, out.data.data() + i * M * N, M,
-         K, N);
+  if (small && b_transposed) return product(a, transpose(b, -2, -1), false);  // same numbers
+  // The matrices of the batch are independent: one per task (each sgemm then runs serially).
+  kernels::parallel_for(batch, [&](int64_t i) {
+    const float* A = a.data.data() + i * M * K;
+    const float* B = b.data.data() + i * K * N;
+    float* C = out.data.data() + i * M * N;
+    if (small) gemm_unfused(A, B, C, M, K, N);
+    else sgemm(A, B, b_transposed, C, M, K, N);
+  });
+  return out;
+}
+
+}  // namespace
+
+Tensor matmul(const Tensor& a, const Tensor& b) { return product(a, b, false); }
+
+Tensor matmul_transposed(const Tensor& a, const Tensor& b) { return product(a, b, true); }
+
+Tensor linear(const Tensor& x, const Tensor& weight, const Tensor* bias) {
+  if (!bias) return matmul_transposed(x, weight);
+  // addmm(bias, x, W.T) on x viewed as (rows, in_features): C starts as the bias.
+  const int64_t in = weight.size(1), out_features = weight.size(0);
+  if (x.dim() < 1 || x.size(-1) != in) shape_error("linear", x.shape, weight.shape);
+  if (bias->dim() != 1 || bias->size(0) != out_features) shape_error("linear", weight.shape, bias->shape);
+  Shape out_shape = x.shape;
+  out_shape.back() = out_features;
+  Tensor out = Tensor::zeros(out_shape);
+  if (out.numel() == 0) return out;
+  sgemm(x.data.data(), weight.data.data(), true, out.data.data(), out.numel() / out_features, in,
+        out_features, bias->data.data());
   return out;
 }
 
@@ -144,20 +144,11 @@ Tensor transpose2d(const Tensor& t) { return transpose(t, 0, 1); }
 Tensor view(const Tensor& t, Shape new_shape) { return Tensor(std::move(new_shape), t.data); }
 
 Tensor softmax_lastdim(const Tensor& t) {
+  // Per row: subtract the maximum, exponentiate, multiply by 1/sum (kernels/softmax.h).
   Tensor out = t;
   const int64_t n = t.dim() == 0 ? 1 : t.size(-1);
   if (n == 0) return out;
-  for (int64_t r = 0; r < t.numel() / n; ++r) {
-    float* row = out.data.data() + r * n;
-    // 1. the row maximum, so that exp never overflows
-    const float max_input = kernels::reduce_all_max(row, n);
-    // 2. exponentiate the shifted scores (exp(-inf) = 0 for masked entries) and sum
-    for (int64_t i = 0; i < n; ++i) row[i] = kernels::sleef_expf(row[i] - max_input);
-    const float sum = kernels::reduce_all_sum(row, n);
-    // 3. normalise: PyTorch multiplies by the reciprocal rather than dividing
-    const float inv_sum = 1.0f / sum;
-    for (int64_t i = 0; i < n; ++i) row[i] *= inv_sum;
-  }
+  kernels::softmax_rows(out.data.data(), t.numel() / n, n);
   return out;
 }
 
@@ -168,7 +159,7 @@ Tensor softmax_naive(const Tensor& t) {
 
 Tensor exp(const Tensor& t) {
   Tensor out = t;
-  for (float& v : out.data) v = kernels::sleef_expf(v);
+  kernels::exp_values(t.data.data(), out.data.data(), t.numel());
   return out;
 }
 

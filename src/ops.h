@@ -12,6 +12,14 @@ namespace attn {
 //   (K) @ (K, N) -> (N);  (M, K) @ (K, N) -> (M, N);  (..., M, K) @ (K, N) -> (..., M, N);
 //   (..., M, K) @ (..., K, N) -> (..., M, N) with equal batch dimensions.
 Tensor matmul(const Tensor& a, const Tensor& b);
+// a @ b.transpose(-2, -1) where PyTorch multiplies by the transposed *view* (x @ W.T,
+// queries @ keys.T): same result as matmul(a, transpose(b, -2, -1)) mathematically, but
+// OpenBLAS gets a transposed operand and may pick another kernel, so the last bits follow
+// that. b is (..., N, K) (2-D, or the same batch dimensions as a).
+Tensor matmul_transposed(const Tensor& a, const Tensor& b);
+// nn.Linear: x @ weight.T + bias. With a bias PyTorch calls addmm, whose result starts
+// from the bias before the products are added (that order shows for in_features > 320).
+Tensor linear(const Tensor& x, const Tensor& weight, const Tensor* bias);
 // torch.dot for two 1-D tensors.
 Tensor dot(const Tensor& a, const Tensor& b);
 

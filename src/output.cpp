@@ -40,6 +40,23 @@ void write_output(const std::string& path, const std::string& content) {
     if (!write_all(STDOUT_FILENO, content)) throw OutputError(error_text("<stdout>", "cannot write"));
     return;
   }
+  // A device or a pipe (/dev/null, /dev/stdout, a FIFO) is written in place: renaming a
+  // file over it would replace the device itself.
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    if (S_ISDIR(st.st_mode)) {
+      errno = EISDIR;
+      throw OutputError(error_text(path, "cannot write"));
+    }
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd < 0) throw OutputError(error_text(path, "cannot open"));
+    const bool ok = write_all(fd, content);
+    const int saved = errno;
+    ::close(fd);
+    errno = saved;
+    if (!ok) throw OutputError(error_text(path, "cannot write"));
+    return;
+  }
   // mkstemp in the target's directory, so rename() stays on one file system.
   std::string tmpl = path + ".tmp-XXXXXX";
   std::vector<char> name(tmpl.begin(), tmpl.end());

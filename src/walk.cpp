@@ -4,39 +4,49 @@
 
 namespace attn {
 
-const Tensor& Walk::add(std::string name, std::string title, Tensor value,
-                        std::vector<std::string> suffixes) {
+const Tensor& Walk::add(std::string name, Tensor value, std::vector<std::string> suffixes) {
   Step step;
   step.name = std::move(name);
-  step.title = std::move(title);
   step.value = std::move(value);
   step.suffixes = std::move(suffixes);
   steps.push_back(std::move(step));
   return steps.back().value;
 }
 
-const Tensor& Walk::add_parameter(std::string name, std::string title, Tensor value,
-                                  bool requires_grad) {
+const Tensor& Walk::add_parameter(std::string name, Tensor value, bool requires_grad) {
   std::vector<std::string> suffixes;
   if (requires_grad) suffixes.push_back("requires_grad=True");
-  add(std::move(name), std::move(title), std::move(value), std::move(suffixes));
+  add(std::move(name), std::move(value), std::move(suffixes));
   steps.back().is_parameter = true;
   return steps.back().value;
 }
 
+void Walk::add_check(std::string id, bool passed, double max_diff) {
+  Check c;
+  c.id = std::move(id);
+  c.passed = passed;
+  c.max_diff = max_diff;
+  c.after_step = steps.size();
+  checks.push_back(std::move(c));
+}
+
 void keep_only(Walk& walk, const std::set<std::string>& keep) {
+  // A check stays with the step it follows: it goes if that step goes.
+  std::vector<size_t> new_index(walk.steps.size() + 1, 0);  // 1-based position after filtering
   std::deque<Step> kept;
-  std::vector<size_t> kept_before(walk.steps.size() + 1, 0);  // kept steps among the first i
   for (size_t i = 0; i < walk.steps.size(); ++i) {
-    kept_before[i + 1] = kept_before[i];
-    if (keep.count(walk.steps[i].name)) {
-      kept.push_back(std::move(walk.steps[i]));
-      ++kept_before[i + 1];
-    }
+    if (!keep.count(walk.steps[i].name)) continue;
+    kept.push_back(std::move(walk.steps[i]));
+    new_index[i + 1] = kept.size();
   }
-  for (auto& c : walk.checks)
-    if (c.after_step <= walk.steps.size()) c.after_step = kept_before[c.after_step];
+  std::vector<Check> checks;
+  for (auto& c : walk.checks) {
+    if (c.after_step == 0 || c.after_step > walk.steps.size() || new_index[c.after_step] == 0) continue;
+    c.after_step = new_index[c.after_step];
+    checks.push_back(std::move(c));
+  }
   walk.steps = std::move(kept);
+  walk.checks = std::move(checks);
 }
 
 }  // namespace attn

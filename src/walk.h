@@ -15,7 +15,7 @@ namespace attn {
 
 struct Step {
   std::string name;   // the chapter's variable name: "attn_scores_2", "sa_v2.W_query.weight"
-  std::string title;  // what the step is, one line: "dot products of x(2) with every input"
+  std::string title;  // what the step is, one line; filled by localize() from src/lang/
   Tensor value;
   // How the notebook shows it: a Parameter prints "Parameter containing:" first, and
   // results of autograd ops carry "grad_fn=<...>" / "requires_grad=True" suffixes.
@@ -47,14 +47,18 @@ struct Walk {
   std::vector<std::string> notes;   // one-line remarks shown once (e.g. which dropout kernel)
   std::vector<Check> checks;
   // Named values the texts of src/lang/ may use: {query}, {d_k}, {seed1}, ...
+  // "variant:<step name>" = "v" picks the text "<stage>/<step>#v" when the step means
+  // something different for this config (e.g. dropout with p = 0).
   std::map<std::string, std::string> vars;
 
   // Record a step; returns its value so stages read top to bottom:
-  //   auto attn_weights = walk.add("attn_weights", "...", softmax(attn_scores));
-  const Tensor& add(std::string name, std::string title, Tensor value,
-                    std::vector<std::string> suffixes = {});
-  const Tensor& add_parameter(std::string name, std::string title, Tensor value,
-                              bool requires_grad = true);
+  //   auto attn_weights = walk.add("attn_weights", softmax(attn_scores));
+  // Titles and explanations are not written here: localize() (src/lang/) looks them up
+  // by stage and step name and fills in walk.vars.
+  const Tensor& add(std::string name, Tensor value, std::vector<std::string> suffixes = {});
+  const Tensor& add_parameter(std::string name, Tensor value, bool requires_grad = true);
+  // Record a check, shown after the latest step; its label comes from src/lang/ by id.
+  void add_check(std::string id, bool passed, double max_diff);
 };
 
 // --only: keep the steps named in `keep`; checks move to the last kept step before them.

@@ -64,5 +64,43 @@ TEST(BookReference, EveryTensorAppearsInItsStageWithEqualValueAndText) {
   EXPECT_EQ(checked, 33);  // every tensor of the reference
 }
 
+// The exercises' answers (tests/reference/book-ch03.json "exercises"): 3.1 ends the
+// trainable walk, 3.2 and 3.3 the multi-head walk.
+void expect_reference_tensor(const Step& step, const nlohmann::json& want) {
+  SCOPED_TRACE(step.name);
+  EXPECT_EQ(step.value.shape, want["shape"].get<Shape>());
+  const auto want_data = test::flatten(want["data"]);
+  ASSERT_EQ(step.value.data.size(), want_data.size());
+  for (size_t i = 0; i < want_data.size(); ++i)
+    EXPECT_NEAR(step.value.data[i], want_data[i], 2e-7 * (1 + std::fabs(want_data[i]))) << "index " << i;
+  EXPECT_EQ(torch_str(step.value), want["printed"].get<std::string>());
+}
+
+const Step& find_step(const Walk& walk, const std::string& name) {
+  for (const auto& s : walk.steps)
+    if (s.name == name) return s;
+  throw std::runtime_error("the " + walk.stage + " walk has no step " + name);
+}
+
+TEST(BookReference, Exercise3_1) {
+  const auto& want = reference()["exercises"]["3.1"];
+  const Walk walk = find_stage("trainable")->run(book_config());
+  expect_reference_tensor(find_step(walk, "exercise_3_1_sa_v1_output"), want);
+  expect_reference_tensor(find_step(walk, "exercise_3_1_sa_v2_output"), want);
+}
+
+TEST(BookReference, Exercise3_2) {
+  const Walk walk = find_stage("multi-head")->run(book_config());
+  expect_reference_tensor(find_step(walk, "exercise_3_2_context_vecs"), reference()["exercises"]["3.2"]);
+}
+
+TEST(BookReference, Exercise3_3) {
+  const Walk walk = find_stage("multi-head")->run(book_config());
+  const Step& step = find_step(walk, "exercise_3_3_num_params");
+  EXPECT_EQ(step.value.shape, Shape{});
+  EXPECT_EQ(static_cast<int64_t>(step.value.item()),
+            reference()["exercises"]["3.3"]["parameters"].get<int64_t>());
+}
+
 }  // namespace
 }  // namespace attn

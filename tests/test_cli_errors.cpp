@@ -20,6 +20,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "embeddings.h"
@@ -486,6 +487,38 @@ TEST_F(CliErrors, NoColorUnlessAskedOnAPipe) {
   EXPECT_EQ(plain.out.find('\033'), std::string::npos) << "no ANSI escapes when stdout is a pipe";
   const RunResult always = run_cli({"--stage", "causal", "--color", "always"});
   EXPECT_NE(always.out.find('\033'), std::string::npos) << "--color always forces escapes";
+}
+
+TEST_F(CliErrors, OutputToADeviceWritesIntoIt) {
+  // Renaming a temporary file over /dev/null would replace the device (as root).
+  const RunResult r = run_cli({"--stage", "causal", "--output", "/dev/null"});
+  EXPECT_EQ(r.exit_code, 0) << describe(r);
+  struct stat st;
+  ASSERT_EQ(::stat("/dev/null", &st), 0);
+  EXPECT_TRUE(S_ISCHR(st.st_mode)) << "/dev/null is no longer a character device";
+}
+
+TEST_F(CliErrors, OutputToAFifoStreamsIntoIt) {
+  TempDir dir;
+  const std::string fifo = dir.file("pipe");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::string got;
+  std::thread reader([&] { got = read_all(fifo); });
+  const RunResult r = run_cli({"--stage", "causal", "--format", "json", "--output", fifo});
+  reader.join();
+  EXPECT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_NE(got.find("\"attn_weights_causal\""), std::string::npos);
+  struct stat st;
+  ASSERT_EQ(::stat(fifo.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISFIFO(st.st_mode));
+}
+
+TEST_F(CliErrors, OutputToADirectoryFails) {
+  TempDir dir;
+  const RunResult r = run_cli({"--output", dir.path.string()});
+  EXPECT_EQ(r.exit_code, 1) << describe(r);
+  EXPECT_EQ(r.out, "");
+  EXPECT_NE(r.err.find(dir.path.string()), std::string::npos) << describe(r);
 }
 
 }  // namespace

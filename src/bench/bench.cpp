@@ -1,9 +1,110 @@
+// attn-walk bench: times MultiHeadAttention's forward at GPT-2 sizes, in PyTorch's order
+// (torch.manual_seed(S); x = torch.randn(B, T, D); mha = MultiHeadAttention(D, D, T, 0.0, H);
+// y = mha(x)), and reports the timings with enough of y to check it against PyTorch.
 #include "bench/bench.h"
 
-#include <stdexcept>
+#include <fmt/format.h>
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <vector>
+
+#include "bench/fast_forward.h"
+#include "kernels/cpu.h"
+#include "kernels/parallel.h"
+#include "modules.h"
+#include "torch_random.h"
 
 namespace attn {
 
-std::string run_bench(const BenchOptions&) { throw std::runtime_error("bench is not implemented yet"); }
+namespace {
+
+// Peak resident memory of this process so far, in MiB (getrusage reports KiB on Linux).
+double peak_rss_mib() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<double>(usage.ru_maxrss) / 1024.0;
+}
+
+// Multiply-adds x 2 of the forward as PyTorch computes it: four projections and, per head,
+// the full (T, T) scores and weights product (the causal mask does not make PyTorch's
+// products smaller). The same count is used for PyTorch's rate.
+double forward_flops(const BenchOptions& o) {
+  const double B = static_cast<double>(o.batch), T = static_cast<double>(o.tokens),
+               D = static_cast<double>(o.d_model);
+  return 4.0 * 2.0 * B * T * D * D + 2.0 * 2.0 * B * T * T * D;
+}
+
+}  // namespace
+
+std::string run_bench(const BenchOptions& o) {
+  kernels::set_num_threads(static_cast<int>(o.threads));
+
+  // PyTorch's order of random draws: the input first, then the module's parameters.
+  TorchGenerator gen;
+  gen.manual_seed(o.seed);
+  const Tensor x = randn(gen, {o.batch, o.tokens, o.d_model});  // (B, T, D)
+  const MultiHeadAttention mha(gen, o.d_model, o.d_model, o.tokens, 0.0, o.heads, false,
+                               DropoutKernel::Default);
+
+  // One warm-up forward (it also gives y), then the timed ones.
+  Tensor y = multi_head_attention_output(mha, gen, x);
+  std::vector<double> ms;
+  for (int64_t r = 0; r < o.repeat; ++r) {
+    const auto t0 = std::chrono::steady_clock::now();
+    y = multi_head_attention_output(mha, gen, x);
+    const auto t1 = std::chrono::steady_clock::now();
+    ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+  }
+  std::vector<double> sorted = ms;
+  std::sort(sorted.begin(), sorted.end());
+  const size_t n = sorted.size();
+  const double median = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0;
+  const double flops = forward_flops(o);
+
+  double sum = 0.0, abs_sum = 0.0;
+  for (float v : y.data) {
+    sum += v;
+    abs_sum += std::fabs(v);
+  }
+  std::vector<float> first(y.data.begin(), y.data.begin() + std::min<int64_t>(8, y.numel()));
+
+  const int threads = kernels::num_threads();
+  const char* isa = kernels::isa_name(kernels::active_isa());
+  if (o.format == "json") {
+    nlohmann::ordered_json j;
+    j["median_ms"] = median;
+    j["min_ms"] = sorted.front();
+    j["gflops"] = flops / (median * 1e6);
+    j["threads"] = threads;
+    j["sum"] = sum;
+    j["abs_sum"] = abs_sum;
+    j["first"] = first;
+    j["peak_rss_mib"] = peak_rss_mib();
+    j["shape"] = y.shape;
+    j["repeat"] = o.repeat;
+    j["isa"] = isa;
+    return j.dump(2) + "\n";
+  }
+  std::string out = fmt::format(
+      "MultiHeadAttention({d}, {d}, {t}, 0.0, num_heads={h}) forward on torch.randn({b}, {t}, {d}), seed {s}\n"
+      "threads {th} ({isa}), {r} timed runs after one warm-up\n"
+      "  median   {med:.2f} ms\n"
+      "  min      {min:.2f} ms\n"
+      "  rate     {gf:.1f} GFLOP/s ({gfl:.2f} GFLOP per forward, counted as PyTorch computes it)\n"
+      "  peak RSS {rss:.1f} MiB\n"
+      "y: shape ({b}, {t}, {d}), sum {sum:.6f}, abs sum {abs:.6f}\n"
+      "first values:",
+      fmt::arg("d", o.d_model), fmt::arg("t", o.tokens), fmt::arg("h", o.heads), fmt::arg("b", o.batch),
+      fmt::arg("s", o.seed), fmt::arg("th", threads), fmt::arg("isa", isa), fmt::arg("r", o.repeat),
+      fmt::arg("med", median), fmt::arg("min", sorted.front()), fmt::arg("gf", flops / (median * 1e6)),
+      fmt::arg("gfl", flops / 1e9), fmt::arg("rss", peak_rss_mib()), fmt::arg("sum", sum),
+      fmt::arg("abs", abs_sum));
+  for (float v : first) out += fmt::format(" {:.6g}", v);
+  return out + "\n";
+}
 
 }  // namespace attn

@@ -1,37 +1,124 @@
 #include "lang/lang.h"
 
-#include <map>
-
 namespace attn {
 
+const std::vector<const LangTable*>& languages() {
+  // One line per language, in Lang order (English first: it is every other one's fallback).
+  static const std::vector<const LangTable*> all = {
+      &lang_en(),
+      &lang_zh(),
+  };
+  return all;
+}
+
+std::vector<std::string> lang_codes() {
+  std::vector<std::string> codes;
+  for (const auto* t : languages()) codes.push_back(t->code);
+  return codes;
+}
+
 bool parse_lang(const std::string& s, Lang* out) {
-  if (s == "en") *out = Lang::En;
-  else if (s == "zh") *out = Lang::Zh;
-  else return false;
+  const auto& all = languages();
+  for (size_t i = 0; i < all.size(); ++i)
+    if (all[i]->code == s) {
+      *out = static_cast<Lang>(i);
+      return true;
+    }
+  return false;
+}
+
+namespace {
+
+const LangTable& table(Lang lang) {
+  const auto& all = languages();
+  const auto i = static_cast<size_t>(lang);
+  return i < all.size() ? *all[i] : *all.front();
+}
+
+// The language's entry, else the fallback's; nullptr if neither has it.
+template <typename V>
+const V* lookup(std::map<std::string, V> LangTable::*field, const LangTable& lang,
+                const LangTable& fallback, const std::string& key) {
+  for (const LangTable* t : {&lang, &fallback}) {
+    const auto& m = t->*field;
+    const auto it = m.find(key);
+    if (it != m.end()) return &it->second;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+const LangTable& lang_table(Lang lang) { return table(lang); }
+
+std::string fill_placeholders(const std::string& text, const std::map<std::string, std::string>& vars) {
+  std::string out;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    const size_t open = text.find('{', pos);
+    if (open == std::string::npos) break;
+    const size_t close = text.find('}', open + 1);
+    if (close == std::string::npos) break;
+    const auto it = vars.find(text.substr(open + 1, close - open - 1));
+    out += text.substr(pos, open - pos);
+    if (it != vars.end()) {
+      out += it->second;
+      pos = close + 1;
+    } else {
+      out += '{';
+      pos = open + 1;
+    }
+  }
+  return out + text.substr(pos);
+}
+
+bool find_step_text(const LangTable& lang, const LangTable& fallback, const std::string& stage,
+                    const std::string& step, const std::string& variant, StepText* out) {
+  const std::string key = stage + "/" + step;
+  // A variant says something the plain text would get wrong, so the fallback's variant
+  // beats the language's plain text.
+  const StepText* t =
+      variant.empty() ? nullptr : lookup(&LangTable::steps, lang, fallback, key + "#" + variant);
+  if (!t) t = lookup(&LangTable::steps, lang, fallback, key);
+  if (!t) return false;
+  *out = *t;
   return true;
 }
 
-void localize(Walk& walk, Lang, bool) {
-  for (auto& c : walk.checks)
-    if (c.label.empty()) c.label = c.id;
+void localize(Walk& walk, const LangTable& lang, const LangTable& fallback, bool explain) {
+  // Words for step details ({total}) join the walk's own vars.
+  std::map<std::string, std::string> detail_vars = walk.vars;
+  for (const LangTable* t : {&fallback, &lang})
+    for (const auto& [key, text] : t->ui)
+      if (key.rfind("word.", 0) == 0) detail_vars[key.substr(5)] = text;
+
+  for (auto& step : walk.steps) {
+    const auto v = walk.vars.find("variant:" + step.name);
+    StepText text;
+    if (find_step_text(lang, fallback, walk.stage, step.name, v == walk.vars.end() ? "" : v->second,
+                       &text)) {
+      step.title = fill_placeholders(text.title, walk.vars);
+      step.explanation = explain ? fill_placeholders(text.explanation, walk.vars) : "";
+    } else if (step.title.empty()) {
+      step.title = step.name;
+    }
+    for (auto& line : step.details) line = fill_placeholders(line, detail_vars);
+  }
+  for (auto& c : walk.checks) {
+    const std::string* label = lookup(&LangTable::checks, lang, fallback, c.id);
+    c.label = label ? fill_placeholders(*label, walk.vars) : c.id;
+  }
+  for (auto& note : walk.notes) {
+    const std::string* text = lookup(&LangTable::ui, lang, fallback, note);
+    if (text) note = fill_placeholders(*text, walk.vars);
+  }
 }
 
-std::string ui_text(Lang, const std::string& key) {
-  static const std::map<std::string, std::string> en = {
-      {"section", "chapter 3, section"},
-      {"input", "input"},
-      {"note", "note"},
-      {"max_diff", "largest difference"},
-      {"step_prompt", "-- Enter: next step, q: quit -- "},
-      {"stage.dot-product", "attention scores as dot products, softmax weights, context vectors"},
-      {"stage.softmax", "normalising scores: sum, naive exp, and the stable softmax"},
-      {"stage.trainable", "W_query, W_key, W_value; scaled dot-product; SelfAttention_v1 and v2"},
-      {"stage.causal", "masking future tokens: the tril method and the -inf method"},
-      {"stage.dropout", "dropout masks on attention weights; the CausalAttention class"},
-      {"stage.multi-head", "MultiHeadAttentionWrapper and MultiHeadAttention, every intermediate"},
-  };
-  const auto it = en.find(key);
-  return it == en.end() ? key : it->second;
+void localize(Walk& walk, Lang lang, bool explain) { localize(walk, table(lang), lang_en(), explain); }
+
+std::string ui_text(Lang lang, const std::string& key) {
+  const std::string* text = lookup(&LangTable::ui, table(lang), lang_en(), key);
+  return text ? *text : key;
 }
 
 }  // namespace attn

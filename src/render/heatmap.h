@@ -1,16 +1,109 @@
-// Attention matrices drawn in the terminal, with token labels.
+// Attention matrices drawn in the terminal, with token labels; and the plan (which
+// blocks, which rows and columns, which scale) that the HTML renderer's SVG heatmaps share.
+//
+// Which steps get a heatmap (wants_heatmap), all three must hold:
+//   1. the tensor has 2, 3 or 4 dimensions and its last two are (T, T), where
+//      T = walk.config.num_tokens(): one row and one column per input token;
+//   2. its name, after the last '.', starts with one of
+//        attn_scores   scores before or after masking ("attn_scores", "attn_scores_masked")
+//        attn_weights  softmax weights, causal or not, dropped out or not
+//        mask          the 0/1 masks ("mask", "mask_simple")
+//        masked        masked scores or weights ("masked", "masked_simple", "masked_simple_norm")
+//        dropout_      dropout applied to a (T, T) matrix ("dropout_ones", "dropout_attn_weights")
+//   3. nothing else: a (T, T) tensor that only happens to be square (inputs with d_in == T,
+//      "a_at_a_T" of the chapter's fixed example, sa_v1_output with d_out == T) is not
+//      attention between tokens, and its rows are not tokens, so it gets no heatmap.
+//
+// How a step is drawn (plan_heatmap):
+//   - every (T, T) block: a 2-D tensor is one block; (B, T, T) is labelled "batch b";
+//     (B, H, T, T) is labelled "batch b, head h";
+//   - a batch that is bit-for-bit the same as batch 0 (the chapter stacks copies of the
+//     same inputs) is drawn once, with a note naming the batches left out;
+//   - at most `max_blocks` blocks are drawn, with a note saying how many were left out;
+//   - T > max_cells: max_cells evenly spaced rows and columns (always the first and the
+//     last), each cell a real entry of the matrix, with a note; rows keep their indices;
+//   - one colour scale per step (so heads compare): from min(0, smallest finite value) to
+//     max(0, largest finite value); -inf cells ("masked") and exact zeros ("zero": what
+//     softmax makes of -inf, or what a 0 in a mask or a dropout leaves) are marked apart
+//     from small weights.
 #pragma once
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "render/render.h"
 
 namespace attn {
 
-// True for steps worth a heatmap: (..., T, T) attention scores, weights and masks.
+// True for steps worth a heatmap: (..., T, T) attention scores, weights and masks (rule above).
 bool wants_heatmap(const Walk& walk, const Step& step);
 
-// The heatmap of every (T, T) block of the step, or "" if it has none.
+// The heatmap of every (T, T) block of the step, or "" if it has none. Colour (256-colour
+// backgrounds) when opts.color, otherwise the shading ramp ░▒▓█ with ·· for exact zeros
+// and ×× for -inf. Labels are the walk's tokens, padded and cut by display width
+// (CJK characters take two columns).
 std::string render_heatmap(const Walk& walk, const Step& step, const RenderOptions& opts);
+
+// ---- Shared with the HTML renderer (and the tests) ----
+
+enum class CellKind { Value, Zero, Masked, Invalid };  // Invalid: NaN or +inf
+
+struct HeatmapBlock {
+  int64_t batch = -1;  // -1 when the tensor has no such dimension
+  int64_t head = -1;
+  size_t offset = 0;   // index into step.value.data of the block's [0][0]
+};
+
+struct HeatmapPlan {
+  int64_t T = 0;
+  std::vector<int64_t> index;              // the rows (and columns) drawn, 0-based
+  std::vector<HeatmapBlock> blocks;        // the blocks drawn, in order
+  std::vector<int64_t> repeated_batches;   // batches equal to batch 0, not drawn
+  size_t blocks_left_out = 0;              // beyond max_blocks
+  double lo = 0.0, hi = 1.0;               // the colour scale
+  bool has_zero = false, has_masked = false, has_invalid = false;  // among the cells drawn
+  bool sampled() const { return static_cast<int64_t>(index.size()) < T; }
+};
+
+// Requires wants_heatmap(walk, step) (or at least a (..., T, T) tensor of 2-4 dims).
+HeatmapPlan plan_heatmap(const Walk& walk, const Step& step, int64_t max_cells, size_t max_blocks);
+
+// The sanitized tokens of the rows (and columns) the plan draws; *are_positions is set
+// when they are just x1, x2, ... (then a position number in front would repeat them).
+std::vector<std::string> heatmap_labels(const Walk& walk, const HeatmapPlan& plan, bool* are_positions);
+
+CellKind cell_kind(float v);
+// Where v falls on the plan's scale, in [0, 1].
+double cell_level(const HeatmapPlan& plan, float v);
+
+// "batch 0, head 1" (or "" for a 2-D step), in the chosen language.
+std::string block_caption(const HeatmapBlock& block, Lang lang);
+// The notes a plan needs (sampling, repeated batches, blocks left out), in the chosen language.
+std::vector<std::string> heatmap_notes(const HeatmapPlan& plan, Lang lang);
+// Short words of the heatmap legends: "rows", "masked", "zero", "invalid", "scale", "title".
+std::string heatmap_text(Lang lang, const std::string& key);
+// A number on a legend: 4 significant digits, no trailing zeros ("0.1921", "1", "-0.05").
+std::string scale_number(double v);
+
+// Viridis, t in [0, 1] -> {r, g, b}.
+struct Rgb { int r, g, b; };
+Rgb viridis(double t);
+
+// ---- UTF-8 labels ----
+
+// Text with invalid UTF-8 bytes and control characters (C0, DEL, C1, bidirectional
+// overrides) replaced by `replacement`; newlines and tabs kept if keep_newlines.
+std::string clean_utf8(const std::string& s, const std::string& replacement, bool keep_newlines);
+// The token as a label: invalid UTF-8 and control characters (which could drive the
+// terminal) become '?', an empty token becomes "\"\"".
+std::string sanitize_label(const std::string& s);
+// Columns the (sanitized) text takes in a terminal: 2 for East Asian wide and fullwidth
+// characters and most emoji, 0 for combining marks, 1 otherwise.
+int display_width(const std::string& s);
+// The label cut to at most `width` columns (ending in "…" when cut), not padded.
+std::string fit_width(const std::string& s, int width);
+// Splits into glyphs: a character plus any combining marks that follow it.
+std::vector<std::string> glyphs(const std::string& s);
 
 }  // namespace attn

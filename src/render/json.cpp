@@ -75,7 +75,13 @@ nlohmann::json checks_json(const std::vector<Walk>& walks) {
   nlohmann::json checks = nlohmann::json::array();
   for (const auto& w : walks)
     for (const auto& c : w.checks)
-      checks.push_back({{"id", c.id}, {"stage", w.stage}, {"label", c.label}, {"passed", c.passed},
+      checks.push_back({{"id", c.id},
+                        {"stage", w.stage},
+                        {"after_step", c.after_step >= 1 && c.after_step <= w.steps.size()
+                                           ? w.steps[c.after_step - 1].name
+                                           : std::string()},
+                        {"label", c.label},
+                        {"passed", c.passed},
                         {"max_diff", c.max_diff}});
   return checks;
 }

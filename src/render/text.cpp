@@ -28,11 +28,14 @@ std::string render_text_header(const Walk& walk, const RenderOptions& opts) {
   std::string out;
   const StageInfo* info = find_stage(walk.stage);
   out += fmt::format("attn-walk {}", walk.stage);
-  if (info) out += fmt::format(" ({} {}): {}", ui_text(opts.lang, "section"), info->section,
-                               ui_text(opts.lang, std::string("stage.") + walk.stage));
+  if (info)
+    out += fmt::format(" ({}): {}",
+                       fill_placeholders(ui_text(opts.lang, "section"), {{"section", info->section}}),
+                       ui_text(opts.lang, std::string("stage.") + walk.stage));
   out += "\n";
   std::string tokens;
-  for (const auto& t : walk.tokens) tokens += (tokens.empty() ? "" : " ") + t;
+  // Tokens come from the user's file: no escape sequences reach the terminal.
+  for (const auto& t : walk.tokens) tokens += (tokens.empty() ? "" : " ") + sanitize_label(t);
   out += fmt::format("{}: {}, {} x {}: {}\n", ui_text(opts.lang, "input"), walk.config.input_name,
                      walk.config.num_tokens(), walk.config.d_in(), tokens);
   for (const auto& note : walk.notes) out += ui_text(opts.lang, "note") + ": " + note + "\n";
@@ -46,9 +49,11 @@ std::string render_text_step(const Walk& walk, size_t index, const RenderOptions
   std::string heading = fmt::format("[{}] {} — {} — {}", index + 1, step.name, step.title,
                                     torch_size_str(step.value.shape));
   out += "\n" + (opts.color ? "\033[1m" + heading + "\033[0m" : heading) + "\n";
-  if (opts.explain && !step.explanation.empty()) out += step.explanation + "\n";
   out += printed_step(step) + "\n";
   for (const auto& line : step.details) out += line + "\n";
+  // The explanation follows the tensor, set off by a bar (dimmed in colour).
+  if (opts.explain && !step.explanation.empty())
+    out += opts.color ? "\033[2m│ " + step.explanation + "\033[0m\n" : "│ " + step.explanation + "\n";
   if (opts.heatmap && wants_heatmap(walk, step)) out += render_heatmap(walk, step, opts);
   for (const auto& c : walk.checks)
     if (c.after_step == index + 1) out += check_line(c, opts);

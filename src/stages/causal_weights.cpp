@@ -20,11 +20,8 @@ const char* dropout_grad_fn(double p, const char* input_grad_fn) {
 }
 
 const char* dropout_kernel_note(DropoutKernel kernel) {
-  return kernel == DropoutKernel::Default
-             ? "dropout masks: PyTorch's default CPU kernel, as printed in the book (macOS, ARM, "
-               "AMD, PyTorch 2.7+)"
-             : "dropout masks: the MKL kernel (PyTorch 1.13-2.6 pip/conda builds on Intel x86), "
-               "so they differ from the book's";
+  // Keys of src/lang/'s tables; localize() replaces them with the text.
+  return kernel == DropoutKernel::Default ? "note.dropout_kernel.default" : "note.dropout_kernel.mkl";
 }
 
 }  // namespace attn

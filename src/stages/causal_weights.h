@@ -12,7 +12,8 @@ Tensor causal_attn_weights(const Config& cfg);
 // "grad_fn=<...>" of what nn.Dropout(p) returns for an input that had `input_grad_fn`.
 const char* dropout_grad_fn(double p, const char* input_grad_fn);
 
-// A note for walks that draw dropout masks: which PyTorch kernel they reproduce.
+// A note for walks that draw dropout masks: which PyTorch kernel they reproduce. It is
+// the key of its text in src/lang/ ("note.dropout_kernel.default" / ".mkl").
 const char* dropout_kernel_note(DropoutKernel kernel);
 
 }  // namespace attn

@@ -1,19 +1,27 @@
 #include "stages/stages.h"
 
+#include "lang/lang.h"
+
 namespace attn {
+
+namespace {
+
+// The one-line summary --list-stages prints: the English text of "stage.<name>" in
+// src/lang/en.cpp, so every learner-facing text stays in one place per language.
+const char* summary(const char* stage) {
+  return lang_en().ui.at(std::string("stage.") + stage).c_str();
+}
+
+}  // namespace
 
 const std::vector<StageInfo>& all_stages() {
   static const std::vector<StageInfo> stages = {
-      {"dot-product", "3.3", "attention scores as dot products, softmax weights, context vectors",
-       run_dot_product},
-      {"softmax", "3.3.1", "normalising scores: sum, naive exp, and the stable softmax", run_softmax},
-      {"trainable", "3.4", "W_query, W_key, W_value; scaled dot-product; SelfAttention_v1 and v2",
-       run_trainable},
-      {"causal", "3.5.1", "masking future tokens: the tril method and the -inf method", run_causal},
-      {"dropout", "3.5.2", "dropout masks on attention weights; the CausalAttention class",
-       run_dropout},
-      {"multi-head", "3.6", "MultiHeadAttentionWrapper and MultiHeadAttention, every intermediate",
-       run_multi_head},
+      {"dot-product", "3.3", summary("dot-product"), run_dot_product},
+      {"softmax", "3.3.1", summary("softmax"), run_softmax},
+      {"trainable", "3.4", summary("trainable"), run_trainable},
+      {"causal", "3.5.1", summary("causal"), run_causal},
+      {"dropout", "3.5.2", summary("dropout"), run_dropout},
+      {"multi-head", "3.6", summary("multi-head"), run_multi_head},
   };
   return stages;
 }

@@ -1,4 +1,5 @@
-// Section 3.4: self-attention with trainable weights (scaled dot-product attention).
+// Section 3.4: self-attention with trainable weights (scaled dot-product attention),
+// ending with exercise 3.1. Texts: src/lang/ (key "trainable/<step>").
 #include <fmt/format.h>
 
 #include <cmath>
@@ -13,78 +14,85 @@ namespace attn {
 
 Walk run_trainable(const Config& cfg) {
   Walk walk("trainable", cfg);
+  set_common_vars(walk, cfg);
   const Tensor& inputs = cfg.inputs;
   const int64_t d_in = cfg.d_in(), d_out = cfg.d_out;
   const int64_t q = cfg.query - 1;
-  const char* init = cfg.init == InitKind::Rand ? "rand" : "randn";
   TorchGenerator gen;
 
-  const Tensor& x_2 = walk.add("x_2", fmt::format("the query token x({}) = inputs[{}]", cfg.query, q),
-                               inputs[q]);
+  const Tensor& x_2 = walk.add("x_2", inputs[q]);
 
   // 3.4.1: three weight matrices, drawn in this order after torch.manual_seed(seed1).
   gen.manual_seed(cfg.seed1);
-  const auto weight_title = [&](const char* what) {
-    return fmt::format("{}: nn.Parameter(torch.{}({}, {}), requires_grad=False), seed {}", what,
-                       init, d_in, d_out, cfg.seed1);
-  };
-  const Tensor& W_query = walk.add_parameter(
-      "W_query", weight_title("projects inputs to queries"),
-      init_parameter(gen, d_in, d_out, cfg.init), /*requires_grad=*/false);
-  const Tensor& W_key = walk.add_parameter(
-      "W_key", weight_title("projects inputs to keys"),
-      init_parameter(gen, d_in, d_out, cfg.init), false);
-  const Tensor& W_value = walk.add_parameter(
-      "W_value", weight_title("projects inputs to values"),
-      init_parameter(gen, d_in, d_out, cfg.init), false);
+  const Tensor& W_query = walk.add_parameter("W_query", init_parameter(gen, d_in, d_out, cfg.init),
+                                             /*requires_grad=*/false);
+  const Tensor& W_key = walk.add_parameter("W_key", init_parameter(gen, d_in, d_out, cfg.init), false);
+  const Tensor& W_value = walk.add_parameter("W_value", init_parameter(gen, d_in, d_out, cfg.init), false);
 
-  const Tensor& query_2 = walk.add("query_2", "x_2 @ W_query", matmul(x_2, W_query));  // (d_out,)
-  walk.add("key_2", "x_2 @ W_key", matmul(x_2, W_key));
-  walk.add("value_2", "x_2 @ W_value", matmul(x_2, W_value));
+  const Tensor& query_2 = walk.add("query_2", matmul(x_2, W_query));  // (d_out,)
+  walk.add("key_2", matmul(x_2, W_key));
+  walk.add("value_2", matmul(x_2, W_value));
 
-  const Tensor& keys = walk.add("keys", "inputs @ W_key: a key for every token", matmul(inputs, W_key));
-  const Tensor& values = walk.add("values", "inputs @ W_value: a value for every token",
-                                  matmul(inputs, W_value));                    // (T, d_out)
+  const Tensor& keys = walk.add("keys", matmul(inputs, W_key));        // (T, d_out)
+  const Tensor& values = walk.add("values", matmul(inputs, W_value));  // (T, d_out)
 
   const Tensor keys_2 = keys[q];
-  walk.add("attn_score_22", fmt::format("query_2 · keys[{}]: the score of x({}) for itself", q, cfg.query),
-           dot(query_2, keys_2));
-  const Tensor& attn_scores_2 = walk.add("attn_scores_2", "query_2 @ keys.T: scores against every key",
-                                         matmul(query_2, transpose2d(keys)));  // (T,)
+  const Tensor& attn_score_22 = walk.add("attn_score_22", dot(query_2, keys_2));
+  const Tensor& attn_scores_2 = walk.add("attn_scores_2", matmul_transposed(query_2, keys));  // (T,)
+  add_check(walk, "attn_score_22_in_attn_scores_2",
+            compare_close(Tensor::scalar(attn_scores_2(q)), attn_score_22));
 
   // Scale by sqrt(d_k) so that large dot products do not push softmax into saturation.
   const double d_k = static_cast<double>(keys.size(-1));
-  const Tensor& attn_weights_2 = walk.add(
-      "attn_weights_2", fmt::format("softmax(attn_scores_2 / sqrt(d_k)), d_k = {}", keys.size(-1)),
-      softmax_lastdim(div_scalar(attn_scores_2, std::sqrt(d_k))));
-  walk.add("context_vec_2", "attn_weights_2 @ values", matmul(attn_weights_2, values));  // (d_out,)
+  walk.vars["d_k"] = std::to_string(keys.size(-1));
+  walk.vars["sqrt_d_k"] = fmt::format("{:.4g}", std::sqrt(d_k));
+  const Tensor& attn_weights_2 =
+      walk.add("attn_weights_2", softmax_lastdim(div_scalar(attn_scores_2, std::sqrt(d_k))));
+  add_check(walk, "softmax_sums_to_1", rows_sum_to_one(attn_weights_2));
+  const Tensor& context_vec_2 = walk.add("context_vec_2", matmul(attn_weights_2, values));  // (d_out,)
 
   // 3.4.2: the same computation as a module, for every token at once.
   gen.manual_seed(cfg.seed1);
   const SelfAttention_v1 sa_v1(gen, d_in, d_out, cfg.init);
-  walk.add("sa_v1_output",
-           fmt::format("SelfAttention_v1({}, {})(inputs), seed {}: row {} is context_vec_2", d_in,
-                       d_out, cfg.seed1, cfg.query),
-           sa_v1.forward(inputs), {"grad_fn=<MmBackward0>"});
+  const Tensor& sa_v1_output = walk.add("sa_v1_output", sa_v1.forward(inputs), {"grad_fn=<MmBackward0>"});
+  add_check(walk, "sa_v1_row_equals_context_vec_2", compare_close(sa_v1_output[q], context_vec_2));
 
   gen.manual_seed(cfg.seed2);
   const SelfAttention_v2 sa_v2(gen, d_in, d_out, cfg.qkv_bias);
-  const auto linear_title = [&](const char* layer, const char* part) {
-    return fmt::format("SelfAttention_v2 (seed {}): nn.Linear {}.{}, stored as (d_out, d_in)",
-                       cfg.seed2, layer, part);
-  };
   for (const auto& [name, layer] : {std::pair<const char*, const Linear*>{"W_query", &sa_v2.W_query},
                                     {"W_key", &sa_v2.W_key},
                                     {"W_value", &sa_v2.W_value}}) {
-    walk.add_parameter(fmt::format("sa_v2.{}.weight", name), linear_title(name, "weight"),
-                       layer->weight);
-    if (layer->bias)
-      walk.add_parameter(fmt::format("sa_v2.{}.bias", name), linear_title(name, "bias"), *layer->bias);
+    walk.add_parameter(fmt::format("sa_v2.{}.weight", name), layer->weight);
+    if (layer->bias) walk.add_parameter(fmt::format("sa_v2.{}.bias", name), *layer->bias);
   }
-  walk.add("sa_v2_output",
-           fmt::format("SelfAttention_v2({}, {}{})(inputs)", d_in, d_out,
-                       cfg.qkv_bias ? ", qkv_bias=True" : ""),
-           sa_v2.forward(inputs), {"grad_fn=<MmBackward0>"});
+  walk.add("sa_v2_output", sa_v2.forward(inputs), {"grad_fn=<MmBackward0>"});
+
+  // Exercise 3.1: both classes after torch.manual_seed(seed1) (v2 as the exercise writes
+  // it, without qkv_bias), then sa_v1.W_query = nn.Parameter(sa_v2.W_query.weight.T) and
+  // likewise for W_key and W_value: the outputs agree.
+  gen.manual_seed(cfg.seed1);
+  SelfAttention_v1 ex_v1(gen, d_in, d_out, cfg.init);  // drawn, then replaced, as in the notebook
+  gen.manual_seed(cfg.seed1);
+  const SelfAttention_v2 ex_v2(gen, d_in, d_out, /*qkv_bias=*/false);
+  ex_v1.W_query = transpose2d(ex_v2.W_query.weight);
+  ex_v1.W_key = transpose2d(ex_v2.W_key.weight);
+  ex_v1.W_value = transpose2d(ex_v2.W_value.weight);
+  // SelfAttention_v1.forward with those weights. nn.Parameter(weight.T) keeps the
+  // transposed view, so each x @ W_* multiplies by a transposed operand, as PyTorch does.
+  const auto ex_v1_forward = [&](const Tensor& x) {
+    const Tensor keys = matmul_transposed(x, transpose2d(ex_v1.W_key));
+    const Tensor queries = matmul_transposed(x, transpose2d(ex_v1.W_query));
+    const Tensor values = matmul_transposed(x, transpose2d(ex_v1.W_value));
+    const Tensor attn_scores = matmul_transposed(queries, keys);  // queries @ keys.T
+    const Tensor attn_weights =
+        softmax_lastdim(div_scalar(attn_scores, std::sqrt(static_cast<double>(keys.size(-1)))));
+    return matmul(attn_weights, values);
+  };
+  const Tensor& ex_v1_output =
+      walk.add("exercise_3_1_sa_v1_output", ex_v1_forward(inputs), {"grad_fn=<MmBackward0>"});
+  const Tensor& ex_v2_output =
+      walk.add("exercise_3_1_sa_v2_output", ex_v2.forward(inputs), {"grad_fn=<MmBackward0>"});
+  add_check(walk, "exercise_3_1_outputs_equal", compare_close(ex_v1_output, ex_v2_output));
   return walk;
 }
 

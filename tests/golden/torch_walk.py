@@ -259,6 +259,17 @@ def stage_trainable(c):
         if layer.bias is not None:
             rec(f"sa_v2.{name}.bias", layer.bias)
     rec("sa_v2_output", sa_v2(inputs))
+    # Exercise 3.1, as the solution notebook does it: seed 123 (seed1) for both classes,
+    # v2 without qkv_bias, then v2's weights (transposed) copied into v1.
+    torch.manual_seed(c.seed1)
+    ex_v1 = SelfAttention_v1(d_in, d_out, c.init)
+    torch.manual_seed(c.seed1)
+    ex_v2 = SelfAttention_v2(d_in, d_out)
+    ex_v1.W_query = torch.nn.Parameter(ex_v2.W_query.weight.T)
+    ex_v1.W_key = torch.nn.Parameter(ex_v2.W_key.weight.T)
+    ex_v1.W_value = torch.nn.Parameter(ex_v2.W_value.weight.T)
+    rec("exercise_3_1_sa_v1_output", ex_v1(inputs))
+    rec("exercise_3_1_sa_v2_output", ex_v2(inputs))
     return rec.steps
 
 
@@ -331,6 +342,15 @@ def stage_multi_head(c):
     mha = MultiHeadAttention(d_in, c.d_out, T, c.attn_dropout, c.heads, c.qkv_bias)
     out = mha(batch, rec)
     rec("mha_context_vecs", out)
+    # Exercise 3.2: two heads with d_out = 1 each give 2-dimensional context vectors.
+    torch.manual_seed(c.seed1)
+    wrapper_2d = MultiHeadAttentionWrapper(d_in, 1, T, c.attn_dropout, 2, c.qkv_bias)
+    rec("exercise_3_2_context_vecs", wrapper_2d(batch))
+    # Exercise 3.3: the parameters of a GPT-2-sized MultiHeadAttention.
+    torch.manual_seed(c.seed1)
+    gpt2_mha = MultiHeadAttention(768, 768, 1024, 0.0, 12)
+    n = sum(p.numel() for p in gpt2_mha.parameters())
+    rec("exercise_3_3_num_params", torch.tensor(float(n)))
     return rec.steps
 
 

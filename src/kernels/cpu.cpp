@@ -1,0 +1,56 @@
+#include "kernels/cpu.h"
+
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+
+namespace attn::kernels {
+
+namespace {
+
+Isa supported_isa() {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f")) return Isa::Avx512;
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return Isa::Avx2;
+#endif
+  return Isa::Scalar;
+}
+
+Isa lower(Isa a, Isa b) { return static_cast<int>(a) < static_cast<int>(b) ? a : b; }
+
+Isa initial_isa() {
+  Isa isa = supported_isa();
+  if (const char* env = std::getenv("ATTN_WALK_ISA")) {
+    if (std::strcmp(env, "scalar") == 0) isa = Isa::Scalar;
+    else if (std::strcmp(env, "avx2") == 0) isa = lower(isa, Isa::Avx2);
+  }
+  return isa;
+}
+
+std::atomic<Isa>& active() {
+  static std::atomic<Isa> isa{initial_isa()};
+  return isa;
+}
+
+}  // namespace
+
+const char* isa_name(Isa isa) {
+  switch (isa) {
+    case Isa::Avx512: return "avx512";
+    case Isa::Avx2: return "avx2";
+    default: return "scalar";
+  }
+}
+
+Isa best_isa() { return initial_isa(); }
+
+Isa active_isa() { return active().load(std::memory_order_relaxed); }
+
+Isa set_active_isa(Isa isa) {
+  isa = lower(isa, supported_isa());
+  active().store(isa);
+  return isa;
+}
+
+}  // namespace attn::kernels

@@ -1,0 +1,21 @@
+// Which vector instructions the fast kernels use, chosen once at run time.
+//
+// Every path computes the same float32 bits: vectors only run independent per-element
+// chains side by side, never reassociating a sum. The scalar path is the portable
+// fallback (and the reference the others are tested against).
+#pragma once
+
+namespace attn::kernels {
+
+enum class Isa { Scalar, Avx2, Avx512 };
+
+const char* isa_name(Isa isa);
+// The best the CPU supports (AVX-512F, else AVX2 with FMA, else scalar), unless
+// ATTN_WALK_ISA=scalar|avx2|avx512 asks for a lower one.
+Isa best_isa();
+// The path in use; tests switch it to compare every path against the reference.
+Isa active_isa();
+// Clamped to what the CPU supports; returns the path now in use.
+Isa set_active_isa(Isa isa);
+
+}  // namespace attn::kernels

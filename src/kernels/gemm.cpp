@@ -1,0 +1,248 @@
+#include "kernels/gemm.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <limits>
+#include <stdexcept>
+
+#include "kernels/cpu.h"
+#include "kernels/gemm_detail.h"
+#include "kernels/parallel.h"
+
+namespace attn::kernels {
+
+namespace {
+
+// One output element, exactly as the definition says.
+float chain_element(int64_t i, int64_t j, ConstMat A, ConstMat B, float c, const ChainOrder& order) {
+  for (size_t b = 0; b + 1 < order.k_bounds.size(); ++b) {
+    float acc = 0.0f;
+    for (int64_t k = order.k_bounds[b]; k < order.k_bounds[b + 1]; ++k)
+      acc = std::fma(A.at(i, k), B.at(k, j), acc);
+    c = (b == 0 && !order.add_to_c) ? acc : acc + c;
+  }
+  return c;
+}
+
+bool is_negative_zero(float x) {
+  uint32_t bits;
+  std::memcpy(&bits, &x, sizeof bits);
+  return bits == 0x80000000u;
+}
+
+void check_order(int64_t K, const ChainOrder& order) {
+  const auto& kb = order.k_bounds;
+  bool ok = kb.size() >= 2 && kb.front() == 0 && kb.back() == K;
+  for (size_t b = 0; ok && b + 1 < kb.size(); ++b) ok = kb[b] <= kb[b + 1];
+  if (!ok) throw std::logic_error("gemm_chains: k_bounds must run from 0 to K");
+}
+
+// True when B(k, j) is finite for every k in [k_from, K) and every column j.
+bool finite_rows(ConstMat B, int64_t k_from, int64_t K, int64_t N) {
+  for (int64_t k = k_from; k < K; ++k)
+    for (int64_t j = 0; j < N; ++j)
+      if (!std::isfinite(B.at(k, j))) return false;
+  return true;
+}
+
+constexpr int64_t kTaskRows = 96;  // a multiple of every kernel's MR (8 and 6)
+constexpr int64_t kTaskCols = detail::kTileCols;
+
+}  // namespace
+
+ChainOrder single_chain(int64_t K) { return ChainOrder{{0, K}, false}; }
+
+void gemm_chains_reference(int64_t M, int64_t N, int64_t K, ConstMat A, ConstMat B, float* C,
+                           int64_t ldc, const ChainOrder& order) {
+  check_order(K, order);
+  for (int64_t i = 0; i < M; ++i)
+    for (int64_t j = 0; j < N; ++j) C[i * ldc + j] = chain_element(i, j, A, B, C[i * ldc + j], order);
+}
+
+std::vector<int64_t> trailing_zero_bounds(int64_t M, int64_t K, ConstMat A) {
+  std::vector<int64_t> end(static_cast<size_t>(M), 0);
+  for (int64_t i = 0; i < M; ++i) {
+    int64_t k = K;
+    while (k > 0 && A.at(i, k - 1) == 0.0f) --k;
+    end[static_cast<size_t>(i)] = k;
+  }
+  return end;
+}
+
+namespace {
+
+int64_t panel_width(Isa isa) {
+  return isa == Isa::Avx512 ? detail::kPanelAvx512 : isa == Isa::Avx2 ? detail::kPanelAvx2 : 1;
+}
+
+// Packs columns [j0, j1) for rows below k_limit (the scalar path keeps B row-major).
+void pack_columns(const PackedB& P, ConstMat B, int64_t k_limit, int64_t j0, int64_t j1, float* out) {
+  const int n_bounds = static_cast<int>(P.order.k_bounds.size());
+  switch (static_cast<Isa>(P.isa)) {
+    case Isa::Avx512:
+      detail::pack_b_avx512(B, P.N, P.order.k_bounds.data(), n_bounds, k_limit, j0, j1, P.n_padded, out);
+      break;
+    case Isa::Avx2:
+      detail::pack_b_avx2(B, P.N, P.order.k_bounds.data(), n_bounds, k_limit, j0, j1, P.n_padded, out);
+      break;
+    default:
+      for (int64_t k = 0; k < k_limit; ++k)
+        for (int64_t j = j0; j < j1; ++j) out[k * P.N + j] = B.at(k, j);
+  }
+}
+
+int64_t last_nonfinite_row(int64_t K, int64_t N, ConstMat B) {
+  if (B.transposed) {
+    int64_t last = -1;  // rows of B are columns of the storage
+    for (int64_t j = 0; j < N; ++j)
+      for (int64_t k = K - 1; k > last; --k)
+        if (!std::isfinite(B.data[j * B.ld + k])) last = k;
+    return last;
+  }
+  for (int64_t k = K - 1; k >= 0; --k) {
+    const float* row = B.data + k * B.ld;
+    bool finite = true;
+    for (int64_t j = 0; j < N; ++j) finite &= std::fabs(row[j]) <= std::numeric_limits<float>::max();
+    if (!finite) return k;
+  }
+  return -1;
+}
+
+// The tiles: rows in blocks of kTaskRows x columns in blocks of kTaskCols, one per task.
+void run_tiles(int64_t M, int64_t n, ConstMat A, const PackedB& P, float* C, int64_t ldc,
+               const int64_t* row_k_end, bool threaded) {
+  const Isa isa = static_cast<Isa>(P.isa);
+  const int64_t K = P.K;
+  const int64_t col_tasks = (n + kTaskCols - 1) / kTaskCols;
+  const int64_t tasks = ((M + kTaskRows - 1) / kTaskRows) * col_tasks;
+  int64_t max_block = 0;
+  for (size_t b = 0; b + 1 < P.order.k_bounds.size(); ++b)
+    max_block = std::max(max_block, P.order.k_bounds[b + 1] - P.order.k_bounds[b]);
+  auto task = [&](int64_t t) {
+    const int64_t i0 = (t / col_tasks) * kTaskRows, j0 = (t % col_tasks) * kTaskCols;
+    const int64_t m = std::min(kTaskRows, M - i0), cols = std::min(kTaskCols, n - j0);
+    if (isa == Isa::Scalar) {
+      gemm_chains_reference(m, cols, K, A.offset(i0, 0), ConstMat{P.data.data() + j0, P.N, false},
+                            C + i0 * ldc + j0, ldc, P.order);
+      return;
+    }
+    thread_local std::vector<float> scratch;  // for a transposed A
+    const size_t need = static_cast<size_t>(max_block * detail::kScratchRowsA);
+    if (A.transposed && scratch.size() < need) scratch.resize(need);
+    detail::Region r;
+    r.m = m;
+    r.n = cols;
+    r.j0 = j0;
+    r.A = A.offset(i0, 0);
+    r.packed_b = P.data.data();
+    r.n_padded = P.n_padded;
+    r.C = C + i0 * ldc + j0;
+    r.ldc = ldc;
+    r.k_bounds = P.order.k_bounds.data();
+    r.n_bounds = static_cast<int>(P.order.k_bounds.size());
+    r.add_to_c = P.order.add_to_c;
+    r.row_k_end = row_k_end ? row_k_end + i0 : nullptr;
+    r.scratch_a = scratch.data();
+    if (isa == Isa::Avx512) detail::gemm_region_avx512(r);
+    else detail::gemm_region_avx2(r);
+  };
+  if (threaded && tasks > 1) parallel_for(tasks, task);
+  else for (int64_t t = 0; t < tasks; ++t) task(t);
+}
+
+// A skipped suffix of zero products can only have changed the sign of a zero result
+// (-0 where the full chain gives +0): recompute exactly those elements in full.
+void fix_negative_zeros(int64_t M, int64_t n, ConstMat A, ConstMat B, float* C, int64_t ldc,
+                        const ChainOrder& order, const int64_t* row_k_end) {
+  for (int64_t i = 0; i < M; ++i) {
+    if (row_k_end[i] >= order.k_bounds.back()) continue;
+    float* row = C + i * ldc;
+    bool any = false;  // a branch-free scan first: -0 results are rare
+    for (int64_t j = 0; j < n; ++j) any |= is_negative_zero(row[j]);
+    if (!any) continue;
+    for (int64_t j = 0; j < n; ++j) {
+      if (!is_negative_zero(row[j])) continue;
+      // A sum is -0 only if both terms were -0, so with add_to_c the start value was -0
+      // too, and c still holds it; without add_to_c the start value is not used.
+      row[j] = chain_element(i, j, A, B, order.add_to_c ? row[j] : 0.0f, order);
+    }
+  }
+}
+
+// Whether the zero-tail hint can be used: some row stops early, and every row of B a
+// skipped product would read is finite.
+bool use_hint(int64_t M, int64_t K, const int64_t* row_k_end, int64_t last_nonfinite) {
+  if (!row_k_end || M == 0) return false;
+  const int64_t first_skip = *std::min_element(row_k_end, row_k_end + M);
+  return first_skip < K && last_nonfinite < std::max<int64_t>(first_skip, 0);
+}
+
+}  // namespace
+
+void pack_b(int64_t K, int64_t N, ConstMat B, const ChainOrder& order, PackedB& out, bool check_finite) {
+  check_order(K, order);
+  out.K = K;
+  out.N = N;
+  out.order = order;
+  out.isa = static_cast<int>(active_isa());
+  const int64_t nr = panel_width(active_isa());
+  out.n_padded = (N + nr - 1) / nr * nr;
+  const size_t size = static_cast<size_t>(K * out.n_padded);
+  if (out.data.size() < size) out.data.resize(size);
+  pack_columns(out, B, K, 0, N, out.data.data());
+  out.last_nonfinite_row = check_finite ? last_nonfinite_row(K, N, B) : K;
+  out.source = B;
+}
+
+void gemm_chains_packed(int64_t M, int64_t n, ConstMat A, const PackedB& B, float* C, int64_t ldc,
+                        const int64_t* row_k_end) {
+  if (M <= 0 || n <= 0) return;
+  if (n > B.N) throw std::logic_error("gemm_chains_packed: more columns than B has");
+  if (!use_hint(M, B.K, row_k_end, B.last_nonfinite_row)) row_k_end = nullptr;
+  run_tiles(M, n, A, B, C, ldc, row_k_end, M * n * B.K >= (int64_t{1} << 16));
+  if (row_k_end) fix_negative_zeros(M, n, A, B.source, C, ldc, B.order, row_k_end);
+}
+
+void gemm_chains(int64_t M, int64_t N, int64_t K, ConstMat A, ConstMat B, float* C, int64_t ldc,
+                 const ChainOrder& order, const int64_t* row_k_end) {
+  check_order(K, order);
+  if (M <= 0 || N <= 0) return;
+  const bool threaded = M * N * K >= (int64_t{1} << 16);
+
+  // The zero-tail hint needs B finite wherever a skipped product would have read it.
+  if (row_k_end) {
+    const int64_t first_skip = std::max<int64_t>(0, *std::min_element(row_k_end, row_k_end + M));
+    if (first_skip >= K || !finite_rows(B, first_skip, K, N)) row_k_end = nullptr;
+  }
+
+  // 1. Pack all of B once (the rows a hint skips for every row are left out).
+  thread_local PackedB packed;
+  packed.K = K;
+  packed.N = N;
+  packed.order = order;
+  packed.isa = static_cast<int>(active_isa());
+  const int64_t nr = panel_width(active_isa());
+  packed.n_padded = (N + nr - 1) / nr * nr;
+  packed.last_nonfinite_row = -1;  // checked above where it matters
+  packed.source = B;
+  const size_t size = static_cast<size_t>(K * packed.n_padded);
+  if (packed.data.size() < size) packed.data.resize(size);
+  // (The scalar path reads B in full, so it packs all of it.)
+  const bool all_rows = !row_k_end || static_cast<Isa>(packed.isa) == Isa::Scalar;
+  const int64_t k_limit = all_rows ? K : std::min(K, *std::max_element(row_k_end, row_k_end + M));
+  const int64_t col_chunks = (N + kTaskCols - 1) / kTaskCols;
+  PackedB& P = packed;  // thread_local: name it for the lambda
+  auto pack_chunk = [&](int64_t t) {
+    pack_columns(P, B, k_limit, t * kTaskCols, std::min(N, (t + 1) * kTaskCols), P.data.data());
+  };
+  if (threaded && col_chunks > 1 && static_cast<Isa>(P.isa) != Isa::Scalar) parallel_for(col_chunks, pack_chunk);
+  else for (int64_t t = 0; t < col_chunks; ++t) pack_chunk(t);
+
+  // 2. The tiles of C.
+  run_tiles(M, N, A, P, C, ldc, row_k_end, threaded);
+  if (row_k_end) fix_negative_zeros(M, N, A, B, C, ldc, order, row_k_end);
+}
+
+}  // namespace attn::kernels

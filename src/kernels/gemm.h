@@ -1,0 +1,78 @@
+// Fast matrix products that keep OpenBLAS's order of operations, so the float32 bits
+// do not change.
+//
+// For every output element C(i, j) the k-sum is cut into blocks [k_bounds[b], k_bounds[b+1]).
+// Inside a block the products are chained with fused multiply-adds from 0 in k order:
+//     acc = 0;  for k in block: acc = fma(A(i, k), B(k, j), acc)
+// and the block's chain then goes to C: stored as is (the first block, when `add_to_c` is
+// false) or added, C = acc + C. This is what OpenBLAS's sgemm kernels do per output; only
+// the blocks differ between its small-matrix kernel (one block, stored) and its blocked
+// kernel (blocks of at most GEMM_Q, each added to C, which starts as 0 or the bias).
+//
+// gemm_chains_reference() is that definition written out; gemm_chains() computes the same
+// bits with register tiles (each vector lane runs one element's chain), on all threads.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace attn::kernels {
+
+// A read-only matrix operand. Element (r, c) is data[r * ld + c], or data[c * ld + r] when
+// `transposed` (the matrix is stored as its transpose, as for x @ W.T or keys.T).
+struct ConstMat {
+  const float* data = nullptr;
+  int64_t ld = 0;
+  bool transposed = false;
+  float at(int64_t r, int64_t c) const { return transposed ? data[c * ld + r] : data[r * ld + c]; }
+  // The operand starting at element (r, c).
+  ConstMat offset(int64_t r, int64_t c) const {
+    return {transposed ? data + c * ld + r : data + r * ld + c, ld, transposed};
+  }
+};
+
+struct ChainOrder {
+  std::vector<int64_t> k_bounds;  // 0 = k_bounds[0] < ... < k_bounds.back() = K
+  bool add_to_c = false;          // false: the first block's chain is stored, later ones added
+};
+
+// One block covering all of K: OpenBLAS's small-matrix kernels.
+ChainOrder single_chain(int64_t K);
+
+// C (M, N), row stride ldc, from A (M, K) and B (K, N) in the order above.
+//
+// row_k_end (optional, M entries) is a promise that A(i, k) == 0 (or -0) for every
+// k >= row_k_end[i], as in a causal attention matrix (row_k_end[i] = i + 1). Those products
+// are then skipped. That is exact when B is finite there: adding 0 * b = +-0 never moves a
+// sum, and the one thing it can change, the sign of a zero result, is detected (-0) and
+// recomputed in full. If B is not finite there, the hint is ignored.
+void gemm_chains(int64_t M, int64_t N, int64_t K, ConstMat A, ConstMat B, float* C, int64_t ldc,
+                 const ChainOrder& order, const int64_t* row_k_end = nullptr);
+
+// The definition: scalar loops, one element at a time.
+void gemm_chains_reference(int64_t M, int64_t N, int64_t K, ConstMat A, ConstMat B, float* C,
+                           int64_t ldc, const ChainOrder& order);
+
+// For each row of the (M, K) matrix A: one past its last nonzero entry (0 for an all-zero row).
+std::vector<int64_t> trailing_zero_bounds(int64_t M, int64_t K, ConstMat A);
+
+// B laid out for the kernels, to multiply many A's by the same B without re-packing it (the
+// keys and values of one attention head, used by every block of query rows).
+struct PackedB {
+  int64_t K = 0, N = 0;
+  ChainOrder order;
+  int isa = 0;                     // the kernel it was packed for (kernels::Isa)
+  int64_t n_padded = 0;            // N rounded up to the kernel's panel width
+  std::vector<float> data;
+  int64_t last_nonfinite_row = 0;  // the last row of B holding an inf or NaN (-1: none)
+  ConstMat source;                 // B itself, read again for the rare exact fix-up
+};
+// Packs B (K, N) for `order`; B must outlive the uses of `out`. Storage of `out` is reused.
+// check_finite: find B's last non-finite row, which the zero-tail hint needs (without it,
+// the hint of gemm_chains_packed is ignored).
+void pack_b(int64_t K, int64_t N, ConstMat B, const ChainOrder& order, PackedB& out, bool check_finite = false);
+// C (M, n) = A (M, K) @ the first n <= N columns of the packed B, as gemm_chains().
+void gemm_chains_packed(int64_t M, int64_t n, ConstMat A, const PackedB& B, float* C, int64_t ldc,
+                        const int64_t* row_k_end = nullptr);
+
+}  // namespace attn::kernels

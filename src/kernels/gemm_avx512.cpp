@@ -1,0 +1,48 @@
+// The chain kernel with AVX-512: tiles of 8 rows x 32 columns (16 accumulators).
+// Compiled with -mavx512f (see CMakeLists.txt); only called when the CPU has AVX-512F.
+#include "kernels/gemm_tile.h"
+
+#if defined(__AVX512F__) && defined(__FMA__)
+#include <immintrin.h>
+#else
+#include <cstdlib>
+#endif
+
+namespace attn::kernels::detail {
+
+#if defined(__AVX512F__) && defined(__FMA__)
+
+namespace {
+
+struct Avx512 {
+  using vec = __m512;
+  static constexpr int width = 16;
+  static vec zero() { return _mm512_setzero_ps(); }
+  static vec load(const float* p) { return _mm512_loadu_ps(p); }
+  static void store(float* p, vec v) { _mm512_storeu_ps(p, v); }
+  static vec broadcast(const float* p) { return _mm512_set1_ps(*p); }
+  static vec fma(vec a, vec b, vec c) { return _mm512_fmadd_ps(a, b, c); }  // a * b + c, one rounding
+  static vec add(vec a, vec b) { return _mm512_add_ps(a, b); }
+};
+
+}  // namespace
+
+using Kernel = TileKernel<Avx512, 8, 2>;
+static_assert(Kernel::NR == kPanelAvx512 && kTileCols % Kernel::NR == 0, "panel width");
+
+void pack_b_avx512(const ConstMat& B, int64_t N, const int64_t* k_bounds, int n_bounds, int64_t k_limit,
+                   int64_t j_begin, int64_t j_end, int64_t n_padded, float* out) {
+  Kernel::pack_b(B, N, k_bounds, n_bounds, k_limit, j_begin, j_end, n_padded, out);
+}
+
+void gemm_region_avx512(const Region& r) { Kernel::region(r); }
+
+#else
+
+// Not built for this instruction set (another architecture): never selected at run time.
+void pack_b_avx512(const ConstMat&, int64_t, const int64_t*, int, int64_t, int64_t, int64_t, int64_t, float*) { std::abort(); }
+void gemm_region_avx512(const Region&) { std::abort(); }
+
+#endif
+
+}  // namespace attn::kernels::detail

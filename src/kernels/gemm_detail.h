@@ -1,0 +1,42 @@
+// Internal: the interface between gemm.cpp (tasks, threads, the reference) and the
+// per-ISA tile kernels (gemm_avx512.cpp, gemm_avx2.cpp).
+#pragma once
+
+#include <cstdint>
+
+#include "kernels/gemm.h"
+
+namespace attn::kernels::detail {
+
+// One rectangle of C computed by one thread, every K-block of it in order.
+struct Region {
+  int64_t m = 0, n = 0;                // rows and columns of this rectangle
+  int64_t j0 = 0;                      // its first column (a multiple of the kernel's NR)
+  ConstMat A;                          // A at the rectangle's first row
+  const float* packed_b = nullptr;     // all of B, packed by pack_b_<isa>
+  int64_t n_padded = 0;                // N rounded up to NR
+  float* C = nullptr;                  // C at the rectangle's corner
+  int64_t ldc = 0;
+  const int64_t* k_bounds = nullptr;   // the ChainOrder's blocks
+  int n_bounds = 0;
+  bool add_to_c = false;
+  const int64_t* row_k_end = nullptr;  // per row of the rectangle, or null
+  float* scratch_a = nullptr;          // room for max_block_k * kScratchRowsA floats
+};
+
+constexpr int64_t kScratchRowsA = 16;  // at least any kernel's MR
+constexpr int64_t kTileCols = 256;     // the kernels' NC, a multiple of every NR
+
+// Columns of B per panel (NR) for each kernel.
+constexpr int64_t kPanelAvx512 = 32, kPanelAvx2 = 16;
+
+// Packs columns [j_begin, j_end) of B (K, N), rows below k_limit, for every K-block;
+// j_begin a multiple of NR.
+void pack_b_avx512(const ConstMat& B, int64_t N, const int64_t* k_bounds, int n_bounds,
+                   int64_t k_limit, int64_t j_begin, int64_t j_end, int64_t n_padded, float* out);
+void pack_b_avx2(const ConstMat& B, int64_t N, const int64_t* k_bounds, int n_bounds,
+                 int64_t k_limit, int64_t j_begin, int64_t j_end, int64_t n_padded, float* out);
+void gemm_region_avx512(const Region& r);
+void gemm_region_avx2(const Region& r);
+
+}  // namespace attn::kernels::detail

@@ -1,0 +1,149 @@
+// The register-tiled chain kernel behind gemm_chains(), written once for any vector width.
+// Included only by the per-ISA files (gemm_avx512.cpp, gemm_avx2.cpp), each compiled for its
+// instruction set; `V` supplies the vector type and its operations.
+//
+// Tiling does not change any result: a tile of MR rows x NR columns keeps one accumulator
+// lane per output element, and every lane runs exactly the chain of gemm_chains_reference
+// (acc = fma(a_ik, b_kj, acc) for k in order). Only which elements run side by side changes.
+//
+// Nothing from the standard library is instantiated here: a template compiled with AVX-512
+// enabled must not be shared with (and picked by the linker for) the portable code.
+#pragma once
+
+#include <cstdint>
+
+#include "kernels/gemm.h"
+#include "kernels/gemm_detail.h"
+
+namespace attn::kernels::detail {
+
+template <class V, int MR, int NV>
+struct TileKernel {
+  static constexpr int W = V::width;
+  static constexpr int NR = NV * W;   // columns per tile
+  static constexpr int64_t NC = kTileCols;  // columns of C per pass over a row tile
+
+  static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+  static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
+
+  // acc(r, c) = chain over kc steps of a(r, k) * Bp[k*NR + c]; then C = acc (+ C).
+  // a(r, k) is Ap[r * a_row + k * a_k]: a packed sliver (a_row = 1, a_k = MR) or rows of A
+  // read in place (a_row = lda, a_k = 1).
+  static void micro(int64_t kc, const float* Ap, int64_t a_row, int64_t a_k, const float* Bp, float* C,
+                    int64_t ldc, int rows, int cols, bool add) {
+    typename V::vec acc[MR][NV];
+    for (int r = 0; r < MR; ++r)
+      for (int v = 0; v < NV; ++v) acc[r][v] = V::zero();
+    const float* a_rows[MR];
+    for (int r = 0; r < MR; ++r) a_rows[r] = Ap + (r < rows ? r : rows - 1) * a_row;  // edge: repeat a row
+    for (int64_t k = 0; k < kc; ++k) {
+      typename V::vec b[NV];
+      for (int v = 0; v < NV; ++v) b[v] = V::load(Bp + k * NR + v * W);
+      for (int r = 0; r < MR; ++r) {
+        const typename V::vec a = V::broadcast(a_rows[r] + k * a_k);
+        for (int v = 0; v < NV; ++v) acc[r][v] = V::fma(a, b[v], acc[r][v]);
+      }
+    }
+    if (rows == MR && cols == NR) {
+      for (int r = 0; r < MR; ++r)
+        for (int v = 0; v < NV; ++v) {
+          float* c = C + r * ldc + v * W;
+          V::store(c, add ? V::add(acc[r][v], V::load(c)) : acc[r][v]);
+        }
+      return;
+    }
+    // An edge tile: spill, then write only the elements that exist.
+    alignas(64) float tile[MR * NR];
+    for (int r = 0; r < MR; ++r)
+      for (int v = 0; v < NV; ++v) V::store(tile + r * NR + v * W, acc[r][v]);
+    for (int r = 0; r < rows; ++r)
+      for (int c = 0; c < cols; ++c) {
+        const float a = tile[r * NR + c];
+        float& out = C[r * ldc + c];
+        out = add ? a + out : a;
+      }
+  }
+
+  // Columns [j_begin, j_end) of B (j_begin a multiple of NR), every K-block, into panels:
+  // block b starts at out + k_bounds[b] * n_padded, and within it panel p (columns
+  // p*NR ... p*NR + NR - 1) holds kc_b rows of NR values, zero-padded past column N.
+  // Rows from k_limit on are not needed (the zero-tail hint) and not packed.
+  static void pack_b(const ConstMat& B, int64_t N, const int64_t* k_bounds, int n_bounds, int64_t k_limit,
+                     int64_t j_begin, int64_t j_end, int64_t n_padded, float* out) {
+    for (int b = 0; b + 1 < n_bounds; ++b) {
+      const int64_t k0 = k_bounds[b], kc_block = k_bounds[b + 1] - k0;
+      const int64_t kc = min64(kc_block, max64(0, k_limit - k0));
+      for (int64_t j = j_begin; j < j_end; j += NR) {
+        float* panel = out + k0 * n_padded + (j / NR) * kc_block * NR;
+        const int64_t cols = min64(NR, N - j);
+        if (!B.transposed) {
+          for (int64_t k = 0; k < kc; ++k) {
+            const float* src = B.data + (k0 + k) * B.ld + j;
+            float* dst = panel + k * NR;
+            if (cols == NR) {
+              for (int v = 0; v < NV; ++v) V::store(dst + v * W, V::load(src + v * W));
+            } else {
+              for (int64_t c = 0; c < NR; ++c) dst[c] = c < cols ? src[c] : 0.0f;
+            }
+          }
+        } else {
+          // Stored transposed: column c of B is a contiguous row of the storage.
+          for (int64_t c = 0; c < NR; ++c) {
+            const float* src = B.data + (j + c) * B.ld + k0;
+            if (c < cols) {
+              for (int64_t k = 0; k < kc; ++k) panel[k * NR + c] = src[k];
+            } else {
+              for (int64_t k = 0; k < kc; ++k) panel[k * NR + c] = 0.0f;
+            }
+          }
+        }
+      }
+    }
+  }
+
+  // A transposed A's rows [i0, i0 + rows) x columns [k0, k1), interleaved: out[k * MR + r],
+  // zero-padded.
+  static void pack_a(const ConstMat& A, int64_t i0, int rows, int64_t k0, int64_t k1, float* out) {
+    const int64_t kc = k1 - k0;
+    for (int64_t k = 0; k < kc; ++k)
+      for (int r = 0; r < MR; ++r) out[k * MR + r] = r < rows ? A.data[(k0 + k) * A.ld + i0 + r] : 0.0f;
+  }
+
+  // One region of C, every K-block in order, B already packed.
+  static void region(const Region& g) {
+    for (int b = 0; b + 1 < g.n_bounds; ++b) {
+      const int64_t k0 = g.k_bounds[b], k1 = g.k_bounds[b + 1], kc_block = k1 - k0;
+      const bool add = g.add_to_c || b > 0;
+      const float* block = g.packed_b + k0 * g.n_padded;
+      for (int64_t j0 = 0; j0 < g.n; j0 += NC) {
+        const int64_t n = min64(NC, g.n - j0);
+        for (int64_t i0 = 0; i0 < g.m; i0 += MR) {
+          const int rows = static_cast<int>(min64(MR, g.m - i0));
+          // With the zero-tail hint, a row tile stops after its rows' last nonzero.
+          int64_t k_end = k1;
+          if (g.row_k_end) {
+            k_end = k0;
+            for (int r = 0; r < rows; ++r) k_end = max64(k_end, min64(k1, g.row_k_end[i0 + r]));
+          }
+          // Row-major A is read in place; a transposed A is packed into a sliver first.
+          const float* a = g.A.data + i0 * g.A.ld + k0;
+          int64_t a_row = g.A.ld, a_k = 1;
+          if (g.A.transposed) {
+            pack_a(g.A, i0, rows, k0, k_end, g.scratch_a);
+            a = g.scratch_a;
+            a_row = 1;
+            a_k = MR;
+          }
+          for (int64_t p = 0; p * NR < n; ++p) {
+            const int64_t col = g.j0 + j0 + p * NR;  // in B's columns; a multiple of NR
+            const int cols = static_cast<int>(min64(NR, n - p * NR));
+            micro(k_end - k0, a, a_row, a_k, block + (col / NR) * kc_block * NR,
+                  g.C + i0 * g.ldc + j0 + p * NR, g.ldc, rows, cols, add);
+          }
+        }
+      }
+    }
+  }
+};
+
+}  // namespace attn::kernels::detail

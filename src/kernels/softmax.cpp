@@ -1,0 +1,89 @@
+#include "kernels/softmax.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "kernels/cpu.h"
+#include "kernels/parallel.h"
+#include "kernels/softmax_detail.h"
+#include "torch_kernels.h"
+
+namespace attn::kernels {
+
+namespace {
+
+bool use_avx2() { return active_isa() != Isa::Scalar; }
+
+// Rows shorter than 8 values are reduced left to right (reduce_all's scalar path); leave
+// them, and rows whose maximum is not finite, to the reference.
+bool vector_row(int64_t n) { return n >= 8 && use_avx2(); }
+
+// Steps 2 and 3 of the softmax for a row whose first `valid` of n values count (the rest
+// are -inf, i.e. exactly 0 after exp), given its finite maximum.
+void exp_and_normalise(float* row, int64_t valid, int64_t n, float max_input) {
+  detail::exp_shifted_avx2(row, row, valid, max_input);
+  const float sum = detail::reduce_sum_avx2(row, valid);
+  const float inv_sum = 1.0f / sum;
+  detail::multiply_avx2(row, valid, inv_sum);
+  for (int64_t i = valid; i < n; ++i) row[i] = 0.0f;
+}
+
+}  // namespace
+
+void softmax_row_reference(float* row, int64_t n) {
+  if (n == 0) return;
+  // 1. the row maximum, so that exp never overflows
+  const float max_input = reduce_all_max(row, n);
+  // 2. exponentiate the shifted scores (exp(-inf) = 0 for masked entries) and sum
+  for (int64_t i = 0; i < n; ++i) row[i] = sleef_expf(row[i] - max_input);
+  const float sum = reduce_all_sum(row, n);
+  // 3. normalise: PyTorch multiplies by the reciprocal rather than dividing
+  const float inv_sum = 1.0f / sum;
+  for (int64_t i = 0; i < n; ++i) row[i] *= inv_sum;
+}
+
+void softmax_rows(float* x, int64_t rows, int64_t n) {
+  if (n <= 0 || rows <= 0) return;
+  auto one_row = [&](float* row) {
+    if (!vector_row(n)) return softmax_row_reference(row, n);
+    const float max_input = detail::reduce_max_avx2(row, n);
+    if (!std::isfinite(max_input)) return softmax_row_reference(row, n);
+    exp_and_normalise(row, n, n, max_input);
+  };
+  // Chunks of rows of about 64K values each, spread over the threads.
+  const int64_t per_task = std::max<int64_t>(1, (int64_t{1} << 16) / n);
+  const int64_t tasks = (rows + per_task - 1) / per_task;
+  parallel_for(tasks, [&](int64_t t) {
+    for (int64_t r = t * per_task; r < std::min(rows, (t + 1) * per_task); ++r) one_row(x + r * n);
+  });
+}
+
+void masked_softmax_row(float* row, int64_t valid, int64_t n, int64_t full_n, float divisor) {
+  // masked_fill then / divisor: the kept scores are divided (-inf / divisor stays -inf).
+  if (use_avx2()) detail::divide_avx2(row, valid, divisor);
+  else for (int64_t i = 0; i < valid; ++i) row[i] /= divisor;
+  // In a row of 8 or more values, element e always goes to reduction lane e % 8, and the
+  // masked entries are the identities of the reductions (-inf for max, 0 after exp for
+  // the sum): the first `valid` values alone decide the result.
+  if (vector_row(full_n) && valid > 0) {
+    const float max_input = detail::reduce_max_avx2(row, valid);
+    if (std::isfinite(max_input)) return exp_and_normalise(row, valid, n, max_input);
+  }
+  // Otherwise the definition, on the whole row.
+  std::vector<float> full(static_cast<size_t>(full_n), -std::numeric_limits<float>::infinity());
+  std::copy(row, row + valid, full.begin());
+  softmax_row_reference(full.data(), full_n);
+  std::copy(full.begin(), full.begin() + n, row);
+}
+
+void exp_values(const float* x, float* out, int64_t n) {
+  if (!use_avx2()) {
+    for (int64_t i = 0; i < n; ++i) out[i] = sleef_expf(x[i]);
+    return;
+  }
+  detail::exp_shifted_avx2(x, out, n, 0.0f);
+}
+
+}  // namespace attn::kernels

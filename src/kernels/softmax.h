@@ -1,0 +1,31 @@
+// Fast softmax rows with the exact operations of PyTorch's AVX2 softmax kernel
+// (torch_kernels.h: reduce_all max, SLEEF expf, reduce_all sum, times 1/sum).
+//
+// The vector path evaluates expf on 8 values at once with the same sequence of roundings,
+// and keeps the 8-lane layout of the reductions, so each row's bits equal
+// softmax_row_reference(). Rows whose maximum is not finite (NaN, +-inf) take the
+// reference path.
+#pragma once
+
+#include <cstdint>
+
+namespace attn::kernels {
+
+// torch.softmax(row, dim=-1) of one row of n values, in place; the readable definition.
+void softmax_row_reference(float* row, int64_t n);
+
+// The same for `rows` rows of n values each, in place, fast.
+void softmax_rows(float* x, int64_t rows, int64_t n);
+
+// One row of causal attention, fused: the row has full_n scores, of which only the first
+// `valid` are kept (divided by `divisor`) and the rest are masked to -inf, so their weights
+// are exactly 0. The result equals softmax_row_reference() of
+//     [s_0/divisor, ..., s_{valid-1}/divisor, -inf, ..., -inf]   (full_n values).
+// Only the first n values of the row are stored and written (valid <= n <= full_n): the
+// weights, then zeros; masked scores past `valid` are never read.
+void masked_softmax_row(float* row, int64_t valid, int64_t n, int64_t full_n, float divisor);
+
+// expf(x) for n values (SLEEF's xexpf, as sleef_expf()), fast.
+void exp_values(const float* x, float* out, int64_t n);
+
+}  // namespace attn::kernels

@@ -1,0 +1,139 @@
+// Softmax pieces with AVX2 + FMA (compiled with -mavx2 -mfma; see CMakeLists.txt).
+// Each function performs, lane by lane, exactly the float operations of its scalar
+// counterpart in torch_kernels.cpp.
+#include "kernels/softmax_detail.h"
+
+#if defined(__AVX2__) && defined(__FMA__)
+
+#include <immintrin.h>
+
+namespace attn::kernels::detail {
+
+namespace {
+
+// SLEEF's xexpf on 8 lanes, step for step as sleef_expf():
+//   q = rint(d * log2(e)); s = d - q*ln2 (ln2 in two parts, fused); a degree-6 polynomial
+//   in s; u = 1 + (s*s*u + s); u * 2^(q>>1) * 2^(q - (q>>1)); 0 below -104, inf above 100.
+inline __m256 exp8(__m256 d) {
+  const __m256 q_f = _mm256_round_ps(_mm256_mul_ps(d, _mm256_set1_ps(1.442695040888963407359924681001892137426645954152985934135449406931f)),
+                                     _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  const __m256i q = _mm256_cvtps_epi32(q_f);
+  __m256 s = _mm256_fmadd_ps(q_f, _mm256_set1_ps(-0.693145751953125f), d);
+  s = _mm256_fmadd_ps(q_f, _mm256_set1_ps(-1.428606765330187045e-06f), s);
+
+  __m256 u = _mm256_set1_ps(0.000198527617612853646278381f);
+  u = _mm256_fmadd_ps(u, s, _mm256_set1_ps(0.00139304355252534151077271f));
+  u = _mm256_fmadd_ps(u, s, _mm256_set1_ps(0.00833336077630519866943359f));
+  u = _mm256_fmadd_ps(u, s, _mm256_set1_ps(0.0416664853692054748535156f));
+  u = _mm256_fmadd_ps(u, s, _mm256_set1_ps(0.166666671633720397949219f));
+  u = _mm256_fmadd_ps(u, s, _mm256_set1_ps(0.5f));
+  u = _mm256_add_ps(_mm256_set1_ps(1.0f), _mm256_fmadd_ps(_mm256_mul_ps(s, s), u, s));
+
+  // 2^q1 and 2^q2 as floats: (q + 127) << 23. Exact for |q| <= 126, which holds whenever
+  // the result is not replaced below.
+  const __m256i q1 = _mm256_srai_epi32(q, 1), q2 = _mm256_sub_epi32(q, q1);
+  const __m256i bias = _mm256_set1_epi32(127);
+  const __m256 p1 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(q1, bias), 23));
+  const __m256 p2 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(q2, bias), 23));
+  u = _mm256_mul_ps(_mm256_mul_ps(u, p1), p2);
+
+  u = _mm256_blendv_ps(u, _mm256_setzero_ps(), _mm256_cmp_ps(d, _mm256_set1_ps(-104.0f), _CMP_LT_OQ));
+  u = _mm256_blendv_ps(u, _mm256_set1_ps(__builtin_inff()), _mm256_cmp_ps(d, _mm256_set1_ps(100.0f), _CMP_GT_OQ));
+  return _mm256_blendv_ps(u, d, _mm256_cmp_ps(d, d, _CMP_UNORD_Q));  // NaN in, the same NaN out
+}
+
+// The lanes of a partial vector that exist.
+inline __m256i first_lanes(int64_t count) {
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(count)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+
+// vec::maximum without NaNs: a > b ? a : b, per lane (what _mm256_max_ps computes).
+inline float max_op(float a, float b) { return a > b ? a : b; }
+
+template <class Op>
+float fold(__m256 acc, Op op) {
+  alignas(32) float lanes[8];
+  _mm256_store_ps(lanes, acc);
+  const int shifts[3] = {4, 2, 1};
+  for (int shift : shifts) {
+    float folded[8];
+    for (int l = 0; l < 8; ++l) folded[l] = op(lanes[l], lanes[l ^ shift]);
+    for (int l = 0; l < 8; ++l) lanes[l] = folded[l];
+  }
+  return lanes[0];
+}
+
+}  // namespace
+
+void exp_shifted_avx2(const float* x, float* out, int64_t n, float shift) {
+  const __m256 sh = _mm256_set1_ps(shift);
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) _mm256_storeu_ps(out + i, exp8(_mm256_sub_ps(_mm256_loadu_ps(x + i), sh)));
+  if (i < n) {
+    const __m256i m = first_lanes(n - i);
+    const __m256 v = _mm256_maskload_ps(x + i, m);
+    _mm256_maskstore_ps(out + i, m, exp8(_mm256_sub_ps(v, sh)));
+  }
+}
+
+float reduce_max_avx2(const float* x, int64_t valid) {
+  // Lanes start at the identity, -inf: max(-inf, v) = v for every non-NaN v.
+  // _mm256_max_ps(a, b) is a > b ? a : b lane by lane, as vec::maximum without NaNs; NaNs
+  // are tracked on the side (vec::maximum propagates them) and returned as the result.
+  __m256 acc = _mm256_set1_ps(-__builtin_inff());
+  __m256 nan = _mm256_setzero_ps();
+  int64_t i = 0;
+  for (; i + 8 <= valid; i += 8) {
+    const __m256 v = _mm256_loadu_ps(x + i);
+    nan = _mm256_or_ps(nan, _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+    acc = _mm256_max_ps(acc, v);
+  }
+  if (i < valid) {
+    const __m256i m = first_lanes(valid - i);
+    const __m256 v = _mm256_blendv_ps(acc, _mm256_maskload_ps(x + i, m), _mm256_castsi256_ps(m));
+    nan = _mm256_or_ps(nan, _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+    acc = _mm256_max_ps(acc, v);
+  }
+  if (_mm256_movemask_ps(nan) != 0) return __builtin_nanf("");
+  return fold(acc, max_op);
+}
+
+float reduce_sum_avx2(const float* x, int64_t valid) {
+  // Lanes start at +0, and 0 + v = v for the (non-negative-zero) exp values summed here.
+  __m256 acc = _mm256_setzero_ps();
+  int64_t i = 0;
+  for (; i + 8 <= valid; i += 8) acc = _mm256_add_ps(acc, _mm256_loadu_ps(x + i));
+  if (i < valid) acc = _mm256_add_ps(acc, _mm256_maskload_ps(x + i, first_lanes(valid - i)));
+  return fold(acc, [](float a, float b) { return a + b; });
+}
+
+void multiply_avx2(float* x, int64_t n, float s) {
+  const __m256 v = _mm256_set1_ps(s);
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) _mm256_storeu_ps(x + i, _mm256_mul_ps(_mm256_loadu_ps(x + i), v));
+  for (; i < n; ++i) x[i] *= s;
+}
+
+void divide_avx2(float* x, int64_t n, float s) {
+  const __m256 v = _mm256_set1_ps(s);
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) _mm256_storeu_ps(x + i, _mm256_div_ps(_mm256_loadu_ps(x + i), v));
+  for (; i < n; ++i) x[i] /= s;
+}
+
+}  // namespace attn::kernels::detail
+
+#else
+
+#include <cstdlib>
+
+namespace attn::kernels::detail {
+// Not built for this instruction set (another architecture): never selected at run time.
+void exp_shifted_avx2(const float*, float*, int64_t, float) { std::abort(); }
+float reduce_max_avx2(const float*, int64_t) { std::abort(); }
+float reduce_sum_avx2(const float*, int64_t) { std::abort(); }
+void multiply_avx2(float*, int64_t, float) { std::abort(); }
+void divide_avx2(float*, int64_t, float) { std::abort(); }
+}  // namespace attn::kernels::detail
+
+#endif

@@ -1,0 +1,19 @@
+// Internal: the AVX2 softmax pieces (softmax_avx2.cpp), used by softmax.cpp when the CPU
+// has AVX2 and FMA.
+#pragma once
+
+#include <cstdint>
+
+namespace attn::kernels::detail {
+
+// out[i] = sleef_expf(x[i] - shift) for n values (shift 0 for plain expf).
+void exp_shifted_avx2(const float* x, float* out, int64_t n, float shift);
+// reduce_all over x[0, valid) laid out as a row of n >= 8 values whose other entries are the
+// identity (-inf for max, 0 for sum): lane e % 8 takes element e, lanes folded as a tree.
+float reduce_max_avx2(const float* x, int64_t valid);
+float reduce_sum_avx2(const float* x, int64_t valid);
+// x[i] = op(x[i], s) for n values.
+void multiply_avx2(float* x, int64_t n, float s);
+void divide_avx2(float* x, int64_t n, float s);
+
+}  // namespace attn::kernels::detail

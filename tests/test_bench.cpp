@@ -1,0 +1,129 @@
+// attn-walk bench: its report, and the fused forward it times, which must give the same
+// bits as MultiHeadAttention's step-by-step forward in modules.cpp. Small sizes only; no
+// timing is asserted.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <nlohmann/json.hpp>
+
+#include "bench/bench.h"
+#include "bench/fast_forward.h"
+#include "kernels/attention.h"
+#include "kernels/cpu.h"
+#include "kernels/parallel.h"
+#include "modules.h"
+#include "torch_random.h"
+
+namespace attn {
+namespace {
+
+uint32_t bits(float x) {
+  uint32_t b;
+  std::memcpy(&b, &x, sizeof b);
+  return b;
+}
+
+void expect_same_bits(const Tensor& got, const Tensor& want, const std::string& what) {
+  ASSERT_EQ(got.shape, want.shape) << what;
+  size_t differ = 0, first = 0;
+  for (size_t i = 0; i < got.data.size(); ++i)
+    if (bits(got.data[i]) != bits(want.data[i]) && !differ++) first = i;
+  EXPECT_EQ(differ, 0u) << what << ": first difference at " << first << ": " << got.data[first] << " vs "
+                        << want.data[first];
+}
+
+struct Sizes {
+  int64_t B, T, D, H;
+};
+
+TEST(FastForward, EqualsTheStepByStepForward) {
+  const Sizes sizes[] = {{1, 128, 768, 12},  // GPT-2 heads (head_dim 64), T just above the small kernels
+                         {2, 150, 96, 2},    // batch of two (keys copied, not viewed), head_dim 48
+                         {1, 300, 64, 2},    // head_dim 32, rows not a multiple of the row block
+                         {3, 70, 256, 4},    // head_dim 64, T < 128: the context product's small kernel
+                         {1, 16, 8, 2}};     // tiny: falls back to the step-by-step forward
+  for (const auto& s : sizes) {
+    TorchGenerator gen(123);
+    const Tensor x = randn(gen, {s.B, s.T, s.D});
+    const MultiHeadAttention mha(gen, s.D, s.D, s.T, 0.0, s.H, false, DropoutKernel::Default);
+    const Tensor want = mha.forward_traced(gen, x).context_vecs;
+    for (auto isa : {kernels::Isa::Scalar, kernels::Isa::Avx2, kernels::Isa::Avx512}) {
+      kernels::set_active_isa(isa);
+      for (int threads : {1, 2}) {
+        kernels::set_num_threads(threads);
+        expect_same_bits(multi_head_attention_output(mha, gen, x), want,
+                         "B=" + std::to_string(s.B) + " T=" + std::to_string(s.T) + " D=" + std::to_string(s.D) +
+                             " " + kernels::isa_name(kernels::active_isa()) + " threads " + std::to_string(threads));
+      }
+    }
+    kernels::set_active_isa(kernels::best_isa());
+    kernels::set_num_threads(0);
+  }
+}
+
+TEST(FastForward, FusesOnlyWhereTheNumbersAgree) {
+  EXPECT_TRUE(kernels::causal_attention_fusable(1, 1024, 64));
+  EXPECT_TRUE(kernels::causal_attention_fusable(2, 128, 64));
+  EXPECT_FALSE(kernels::causal_attention_fusable(1, 30, 64));  // small TN kernel: dot-like scores
+  EXPECT_FALSE(kernels::causal_attention_fusable(2, 6, 2));    // bmm's own loop
+}
+
+TEST(FastForward, WithDropoutUsesTheStepByStepForward) {
+  TorchGenerator gen(5);
+  const Tensor x = randn(gen, {1, 128, 128});
+  const MultiHeadAttention mha(gen, 128, 128, 128, 0.5, 2, false, DropoutKernel::Default);
+  TorchGenerator g1(9), g2(9);
+  expect_same_bits(multi_head_attention_output(mha, g1, x), mha.forward_traced(g2, x).context_vecs, "dropout");
+}
+
+TEST(Bench, JsonReportHasTheFieldsAndPyTorchsResult) {
+  BenchOptions o;
+  o.tokens = 130;
+  o.d_model = 64;
+  o.heads = 2;
+  o.batch = 2;
+  o.repeat = 2;
+  o.threads = 2;
+  o.seed = 7;
+  o.format = "json";
+  const auto j = nlohmann::json::parse(run_bench(o));
+  for (const char* key : {"median_ms", "min_ms", "gflops", "threads", "sum", "abs_sum", "first", "peak_rss_mib"})
+    EXPECT_TRUE(j.contains(key)) << key;
+  EXPECT_EQ(j["threads"].get<int>(), 2);
+  EXPECT_GT(j["median_ms"].get<double>(), 0.0);
+  EXPECT_LE(j["min_ms"].get<double>(), j["median_ms"].get<double>());
+
+  // The same forward through modules.cpp, in PyTorch's order of draws.
+  TorchGenerator gen(7);
+  const Tensor x = randn(gen, {2, 130, 64});
+  const MultiHeadAttention mha(gen, 64, 64, 130, 0.0, 2, false, DropoutKernel::Default);
+  const Tensor y = mha.forward_traced(gen, x).context_vecs;
+  double sum = 0.0, abs_sum = 0.0;
+  for (float v : y.data) {
+    sum += v;
+    abs_sum += std::fabs(v);
+  }
+  EXPECT_EQ(j["sum"].get<double>(), sum);
+  EXPECT_EQ(j["abs_sum"].get<double>(), abs_sum);
+  ASSERT_EQ(j["first"].size(), 8u);
+  for (size_t i = 0; i < 8; ++i) EXPECT_EQ(bits(j["first"][i].get<float>()), bits(y.data[i])) << i;
+  kernels::set_num_threads(0);
+}
+
+TEST(Bench, TextReportNamesTheRun) {
+  BenchOptions o;
+  o.tokens = 20;
+  o.d_model = 16;
+  o.heads = 2;
+  o.repeat = 1;
+  o.threads = 1;
+  const std::string text = run_bench(o);
+  EXPECT_NE(text.find("median"), std::string::npos);
+  EXPECT_NE(text.find("MultiHeadAttention(16, 16, 20, 0.0, num_heads=2)"), std::string::npos);
+  EXPECT_NE(text.find("peak RSS"), std::string::npos);
+  kernels::set_num_threads(0);
+}
+
+}  // namespace
+}  // namespace attn

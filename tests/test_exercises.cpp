@@ -1,0 +1,116 @@
+// The chapter's exercises, computed by the walks (never hard-coded): 3.1 ends the
+// trainable walk, 3.2 and 3.3 end the multi-head walk.
+#include <gtest/gtest.h>
+
+#include "embeddings.h"
+#include "lang/lang.h"
+#include "modules.h"
+#include "ops.h"
+#include "render/render.h"
+#include "stages/stages.h"
+#include "torch_random.h"
+
+namespace attn {
+namespace {
+
+Config book() {
+  Config c;
+  const Embeddings e = builtin_journey();
+  c.tokens = e.tokens;
+  c.inputs = e.inputs;
+  return c;
+}
+
+const Step& step_named(const Walk& w, const std::string& name) {
+  for (const auto& s : w.steps)
+    if (s.name == name) return s;
+  throw std::runtime_error("no step " + name);
+}
+
+TEST(Exercise3_1, EndsTheTrainableWalkWithEqualOutputs) {
+  const Walk w = run_trainable(book());
+  ASSERT_GE(w.steps.size(), 2u);
+  const Step& v1 = w.steps[w.steps.size() - 2];
+  const Step& v2 = w.steps.back();
+  EXPECT_EQ(v1.name, "exercise_3_1_sa_v1_output");
+  EXPECT_EQ(v2.name, "exercise_3_1_sa_v2_output");
+  EXPECT_EQ(v1.value.shape, (Shape{6, 2}));
+  EXPECT_EQ(v1.value.data, v2.value.data);  // bit for bit
+  EXPECT_EQ(printed_step(v1).rfind("tensor([[-0.5337, -0.1051],", 0), 0u) << printed_step(v1);
+  // Not the chapter's own SelfAttention_v1/v2 outputs: those differ from each other.
+  EXPECT_NE(step_named(w, "sa_v1_output").value.data, v1.value.data);
+  EXPECT_NE(step_named(w, "sa_v2_output").value.data, v2.value.data);
+}
+
+TEST(Exercise3_1, AgreesForOtherConfigsAndIgnoresQkvBias) {
+  Config c = book();
+  c.d_out = 4;
+  c.init = InitKind::Randn;
+  c.seed1 = 7;
+  const Walk w = run_trainable(c);
+  EXPECT_EQ(step_named(w, "exercise_3_1_sa_v1_output").value.shape, (Shape{6, 4}));
+  EXPECT_EQ(step_named(w, "exercise_3_1_sa_v1_output").value.data,
+            step_named(w, "exercise_3_1_sa_v2_output").value.data);
+  // The exercise's SelfAttention_v2 has no bias (v1 could not copy one), whatever --qkv-bias says.
+  Config b = book();
+  b.qkv_bias = true;
+  EXPECT_EQ(step_named(run_trainable(b), "exercise_3_1_sa_v2_output").value.data,
+            step_named(run_trainable(book()), "exercise_3_1_sa_v2_output").value.data);
+}
+
+TEST(Exercise3_2, TwoHeadsOfWidthOneGive2DContextVectors) {
+  Config c = book();
+  c.d_out = 8;
+  c.heads = 4;
+  c.batch = 3;
+  const Walk w = run_multi_head(c);
+  const Step& s = w.steps[w.steps.size() - 2];
+  EXPECT_EQ(s.name, "exercise_3_2_context_vecs");
+  EXPECT_EQ(s.value.shape, (Shape{3, 6, 2}));
+  // Its first column is a CausalAttention(d_in, 1, ...) drawn first after the seed.
+  TorchGenerator gen(c.seed1);
+  const CausalAttention head(gen, c.d_in(), 1, 6, 0.0, false, c.dropout_rng);
+  const Tensor first = head.forward(gen, stack_copies(c.inputs, 3));
+  for (int64_t r = 0; r < 3 * 6; ++r) EXPECT_EQ(s.value.data[r * 2], first.data[r]) << r;
+}
+
+TEST(Exercise3_3, CountsTheParametersOfAGpt2SizedModule) {
+  const Walk w = run_multi_head(book());
+  const Step& s = w.steps.back();
+  EXPECT_EQ(s.name, "exercise_3_3_num_params");
+  EXPECT_EQ(s.value.shape, Shape{});
+  EXPECT_EQ(s.value.item(), 2360064.0f);
+  EXPECT_EQ(printed_step(s), "tensor(2360064.)");
+  ASSERT_EQ(s.details.size(), 6u);
+  EXPECT_EQ(s.details[0], "  W_query.weight   (768, 768) =   589,824");
+  EXPECT_EQ(s.details[3], "  out_proj.weight  (768, 768) =   589,824");
+  EXPECT_EQ(s.details[4], "  out_proj.bias    (768,)     =       768");
+
+  Walk en = w, zh = w;
+  localize(en, Lang::En, true);
+  localize(zh, Lang::Zh, true);
+  EXPECT_EQ(en.steps.back().details.back(), "  total = 2,360,064");
+  EXPECT_EQ(zh.steps.back().details.back(), "  合计 = 2,360,064");
+  EXPECT_NE(en.steps.back().explanation.find("2,360,064"), std::string::npos);
+}
+
+TEST(Exercise3_3, NamedParameterShapesFollowPyTorchsOrder) {
+  TorchGenerator gen(1);
+  const MultiHeadAttention mha(gen, 5, 6, 4, 0.0, 3, /*qkv_bias=*/true, DropoutKernel::Default);
+  const auto params = named_parameter_shapes(mha);
+  std::vector<std::string> names;
+  int64_t total = 0;
+  for (const auto& p : params) {
+    names.push_back(p.name);
+    total += numel_of(p.shape);
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"W_query.weight", "W_query.bias", "W_key.weight",
+                                             "W_key.bias", "W_value.weight", "W_value.bias",
+                                             "out_proj.weight", "out_proj.bias"}));
+  EXPECT_EQ(params[0].shape, (Shape{6, 5}));
+  EXPECT_EQ(params[7].shape, (Shape{6}));
+  EXPECT_EQ(total, mha.parameter_count());
+}
+
+}  // namespace
+}  // namespace attn

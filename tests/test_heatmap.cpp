@@ -1,0 +1,398 @@
+// The terminal heatmap (src/render/heatmap.cpp): which steps get one, the shading and
+// the colours, the masked and zero cells, token labels (CJK is two columns wide), and
+// the summaries that keep big inputs small.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "embeddings.h"
+#include "render/heatmap.h"
+#include "render/render.h"
+#include "stages/stages.h"
+
+namespace attn {
+namespace {
+
+constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+
+Config config_with_tokens(std::vector<std::string> tokens, int64_t d_in = 2) {
+  Config c;
+  const auto T = static_cast<int64_t>(tokens.size());
+  c.tokens = std::move(tokens);
+  std::vector<float> data(static_cast<size_t>(T * d_in));
+  for (size_t i = 0; i < data.size(); ++i) data[i] = 0.1f * static_cast<float>(i % 7);
+  c.inputs = Tensor({T, d_in}, data);
+  return c;
+}
+
+Config config_of_size(int64_t T) {
+  std::vector<std::string> tokens;
+  for (int64_t i = 0; i < T; ++i) tokens.push_back("x" + std::to_string(i + 1));
+  return config_with_tokens(tokens);
+}
+
+Step make_step(std::string name, Tensor value) {
+  Step s;
+  s.name = std::move(name);
+  s.title = "a title";
+  s.value = std::move(value);
+  return s;
+}
+
+// A (T, T) causal matrix: row i has weights on j <= i and `above` on j > i.
+Tensor causal(int64_t T, float above) {
+  Tensor t = Tensor::zeros({T, T});
+  for (int64_t i = 0; i < T; ++i)
+    for (int64_t j = 0; j < T; ++j) t(i, j) = j <= i ? 1.0f / static_cast<float>(i + 1) : above;
+  return t;
+}
+
+Tensor stacked(const Shape& lead, const Tensor& block, bool vary) {
+  Shape shape = lead;
+  shape.insert(shape.end(), block.shape.begin(), block.shape.end());
+  std::vector<float> data;
+  const int64_t copies = numel_of(lead);
+  for (int64_t k = 0; k < copies; ++k)
+    for (float v : block.data) data.push_back(vary && std::isfinite(v) && v != 0.0f ? v * (1.0f + 0.01f * k) : v);
+  return Tensor(shape, data);
+}
+
+std::vector<std::string> lines_of(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  std::string line;
+  while (std::getline(ss, line)) out.push_back(line);
+  return out;
+}
+
+size_t count(const std::string& hay, const std::string& needle) {
+  size_t n = 0;
+  for (size_t p = hay.find(needle); p != std::string::npos; p = hay.find(needle, p + needle.size())) ++n;
+  return n;
+}
+
+RenderOptions plain() {
+  RenderOptions o;
+  o.heatmap = true;
+  return o;
+}
+
+RenderOptions colored() {
+  RenderOptions o = plain();
+  o.color = true;
+  return o;
+}
+
+// ------------------------------------------------------------------ the rule
+
+TEST(WantsHeatmap, NamesAndShapes) {
+  const Walk walk("test", config_of_size(3));
+  const Tensor tt = Tensor::zeros({3, 3});
+  // Attention matrices, in every layout the chapter uses.
+  for (const char* name : {"attn_scores", "attn_weights", "attn_scores_masked", "attn_weights_causal",
+                           "mask", "mask_simple", "masked", "masked_simple", "masked_simple_norm",
+                           "dropout_ones", "dropout_attn_weights", "ca.attn_weights"})
+    EXPECT_TRUE(wants_heatmap(walk, make_step(name, tt))) << name;
+  EXPECT_TRUE(wants_heatmap(walk, make_step("attn_weights", Tensor::zeros({2, 3, 3}))));
+  EXPECT_TRUE(wants_heatmap(walk, make_step("attn_weights", Tensor::zeros({2, 4, 3, 3}))));
+  // Square by accident, or not (T, T) at all.
+  for (const char* name : {"inputs", "a_at_a_T", "first_res", "sa_v1_output", "keys", "queries",
+                           "row_sums", "context_vec", "W_query"})
+    EXPECT_FALSE(wants_heatmap(walk, make_step(name, tt))) << name;
+  EXPECT_FALSE(wants_heatmap(walk, make_step("attn_weights_row_sums", Tensor::zeros({3}))));
+  EXPECT_FALSE(wants_heatmap(walk, make_step("attn_scores_2", Tensor::zeros({3}))));
+  EXPECT_FALSE(wants_heatmap(walk, make_step("attn_weights", Tensor::zeros({3, 4}))));
+  EXPECT_FALSE(wants_heatmap(walk, make_step("attn_weights", Tensor::zeros({4, 4}))));
+  EXPECT_FALSE(wants_heatmap(walk, make_step("attn_weights", Tensor::zeros({1, 2, 2, 3, 3}))));
+  EXPECT_FALSE(wants_heatmap(walk, make_step("attn_weights", Tensor::scalar(1.0f))));
+  // T = 1: (T, 1) row sums are (1, 1) but are not attention.
+  const Walk one("test", config_of_size(1));
+  EXPECT_FALSE(wants_heatmap(one, make_step("row_sums", Tensor::zeros({1, 1}))));
+  EXPECT_TRUE(wants_heatmap(one, make_step("attn_weights", Tensor::zeros({1, 1}))));
+}
+
+// The chapter's own walks: exactly the attention matrices get a heatmap.
+TEST(WantsHeatmap, TheChaptersStages) {
+  Config cfg;
+  Embeddings emb = builtin_journey();
+  cfg.tokens = emb.tokens;
+  cfg.inputs = emb.inputs;
+  const std::map<std::string, std::set<std::string>> expected = {
+      {"dot-product", {"attn_scores", "attn_weights"}},
+      {"softmax", {"attn_weights"}},
+      {"causal", {"attn_scores", "attn_weights", "mask_simple", "masked_simple", "masked_simple_norm",
+                  "mask", "masked", "attn_weights_causal"}},
+      {"dropout", {"attn_weights_causal", "dropout_ones", "dropout_attn_weights"}},
+      {"multi-head", {"attn_scores", "attn_scores_masked", "attn_weights"}},
+      {"trainable", {}},
+  };
+  for (const auto& [stage, names] : expected) {
+    SCOPED_TRACE(stage);
+    const Walk walk = find_stage(stage)->run(cfg);
+    std::set<std::string> got;
+    for (const auto& s : walk.steps)
+      if (wants_heatmap(walk, s)) got.insert(s.name);
+    EXPECT_EQ(got, names);
+  }
+}
+
+// ------------------------------------------------------------------ cells
+
+TEST(Heatmap, ShadesMaskedAndZeroCellsWithoutColour) {
+  Walk walk("test", config_with_tokens({"a", "b", "c"}));
+  Tensor masked = causal(3, kNegInf);
+  const std::string out = render_heatmap(walk, make_step("masked", masked), plain());
+  EXPECT_EQ(out.find('\033'), std::string::npos) << "no escape codes without colour";
+  const auto lines = lines_of(out);
+  // Row 1: 1.0 then two masked cells; row 3: three thirds.
+  bool row1 = false, row3 = false;
+  for (const auto& l : lines) {
+    if (l.rfind("1 a ", 0) == 0) row1 = l.substr(4) == "██××××";
+    if (l.rfind("3 c ", 0) == 0) row3 = l.substr(4) == "▒▒▒▒▒▒";
+  }
+  EXPECT_TRUE(row1) << out;
+  EXPECT_TRUE(row3) << out;
+  EXPECT_NE(out.find("×× -inf (masked)"), std::string::npos) << out;
+  EXPECT_EQ(out.find("exactly 0"), std::string::npos) << "no zero cells here";
+
+  // After softmax the masked cells are exact zeros: a different glyph from small weights.
+  Tensor weights = causal(3, 0.0f);
+  weights(2, 0) = 0.001f;  // a small weight, not zero
+  const std::string w = render_heatmap(walk, make_step("attn_weights", weights), plain());
+  bool row3w = false;
+  for (const auto& l : lines_of(w))
+    if (l.rfind("3 c ", 0) == 0) row3w = l.substr(4) == "░░▒▒▒▒";
+  EXPECT_TRUE(row3w) << w;
+  EXPECT_NE(w.find("██····"), std::string::npos) << w;
+  EXPECT_NE(w.find("·· exactly 0"), std::string::npos) << w;
+  EXPECT_EQ(w.find("××"), std::string::npos) << w;
+}
+
+TEST(Heatmap, ColourUsesBackgroundsAndKeepsMarks) {
+  Walk walk("test", config_with_tokens({"a", "b", "c"}));
+  const std::string out = render_heatmap(walk, make_step("masked", causal(3, kNegInf)), colored());
+  EXPECT_NE(out.find("\033[48;5;"), std::string::npos) << "256-colour backgrounds";
+  // In the rows themselves: 1.0 and 1/2 are different colours, the masked cells have none.
+  std::string row1, row2;
+  for (const auto& l : lines_of(out)) {
+    if (l.rfind("1 a ", 0) == 0) row1 = l;
+    if (l.rfind("2 b ", 0) == 0) row2 = l;
+  }
+  ASSERT_NE(row1.find("\033[48;5;"), std::string::npos) << out;
+  ASSERT_NE(row2.find("\033[48;5;"), std::string::npos) << out;
+  EXPECT_NE(row1.substr(4, row1.find('m', 4) - 4), row2.substr(4, row2.find('m', 4) - 4)) << "1 and 1/2 look the same";
+  EXPECT_NE(row1.find("\033[0;38;5;244m××××"), std::string::npos) << row1;
+  EXPECT_NE(out.find("××"), std::string::npos) << "masked cells keep their glyph in colour";
+  EXPECT_EQ(out.find("░"), std::string::npos) << "no shading ramp with colour";
+  // Every line that sets a colour resets it.
+  for (const auto& l : lines_of(out))
+    if (l.find("\033[") != std::string::npos) EXPECT_NE(l.rfind("\033[0m"), std::string::npos) << l;
+  // The same heatmap without colour has none.
+  EXPECT_EQ(render_heatmap(walk, make_step("masked", causal(3, kNegInf)), plain()).find('\033'),
+            std::string::npos);
+}
+
+TEST(Heatmap, NothingForOtherSteps) {
+  Walk walk("test", config_with_tokens({"a", "b", "c"}));
+  EXPECT_EQ(render_heatmap(walk, make_step("inputs", causal(3, 0)), plain()), "");
+  EXPECT_EQ(render_heatmap(walk, make_step("attn_weights", Tensor::zeros({3})), plain()), "");
+}
+
+TEST(Heatmap, NanAndPlusInfAreFlagged) {
+  Walk walk("test", config_with_tokens({"a", "b"}));
+  Tensor t = Tensor::zeros({2, 2});
+  t(0, 0) = std::nanf("");
+  t(0, 1) = std::numeric_limits<float>::infinity();
+  t(1, 0) = 0.5f;
+  t(1, 1) = 0.25f;
+  const std::string out = render_heatmap(walk, make_step("attn_weights", t), plain());
+  EXPECT_NE(out.find("1 a !!!!"), std::string::npos) << out;
+  EXPECT_NE(out.find("nan or +inf"), std::string::npos) << out;
+  // The scale ignores them.
+  const HeatmapPlan plan = plan_heatmap(walk, make_step("attn_weights", t), 32, 16);
+  EXPECT_EQ(plan.lo, 0.0);
+  EXPECT_EQ(plan.hi, 0.5);
+}
+
+TEST(Heatmap, ScaleIncludesZeroAndNegativeScores) {
+  Walk walk("test", config_with_tokens({"a", "b"}));
+  Tensor t({2, 2}, {-0.5f, 0.25f, 1.5f, kNegInf});
+  const HeatmapPlan plan = plan_heatmap(walk, make_step("attn_scores", t), 32, 16);
+  EXPECT_EQ(plan.lo, -0.5);
+  EXPECT_EQ(plan.hi, 1.5);
+  EXPECT_TRUE(plan.has_masked);
+  EXPECT_DOUBLE_EQ(cell_level(plan, -0.5f), 0.0);
+  EXPECT_DOUBLE_EQ(cell_level(plan, 1.5f), 1.0);
+  const std::string out = render_heatmap(walk, make_step("attn_scores", t), plain());
+  EXPECT_NE(out.find("░░ -0.5..0"), std::string::npos) << out;
+  EXPECT_NE(out.find("██ 1..1.5"), std::string::npos) << out;
+  // All equal: still a valid scale.
+  const HeatmapPlan flat = plan_heatmap(walk, make_step("mask", Tensor::zeros({2, 2})), 32, 16);
+  EXPECT_GT(flat.hi, flat.lo);
+}
+
+// ------------------------------------------------------------------ labels
+
+TEST(Labels, DisplayWidth) {
+  EXPECT_EQ(display_width("step"), 4);
+  EXPECT_EQ(display_width("你好"), 4);
+  EXPECT_EQ(display_width("ｆｕｌｌ"), 8);
+  EXPECT_EQ(display_width("e\xCC\x81"), 1);  // e + combining acute
+  EXPECT_EQ(display_width("한국어"), 6);
+  EXPECT_EQ(glyphs("e\xCC\x81x").size(), 2u);
+  EXPECT_EQ(fit_width("journey", 12), "journey");
+  EXPECT_EQ(fit_width("supercalifragilistic", 8), "superca…");
+  EXPECT_LE(display_width(fit_width("从零构建大语言模型", 7)), 7);
+  EXPECT_EQ(fit_width("从零构建大语言模型", 7), "从零构…");
+}
+
+TEST(Labels, SanitizeControlCharactersAndBadUtf8) {
+  EXPECT_EQ(sanitize_label("a\033[31mb"), "a?[31mb");
+  EXPECT_EQ(sanitize_label("x\xFFy"), "x?y");
+  EXPECT_EQ(sanitize_label("\xE2\x80\xAE" "evil"), "?evil");  // right-to-left override
+  EXPECT_EQ(sanitize_label(""), "\"\"");
+  EXPECT_EQ(sanitize_label("你好"), "你好");
+  Walk walk("test", config_with_tokens({"a\033[2Jb", "c"}));
+  const std::string out = render_heatmap(walk, make_step("mask", causal(2, 0)), plain());
+  EXPECT_EQ(out.find('\033'), std::string::npos) << "a token cannot send escape codes";
+}
+
+// Where each cell column starts, in terminal columns: the same on every line.
+TEST(Labels, CjkRowsAndColumnsLineUp) {
+  Walk walk("test", config_with_tokens({"你的", "a", "一个很长很长的中文词元", "step", "ｆｕｌｌ"}));
+  const std::string out = render_heatmap(walk, make_step("attn_weights", causal(5, 0)), plain());
+  const auto lines = lines_of(out);
+  // Rows: the cells start at the same display column on every row.
+  std::vector<int> starts;
+  int header_start = -1;
+  for (const auto& l : lines) {
+    const auto first_cell = l.find_first_of("\xE2\xC2");  // ░▒▓█ (E2 96 ..) or · (C2 B7)
+    if (l.size() > 2 && std::isdigit(static_cast<unsigned char>(l[0])) && first_cell != std::string::npos) {
+      // Every row ends in exactly 5 cells of two columns.
+      starts.push_back(display_width(l) - 10);
+    }
+  }
+  ASSERT_EQ(starts.size(), 5u) << out;
+  for (int s : starts) EXPECT_EQ(s, starts[0]) << out;
+  // The long token is cut to 12 columns.
+  EXPECT_NE(out.find("一个很长很…"), std::string::npos) << out;
+  // Column labels: the first glyph of each token sits over its cell, two columns each.
+  for (const auto& l : lines) {
+    if (l.empty() || l[0] != ' ' || l.find("你") == std::string::npos) continue;
+    header_start = display_width(l.substr(0, l.find("你")));
+    EXPECT_EQ(display_width(l.substr(0, l.find("a"))), header_start + 2) << l;
+    EXPECT_EQ(display_width(l.substr(0, l.find("一"))), header_start + 4) << l;
+    EXPECT_EQ(display_width(l.substr(0, l.find("s"))), header_start + 6) << l;
+    EXPECT_EQ(display_width(l.substr(0, l.find("ｆ"))), header_start + 8) << l;
+  }
+  ASSERT_NE(header_start, -1) << out;
+  EXPECT_EQ(header_start, starts[0]);
+  // Second line of column labels: 的, (blank), 个, t, ｕ at columns 0, 2, 4, 6, 8.
+  bool second = false;
+  for (const auto& l : lines)
+    if (l.find("的") != std::string::npos && l.find("个") != std::string::npos && l.find("ｕ") != std::string::npos) {
+      second = true;
+      EXPECT_EQ(display_width(l.substr(0, l.find("的"))), header_start);
+      EXPECT_EQ(display_width(l.substr(0, l.find("个"))), header_start + 4);
+      EXPECT_EQ(display_width(l.substr(0, l.find("t"))), header_start + 6);
+      EXPECT_EQ(display_width(l.substr(0, l.find("ｕ"))), header_start + 8);
+    }
+  EXPECT_TRUE(second) << out;
+}
+
+TEST(Labels, ChineseCaptionsAndLegend) {
+  Walk walk("test", config_with_tokens({"你", "好"}));
+  RenderOptions o = plain();
+  o.lang = Lang::Zh;
+  const std::string out = render_heatmap(walk, make_step("attn_weights", stacked({1, 2}, causal(2, 0), true)), o);
+  EXPECT_NE(out.find("批次 0，头 1："), std::string::npos) << out;
+  EXPECT_NE(out.find("色标："), std::string::npos) << out;
+  EXPECT_NE(out.find("恰好为 0"), std::string::npos) << out;
+}
+
+// ------------------------------------------------------------------ blocks and summaries
+
+TEST(Blocks, MultiHeadBlocksAreLabelled) {
+  Walk walk("test", config_with_tokens({"a", "b", "c"}));
+  const Step step = make_step("attn_weights", stacked({2, 2}, causal(3, 0), true));
+  const HeatmapPlan plan = plan_heatmap(walk, step, 32, 16);
+  ASSERT_EQ(plan.blocks.size(), 4u);
+  EXPECT_TRUE(plan.repeated_batches.empty());
+  EXPECT_EQ(plan.blocks[3].batch, 1);
+  EXPECT_EQ(plan.blocks[3].head, 1);
+  EXPECT_EQ(plan.blocks[3].offset, 27u);
+  const std::string out = render_heatmap(walk, step, plain());
+  for (const char* c : {"batch 0, head 0:", "batch 0, head 1:", "batch 1, head 0:", "batch 1, head 1:"})
+    EXPECT_NE(out.find(c), std::string::npos) << c;
+  // (B, T, T): "batch b".
+  const std::string three = render_heatmap(walk, make_step("attn_weights", stacked({2}, causal(3, 0), true)), plain());
+  EXPECT_NE(three.find("batch 1:"), std::string::npos) << three;
+  EXPECT_EQ(three.find("head"), std::string::npos) << three;
+}
+
+TEST(Blocks, IdenticalBatchesAreDrawnOnce) {
+  Walk walk("test", config_with_tokens({"a", "b", "c"}));
+  const Step step = make_step("attn_weights", stacked({3, 2}, causal(3, 0), false));
+  const HeatmapPlan plan = plan_heatmap(walk, step, 32, 16);
+  EXPECT_EQ(plan.blocks.size(), 2u);
+  EXPECT_EQ(plan.repeated_batches, (std::vector<int64_t>{1, 2}));
+  const std::string out = render_heatmap(walk, step, plain());
+  EXPECT_NE(out.find("batches 1, 2 are identical to batch 0"), std::string::npos) << out;
+  EXPECT_EQ(out.find("batch 1, head"), std::string::npos) << out;
+  EXPECT_EQ(count(out, "batch 0, head"), 2u) << out;
+}
+
+TEST(Blocks, TooManyBlocksAreCut) {
+  Walk walk("test", config_with_tokens({"a", "b"}));
+  const Step step = make_step("attn_weights", stacked({3, 8}, causal(2, 0), true));
+  const HeatmapPlan plan = plan_heatmap(walk, step, 32, 16);
+  EXPECT_EQ(plan.blocks.size(), 16u);
+  EXPECT_EQ(plan.blocks_left_out, 8u);
+  const std::string out = render_heatmap(walk, step, plain());
+  EXPECT_NE(out.find("8 more blocks are not drawn"), std::string::npos) << out;
+  EXPECT_EQ(count(out, "batch "), 16u + 0u) << out;
+}
+
+TEST(Summary, LargeTIsSampledAndStaysSmall) {
+  const int64_t T = 300;
+  Walk walk("test", config_of_size(T));
+  const Step step = make_step("attn_weights", stacked({2, 4}, causal(T, 0), false));
+  const HeatmapPlan plan = plan_heatmap(walk, step, 32, 16);
+  ASSERT_EQ(plan.index.size(), 32u);
+  EXPECT_EQ(plan.index.front(), 0);
+  EXPECT_EQ(plan.index.back(), T - 1);
+  for (size_t k = 1; k < plan.index.size(); ++k) EXPECT_GT(plan.index[k], plan.index[k - 1]);
+  EXPECT_TRUE(plan.sampled());
+
+  for (const auto& opts : {plain(), colored()}) {
+    const std::string out = render_heatmap(walk, step, opts);
+    EXPECT_LT(out.size(), 120000u);
+    EXPECT_NE(out.find("300 tokens: drawing 32 evenly spaced rows and columns"), std::string::npos);
+    EXPECT_NE(out.find("batch 1 is identical to batch 0"), std::string::npos);
+    EXPECT_EQ(count(out, "batch 0, head"), 4u);
+    // 4 blocks of 32 rows; the bottom row is token 300, labelled by its name alone.
+    EXPECT_NE(out.find("\nx300 "), std::string::npos);
+    size_t widest = 0;
+    for (const auto& l : lines_of(out)) widest = std::max<size_t>(widest, static_cast<size_t>(display_width(l)));
+    if (!opts.color) EXPECT_LE(widest, 140u);
+  }
+  // Sampled cells are real entries: the diagonal of the sample is the diagonal.
+  const std::string out = render_heatmap(walk, step, plain());
+  EXPECT_NE(out.find("\nx1   ██··"), std::string::npos) << out.substr(0, 2000);
+}
+
+// The step's text (render_text_step) carries the heatmap only with --heatmap.
+TEST(Summary, RenderTextShowsHeatmapOnlyWhenAsked) {
+  Walk walk("test", config_with_tokens({"a", "b", "c"}));
+  walk.steps.push_back(make_step("attn_weights", causal(3, 0)));
+  RenderOptions off;
+  EXPECT_EQ(render_text_step(walk, 0, off).find("heatmap of"), std::string::npos);
+  EXPECT_NE(render_text_step(walk, 0, plain()).find("heatmap of attn_weights"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace attn

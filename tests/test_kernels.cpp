@@ -1,0 +1,348 @@
+// The fast kernels against their readable definitions, bit for bit: every instruction
+// set the CPU has, many shapes (tails of every tile size), thread counts, the zero-tail
+// hint, and special values.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "kernels/attention.h"
+#include "kernels/cpu.h"
+#include "kernels/gemm.h"
+#include "kernels/parallel.h"
+#include "kernels/softmax.h"
+#include "torch_kernels.h"
+
+namespace attn::kernels {
+namespace {
+
+constexpr float kInf = std::numeric_limits<float>::infinity();
+
+uint32_t bits(float x) {
+  uint32_t b;
+  std::memcpy(&b, &x, sizeof b);
+  return b;
+}
+
+// Same bits, or both NaN (a NaN's payload is not part of what we reproduce).
+::testing::AssertionResult same_floats(const std::vector<float>& got, const std::vector<float>& want) {
+  if (got.size() != want.size()) return ::testing::AssertionFailure() << "sizes differ";
+  for (size_t i = 0; i < got.size(); ++i) {
+    if (std::isnan(got[i]) && std::isnan(want[i])) continue;
+    if (bits(got[i]) != bits(want[i]))
+      return ::testing::AssertionFailure() << "element " << i << ": got " << got[i] << " (0x" << std::hex
+                                           << bits(got[i]) << "), want " << want[i] << " (0x" << bits(want[i])
+                                           << ")";
+  }
+  return ::testing::AssertionSuccess();
+}
+
+std::vector<float> random_values(std::mt19937& rng, size_t n, float scale = 1.0f) {
+  std::normal_distribution<float> dist(0.0f, scale);
+  std::vector<float> v(n);
+  for (float& x : v) x = dist(rng);
+  return v;
+}
+
+// Every instruction set this CPU can run, each made active in turn; restores the best.
+std::vector<Isa> isas() {
+  std::vector<Isa> out{Isa::Scalar};
+  if (set_active_isa(Isa::Avx2) == Isa::Avx2) out.push_back(Isa::Avx2);
+  if (set_active_isa(Isa::Avx512) == Isa::Avx512) out.push_back(Isa::Avx512);
+  set_active_isa(best_isa());
+  return out;
+}
+
+struct IsaAndThreads {
+  IsaAndThreads(Isa isa, int threads) {
+    set_active_isa(isa);
+    set_num_threads(threads);
+  }
+  ~IsaAndThreads() {
+    set_active_isa(best_isa());
+    set_num_threads(0);
+  }
+};
+
+// ---- gemm_chains -------------------------------------------------------------------------
+
+struct GemmCase {
+  int64_t M, N, K;
+  bool blocked, add_to_c, b_transposed;
+  int64_t lda_extra = 0, ldc_extra = 0;
+};
+
+void check_gemm(const GemmCase& c, Isa isa, int threads, std::mt19937& rng) {
+  const int64_t lda = c.K + c.lda_extra, ldc = c.N + c.ldc_extra;
+  const int64_t ldb = c.b_transposed ? c.K : c.N;
+  const auto A = random_values(rng, static_cast<size_t>(c.M * lda));
+  const auto B = random_values(rng, static_cast<size_t>(c.K * c.N));
+  const auto C0 = random_values(rng, static_cast<size_t>(c.M * ldc));
+  ChainOrder order = c.blocked ? blocked_chain_order(c.K) : single_chain(c.K);
+  order.add_to_c = c.add_to_c;
+  std::vector<float> want = C0, got = C0;
+  const ConstMat a{A.data(), lda, false}, b{B.data(), ldb, c.b_transposed};
+  gemm_chains_reference(c.M, c.N, c.K, a, b, want.data(), ldc, order);
+  {
+    IsaAndThreads use(isa, threads);
+    gemm_chains(c.M, c.N, c.K, a, b, got.data(), ldc, order);
+  }
+  EXPECT_TRUE(same_floats(got, want)) << isa_name(isa) << " threads " << threads << " M=" << c.M << " N=" << c.N
+                                      << " K=" << c.K << " blocked=" << c.blocked << " add=" << c.add_to_c
+                                      << " bT=" << c.b_transposed;
+}
+
+TEST(GemmChains, EqualsReferenceOnManyShapes) {
+  std::mt19937 rng(1);
+  const int64_t sizes[] = {1, 2, 3, 5, 6, 7, 8, 9, 13, 15, 16, 17, 31, 32, 33, 47, 64, 65, 97};
+  for (Isa isa : isas()) {
+    for (int64_t M : sizes)
+      for (int64_t N : {int64_t{1}, int64_t{7}, int64_t{16}, int64_t{33}, int64_t{100}})
+        for (int64_t K : {int64_t{1}, int64_t{5}, int64_t{32}, int64_t{77}})
+          check_gemm({M, N, K, false, false, (M + N) % 2 == 1}, isa, 1, rng);
+  }
+}
+
+TEST(GemmChains, BlockedOrderBiasStridesAndThreads) {
+  std::mt19937 rng(2);
+  const GemmCase cases[] = {
+      {97, 300, 700, true, true, false, 3, 5},   // K-blocks 320 + 190 + 190, C starts as given
+      {130, 257, 353, true, false, true, 0, 1},  // 177 + 176, transposed B
+      {5, 1000, 641, true, true, true, 2, 0},    // 320 + 161 + 160
+      {300, 40, 1024, true, true, false},        // 320 + 320 + 192 + 192
+      {191, 95, 64, false, false, false, 1, 7},
+  };
+  for (Isa isa : isas())
+    for (int threads : {1, 2, 3})
+      for (const auto& c : cases) check_gemm(c, isa, threads, rng);
+}
+
+TEST(GemmChains, BlockedOrderFollowsOpenBlas) {
+  EXPECT_EQ(blocked_chain_order(100).k_bounds, (std::vector<int64_t>{0, 100}));
+  EXPECT_EQ(blocked_chain_order(320).k_bounds, (std::vector<int64_t>{0, 320}));
+  EXPECT_EQ(blocked_chain_order(330).k_bounds, (std::vector<int64_t>{0, 165, 330}));
+  EXPECT_EQ(blocked_chain_order(353).k_bounds, (std::vector<int64_t>{0, 177, 353}));
+  EXPECT_EQ(blocked_chain_order(768).k_bounds, (std::vector<int64_t>{0, 320, 544, 768}));
+  EXPECT_EQ(blocked_chain_order(1024).k_bounds, (std::vector<int64_t>{0, 320, 640, 832, 1024}));
+  EXPECT_TRUE(blocked_chain_order(768).add_to_c);
+}
+
+// A causal attention matrix: row i has i + 1 weights, then exact zeros.
+std::vector<float> causal_weights(std::mt19937& rng, int64_t M, int64_t K, int64_t offset) {
+  std::uniform_real_distribution<float> dist(0.0f, 1.0f);
+  std::vector<float> w(static_cast<size_t>(M * K), 0.0f);
+  for (int64_t i = 0; i < M; ++i)
+    for (int64_t k = 0; k <= std::min(K - 1, i + offset); ++k) w[static_cast<size_t>(i * K + k)] = dist(rng);
+  return w;
+}
+
+TEST(GemmChains, ZeroTailHintIsExact) {
+  std::mt19937 rng(3);
+  for (Isa isa : isas()) {
+    for (int threads : {1, 2}) {
+      for (int64_t K : {int64_t{40}, int64_t{333}, int64_t{1024}}) {
+        const int64_t M = 77, N = 70, offset = K / 3;
+        const auto A = causal_weights(rng, M, K, offset);
+        const auto B = random_values(rng, static_cast<size_t>(K * N));
+        const auto ends = trailing_zero_bounds(M, K, ConstMat{A.data(), K, false});
+        for (bool blocked : {false, true}) {
+          ChainOrder order = blocked ? blocked_chain_order(K) : single_chain(K);
+          std::vector<float> want(static_cast<size_t>(M * N), 0.0f), got = want, got_packed = want;
+          gemm_chains_reference(M, N, K, ConstMat{A.data(), K, false}, ConstMat{B.data(), N, false}, want.data(), N, order);
+          IsaAndThreads use(isa, threads);
+          gemm_chains(M, N, K, ConstMat{A.data(), K, false}, ConstMat{B.data(), N, false}, got.data(), N, order,
+                      ends.data());
+          EXPECT_TRUE(same_floats(got, want)) << isa_name(isa) << " K=" << K << " blocked=" << blocked;
+          PackedB packed;
+          pack_b(K, N, ConstMat{B.data(), N, false}, order, packed, /*check_finite=*/true);
+          gemm_chains_packed(M, N, ConstMat{A.data(), K, false}, packed, got_packed.data(), N, ends.data());
+          EXPECT_TRUE(same_floats(got_packed, want)) << isa_name(isa) << " packed K=" << K;
+        }
+      }
+    }
+  }
+}
+
+TEST(GemmChains, ZeroTailHintIgnoredWhenSkippedValuesAreNotFinite) {
+  std::mt19937 rng(4);
+  const int64_t M = 20, N = 40, K = 64;
+  const auto A = causal_weights(rng, M, K, 0);
+  auto B = random_values(rng, static_cast<size_t>(K * N));
+  B[static_cast<size_t>(50 * N + 3)] = kInf;                       // 0 * inf = NaN must show
+  B[static_cast<size_t>(60 * N + 9)] = std::numeric_limits<float>::quiet_NaN();
+  const auto ends = trailing_zero_bounds(M, K, ConstMat{A.data(), K, false});
+  for (Isa isa : isas()) {
+    std::vector<float> want(static_cast<size_t>(M * N)), got(want.size());
+    gemm_chains_reference(M, N, K, ConstMat{A.data(), K, false}, ConstMat{B.data(), N, false}, want.data(), N,
+                          single_chain(K));
+    IsaAndThreads use(isa, 1);
+    gemm_chains(M, N, K, ConstMat{A.data(), K, false}, ConstMat{B.data(), N, false}, got.data(), N, single_chain(K),
+                ends.data());
+    EXPECT_TRUE(same_floats(got, want)) << isa_name(isa);
+    EXPECT_TRUE(std::isnan(got[3]));
+  }
+}
+
+TEST(GemmChains, ZeroTailHintKeepsTheSignOfZero) {
+  // Row 0: one product that underflows to -0, then a zero weight times a positive value.
+  // The full chain adds +0 to -0 and ends at +0; skipping the zero would leave -0.
+  const int64_t M = 1, N = 16, K = 2;
+  const std::vector<float> A = {1e-30f, 0.0f};
+  std::vector<float> B(static_cast<size_t>(K * N));
+  for (int64_t j = 0; j < N; ++j) {
+    B[static_cast<size_t>(j)] = -1e-30f;
+    B[static_cast<size_t>(N + j)] = 1.0f;
+  }
+  const int64_t ends[] = {1};
+  for (Isa isa : isas()) {
+    std::vector<float> want(N), got(N);
+    gemm_chains_reference(M, N, K, ConstMat{A.data(), K, false}, ConstMat{B.data(), N, false}, want.data(), N,
+                          single_chain(K));
+    IsaAndThreads use(isa, 1);
+    gemm_chains(M, N, K, ConstMat{A.data(), K, false}, ConstMat{B.data(), N, false}, got.data(), N, single_chain(K),
+                ends);
+    EXPECT_EQ(bits(want[0]), 0u);  // +0
+    EXPECT_TRUE(same_floats(got, want)) << isa_name(isa);
+  }
+}
+
+// ---- sgemm: which OpenBLAS kernel, and the fast path --------------------------------------
+
+TEST(Sgemm, KernelChoiceFollowsOpenBlas) {
+  EXPECT_EQ(sgemm_kernel(100, 100, 100, false), SgemmKernel::SmallNN);
+  EXPECT_EQ(sgemm_kernel(101, 100, 100, false), SgemmKernel::Blocked);
+  EXPECT_EQ(sgemm_kernel(16, 64, 64, true), SgemmKernel::SmallTN);    // M*N <= 1200, K >= 32
+  EXPECT_EQ(sgemm_kernel(64, 96, 96, true), SgemmKernel::Blocked);    // M*N > 1200
+  EXPECT_EQ(sgemm_kernel(10, 10, 31, true), SgemmKernel::Blocked);    // K < 32
+  EXPECT_EQ(sgemm_kernel(10, 1, 40, true), SgemmKernel::SmallNN);     // one column: not transposed
+}
+
+TEST(Sgemm, FastEqualsReference) {
+  std::mt19937 rng(5);
+  struct Case {
+    int64_t M, N, K;
+    bool b_transposed, bias;
+  };
+  const Case cases[] = {
+      {6, 3, 3, false, false},     {41, 8, 41, false, false},   {30, 20, 40, false, true},  // small NN, dot-like tail
+      {16, 64, 64, true, false},   {7, 13, 33, true, true},     {3, 5, 500, true, false},   // small TN
+      {64, 96, 96, true, true},    {64, 768, 768, true, false}, {100, 101, 100, false, true},  // blocked
+      {1, 768, 1024, false, false}, {200, 1, 400, false, false}, {130, 70, 700, true, true},
+  };
+  for (Isa isa : isas()) {
+    for (const auto& c : cases) {
+      const auto A = random_values(rng, static_cast<size_t>(c.M * c.K));
+      const auto B = random_values(rng, static_cast<size_t>(c.K * c.N));
+      const auto bias = random_values(rng, static_cast<size_t>(c.N));
+      std::vector<float> want(static_cast<size_t>(c.M * c.N)), got(want.size());
+      SgemmCall call;
+      call.M = c.M;
+      call.N = c.N;
+      call.K = c.K;
+      call.A = A.data();
+      call.lda = c.K;
+      call.B = ConstMat{B.data(), c.b_transposed ? c.K : c.N, c.b_transposed};
+      call.ldc = c.N;
+      call.bias = c.bias ? bias.data() : nullptr;
+      call.C = want.data();
+      sgemm_reference(call);
+      IsaAndThreads use(isa, 2);
+      call.C = got.data();
+      sgemm(call);
+      EXPECT_TRUE(same_floats(got, want)) << isa_name(isa) << " M=" << c.M << " N=" << c.N << " K=" << c.K;
+    }
+  }
+}
+
+// ---- softmax -----------------------------------------------------------------------------
+
+TEST(Softmax, ExpEqualsSleefOnEveryRange) {
+  std::vector<float> x;
+  for (float v = -110.0f; v <= 110.0f; v += 0.0137f) x.push_back(v);
+  for (float v : {0.0f, -0.0f, kInf, -kInf, std::numeric_limits<float>::quiet_NaN(), -104.0f, -103.99f,
+                  100.0f, 100.01f, 88.7f, 88.8f, -87.3f, -87.4f, 1e-30f, -1e-30f, 3e38f, -3e38f})
+    x.push_back(v);
+  std::vector<float> want(x.size());
+  for (size_t i = 0; i < x.size(); ++i) want[i] = sleef_expf(x[i]);
+  for (Isa isa : isas()) {
+    std::vector<float> got(x.size());
+    IsaAndThreads use(isa, 1);
+    exp_values(x.data(), got.data(), static_cast<int64_t>(x.size()));
+    EXPECT_TRUE(same_floats(got, want)) << isa_name(isa);
+  }
+}
+
+std::vector<float> softmax_reference_rows(std::vector<float> x, int64_t n) {
+  for (size_t r = 0; r * static_cast<size_t>(n) < x.size(); ++r) softmax_row_reference(x.data() + r * n, n);
+  return x;
+}
+
+TEST(Softmax, RowsEqualReference) {
+  std::mt19937 rng(6);
+  for (int64_t n : {1, 2, 5, 7, 8, 9, 15, 16, 17, 31, 64, 100, 1023}) {
+    for (float scale : {1.0f, 30.0f, 1e4f}) {
+      auto x = random_values(rng, static_cast<size_t>(n * 9), scale);
+      // Some masked entries, and one row each with +inf, NaN and all -inf.
+      for (size_t i = 0; i < x.size(); i += 5) x[i] = -kInf;
+      x[static_cast<size_t>(n) * 6] = kInf;
+      x[static_cast<size_t>(n) * 7] = std::numeric_limits<float>::quiet_NaN();
+      for (int64_t j = 0; j < n; ++j) x[static_cast<size_t>(n * 8 + j)] = -kInf;
+      const auto want = softmax_reference_rows(x, n);
+      for (Isa isa : isas()) {
+        auto got = x;
+        IsaAndThreads use(isa, 2);
+        softmax_rows(got.data(), 9, n);
+        EXPECT_TRUE(same_floats(got, want)) << isa_name(isa) << " n=" << n << " scale=" << scale;
+      }
+    }
+  }
+}
+
+TEST(Softmax, MaskedRowEqualsMaskingThenReference) {
+  std::mt19937 rng(7);
+  for (int64_t full_n : {3, 8, 9, 64, 130}) {
+    for (int64_t valid = 1; valid <= full_n; valid += std::max<int64_t>(1, full_n / 7)) {
+      for (float scale : {1.0f, 50.0f}) {
+        const auto scores = random_values(rng, static_cast<size_t>(full_n), scale);
+        const float divisor = 8.0f;
+        // The definition: masked_fill(-inf), / divisor, softmax over the whole row.
+        std::vector<float> want = scores;
+        for (int64_t i = 0; i < full_n; ++i) want[i] = i < valid ? want[i] / divisor : -kInf;
+        softmax_row_reference(want.data(), full_n);
+        for (Isa isa : isas()) {
+          const int64_t n = std::min(full_n, valid + 3);  // store a few zeros past the kept scores
+          std::vector<float> got(scores.begin(), scores.begin() + n);
+          IsaAndThreads use(isa, 1);
+          masked_softmax_row(got.data(), valid, n, full_n, divisor);
+          EXPECT_TRUE(same_floats(got, std::vector<float>(want.begin(), want.begin() + n)))
+              << isa_name(isa) << " full_n=" << full_n << " valid=" << valid;
+        }
+      }
+    }
+  }
+}
+
+// ---- the thread pool ---------------------------------------------------------------------
+
+TEST(Parallel, RunsEveryIndexOnceAndRethrows) {
+  for (int threads : {1, 2, 5}) {
+    set_num_threads(threads);
+    EXPECT_EQ(num_threads(), threads);
+    std::vector<int> hits(1000, 0);
+    parallel_for(1000, [&](int64_t i) {
+      ++hits[static_cast<size_t>(i)];
+      parallel_for(3, [](int64_t) {});  // nested: runs serially
+    });
+    for (int h : hits) EXPECT_EQ(h, 1);
+    EXPECT_THROW(parallel_for(50, [](int64_t i) { if (i == 17) throw std::runtime_error("boom"); }),
+                 std::runtime_error);
+  }
+  set_num_threads(0);
+  EXPECT_GE(num_threads(), 1);
+}
+
+}  // namespace
+}  // namespace attn::kernels
