@@ -317,8 +317,8 @@ std::string stage_heading(const Walk& walk, Lang lang) {
   const StageInfo* info = find_stage(walk.stage);
   std::string out = "<code>" + esc(walk.stage) + "</code>";
   if (info)
-    out += fmt::format(" <span class=\"section\">{} {}</span> <span class=\"stage-desc\">{}</span>",
-                       esc(ui_text(lang, "section")), esc(info->section),
+    out += fmt::format(" <span class=\"section\">{}</span> <span class=\"stage-desc\">{}</span>",
+                       esc(fill_placeholders(ui_text(lang, "section"), {{"section", info->section}})),
                        esc(ui_text(lang, std::string("stage.") + walk.stage)));
   return out;
 }
