@@ -13,12 +13,14 @@
 // an iterator that publishes how far the lexer has read; a value starts at the first
 // byte after the previous event that is not whitespace, ',' or ':'.
 #include "embeddings.h"
+#include "npy.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cctype>
 #include <cerrno>
 #include <cmath>
@@ -26,6 +28,7 @@
 #include <cstring>
 #include <iostream>
 #include <iterator>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -732,6 +735,160 @@ std::string read_file(const std::string& path) {
   return text;
 }
 
+// ---------------------------------------------------------------------------
+// Fast path for well-formed input
+//
+// Most inputs are plain: a 2-D array of numbers, optionally inside {"tokens": [...],
+// "embeddings": [...]}. This reads exactly that subset of JSON in one tight pass (numbers
+// via std::from_chars, which rounds to double exactly as the full parser's strtod does,
+// then to float32 like element()). Anything else -- any syntax or shape error, escapes or
+// non-ASCII text in strings, other keys, empty tokens, a byte-order mark, a number that
+// overflows -- makes it give up, and the full parser above reads the text again and
+// reports the problem with its line and column. The two never disagree on a value.
+class SimpleParser {
+ public:
+  explicit SimpleParser(const std::string& text) : p_(text.data()), end_(text.data() + text.size()) {}
+
+  std::optional<Embeddings> parse() {
+    skip_ws();
+    bool ok = false;
+    if (at('[')) ok = matrix();
+    else if (at('{')) ok = object();
+    skip_ws();
+    if (!ok || p_ != end_ || rows_ == 0) return std::nullopt;
+    if (tokens_seen_ && tokens_.size() != rows_) return std::nullopt;
+    Embeddings e;
+    e.inputs = Tensor({static_cast<int64_t>(rows_), static_cast<int64_t>(width_)}, std::move(values_));
+    if (tokens_seen_) {
+      e.tokens = std::move(tokens_);
+    } else {
+      e.tokens.reserve(rows_);
+      for (size_t i = 0; i < rows_; ++i) e.tokens.push_back("x" + std::to_string(i + 1));
+    }
+    return e;
+  }
+
+ private:
+  bool at(char c) const { return p_ < end_ && *p_ == c; }
+  void skip_ws() {
+    while (p_ < end_ && (*p_ == ' ' || *p_ == '\n' || *p_ == '\r' || *p_ == '\t')) ++p_;
+  }
+  bool eat(char c) {
+    skip_ws();
+    if (!at(c)) return false;
+    ++p_;
+    return true;
+  }
+
+  bool object() {
+    ++p_;  // '{'
+    bool matrix_seen = false;
+    do {
+      std::string key;
+      if (!eat('"') || !string_body(key) || !eat(':')) return false;
+      skip_ws();
+      if (key == "embeddings" && !matrix_seen) {
+        if (!at('[') || !matrix()) return false;
+        matrix_seen = true;
+      } else if (key == "tokens" && !tokens_seen_) {
+        if (!at('[') || !token_list()) return false;
+        tokens_seen_ = true;
+      } else {
+        return false;  // another key, or one given twice
+      }
+    } while (eat(','));
+    return eat('}') && matrix_seen;
+  }
+
+  // A string after its opening quote: printable ASCII without escapes, not empty.
+  bool string_body(std::string& out) {
+    const char* start = p_;
+    while (p_ < end_ && *p_ != '"') {
+      const auto c = static_cast<unsigned char>(*p_);
+      if (c < 0x20 || c >= 0x7f || c == '\\') return false;
+      ++p_;
+    }
+    if (p_ == end_ || p_ == start) return false;
+    out.assign(start, p_);
+    ++p_;  // '"'
+    return true;
+  }
+
+  bool token_list() {
+    ++p_;  // '['
+    if (eat(']')) return true;
+    do {
+      std::string token;
+      if (!eat('"') || !string_body(token)) return false;
+      tokens_.push_back(std::move(token));
+    } while (eat(','));
+    return eat(']');
+  }
+
+  bool matrix() {
+    ++p_;  // '['
+    values_.reserve(static_cast<size_t>(end_ - p_) / 8);
+    do {
+      if (!eat('[')) return false;
+      size_t length = 0;
+      do {
+        skip_ws();
+        if (!number()) return false;
+        ++length;
+      } while (eat(','));
+      if (!eat(']') || (rows_ > 0 && length != width_)) return false;
+      width_ = length;
+      ++rows_;
+    } while (eat(','));
+    return eat(']');
+  }
+
+  // A JSON number, checked against the grammar (from_chars alone accepts more).
+  bool number() {
+    const char* start = p_;
+    const char* q = p_;
+    if (q < end_ && *q == '-') ++q;
+    if (q < end_ && *q == '0') {
+      ++q;
+    } else if (q < end_ && *q >= '1' && *q <= '9') {
+      while (q < end_ && *q >= '0' && *q <= '9') ++q;
+    } else {
+      return false;
+    }
+    bool integer = true;  // JSON's integers are read as integers: "-0" is 0, not -0.0
+    if (q < end_ && *q == '.') {
+      integer = false;
+      const char* digits = ++q;
+      while (q < end_ && *q >= '0' && *q <= '9') ++q;
+      if (q == digits) return false;
+    }
+    if (q < end_ && (*q == 'e' || *q == 'E')) {
+      integer = false;
+      ++q;
+      if (q < end_ && (*q == '+' || *q == '-')) ++q;
+      const char* digits = q;
+      while (q < end_ && *q >= '0' && *q <= '9') ++q;
+      if (q == digits) return false;
+    }
+    double v = 0.0;
+    const auto [next, ec] = std::from_chars(start, q, v);
+    if (ec != std::errc() || next != q) return false;  // out of double's range: let the full parser say so
+    if (integer && v == 0.0) v = 0.0;
+    const float f = static_cast<float>(v);             // as element() stores it
+    if (!std::isfinite(f)) return false;
+    values_.push_back(f);
+    p_ = q;
+    return true;
+  }
+
+  const char* p_;
+  const char* end_;
+  std::vector<float> values_;
+  size_t rows_ = 0, width_ = 0;
+  bool tokens_seen_ = false;
+  std::vector<std::string> tokens_;
+};
+
 }  // namespace
 
 Embeddings builtin_journey() {
@@ -755,6 +912,7 @@ Embeddings builtin_journey() {
 }
 
 Embeddings parse_embeddings(const std::string& text, const std::string& source) {
+  if (auto simple = SimpleParser(text).parse()) return std::move(*simple);
   check_text(text, source);
   Builder builder(text, source);
   const char* begin = text.data();
@@ -767,7 +925,11 @@ Embeddings parse_embeddings(const std::string& text, const std::string& source) 
 
 Embeddings load_embeddings(const std::string& path) {
   if (path == "-") return parse_embeddings(read_stdin(), "<stdin>");
-  return parse_embeddings(read_file(path), path);
+  const std::string bytes = read_file(path);
+  // NumPy's .npy: by its magic bytes, or by name (then a wrong file gets the .npy message).
+  const bool npy_name = path.size() >= 4 && path.compare(path.size() - 4, 4, ".npy") == 0;
+  if (starts_with_npy_magic(bytes) || npy_name) return parse_npy(bytes, path);
+  return parse_embeddings(bytes, path);
 }
 
 }  // namespace attn

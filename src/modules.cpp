@@ -3,7 +3,10 @@
 #include <cmath>
 #include <limits>
 #include <stdexcept>
+#include <utility>
 
+#include "kernels/attention.h"
+#include "kernels/softmax.h"
 #include "ops.h"
 
 namespace attn {
@@ -69,14 +72,16 @@ Tensor causal_attention_weights(const Tensor& queries, const Tensor& keys, const
   const bool copied = keys.dim() == 4 && keys.size(0) > 1;
   Tensor attn_scores = copied ? matmul(queries, transpose(keys, -2, -1))
                               : matmul_transposed(queries, keys);  // (..., T, T)
-  if (scores_out) *scores_out = attn_scores;
   // Mask before the softmax: -inf becomes exactly 0 after exp.
   const Tensor mask_T = T == mask.size(0) ? mask : triu_ones(T, 1);
   Tensor masked = masked_fill(attn_scores, mask_T, -std::numeric_limits<float>::infinity());
-  if (masked_scores_out) *masked_scores_out = masked;
+  if (scores_out) *scores_out = std::move(attn_scores);  // (moved: these can be large)
   // Divide by sqrt(d_k) so the softmax does not saturate as d_k grows.
   const double d_k = static_cast<double>(keys.size(-1));
-  return softmax_lastdim(div_scalar(masked, std::sqrt(d_k)));
+  Tensor attn_weights = div_scalar(masked, std::sqrt(d_k));
+  if (masked_scores_out) *masked_scores_out = std::move(masked);
+  if (T > 0) kernels::softmax_rows(attn_weights.data.data(), attn_weights.numel() / T, T);  // in place
+  return attn_weights;
 }
 
 // ---- SelfAttention_v1 / v2 ---------------------------------------------------------------
@@ -123,6 +128,15 @@ Tensor CausalAttention::forward(TorchGenerator& gen, const Tensor& x) const {
   const Tensor keys = W_key(x);        // (B, T, d_out)
   const Tensor queries = W_query(x);   // (B, T, d_out)
   const Tensor values = W_value(x);    // (B, T, d_out)
+  const int64_t b = x.size(0), T = x.size(1), d_out = keys.size(-1);
+  if (dropout.p == 0.0 && T <= mask.size(0) && kernels::causal_attention_fusable(b, T, d_out)) {
+    // Only the output is wanted: the same numbers from the fused kernel, which computes
+    // just the unmasked scores and never holds the (B, T, T) weights (kernels/attention.h).
+    Tensor context_vecs = Tensor::zeros({b, T, d_out});
+    kernels::causal_attention(queries.data.data(), keys.data.data(), values.data.data(),
+                              context_vecs.data.data(), b, T, /*H=*/1, d_out);
+    return context_vecs;  // (B, T, d_out)
+  }
   Tensor attn_weights = causal_attention_weights(queries, keys, mask);  // (B, T, T)
   attn_weights = dropout(gen, attn_weights);
   return matmul(attn_weights, values);  // (B, T, d_out)
@@ -175,7 +189,7 @@ MultiHeadAttention::Trace MultiHeadAttention::forward_traced(TorchGenerator& gen
   // Scores for every head at once, masked, then the scaled softmax: (b, H, T, T)
   t.attn_weights = causal_attention_weights(t.queries_t, t.keys_t, mask, &t.attn_scores_masked,
                                             &t.attn_scores);
-  t.attn_weights = dropout(gen, t.attn_weights);
+  if (dropout.p != 0.0) t.attn_weights = dropout(gen, t.attn_weights);  // p = 0: unchanged, no draw
   // (b, H, T, head_dim) -> (b, T, H, head_dim) -> (b, T, d_out)
   t.context_vec = transpose(matmul(t.attn_weights, t.values_t), 1, 2);
   t.context_vec_merged = view(t.context_vec, {b, num_tokens, d_out});

@@ -78,14 +78,20 @@ Tensor product(const Tensor& a, const Tensor& b, bool b_transposed) {
   // multiply then add); from 400 up it calls sgemm once per matrix of the batch.
   const bool small = K * M * N < 400;
   if (small && b_transposed) return product(a, transpose(b, -2, -1), false);  // same numbers
-  // The matrices of the batch are independent: one per task (each sgemm then runs serially).
-  kernels::parallel_for(batch, [&](int64_t i) {
+  auto one_matrix = [&](int64_t i) {
     const float* A = a.data.data() + i * M * K;
     const float* B = b.data.data() + i * K * N;
     float* C = out.data.data() + i * M * N;
     if (small) gemm_unfused(A, B, C, M, K, N);
     else sgemm(A, B, b_transposed, C, M, K, N);
-  });
+  };
+  // The matrices of the batch are independent: with enough of them, one per task (each
+  // sgemm then runs serially); otherwise one after the other, each on all threads.
+  if (batch >= kernels::num_threads()) {
+    kernels::parallel_for(batch, one_matrix);
+  } else {
+    for (int64_t i = 0; i < batch; ++i) one_matrix(i);
+  }
   return out;
 }
 
@@ -97,7 +103,10 @@ Tensor matmul_transposed(const Tensor& a, const Tensor& b) { return product(a, b
 
 Tensor linear(const Tensor& x, const Tensor& weight, const Tensor* bias) {
   if (!bias) return matmul_transposed(x, weight);
-  // addmm(bias, x, W.T) on x viewed as (rows, in_features): C starts as the bias.
+  // F.linear calls addmm(bias, x, W.T) for 2-D x, and for 3-D x viewed as 2-D; other
+  // shapes get x @ W.T and then the bias added.
+  if (x.dim() != 2 && x.dim() != 3) return add_bias(matmul_transposed(x, weight), *bias);
+  // addmm on x viewed as (rows, in_features): C starts as the bias.
   const int64_t in = weight.size(1), out_features = weight.size(0);
   if (x.dim() < 1 || x.size(-1) != in) shape_error("linear", x.shape, weight.shape);
   if (bias->dim() != 1 || bias->size(0) != out_features) shape_error("linear", weight.shape, bias->shape);
@@ -122,16 +131,22 @@ Tensor transpose(const Tensor& t, int64_t d0, int64_t d1) {
   Shape out_shape = t.shape;
   std::swap(out_shape[d0], out_shape[d1]);
   Tensor out = Tensor::zeros(out_shape);
-  // Strides of the input, then walk the output in row-major order.
+  if (out.numel() == 0 || nd == 0) return out;
+  // Strides of the input, in the order of the output's dimensions; then walk the output in
+  // row-major order, one run along its last dimension at a time.
   std::vector<int64_t> in_strides(nd, 1);
   for (int64_t d = nd - 2; d >= 0; --d) in_strides[d] = in_strides[d + 1] * t.shape[d + 1];
   std::swap(in_strides[d0], in_strides[d1]);
+  const int64_t run = out_shape[nd - 1], step = in_strides[nd - 1];
   std::vector<int64_t> idx(nd, 0);
-  for (int64_t flat = 0; flat < out.numel(); ++flat) {
+  const float* in = t.data.data();
+  float* dst = out.data.data();
+  for (int64_t flat = 0; flat < out.numel(); flat += run) {
     int64_t src = 0;
-    for (int64_t d = 0; d < nd; ++d) src += idx[d] * in_strides[d];
-    out.data[flat] = t.data[src];
-    for (int64_t d = nd - 1; d >= 0; --d) {
+    for (int64_t d = 0; d + 1 < nd; ++d) src += idx[d] * in_strides[d];
+    if (step == 1) std::copy_n(in + src, run, dst + flat);
+    else for (int64_t j = 0; j < run; ++j) dst[flat + j] = in[src + j * step];
+    for (int64_t d = nd - 2; d >= 0; --d) {
       if (++idx[d] < out_shape[d]) break;
       idx[d] = 0;
     }
@@ -232,8 +247,11 @@ Tensor masked_fill(const Tensor& t, const Tensor& mask, float value) {
   const int64_t block = mask.numel();
   if (t.size(-1) * t.size(-2) != block) shape_error("masked_fill", t.shape, mask.shape);
   Tensor out = t;
-  for (int64_t i = 0; i < t.numel(); ++i)
-    if (mask.data[i % block] != 0.0f) out.data[i] = value;
+  for (int64_t b = 0; b < t.numel(); b += block) {
+    float* o = out.data.data() + b;
+    for (int64_t i = 0; i < block; ++i)
+      if (mask.data[i] != 0.0f) o[i] = value;
+  }
   return out;
 }
 

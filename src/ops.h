@@ -1,7 +1,10 @@
 // The tensor operations chapter 3 uses, each computed the way PyTorch's CPU kernels
 // compute it in float32, so the printed digits agree:
-//   - matrix products accumulate over k in order with fused multiply-adds (OpenBLAS sgemm);
+//   - matrix products follow the OpenBLAS sgemm kernel PyTorch's call reaches, and its
+//     order of fused multiply-adds (torch_kernels.h: sgemm);
 //   - softmax subtracts the row maximum, exponentiates, and multiplies by 1/sum.
+// The heavy ones run on the fast kernels of src/kernels/ (all threads, vector units), which
+// compute the same bits as the readable definitions in torch_kernels.cpp.
 #pragma once
 
 #include "tensor.h"

@@ -153,11 +153,43 @@ float reduce_all_max(const float* x, int64_t n) {
 }
 
 // ---- dot ---------------------------------------------------------------------------------
+// OpenBLAS's sdot (kernel/x86_64/sdot.c with the SkylakeX micro-kernel): the first
+// n & ~31 products go through float vector accumulators (fused multiply-adds), the rest are
+// added one by one to a double, then the vector part is added and the double rounded.
+
+namespace {
+
+// sdot_kernel_16 (sdot_microk_skylakex-2.c) on n, a multiple of 32: four 16-lane
+// accumulators over blocks of 64, folded to 8 lanes (l + l+8); four 8-lane accumulators
+// over a last block of 32; then (((a0 + a1) + a2) + a3), halves (l + l+4), and two
+// horizontal adds.
+float sdot_vector_part(const float* x, const float* y, int64_t n) {
+  float wide[4][16] = {};
+  const int64_t n64 = n & ~int64_t{63};
+  int64_t i = 0;
+  for (; i < n64; i += 64)
+    for (int q = 0; q < 4; ++q)
+      for (int l = 0; l < 16; ++l) wide[q][l] = std::fma(x[i + 16 * q + l], y[i + 16 * q + l], wide[q][l]);
+  float acc[4][8];
+  for (int q = 0; q < 4; ++q)
+    for (int l = 0; l < 8; ++l) acc[q][l] = wide[q][l] + wide[q][l + 8];
+  for (; i < n; i += 32)
+    for (int q = 0; q < 4; ++q)
+      for (int l = 0; l < 8; ++l) acc[q][l] = std::fma(x[i + 8 * q + l], y[i + 8 * q + l], acc[q][l]);
+  float a[8], h[4];
+  for (int l = 0; l < 8; ++l) a[l] = ((acc[0][l] + acc[1][l]) + acc[2][l]) + acc[3][l];
+  for (int l = 0; l < 4; ++l) h[l] = a[l] + a[l + 4];
+  return (h[0] + h[1]) + (h[2] + h[3]);
+}
+
+}  // namespace
 
 float blas_sdot(const float* x, const float* y, int64_t n) {
-  // OpenBLAS's sdot keeps a double accumulator and adds float products to it.
+  const int64_t n1 = n & ~int64_t{31};
+  const float vector_part = n1 ? sdot_vector_part(x, y, n1) : 0.0f;
   double dot = 0.0;
-  for (int64_t i = 0; i < n; ++i) dot += static_cast<double>(y[i] * x[i]);
+  for (int64_t i = n1; i < n; ++i) dot += static_cast<double>(y[i] * x[i]);  // float products
+  dot += vector_part;
   return static_cast<float>(dot);
 }
 
@@ -176,8 +208,8 @@ float blas_sdot(const float* x, const float* y, int64_t n) {
 //   - otherwise the blocked kernel: K is cut into blocks of GEMM_Q = 320 (the last two
 //     halved), each output's chain restarts from 0 in every block, and each block's chain
 //     is added to C, which starts as 0, or as the bias for addmm (beta = 1).
-// A single column (N == 1) is not transposed by PyTorch, and the small kernel for that
-// problem is a plain fused chain.
+// A single contiguous column (N == 1) is not transposed by PyTorch, and the small kernel
+// for that problem is a plain fused chain; the view W.T of a one-row weight is transposed.
 
 namespace {
 
@@ -220,7 +252,6 @@ int64_t first_dot_like_column(const SgemmCall& g, SgemmKernel kernel) {
 }  // namespace
 
 SgemmKernel sgemm_kernel(int64_t M, int64_t N, int64_t K, bool b_transposed) {
-  if (N == 1) b_transposed = false;  // see above: PyTorch does not transpose a single column
   const double mnk = static_cast<double>(M) * static_cast<double>(N) * static_cast<double>(K);
   if (mnk > kSmallKernelMaxMNK) return SgemmKernel::Blocked;
   if (!b_transposed) return SgemmKernel::SmallNN;

@@ -217,7 +217,8 @@ TEST(Sgemm, KernelChoiceFollowsOpenBlas) {
   EXPECT_EQ(sgemm_kernel(16, 64, 64, true), SgemmKernel::SmallTN);    // M*N <= 1200, K >= 32
   EXPECT_EQ(sgemm_kernel(64, 96, 96, true), SgemmKernel::Blocked);    // M*N > 1200
   EXPECT_EQ(sgemm_kernel(10, 10, 31, true), SgemmKernel::Blocked);    // K < 32
-  EXPECT_EQ(sgemm_kernel(10, 1, 40, true), SgemmKernel::SmallNN);     // one column: not transposed
+  EXPECT_EQ(sgemm_kernel(10, 1, 40, true), SgemmKernel::SmallTN);     // x @ W.T with one output
+  EXPECT_EQ(sgemm_kernel(10, 1, 40, false), SgemmKernel::SmallNN);    // a contiguous column
 }
 
 TEST(Sgemm, FastEqualsReference) {
@@ -231,6 +232,8 @@ TEST(Sgemm, FastEqualsReference) {
       {16, 64, 64, true, false},   {7, 13, 33, true, true},     {3, 5, 500, true, false},   // small TN
       {64, 96, 96, true, true},    {64, 768, 768, true, false}, {100, 101, 100, false, true},  // blocked
       {1, 768, 1024, false, false}, {200, 1, 400, false, false}, {130, 70, 700, true, true},
+      {300, 1, 768, true, true},   {2000, 1, 768, true, false},                              // one output
+
   };
   for (Isa isa : isas()) {
     for (const auto& c : cases) {
@@ -342,6 +345,48 @@ TEST(Parallel, RunsEveryIndexOnceAndRethrows) {
   }
   set_num_threads(0);
   EXPECT_GE(num_threads(), 1);
+}
+
+}  // namespace
+}  // namespace attn::kernels
+
+// ---- rates (not a check; run on demand) ---------------------------------------------------
+//   build-perf/tests/attn_walk_tests --gtest_also_run_disabled_tests --gtest_filter='*Rate*'
+#include <chrono>
+#include <cstdio>
+
+namespace attn::kernels {
+namespace {
+
+TEST(GemmChains, DISABLED_Rate) {
+  std::mt19937 rng(8);
+  struct Shape {
+    int64_t M, N, K;
+    bool b_transposed;
+    const char* what;
+  };
+  const Shape shapes[] = {{1024, 768, 768, true, "x @ W.T, the projections at T = 1024"},
+                          {2048, 2048, 2048, false, "2048^3, as OpenBLAS is measured"}};
+  for (int threads : {1, 2}) {
+    set_num_threads(threads);
+    for (const auto& s : shapes) {
+      const auto A = random_values(rng, static_cast<size_t>(s.M * s.K));
+      const auto B = random_values(rng, static_cast<size_t>(s.K * s.N));
+      std::vector<float> C(static_cast<size_t>(s.M * s.N));
+      const ChainOrder order = blocked_chain_order(s.K);
+      double best = 1e9;
+      for (int r = 0; r < 6; ++r) {
+        std::fill(C.begin(), C.end(), 0.0f);
+        const auto t0 = std::chrono::steady_clock::now();
+        gemm_chains(s.M, s.N, s.K, ConstMat{A.data(), s.K, false}, ConstMat{B.data(), s.b_transposed ? s.K : s.N, s.b_transposed},
+                    C.data(), s.N, order);
+        best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+      }
+      std::printf("%s, %d thread(s), %s: %.1f ms, %.0f GFLOP/s\n", isa_name(active_isa()), threads, s.what, best * 1e3,
+                  2.0 * s.M * s.N * s.K / best / 1e9);
+    }
+  }
+  set_num_threads(0);
 }
 
 }  // namespace

@@ -3,6 +3,9 @@
 #include "kernels/gemm_tile.h"
 
 #if defined(__AVX512F__) && defined(__FMA__)
+// GCC 12 warns that the intrinsics' own unused pass-through operand is uninitialised.
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #include <immintrin.h>
 #else
 #include <cstdlib>
@@ -23,6 +26,29 @@ struct Avx512 {
   static vec broadcast(const float* p) { return _mm512_set1_ps(*p); }
   static vec fma(vec a, vec b, vec c) { return _mm512_fmadd_ps(a, b, c); }  // a * b + c, one rounding
   static vec add(vec a, vec b) { return _mm512_add_ps(a, b); }
+
+  // dst[r * dst_ld + c] = src[c * src_ld + r] for a 16 x 16 block (moves only, no arithmetic).
+  static void transpose(const float* src, int64_t src_ld, float* dst, int64_t dst_ld) {
+    __m512 s[16];
+    for (int g = 0; g < 4; ++g) {  // within each 128-bit lane: 4 x 4 transposes
+      const __m512 r0 = _mm512_loadu_ps(src + (4 * g + 0) * src_ld), r1 = _mm512_loadu_ps(src + (4 * g + 1) * src_ld);
+      const __m512 r2 = _mm512_loadu_ps(src + (4 * g + 2) * src_ld), r3 = _mm512_loadu_ps(src + (4 * g + 3) * src_ld);
+      const __m512 t0 = _mm512_unpacklo_ps(r0, r1), t1 = _mm512_unpackhi_ps(r0, r1);
+      const __m512 t2 = _mm512_unpacklo_ps(r2, r3), t3 = _mm512_unpackhi_ps(r2, r3);
+      s[4 * g + 0] = _mm512_shuffle_ps(t0, t2, 0x44);
+      s[4 * g + 1] = _mm512_shuffle_ps(t0, t2, 0xEE);
+      s[4 * g + 2] = _mm512_shuffle_ps(t1, t3, 0x44);
+      s[4 * g + 3] = _mm512_shuffle_ps(t1, t3, 0xEE);
+    }
+    for (int c = 0; c < 4; ++c) {  // then the 4 x 4 grid of 128-bit lanes
+      const __m512 p01 = _mm512_shuffle_f32x4(s[c], s[4 + c], 0x44), p23 = _mm512_shuffle_f32x4(s[c], s[4 + c], 0xEE);
+      const __m512 q01 = _mm512_shuffle_f32x4(s[8 + c], s[12 + c], 0x44), q23 = _mm512_shuffle_f32x4(s[8 + c], s[12 + c], 0xEE);
+      _mm512_storeu_ps(dst + (c + 0) * dst_ld, _mm512_shuffle_f32x4(p01, q01, 0x88));
+      _mm512_storeu_ps(dst + (c + 4) * dst_ld, _mm512_shuffle_f32x4(p01, q01, 0xDD));
+      _mm512_storeu_ps(dst + (c + 8) * dst_ld, _mm512_shuffle_f32x4(p23, q23, 0x88));
+      _mm512_storeu_ps(dst + (c + 12) * dst_ld, _mm512_shuffle_f32x4(p23, q23, 0xDD));
+    }
+  }
 };
 
 }  // namespace

@@ -86,8 +86,18 @@ struct TileKernel {
               for (int64_t c = 0; c < NR; ++c) dst[c] = c < cols ? src[c] : 0.0f;
             }
           }
+        } else if (cols == NR) {
+          // Stored transposed: column c of B is a contiguous row of the storage. Whole
+          // W x W blocks go through register transposes, the last k's one by one.
+          int64_t k = 0;
+          for (; k + W <= kc; k += W)
+            for (int v = 0; v < NV; ++v)
+              V::transpose(B.data + (j + v * W) * B.ld + k0 + k, B.ld, panel + k * NR + v * W, NR);
+          for (int64_t c = 0; c < NR; ++c) {
+            const float* src = B.data + (j + c) * B.ld + k0;
+            for (int64_t kk = k; kk < kc; ++kk) panel[kk * NR + c] = src[kk];
+          }
         } else {
-          // Stored transposed: column c of B is a contiguous row of the storage.
           for (int64_t c = 0; c < NR; ++c) {
             const float* src = B.data + (j + c) * B.ld + k0;
             if (c < cols) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <exception>
 #include <memory>
@@ -20,7 +21,10 @@ int hardware_threads() {
   return n == 0 ? 1 : static_cast<int>(n);
 }
 
-// Workers sleep until a job is posted, then take task indices from a shared counter.
+// Workers wait for a job, then take task indices from a shared counter. Waiting spins
+// for a few tens of microseconds before sleeping on a condition variable: jobs come in
+// quick succession (the steps of one forward pass), and waking a sleeping thread costs
+// more than a small job.
 class Pool {
  public:
   explicit Pool(int threads) {
@@ -29,7 +33,7 @@ class Pool {
   ~Pool() {
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      stop_ = true;
+      stop_.store(true);
     }
     wake_.notify_all();
     for (auto& w : workers_) w.join();
@@ -42,19 +46,32 @@ class Pool {
       fn_ = &fn;
       n_ = n;
       next_.store(0);
-      busy_ = static_cast<int>(workers_.size());
+      busy_.store(static_cast<int>(workers_.size()));
       error_ = nullptr;
-      ++generation_;
+      generation_.fetch_add(1);
     }
     wake_.notify_all();
     take_tasks();
-    std::unique_lock<std::mutex> lock(mutex_);
-    done_.wait(lock, [this] { return busy_ == 0; });
+    if (!spin_until([this] { return busy_.load() == 0; })) {
+      std::unique_lock<std::mutex> lock(mutex_);
+      done_.wait(lock, [this] { return busy_.load() == 0; });
+    }
     fn_ = nullptr;
     if (error_) std::rethrow_exception(error_);
   }
 
  private:
+  template <class Ready>
+  static bool spin_until(Ready ready) {
+    const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(50);
+    do {
+      for (int i = 0; i < 64; ++i)
+        if (ready()) return true;
+      std::this_thread::yield();
+    } while (std::chrono::steady_clock::now() < until);
+    return ready();
+  }
+
   void take_tasks() {
     inside_task = true;
     for (int64_t i; (i = next_.fetch_add(1)) < n_;) {
@@ -72,27 +89,29 @@ class Pool {
   void work() {
     uint64_t seen = 0;
     for (;;) {
-      {
+      if (!spin_until([&] { return stop_.load() || generation_.load() != seen; })) {
         std::unique_lock<std::mutex> lock(mutex_);
-        wake_.wait(lock, [&] { return stop_ || generation_ != seen; });
-        if (stop_) return;
-        seen = generation_;
+        wake_.wait(lock, [&] { return stop_.load() || generation_.load() != seen; });
       }
+      if (stop_.load()) return;
+      seen = generation_.load();
       take_tasks();
-      std::lock_guard<std::mutex> lock(mutex_);
-      if (--busy_ == 0) done_.notify_one();
+      if (busy_.fetch_sub(1) == 1) {
+        std::lock_guard<std::mutex> lock(mutex_);  // pairs with the caller's wait
+        done_.notify_one();
+      }
     }
   }
 
   std::vector<std::thread> workers_;
   std::mutex mutex_;
   std::condition_variable wake_, done_;
-  bool stop_ = false;
-  uint64_t generation_ = 0;
+  std::atomic<bool> stop_{false};
+  std::atomic<uint64_t> generation_{0};
   const std::function<void(int64_t)>* fn_ = nullptr;
   int64_t n_ = 0;
   std::atomic<int64_t> next_{0};
-  int busy_ = 0;
+  std::atomic<int> busy_{0};
   std::exception_ptr error_;
 };
 

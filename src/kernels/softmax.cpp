@@ -15,6 +15,22 @@ namespace attn::kernels {
 namespace {
 
 bool use_avx2() { return active_isa() != Isa::Scalar; }
+bool use_avx512() { return active_isa() == Isa::Avx512; }
+
+// The elementwise steps, 16 lanes wide where the CPU allows (each lane's operations are the
+// same either way).
+void exp_shifted(const float* x, float* out, int64_t n, float shift) {
+  if (use_avx512()) detail::exp_shifted_avx512(x, out, n, shift);
+  else detail::exp_shifted_avx2(x, out, n, shift);
+}
+void multiply(float* x, int64_t n, float s) {
+  if (use_avx512()) detail::multiply_avx512(x, n, s);
+  else detail::multiply_avx2(x, n, s);
+}
+void divide(float* x, int64_t n, float s) {
+  if (use_avx512()) detail::divide_avx512(x, n, s);
+  else detail::divide_avx2(x, n, s);
+}
 
 // Rows shorter than 8 values are reduced left to right (reduce_all's scalar path); leave
 // them, and rows whose maximum is not finite, to the reference.
@@ -23,10 +39,10 @@ bool vector_row(int64_t n) { return n >= 8 && use_avx2(); }
 // Steps 2 and 3 of the softmax for a row whose first `valid` of n values count (the rest
 // are -inf, i.e. exactly 0 after exp), given its finite maximum.
 void exp_and_normalise(float* row, int64_t valid, int64_t n, float max_input) {
-  detail::exp_shifted_avx2(row, row, valid, max_input);
+  exp_shifted(row, row, valid, max_input);
   const float sum = detail::reduce_sum_avx2(row, valid);
   const float inv_sum = 1.0f / sum;
-  detail::multiply_avx2(row, valid, inv_sum);
+  multiply(row, valid, inv_sum);
   for (int64_t i = valid; i < n; ++i) row[i] = 0.0f;
 }
 
@@ -62,7 +78,7 @@ void softmax_rows(float* x, int64_t rows, int64_t n) {
 
 void masked_softmax_row(float* row, int64_t valid, int64_t n, int64_t full_n, float divisor) {
   // masked_fill then / divisor: the kept scores are divided (-inf / divisor stays -inf).
-  if (use_avx2()) detail::divide_avx2(row, valid, divisor);
+  if (use_avx2()) divide(row, valid, divisor);
   else for (int64_t i = 0; i < valid; ++i) row[i] /= divisor;
   // In a row of 8 or more values, element e always goes to reduction lane e % 8, and the
   // masked entries are the identities of the reductions (-inf for max, 0 after exp for
@@ -83,7 +99,7 @@ void exp_values(const float* x, float* out, int64_t n) {
     for (int64_t i = 0; i < n; ++i) out[i] = sleef_expf(x[i]);
     return;
   }
-  detail::exp_shifted_avx2(x, out, n, 0.0f);
+  exp_shifted(x, out, n, 0.0f);
 }
 
 }  // namespace attn::kernels

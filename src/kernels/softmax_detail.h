@@ -1,5 +1,5 @@
-// Internal: the AVX2 softmax pieces (softmax_avx2.cpp), used by softmax.cpp when the CPU
-// has AVX2 and FMA.
+// Internal: the vector softmax pieces (softmax_avx2.cpp, softmax_avx512.cpp), used by
+// softmax.cpp when the CPU has AVX2 and FMA (and AVX-512F).
 #pragma once
 
 #include <cstdint>
@@ -15,5 +15,10 @@ float reduce_sum_avx2(const float* x, int64_t valid);
 // x[i] = op(x[i], s) for n values.
 void multiply_avx2(float* x, int64_t n, float s);
 void divide_avx2(float* x, int64_t n, float s);
+
+// The elementwise ones, 16 lanes at a time (softmax_avx512.cpp), when the CPU has AVX-512F.
+void exp_shifted_avx512(const float* x, float* out, int64_t n, float shift);
+void multiply_avx512(float* x, int64_t n, float s);
+void divide_avx512(float* x, int64_t n, float s);
 
 }  // namespace attn::kernels::detail
