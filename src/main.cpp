@@ -1,4 +1,6 @@
 // attn-walk: parse, run, and map errors to exit codes (0 ok, 1 bad data, 2 misuse).
+#include <malloc.h>
+
 #include <exception>
 #include <iostream>
 
@@ -7,6 +9,10 @@
 #include "output.h"
 
 int main(int argc, char** argv) {
+  // Walks at GPT-2 size create and drop many 100 MB tensors. Keep freed memory in the heap
+  // for reuse instead of returning it to the kernel, which zeroes every page again.
+  mallopt(M_MMAP_THRESHOLD, 1 << 30);
+  mallopt(M_TRIM_THRESHOLD, 1 << 30);
   try {
     return attn::run_cli(argc, argv);
   } catch (const attn::UsageError& e) {

@@ -92,31 +92,31 @@ Walk run_multi_head(const Config& cfg) {
   gen.manual_seed(cfg.seed1);
   const MultiHeadAttention mha(gen, d_in, d_out, T, cfg.attn_dropout, H, cfg.qkv_bias,
                                cfg.dropout_rng);
-  const auto t = mha.forward_traced(gen, batch);
+  auto t = mha.forward_traced(gen, batch);  // its tensors move into the walk below
   walk.vars["d_k"] = std::to_string(mha.head_dim);
   walk.vars["sqrt_d_k"] = fmt::format("{:.4g}", std::sqrt(static_cast<double>(mha.head_dim)));
   if (cfg.attn_dropout > 0.0) walk.vars["variant:attn_weights"] = "dropout";
   const char* proj_grad = cfg.qkv_bias ? "grad_fn=<ViewBackward0>" : "grad_fn=<UnsafeViewBackward0>";
-  walk.add("keys", t.keys, {proj_grad});       // (B, T, d_out)
-  walk.add("queries", t.queries, {proj_grad});
-  walk.add("values", t.values, {proj_grad});
-  walk.add("keys_viewed", t.keys_viewed, {"grad_fn=<ViewBackward0>"});  // (B, T, H, head_dim)
-  walk.add("queries_viewed", t.queries_viewed, {"grad_fn=<ViewBackward0>"});
-  walk.add("values_viewed", t.values_viewed, {"grad_fn=<ViewBackward0>"});
-  walk.add("keys_transposed", t.keys_t, {"grad_fn=<TransposeBackward0>"});  // (B, H, T, head_dim)
-  walk.add("queries_transposed", t.queries_t, {"grad_fn=<TransposeBackward0>"});
-  walk.add("values_transposed", t.values_t, {"grad_fn=<TransposeBackward0>"});
-  walk.add("attn_scores", t.attn_scores, {"grad_fn=<UnsafeViewBackward0>"});  // (B, H, T, T)
-  walk.add("attn_scores_masked", t.attn_scores_masked, {"grad_fn=<MaskedFillBackward0>"});
+  walk.add("keys", std::move(t.keys), {proj_grad});       // (B, T, d_out)
+  walk.add("queries", std::move(t.queries), {proj_grad});
+  walk.add("values", std::move(t.values), {proj_grad});
+  walk.add("keys_viewed", std::move(t.keys_viewed), {"grad_fn=<ViewBackward0>"});  // (B, T, H, head_dim)
+  walk.add("queries_viewed", std::move(t.queries_viewed), {"grad_fn=<ViewBackward0>"});
+  walk.add("values_viewed", std::move(t.values_viewed), {"grad_fn=<ViewBackward0>"});
+  walk.add("keys_transposed", std::move(t.keys_t), {"grad_fn=<TransposeBackward0>"});  // (B, H, T, head_dim)
+  walk.add("queries_transposed", std::move(t.queries_t), {"grad_fn=<TransposeBackward0>"});
+  walk.add("values_transposed", std::move(t.values_t), {"grad_fn=<TransposeBackward0>"});
+  walk.add("attn_scores", std::move(t.attn_scores), {"grad_fn=<UnsafeViewBackward0>"});  // (B, H, T, T)
+  walk.add("attn_scores_masked", std::move(t.attn_scores_masked), {"grad_fn=<MaskedFillBackward0>"});
   const Tensor& attn_weights = walk.add(
-      "attn_weights", t.attn_weights, {dropout_grad_fn(cfg.attn_dropout, "grad_fn=<SoftmaxBackward0>")});
+      "attn_weights", std::move(t.attn_weights), {dropout_grad_fn(cfg.attn_dropout, "grad_fn=<SoftmaxBackward0>")});
   add_check(walk, "causal_no_future_weight", zero_above_diagonal(attn_weights));
   if (cfg.attn_dropout == 0.0) add_check(walk, "softmax_rows_sum_to_1", rows_sum_to_one(attn_weights));
-  walk.add("context_vec", t.context_vec, {"grad_fn=<TransposeBackward0>"});  // (B, T, H, head_dim)
-  walk.add("context_vec_merged", t.context_vec_merged, {"grad_fn=<ViewBackward0>"});
+  walk.add("context_vec", std::move(t.context_vec), {"grad_fn=<TransposeBackward0>"});  // (B, T, H, head_dim)
+  walk.add("context_vec_merged", std::move(t.context_vec_merged), {"grad_fn=<ViewBackward0>"});
   walk.add_parameter("out_proj.weight", mha.out_proj.weight);
   walk.add_parameter("out_proj.bias", *mha.out_proj.bias);
-  walk.add("mha_context_vecs", t.context_vecs, {"grad_fn=<ViewBackward0>"});  // (B, T, d_out)
+  walk.add("mha_context_vecs", std::move(t.context_vecs), {"grad_fn=<ViewBackward0>"});  // (B, T, d_out)
 
   // Exercise 3.2: two heads of d_out = 1 give 2-dimensional context vectors.
   gen.manual_seed(cfg.seed1);
