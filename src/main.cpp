@@ -9,9 +9,10 @@
 #include "output.h"
 
 int main(int argc, char** argv) {
-  // Walks at GPT-2 size create and drop many 100 MB tensors. Keep freed memory in the heap
-  // for reuse instead of returning it to the kernel, which zeroes every page again.
-  mallopt(M_MMAP_THRESHOLD, 1 << 30);
+  // Walks at GPT-2 size create and drop many tensors of several MB. Keep freed memory in
+  // the heap for reuse instead of returning it to the kernel, which zeroes every page again
+  // (32 MiB is the largest mmap threshold glibc accepts).
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);
   mallopt(M_TRIM_THRESHOLD, 1 << 30);
   try {
     return attn::run_cli(argc, argv);
