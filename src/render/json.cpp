@@ -14,7 +14,13 @@ namespace {
 void append_number(std::string& out, float v) {
   if (std::isnan(v)) out += "\"nan\"";
   else if (std::isinf(v)) out += v > 0 ? "\"inf\"" : "\"-inf\"";
-  else fmt::format_to(std::back_inserter(out), "{}", static_cast<double>(v));
+  else {
+    const size_t start = out.size();
+    fmt::format_to(std::back_inserter(out), "{}", static_cast<double>(v));
+    // Python writes whole floats as "2.0" and "-0.0"; a bare "2" or "-0" would read back as
+    // an integer, and -0.0 would lose its sign.
+    if (out.find_first_of(".en", start) == std::string::npos) out += ".0";
+  }
 }
 
 // Nested lists that match the shape. Written by hand rather than through a JSON DOM,
