@@ -12,28 +12,20 @@
 namespace attn {
 namespace {
 
-Config book_config() {
-  Config c;
-  Embeddings e = builtin_journey();
-  c.tokens = e.tokens;
-  c.inputs = e.inputs;
-  return c;
-}
-
 const nlohmann::json& reference() {
   static const nlohmann::json ref = test::load_json(test::tests_dir() + "/reference/book-ch03.json");
   return ref;
 }
 
 TEST(BookReference, InputsAreTheChaptersEmbeddings) {
-  const Config c = book_config();
+  const Config c = test::book_config();
   EXPECT_EQ(c.tokens, reference()["tokens"].get<std::vector<std::string>>());
   double max_diff;
   EXPECT_EQ(test::count_bit_differences(c.inputs.data, test::flatten(reference()["embeddings"]), &max_diff), 0);
 }
 
 TEST(BookReference, EveryTensorAppearsInItsStageWithEqualValueAndText) {
-  const Config cfg = book_config();
+  const Config cfg = test::book_config();
   int checked = 0;
   for (const auto& [stage, tensors] : reference()["stages"].items()) {
     const Walk walk = find_stage(stage)->run(cfg);
@@ -84,18 +76,18 @@ const Step& find_step(const Walk& walk, const std::string& name) {
 
 TEST(BookReference, Exercise3_1) {
   const auto& want = reference()["exercises"]["3.1"];
-  const Walk walk = find_stage("trainable")->run(book_config());
+  const Walk walk = find_stage("trainable")->run(test::book_config());
   expect_reference_tensor(find_step(walk, "exercise_3_1_sa_v1_output"), want);
   expect_reference_tensor(find_step(walk, "exercise_3_1_sa_v2_output"), want);
 }
 
 TEST(BookReference, Exercise3_2) {
-  const Walk walk = find_stage("multi-head")->run(book_config());
+  const Walk walk = find_stage("multi-head")->run(test::book_config());
   expect_reference_tensor(find_step(walk, "exercise_3_2_context_vecs"), reference()["exercises"]["3.2"]);
 }
 
 TEST(BookReference, Exercise3_3) {
-  const Walk walk = find_stage("multi-head")->run(book_config());
+  const Walk walk = find_stage("multi-head")->run(test::book_config());
   const Step& step = find_step(walk, "exercise_3_3_num_params");
   EXPECT_EQ(step.value.shape, Shape{});
   EXPECT_EQ(static_cast<int64_t>(step.value.item()),

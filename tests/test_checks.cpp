@@ -15,20 +15,6 @@
 namespace attn {
 namespace {
 
-Config book() {
-  Config c;
-  const Embeddings e = builtin_journey();
-  c.tokens = e.tokens;
-  c.inputs = e.inputs;
-  return c;
-}
-
-const Step& step_named(const Walk& w, const std::string& name) {
-  for (const auto& s : w.steps)
-    if (s.name == name) return s;
-  throw std::runtime_error("no step " + name);
-}
-
 const Check* check_named(const Walk& w, const std::string& id) {
   for (const auto& c : w.checks)
     if (c.id == id) return &c;
@@ -41,7 +27,7 @@ std::string shown_after(const Walk& w, const Check& c) {
 }
 
 TEST(Checks, TheIssuesChecksAreThereAfterTheirSteps) {
-  const Config cfg = book();
+  const Config cfg = test::book_config();
   struct Want {
     Walk (*run)(const Config&);
     const char* id;
@@ -91,23 +77,23 @@ TEST(Checks, AllPassOnTheGoldenConfigurations) {
 }
 
 TEST(Checks, ExactCheckDifferencesAreZero) {
-  const Walk causal = run_causal(book());
+  const Walk causal = run_causal(test::book_config());
   EXPECT_EQ(check_named(causal, "causal_no_future_weight")->max_diff, 0.0);
-  const Walk mh = run_multi_head(book());
+  const Walk mh = run_multi_head(test::book_config());
   EXPECT_EQ(check_named(mh, "wrapper_first_head_equals_causal_attention")->max_diff, 0.0);
-  const Walk tr = run_trainable(book());
+  const Walk tr = run_trainable(test::book_config());
   EXPECT_EQ(check_named(tr, "exercise_3_1_outputs_equal")->max_diff, 0.0);
   EXPECT_LT(check_named(tr, "sa_v1_row_equals_context_vec_2")->max_diff, 1e-6);
-  const Walk dr = run_dropout(book());
+  const Walk dr = run_dropout(test::book_config());
   double worst = 0;  // recomputed from the printed row sums
-  for (float s : step_named(dr, "dropout_attn_weights_row_sums").value.data)
+  for (float s : test::step_named(dr, "dropout_attn_weights_row_sums").value.data)
     worst = std::max(worst, std::fabs(static_cast<double>(s) - 1.0));
   EXPECT_NEAR(check_named(dr, "dropout_rows_no_longer_sum_to_1")->max_diff, worst, 1e-6);
   EXPECT_GT(worst, 0.1);
 }
 
 TEST(Checks, DropoutEdgeCasesChooseTheRightClaim) {
-  Config c = book();
+  Config c = test::book_config();
   c.dropout = 0.0;
   const Walk p0 = run_dropout(c);
   EXPECT_EQ(check_named(p0, "dropout_rows_no_longer_sum_to_1"), nullptr);
@@ -119,7 +105,7 @@ TEST(Checks, DropoutEdgeCasesChooseTheRightClaim) {
   EXPECT_EQ(check_named(p1, "dropout_rows_no_longer_sum_to_1")->max_diff, 1.0);
   EXPECT_EQ(check_named(p1, "dropout_kept_scaled"), nullptr);  // 1/(1-p) does not exist
   // With attention dropout the wrapper's masks differ from CausalAttention's: no check.
-  c = book();
+  c = test::book_config();
   c.attn_dropout = 0.1;
   EXPECT_EQ(check_named(run_multi_head(c), "wrapper_first_head_equals_causal_attention"), nullptr);
 }
@@ -127,9 +113,9 @@ TEST(Checks, DropoutEdgeCasesChooseTheRightClaim) {
 // ---- the helpers fail on perturbed data ----------------------------------------------
 
 TEST(CheckHelpers, CompareCloseFailsOnAPerturbedWalkTensor) {
-  const Walk w = run_causal(book());
-  const Tensor& a = step_named(w, "masked_simple_norm").value;
-  const Tensor& b = step_named(w, "attn_weights_causal").value;
+  const Walk w = run_causal(test::book_config());
+  const Tensor& a = test::step_named(w, "masked_simple_norm").value;
+  const Tensor& b = test::step_named(w, "attn_weights_causal").value;
   EXPECT_TRUE(compare_close(a, b).passed);
   Tensor bad = a;
   bad(3, 1) += 1e-3f;
@@ -156,14 +142,14 @@ TEST(CheckHelpers, CompareCloseFailsOnShapeNaNAndInf) {
 }
 
 TEST(CheckHelpers, LoopContextVectorsEqualTheMatrixProductAndCatchAPerturbation) {
-  const Walk w = run_dot_product(book());
-  const Tensor& weights = step_named(w, "attn_weights").value;
-  const Tensor& inputs = step_named(w, "inputs").value;
-  const Tensor& all = step_named(w, "all_context_vecs").value;
+  const Walk w = run_dot_product(test::book_config());
+  const Tensor& weights = test::step_named(w, "attn_weights").value;
+  const Tensor& inputs = test::step_named(w, "inputs").value;
+  const Tensor& all = test::step_named(w, "all_context_vecs").value;
   const Tensor loop = loop_context_vectors(weights, inputs);
   EXPECT_TRUE(compare_close(all, loop).passed);
   // Row 2 of the loop is context_vec_2.
-  EXPECT_TRUE(compare_close(loop[1], step_named(w, "context_vec_2").value).passed);
+  EXPECT_TRUE(compare_close(loop[1], test::step_named(w, "context_vec_2").value).passed);
   Tensor skewed = weights;
   skewed(4, 0) += 0.01f;  // one weight off: that row's context vector moves
   const Comparison c = compare_close(all, loop_context_vectors(skewed, inputs));
@@ -172,8 +158,8 @@ TEST(CheckHelpers, LoopContextVectorsEqualTheMatrixProductAndCatchAPerturbation)
 }
 
 TEST(CheckHelpers, RowSums) {
-  const Walk w = run_dot_product(book());
-  const Tensor& weights = step_named(w, "attn_weights").value;
+  const Walk w = run_dot_product(test::book_config());
+  const Tensor& weights = test::step_named(w, "attn_weights").value;
   EXPECT_TRUE(rows_sum_to_one(weights).passed);
   EXPECT_FALSE(rows_do_not_sum_to_one(weights).passed);
   Tensor bad = weights;
@@ -187,9 +173,9 @@ TEST(CheckHelpers, RowSums) {
 }
 
 TEST(CheckHelpers, ZeroAboveDiagonal) {
-  const Walk w = run_causal(book());
-  EXPECT_TRUE(zero_above_diagonal(step_named(w, "attn_weights_causal").value).passed);
-  const Comparison full = zero_above_diagonal(step_named(w, "attn_weights").value);
+  const Walk w = run_causal(test::book_config());
+  EXPECT_TRUE(zero_above_diagonal(test::step_named(w, "attn_weights_causal").value).passed);
+  const Comparison full = zero_above_diagonal(test::step_named(w, "attn_weights").value);
   EXPECT_FALSE(full.passed);
   EXPECT_GT(full.max_diff, 0.1);
   // Batched (B, H, T, T): one future weight in the last block is found.
@@ -202,8 +188,8 @@ TEST(CheckHelpers, ZeroAboveDiagonal) {
 }
 
 TEST(CheckHelpers, ZeroOrValue) {
-  const Walk w = run_dropout(book());
-  const Tensor& ones = step_named(w, "dropout_ones").value;
+  const Walk w = run_dropout(test::book_config());
+  const Tensor& ones = test::step_named(w, "dropout_ones").value;
   EXPECT_TRUE(zero_or_value(ones, 2.0f).passed);
   const Comparison wrong_scale = zero_or_value(ones, 1.0f);  // forgetting the 1/(1-p)
   EXPECT_FALSE(wrong_scale.passed);
@@ -211,7 +197,7 @@ TEST(CheckHelpers, ZeroOrValue) {
 }
 
 TEST(Checks, KeepOnlyMovesChecksToTheLastKeptStep) {
-  Walk w = run_causal(book());
+  Walk w = run_causal(test::book_config());
   keep_only(w, {"attn_scores", "masked_simple_norm"});
   ASSERT_EQ(w.steps.size(), 2u);
   for (const auto& c : w.checks) {

@@ -21,10 +21,7 @@ const std::string kRoot = std::string(ATTN_WALK_TESTS_DIR) + "/..";
 TEST(Docs, StagesMdListsEveryStepInOrder) {
   const std::string doc = read_text(kRoot + "/docs/stages.md");
   ASSERT_FALSE(doc.empty());
-  Config cfg;
-  Embeddings e = builtin_journey();
-  cfg.tokens = e.tokens;
-  cfg.inputs = e.inputs;
+  const Config cfg = test::book_config();
   for (const auto& s : all_stages()) {
     const size_t section = doc.find(std::string("## `") + s.name + "`");
     ASSERT_NE(section, std::string::npos) << s.name;

@@ -9,26 +9,13 @@
 #include "render/render.h"
 #include "stages/stages.h"
 #include "torch_random.h"
+#include "test_util.h"
 
 namespace attn {
 namespace {
 
-Config book() {
-  Config c;
-  const Embeddings e = builtin_journey();
-  c.tokens = e.tokens;
-  c.inputs = e.inputs;
-  return c;
-}
-
-const Step& step_named(const Walk& w, const std::string& name) {
-  for (const auto& s : w.steps)
-    if (s.name == name) return s;
-  throw std::runtime_error("no step " + name);
-}
-
 TEST(Exercise3_1, EndsTheTrainableWalkWithEqualOutputs) {
-  const Walk w = run_trainable(book());
+  const Walk w = run_trainable(test::book_config());
   ASSERT_GE(w.steps.size(), 2u);
   const Step& v1 = w.steps[w.steps.size() - 2];
   const Step& v2 = w.steps.back();
@@ -38,28 +25,28 @@ TEST(Exercise3_1, EndsTheTrainableWalkWithEqualOutputs) {
   EXPECT_EQ(v1.value.data, v2.value.data);  // bit for bit
   EXPECT_EQ(printed_step(v1).rfind("tensor([[-0.5337, -0.1051],", 0), 0u) << printed_step(v1);
   // Not the chapter's own SelfAttention_v1/v2 outputs: those differ from each other.
-  EXPECT_NE(step_named(w, "sa_v1_output").value.data, v1.value.data);
-  EXPECT_NE(step_named(w, "sa_v2_output").value.data, v2.value.data);
+  EXPECT_NE(test::step_named(w, "sa_v1_output").value.data, v1.value.data);
+  EXPECT_NE(test::step_named(w, "sa_v2_output").value.data, v2.value.data);
 }
 
 TEST(Exercise3_1, AgreesForOtherConfigsAndIgnoresQkvBias) {
-  Config c = book();
+  Config c = test::book_config();
   c.d_out = 4;
   c.init = InitKind::Randn;
   c.seed1 = 7;
   const Walk w = run_trainable(c);
-  EXPECT_EQ(step_named(w, "exercise_3_1_sa_v1_output").value.shape, (Shape{6, 4}));
-  EXPECT_EQ(step_named(w, "exercise_3_1_sa_v1_output").value.data,
-            step_named(w, "exercise_3_1_sa_v2_output").value.data);
+  EXPECT_EQ(test::step_named(w, "exercise_3_1_sa_v1_output").value.shape, (Shape{6, 4}));
+  EXPECT_EQ(test::step_named(w, "exercise_3_1_sa_v1_output").value.data,
+            test::step_named(w, "exercise_3_1_sa_v2_output").value.data);
   // The exercise's SelfAttention_v2 has no bias (v1 could not copy one), whatever --qkv-bias says.
-  Config b = book();
+  Config b = test::book_config();
   b.qkv_bias = true;
-  EXPECT_EQ(step_named(run_trainable(b), "exercise_3_1_sa_v2_output").value.data,
-            step_named(run_trainable(book()), "exercise_3_1_sa_v2_output").value.data);
+  EXPECT_EQ(test::step_named(run_trainable(b), "exercise_3_1_sa_v2_output").value.data,
+            test::step_named(run_trainable(test::book_config()), "exercise_3_1_sa_v2_output").value.data);
 }
 
 TEST(Exercise3_2, TwoHeadsOfWidthOneGive2DContextVectors) {
-  Config c = book();
+  Config c = test::book_config();
   c.d_out = 8;
   c.heads = 4;
   c.batch = 3;
@@ -75,7 +62,7 @@ TEST(Exercise3_2, TwoHeadsOfWidthOneGive2DContextVectors) {
 }
 
 TEST(Exercise3_3, CountsTheParametersOfAGpt2SizedModule) {
-  const Walk w = run_multi_head(book());
+  const Walk w = run_multi_head(test::book_config());
   const Step& s = w.steps.back();
   EXPECT_EQ(s.name, "exercise_3_3_num_params");
   EXPECT_EQ(s.value.shape, Shape{});

@@ -13,6 +13,7 @@
 #include "render/heatmap.h"
 #include "render/render.h"
 #include "stages/stages.h"
+#include "test_util.h"
 
 namespace attn {
 namespace {
@@ -33,22 +34,6 @@ Config config_of_size(int64_t T) {
   std::vector<std::string> tokens;
   for (int64_t i = 0; i < T; ++i) tokens.push_back("x" + std::to_string(i + 1));
   return config_with_tokens(tokens);
-}
-
-Step make_step(std::string name, Tensor value) {
-  Step s;
-  s.name = std::move(name);
-  s.title = "a title";
-  s.value = std::move(value);
-  return s;
-}
-
-// A (T, T) causal matrix: row i has weights on j <= i and `above` on j > i.
-Tensor causal(int64_t T, float above) {
-  Tensor t = Tensor::zeros({T, T});
-  for (int64_t i = 0; i < T; ++i)
-    for (int64_t j = 0; j < T; ++j) t(i, j) = j <= i ? 1.0f / static_cast<float>(i + 1) : above;
-  return t;
 }
 
 Tensor stacked(const Shape& lead, const Tensor& block, bool vary) {
@@ -96,23 +81,23 @@ TEST(WantsHeatmap, NamesAndShapes) {
   for (const char* name : {"attn_scores", "attn_weights", "attn_scores_masked", "attn_weights_causal",
                            "mask", "mask_simple", "masked", "masked_simple", "masked_simple_norm",
                            "dropout_ones", "dropout_attn_weights", "ca.attn_weights"})
-    EXPECT_TRUE(wants_heatmap(walk, make_step(name, tt))) << name;
-  EXPECT_TRUE(wants_heatmap(walk, make_step("attn_weights", Tensor::zeros({2, 3, 3}))));
-  EXPECT_TRUE(wants_heatmap(walk, make_step("attn_weights", Tensor::zeros({2, 4, 3, 3}))));
+    EXPECT_TRUE(wants_heatmap(walk, test::make_step(name, tt))) << name;
+  EXPECT_TRUE(wants_heatmap(walk, test::make_step("attn_weights", Tensor::zeros({2, 3, 3}))));
+  EXPECT_TRUE(wants_heatmap(walk, test::make_step("attn_weights", Tensor::zeros({2, 4, 3, 3}))));
   // Square by accident, or not (T, T) at all.
   for (const char* name : {"inputs", "a_at_a_T", "first_res", "sa_v1_output", "keys", "queries",
                            "row_sums", "context_vec", "W_query"})
-    EXPECT_FALSE(wants_heatmap(walk, make_step(name, tt))) << name;
-  EXPECT_FALSE(wants_heatmap(walk, make_step("attn_weights_row_sums", Tensor::zeros({3}))));
-  EXPECT_FALSE(wants_heatmap(walk, make_step("attn_scores_2", Tensor::zeros({3}))));
-  EXPECT_FALSE(wants_heatmap(walk, make_step("attn_weights", Tensor::zeros({3, 4}))));
-  EXPECT_FALSE(wants_heatmap(walk, make_step("attn_weights", Tensor::zeros({4, 4}))));
-  EXPECT_FALSE(wants_heatmap(walk, make_step("attn_weights", Tensor::zeros({1, 2, 2, 3, 3}))));
-  EXPECT_FALSE(wants_heatmap(walk, make_step("attn_weights", Tensor::scalar(1.0f))));
+    EXPECT_FALSE(wants_heatmap(walk, test::make_step(name, tt))) << name;
+  EXPECT_FALSE(wants_heatmap(walk, test::make_step("attn_weights_row_sums", Tensor::zeros({3}))));
+  EXPECT_FALSE(wants_heatmap(walk, test::make_step("attn_scores_2", Tensor::zeros({3}))));
+  EXPECT_FALSE(wants_heatmap(walk, test::make_step("attn_weights", Tensor::zeros({3, 4}))));
+  EXPECT_FALSE(wants_heatmap(walk, test::make_step("attn_weights", Tensor::zeros({4, 4}))));
+  EXPECT_FALSE(wants_heatmap(walk, test::make_step("attn_weights", Tensor::zeros({1, 2, 2, 3, 3}))));
+  EXPECT_FALSE(wants_heatmap(walk, test::make_step("attn_weights", Tensor::scalar(1.0f))));
   // T = 1: (T, 1) row sums are (1, 1) but are not attention.
   const Walk one("test", config_of_size(1));
-  EXPECT_FALSE(wants_heatmap(one, make_step("row_sums", Tensor::zeros({1, 1}))));
-  EXPECT_TRUE(wants_heatmap(one, make_step("attn_weights", Tensor::zeros({1, 1}))));
+  EXPECT_FALSE(wants_heatmap(one, test::make_step("row_sums", Tensor::zeros({1, 1}))));
+  EXPECT_TRUE(wants_heatmap(one, test::make_step("attn_weights", Tensor::zeros({1, 1}))));
 }
 
 // The chapter's own walks: exactly the attention matrices get a heatmap.
@@ -144,8 +129,8 @@ TEST(WantsHeatmap, TheChaptersStages) {
 
 TEST(Heatmap, ShadesMaskedAndZeroCellsWithoutColour) {
   Walk walk("test", config_with_tokens({"a", "b", "c"}));
-  Tensor masked = causal(3, kNegInf);
-  const std::string out = render_heatmap(walk, make_step("masked", masked), plain());
+  Tensor masked = test::causal_matrix(3, kNegInf);
+  const std::string out = render_heatmap(walk, test::make_step("masked", masked), plain());
   EXPECT_EQ(out.find('\033'), std::string::npos) << "no escape codes without colour";
   const auto lines = lines_of(out);
   // Row 1: 1.0 then two masked cells; row 3: three thirds.
@@ -160,9 +145,9 @@ TEST(Heatmap, ShadesMaskedAndZeroCellsWithoutColour) {
   EXPECT_EQ(out.find("exactly 0"), std::string::npos) << "no zero cells here";
 
   // After softmax the masked cells are exact zeros: a different glyph from small weights.
-  Tensor weights = causal(3, 0.0f);
+  Tensor weights = test::causal_matrix(3, 0.0f);
   weights(2, 0) = 0.001f;  // a small weight, not zero
-  const std::string w = render_heatmap(walk, make_step("attn_weights", weights), plain());
+  const std::string w = render_heatmap(walk, test::make_step("attn_weights", weights), plain());
   bool row3w = false;
   for (const auto& l : lines_of(w))
     if (l.rfind("3 c ", 0) == 0) row3w = l.substr(4) == "░░▒▒▒▒";
@@ -174,7 +159,7 @@ TEST(Heatmap, ShadesMaskedAndZeroCellsWithoutColour) {
 
 TEST(Heatmap, ColourUsesBackgroundsAndKeepsMarks) {
   Walk walk("test", config_with_tokens({"a", "b", "c"}));
-  const std::string out = render_heatmap(walk, make_step("masked", causal(3, kNegInf)), colored());
+  const std::string out = render_heatmap(walk, test::make_step("masked", test::causal_matrix(3, kNegInf)), colored());
   EXPECT_NE(out.find("\033[48;5;"), std::string::npos) << "256-colour backgrounds";
   // In the rows themselves: 1.0 and 1/2 are different colours, the masked cells have none.
   std::string row1, row2;
@@ -192,14 +177,14 @@ TEST(Heatmap, ColourUsesBackgroundsAndKeepsMarks) {
   for (const auto& l : lines_of(out))
     if (l.find("\033[") != std::string::npos) EXPECT_NE(l.rfind("\033[0m"), std::string::npos) << l;
   // The same heatmap without colour has none.
-  EXPECT_EQ(render_heatmap(walk, make_step("masked", causal(3, kNegInf)), plain()).find('\033'),
+  EXPECT_EQ(render_heatmap(walk, test::make_step("masked", test::causal_matrix(3, kNegInf)), plain()).find('\033'),
             std::string::npos);
 }
 
 TEST(Heatmap, NothingForOtherSteps) {
   Walk walk("test", config_with_tokens({"a", "b", "c"}));
-  EXPECT_EQ(render_heatmap(walk, make_step("inputs", causal(3, 0)), plain()), "");
-  EXPECT_EQ(render_heatmap(walk, make_step("attn_weights", Tensor::zeros({3})), plain()), "");
+  EXPECT_EQ(render_heatmap(walk, test::make_step("inputs", test::causal_matrix(3, 0)), plain()), "");
+  EXPECT_EQ(render_heatmap(walk, test::make_step("attn_weights", Tensor::zeros({3})), plain()), "");
 }
 
 TEST(Heatmap, NanAndPlusInfAreFlagged) {
@@ -209,11 +194,11 @@ TEST(Heatmap, NanAndPlusInfAreFlagged) {
   t(0, 1) = std::numeric_limits<float>::infinity();
   t(1, 0) = 0.5f;
   t(1, 1) = 0.25f;
-  const std::string out = render_heatmap(walk, make_step("attn_weights", t), plain());
+  const std::string out = render_heatmap(walk, test::make_step("attn_weights", t), plain());
   EXPECT_NE(out.find("1 a !!!!"), std::string::npos) << out;
   EXPECT_NE(out.find("nan or +inf"), std::string::npos) << out;
   // The scale ignores them.
-  const HeatmapPlan plan = plan_heatmap(walk, make_step("attn_weights", t), 32, 16);
+  const HeatmapPlan plan = plan_heatmap(walk, test::make_step("attn_weights", t), 32, 16);
   EXPECT_EQ(plan.lo, 0.0);
   EXPECT_EQ(plan.hi, 0.5);
 }
@@ -221,17 +206,17 @@ TEST(Heatmap, NanAndPlusInfAreFlagged) {
 TEST(Heatmap, ScaleIncludesZeroAndNegativeScores) {
   Walk walk("test", config_with_tokens({"a", "b"}));
   Tensor t({2, 2}, {-0.5f, 0.25f, 1.5f, kNegInf});
-  const HeatmapPlan plan = plan_heatmap(walk, make_step("attn_scores", t), 32, 16);
+  const HeatmapPlan plan = plan_heatmap(walk, test::make_step("attn_scores", t), 32, 16);
   EXPECT_EQ(plan.lo, -0.5);
   EXPECT_EQ(plan.hi, 1.5);
   EXPECT_TRUE(plan.has_masked);
   EXPECT_DOUBLE_EQ(cell_level(plan, -0.5f), 0.0);
   EXPECT_DOUBLE_EQ(cell_level(plan, 1.5f), 1.0);
-  const std::string out = render_heatmap(walk, make_step("attn_scores", t), plain());
+  const std::string out = render_heatmap(walk, test::make_step("attn_scores", t), plain());
   EXPECT_NE(out.find("░░ -0.5..0"), std::string::npos) << out;
   EXPECT_NE(out.find("██ 1..1.5"), std::string::npos) << out;
   // All equal: still a valid scale.
-  const HeatmapPlan flat = plan_heatmap(walk, make_step("mask", Tensor::zeros({2, 2})), 32, 16);
+  const HeatmapPlan flat = plan_heatmap(walk, test::make_step("mask", Tensor::zeros({2, 2})), 32, 16);
   EXPECT_GT(flat.hi, flat.lo);
 }
 
@@ -257,14 +242,14 @@ TEST(Labels, SanitizeControlCharactersAndBadUtf8) {
   EXPECT_EQ(sanitize_label(""), "\"\"");
   EXPECT_EQ(sanitize_label("你好"), "你好");
   Walk walk("test", config_with_tokens({"a\033[2Jb", "c"}));
-  const std::string out = render_heatmap(walk, make_step("mask", causal(2, 0)), plain());
+  const std::string out = render_heatmap(walk, test::make_step("mask", test::causal_matrix(2, 0)), plain());
   EXPECT_EQ(out.find('\033'), std::string::npos) << "a token cannot send escape codes";
 }
 
 // Where each cell column starts, in terminal columns: the same on every line.
 TEST(Labels, CjkRowsAndColumnsLineUp) {
   Walk walk("test", config_with_tokens({"你的", "a", "一个很长很长的中文词元", "step", "ｆｕｌｌ"}));
-  const std::string out = render_heatmap(walk, make_step("attn_weights", causal(5, 0)), plain());
+  const std::string out = render_heatmap(walk, test::make_step("attn_weights", test::causal_matrix(5, 0)), plain());
   const auto lines = lines_of(out);
   // Rows: the cells start at the same display column on every row.
   std::vector<int> starts;
@@ -308,7 +293,7 @@ TEST(Labels, ChineseCaptionsAndLegend) {
   Walk walk("test", config_with_tokens({"你", "好"}));
   RenderOptions o = plain();
   o.lang = Lang::Zh;
-  const std::string out = render_heatmap(walk, make_step("attn_weights", stacked({1, 2}, causal(2, 0), true)), o);
+  const std::string out = render_heatmap(walk, test::make_step("attn_weights", stacked({1, 2}, test::causal_matrix(2, 0), true)), o);
   EXPECT_NE(out.find("批次 0，头 1："), std::string::npos) << out;
   EXPECT_NE(out.find("色标："), std::string::npos) << out;
   EXPECT_NE(out.find("恰好为 0"), std::string::npos) << out;
@@ -318,7 +303,7 @@ TEST(Labels, ChineseCaptionsAndLegend) {
 
 TEST(Blocks, MultiHeadBlocksAreLabelled) {
   Walk walk("test", config_with_tokens({"a", "b", "c"}));
-  const Step step = make_step("attn_weights", stacked({2, 2}, causal(3, 0), true));
+  const Step step = test::make_step("attn_weights", stacked({2, 2}, test::causal_matrix(3, 0), true));
   const HeatmapPlan plan = plan_heatmap(walk, step, 32, 16);
   ASSERT_EQ(plan.blocks.size(), 4u);
   EXPECT_TRUE(plan.repeated_batches.empty());
@@ -329,14 +314,14 @@ TEST(Blocks, MultiHeadBlocksAreLabelled) {
   for (const char* c : {"batch 0, head 0:", "batch 0, head 1:", "batch 1, head 0:", "batch 1, head 1:"})
     EXPECT_NE(out.find(c), std::string::npos) << c;
   // (B, T, T): "batch b".
-  const std::string three = render_heatmap(walk, make_step("attn_weights", stacked({2}, causal(3, 0), true)), plain());
+  const std::string three = render_heatmap(walk, test::make_step("attn_weights", stacked({2}, test::causal_matrix(3, 0), true)), plain());
   EXPECT_NE(three.find("batch 1:"), std::string::npos) << three;
   EXPECT_EQ(three.find("head"), std::string::npos) << three;
 }
 
 TEST(Blocks, IdenticalBatchesAreDrawnOnce) {
   Walk walk("test", config_with_tokens({"a", "b", "c"}));
-  const Step step = make_step("attn_weights", stacked({3, 2}, causal(3, 0), false));
+  const Step step = test::make_step("attn_weights", stacked({3, 2}, test::causal_matrix(3, 0), false));
   const HeatmapPlan plan = plan_heatmap(walk, step, 32, 16);
   EXPECT_EQ(plan.blocks.size(), 2u);
   EXPECT_EQ(plan.repeated_batches, (std::vector<int64_t>{1, 2}));
@@ -348,7 +333,7 @@ TEST(Blocks, IdenticalBatchesAreDrawnOnce) {
 
 TEST(Blocks, TooManyBlocksAreCut) {
   Walk walk("test", config_with_tokens({"a", "b"}));
-  const Step step = make_step("attn_weights", stacked({3, 8}, causal(2, 0), true));
+  const Step step = test::make_step("attn_weights", stacked({3, 8}, test::causal_matrix(2, 0), true));
   const HeatmapPlan plan = plan_heatmap(walk, step, 32, 16);
   EXPECT_EQ(plan.blocks.size(), 16u);
   EXPECT_EQ(plan.blocks_left_out, 8u);
@@ -360,7 +345,7 @@ TEST(Blocks, TooManyBlocksAreCut) {
 TEST(Summary, LargeTIsSampledAndStaysSmall) {
   const int64_t T = 300;
   Walk walk("test", config_of_size(T));
-  const Step step = make_step("attn_weights", stacked({2, 4}, causal(T, 0), false));
+  const Step step = test::make_step("attn_weights", stacked({2, 4}, test::causal_matrix(T, 0), false));
   const HeatmapPlan plan = plan_heatmap(walk, step, 32, 16);
   ASSERT_EQ(plan.index.size(), 32u);
   EXPECT_EQ(plan.index.front(), 0);
@@ -388,7 +373,7 @@ TEST(Summary, LargeTIsSampledAndStaysSmall) {
 // The step's text (render_text_step) carries the heatmap only with --heatmap.
 TEST(Summary, RenderTextShowsHeatmapOnlyWhenAsked) {
   Walk walk("test", config_with_tokens({"a", "b", "c"}));
-  walk.steps.push_back(make_step("attn_weights", causal(3, 0)));
+  walk.steps.push_back(test::make_step("attn_weights", test::causal_matrix(3, 0)));
   RenderOptions off;
   EXPECT_EQ(render_text_step(walk, 0, off).find("heatmap of"), std::string::npos);
   EXPECT_NE(render_text_step(walk, 0, plain()).find("heatmap of attn_weights"), std::string::npos);

@@ -13,6 +13,7 @@
 #include "render/heatmap.h"
 #include "render/render.h"
 #include "stages/stages.h"
+#include "test_util.h"
 
 namespace attn {
 namespace {
@@ -35,21 +36,6 @@ Config config_with_tokens(std::vector<std::string> tokens) {
   for (size_t i = 0; i < data.size(); ++i) data[i] = 0.1f * static_cast<float>(i % 5);
   c.inputs = Tensor({T, 2}, data);
   return c;
-}
-
-Step make_step(std::string name, Tensor value) {
-  Step s;
-  s.name = std::move(name);
-  s.title = "a title";
-  s.value = std::move(value);
-  return s;
-}
-
-Tensor causal(int64_t T, float above) {
-  Tensor t = Tensor::zeros({T, T});
-  for (int64_t i = 0; i < T; ++i)
-    for (int64_t j = 0; j < T; ++j) t(i, j) = j <= i ? 1.0f / static_cast<float>(i + 1) : above;
-  return t;
 }
 
 size_t count(const std::string& hay, const std::string& needle) {
@@ -145,8 +131,8 @@ TEST(Html, EveryStepWithItsTensorExplanationAndHeatmaps) {
 
 TEST(Html, DetailsChecksAndNotesAreShown) {
   Walk walk("causal", config_with_tokens({"a", "b"}));
-  walk.steps.push_back(make_step("attn_weights", causal(2, 0)));
-  walk.steps.push_back(make_step("mask", causal(2, 0)));
+  walk.steps.push_back(test::make_step("attn_weights", test::causal_matrix(2, 0)));
+  walk.steps.push_back(test::make_step("mask", test::causal_matrix(2, 0)));
   walk.steps[0].explanation = "Each row <sums> to 1.";
   walk.steps[0].details = {"rows: 2", "cols:  2"};
   walk.notes = {"a note & more"};
@@ -170,10 +156,10 @@ TEST(Html, DetailsChecksAndNotesAreShown) {
 TEST(Html, EscapesEveryText) {
   Walk walk("causal", config_with_tokens({"<script>alert(1)</script>", "\"&'", "a\033[31mb", "x\xFFy"}));
   walk.config.input_name = "<evil>.json";
-  Step s = make_step("attn_weights", causal(4, 0));
+  Step s = test::make_step("attn_weights", test::causal_matrix(4, 0));
   s.title = "<b>bold</b>";
   walk.steps.push_back(s);
-  walk.steps.push_back(make_step("<img src=x onerror=alert(1)>", Tensor::zeros({2})));
+  walk.steps.push_back(test::make_step("<img src=x onerror=alert(1)>", Tensor::zeros({2})));
   const std::string page = render_html({walk}, opts());
   EXPECT_EQ(page.find("<script"), std::string::npos);
   EXPECT_EQ(page.find("<b>"), std::string::npos);
@@ -266,13 +252,13 @@ TEST(Html, BigInputsStayBounded) {
   std::vector<std::string> tokens;
   for (int64_t i = 0; i < T; ++i) tokens.push_back("x" + std::to_string(i + 1));
   Walk walk("multi-head", config_with_tokens(tokens));
-  const Tensor block = causal(T, kNegInf);
+  const Tensor block = test::causal_matrix(T, kNegInf);
   std::vector<float> data;
   for (int64_t k = 0; k < B * H; ++k) {
     // Every head different, both batches the same.
     for (float v : block.data) data.push_back(std::isfinite(v) ? v * (1.0f + 0.01f * static_cast<float>(k % H)) : v);
   }
-  walk.steps.push_back(make_step("attn_scores_masked", Tensor({B, H, T, T}, data)));
+  walk.steps.push_back(test::make_step("attn_scores_masked", Tensor({B, H, T, T}, data)));
   const std::string page = render_html({walk}, opts());
   EXPECT_LT(page.size(), 600000u);
   EXPECT_EQ(count(page, "<svg class=\"heatmap\""), 12u);

@@ -11,17 +11,10 @@
 #include "embeddings.h"
 #include "lang/lang.h"
 #include "stages/stages.h"
+#include "test_util.h"
 
 namespace attn {
 namespace {
-
-Config book() {
-  Config c;
-  const Embeddings e = builtin_journey();
-  c.tokens = e.tokens;
-  c.inputs = e.inputs;
-  return c;
-}
 
 struct Named {
   std::string name;
@@ -30,23 +23,23 @@ struct Named {
 
 std::vector<Named> configs() {
   std::vector<Named> out;
-  out.push_back({"book", book()});
-  Config c = book();
+  out.push_back({"book", test::book_config()});
+  Config c = test::book_config();
   c.qkv_bias = true;
   c.seed1 = c.seed2 = 42;
   out.push_back({"qkv_bias", c});
-  c = book();
+  c = test::book_config();
   c.dropout = 0.0;
   c.d_out = 3;
   c.heads = 1;
   out.push_back({"dropout0_one_head", c});
-  c = book();
+  c = test::book_config();
   c.dropout = 1.0;
   c.attn_dropout = 0.2;
   c.query = 5;
   c.batch = 1;
   out.push_back({"dropout1_attn_dropout", c});
-  c = book();
+  c = test::book_config();
   c.init = InitKind::Randn;
   c.d_out = 4;
   c.heads = 4;
@@ -212,7 +205,7 @@ TEST(Lang, LocalizeFillsEveryPlaceholder) {
 }
 
 TEST(Lang, PlaceholdersComeFromTheWalksVars) {
-  Config c = book();
+  Config c = test::book_config();
   c.query = 3;
   Walk w = run_dot_product(c);
   localize(w, Lang::En, true);
@@ -230,7 +223,7 @@ TEST(Lang, PlaceholdersComeFromTheWalksVars) {
 }
 
 TEST(Lang, ExplanationsOnlyWithExplain) {
-  Walk w = run_causal(book());
+  Walk w = run_causal(test::book_config());
   localize(w, Lang::Zh, /*explain=*/false);
   for (const auto& step : w.steps) {
     EXPECT_FALSE(step.title.empty());
@@ -239,7 +232,7 @@ TEST(Lang, ExplanationsOnlyWithExplain) {
 }
 
 TEST(Lang, VariantsFollowTheConfig) {
-  Config c = book();
+  Config c = test::book_config();
   c.dropout = 0.0;
   Walk w = run_dropout(c);
   localize(w, Lang::En, true);
@@ -259,7 +252,7 @@ TEST(Lang, MissingTextsFallBackToEnglish) {
   partial.steps["causal/mask"] = {"MASK {T}", "EXPLAINED"};
   partial.checks["causal_no_future_weight"] = "NO FUTURE";
   partial.ui["word.total"] = "TOTAL";
-  Walk w = run_causal(book());
+  Walk w = run_causal(test::book_config());
   localize(w, partial, lang_en(), true);
   for (const auto& step : w.steps) {
     if (step.name == "mask") {
@@ -284,7 +277,7 @@ TEST(Lang, MissingTextsFallBackToEnglish) {
   EXPECT_FALSE(find_step_text(partial, lang_en(), "dropout", "no_such_step", "", &t));
 
   // Words in step details fall back too.
-  Walk m = run_multi_head(book());
+  Walk m = run_multi_head(test::book_config());
   localize(m, partial, lang_en(), false);
   EXPECT_EQ(m.steps.back().details.back(), "  TOTAL = 2,360,064");
 }

@@ -7,15 +7,13 @@
 #include "lang/lang.h"
 #include "render/render.h"
 #include "stages/stages.h"
+#include "test_util.h"
 
 namespace attn {
 namespace {
 
 TEST(RenderPlaceholders, TextAndHtmlFillEveryPlaceholder) {
-  Config cfg;
-  Embeddings e = builtin_journey();
-  cfg.tokens = e.tokens;
-  cfg.inputs = e.inputs;
+  const Config cfg = test::book_config();
   const std::regex unfilled(R"(\{[a-z_][a-z_0-9]*\})");
   for (const Lang lang : {Lang::En, Lang::Zh}) {
     std::vector<Walk> walks;

@@ -14,6 +14,7 @@
 #include "config.h"
 #include "embeddings.h"
 #include "tensor.h"
+#include "walk.h"
 
 namespace attn::test {
 
@@ -92,6 +93,38 @@ inline Config config_from_golden(const nlohmann::json& doc) {
   c.qkv_bias = o["qkv_bias"].get<bool>();
   c.init = o["init"].get<std::string>() == "randn" ? InitKind::Randn : InitKind::Rand;
   return c;
+}
+
+// The chapter's default configuration: "Your journey starts with one step", the book's seeds.
+inline Config book_config() {
+  Config c;
+  const Embeddings e = builtin_journey();
+  c.tokens = e.tokens;
+  c.inputs = e.inputs;
+  return c;
+}
+
+inline const Step& step_named(const Walk& w, const std::string& name) {
+  for (const auto& s : w.steps)
+    if (s.name == name) return s;
+  throw std::runtime_error("no step " + name);
+}
+
+// A step built by hand, for renderer tests.
+inline Step make_step(std::string name, Tensor value) {
+  Step s;
+  s.name = std::move(name);
+  s.title = "a title";
+  s.value = std::move(value);
+  return s;
+}
+
+// A (T, T) causal matrix: row i spreads 1 evenly over j <= i and holds `above` on j > i.
+inline Tensor causal_matrix(int64_t T, float above) {
+  Tensor t = Tensor::zeros({T, T});
+  for (int64_t i = 0; i < T; ++i)
+    for (int64_t j = 0; j < T; ++j) t(i, j) = j <= i ? 1.0f / static_cast<float>(i + 1) : above;
+  return t;
 }
 
 }  // namespace attn::test
