@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <iostream>
 #include <set>
@@ -114,6 +115,7 @@ void bind(CLI::App& app, Options& o) {
       ->check(CLI::IsMember({"auto", "always", "never"}))
       ->capture_default_str();
   app.add_flag("--step", o.step, "Pause after each step until Enter ('q' quits); terminals only");
+  app.add_flag("--stats", o.stats, "Report the time taken and the peak memory on stderr");
 }
 
 void bind_bench(CLI::App& bench, BenchOptions& b) {
@@ -235,6 +237,7 @@ int run_stepwise(const std::vector<Walk>& walks, const RenderOptions& ro) {
 }  // namespace
 
 int run_cli(int argc, char** argv) {
+  const auto started = std::chrono::steady_clock::now();
   CLI::App app{"", "attn-walk"};
   Options o;
   bind(app, o);
@@ -308,6 +311,12 @@ int run_cli(int argc, char** argv) {
     for (size_t i = 0; i < walks.size(); ++i) doc += (i ? "\n" : "") + render_text(walks[i], ro);
   }
   write_output(o.output, doc);
+  if (o.stats) {
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    std::cerr << fmt::format("attn-walk: {} on {} tokens x {}: {:.2f} s, peak memory {:.0f} MiB\n",
+                             o.stage, cfg.num_tokens(), cfg.d_in(), seconds, peak_rss_mib());
+  }
   return 0;
 }
 

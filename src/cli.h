@@ -42,6 +42,7 @@ struct Options {
   bool heatmap = false;
   std::string color = "auto";          // auto, always, never
   bool step = false;                   // pause after each step (terminal only)
+  bool stats = false;                  // time and peak memory on stderr
 };
 
 // Parse argv and run. Returns the exit code; throws InputError/UsageError/OutputError.

@@ -489,6 +489,14 @@ TEST_F(CliErrors, NoColorUnlessAskedOnAPipe) {
   EXPECT_NE(always.out.find('\033'), std::string::npos) << "--color always forces escapes";
 }
 
+TEST_F(CliErrors, StatsReportTimeAndPeakMemoryOnStderr) {
+  const RunResult r = run_cli({"--stage", "causal", "--stats", "--format", "json"});
+  EXPECT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_EQ(r.out.front(), '{');
+  EXPECT_NE(r.err.find("causal on 6 tokens x 3"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("peak memory"), std::string::npos) << r.err;
+}
+
 TEST_F(CliErrors, OutputToADeviceWritesIntoIt) {
   // Renaming a temporary file over /dev/null would replace the device (as root).
   const RunResult r = run_cli({"--stage", "causal", "--output", "/dev/null"});

@@ -20,14 +20,13 @@
 
 namespace attn {
 
-namespace {
-
-// Peak resident memory of this process so far, in MiB (getrusage reports KiB on Linux).
 double peak_rss_mib() {
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
-  return static_cast<double>(usage.ru_maxrss) / 1024.0;
+  return static_cast<double>(usage.ru_maxrss) / 1024.0;  // Linux reports KiB
 }
+
+namespace {
 
 // Multiply-adds x 2 of the forward as PyTorch computes it: four projections and, per head,
 // the full (T, T) scores and weights product (the causal mask does not make PyTorch's

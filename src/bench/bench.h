@@ -17,6 +17,9 @@ struct BenchOptions {
   std::string format = "text";
 };
 
+// Peak resident memory of this process so far, in MiB.
+double peak_rss_mib();
+
 // Runs the benchmark and returns the report (text or JSON) to print.
 std::string run_bench(const BenchOptions& opts);
 
