@@ -109,7 +109,8 @@ start color "$BIN" --stage causal --heatmap --only attn_weights_causal --input "
 [ "$(wait_rc color)" = 0 ] || fail "--heatmap exited non-zero"
 PANE_DUMP=$(pane color -e)
 # The cells of the rows (lines that start with a position), not just the legend.
-grep -E '^[0-9]' <<<"$PANE_DUMP" | grep -qE $'\e\\[[0-9;]*48;5;[0-9]+' ||
+ROWS=$(grep -E '^[0-9]' <<<"$PANE_DUMP" || true)  # no pipe: grep -q's early exit could SIGPIPE it
+grep -qE $'\e\\[[0-9;]*48;5;[0-9]+' <<<"$ROWS" ||
   fail "no 256-colour backgrounds in the heatmap rows with --color auto on a terminal"
 start nocolor env NO_COLOR=1 "$BIN" --stage causal --heatmap --only attn_weights_causal --input "$WORK/zh.json"
 [ "$(wait_rc nocolor)" = 0 ] || fail "--heatmap with NO_COLOR exited non-zero"
