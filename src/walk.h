@@ -38,11 +38,10 @@ struct Check {
 
 struct Walk {
   Walk(std::string stage_name, const Config& cfg)
-      : stage(std::move(stage_name)), config(cfg), tokens(cfg.tokens) {}
+      : stage(std::move(stage_name)), config(cfg) {}
 
   std::string stage;                // "causal"
-  Config config;                    // everything that shaped the numbers
-  std::vector<std::string> tokens;  // row labels
+  Config config;                    // everything that shaped the numbers, tokens included
   std::deque<Step> steps;           // a deque: add() hands out references that must stay valid
   std::vector<std::string> notes;   // one-line remarks shown once (e.g. which dropout kernel)
   std::vector<Check> checks;
@@ -61,7 +60,7 @@ struct Walk {
   void add_check(std::string id, bool passed, double max_diff);
 };
 
-// --only: keep the steps named in `keep`; checks move to the last kept step before them.
+// --only: keep the steps named in `keep`, and the checks shown after them.
 void keep_only(Walk& walk, const std::set<std::string>& keep);
 
 }  // namespace attn

@@ -120,7 +120,7 @@ TEST(Html, EveryStepWithItsTensorExplanationAndHeatmaps) {
     if (wants_heatmap(w, s)) {
       ++heatmap_steps;
       EXPECT_EQ(count(section, "<svg class=\"heatmap\""), 1u);
-      for (const auto& tok : w.tokens) EXPECT_NE(section.find(">" + tok + "</text>"), std::string::npos) << tok;
+      for (const auto& tok : w.config.tokens) EXPECT_NE(section.find(">" + tok + "</text>"), std::string::npos) << tok;
     } else {
       EXPECT_EQ(section.find("<svg class=\"heatmap\""), std::string::npos);
     }

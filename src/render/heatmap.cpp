@@ -41,7 +41,7 @@ std::vector<std::string> heatmap_labels(const Walk& walk, const HeatmapPlan& pla
   for (int64_t i : plan.index) {
     const std::string position = "x" + std::to_string(i + 1);
     const auto k = static_cast<size_t>(i);
-    labels.push_back(k < walk.tokens.size() ? sanitize_label(walk.tokens[k]) : position);
+    labels.push_back(k < walk.config.tokens.size() ? sanitize_label(walk.config.tokens[k]) : position);
     positions = positions && labels.back() == position;
   }
   if (are_positions) *are_positions = positions;

@@ -457,10 +457,10 @@ std::string render_html(const std::vector<Walk>& walks, const RenderOptions& opt
     out += fmt::format("<p>{}{}<code>{}</code>, {} \xC3\x97 {}</p>\n", esc(ui_text(lang, "input")), colon,
                        esc(w.config.input_name), w.config.num_tokens(), w.config.d_in());
     out += "<ol class=\"tokens\">";
-    const size_t shown = std::min<size_t>(w.tokens.size(), 64);
+    const size_t shown = std::min<size_t>(w.config.tokens.size(), 64);
     for (size_t i = 0; i < shown; ++i)
-      out += fmt::format("<li><span class=\"ix\">{}</span>{}</li>", i + 1, esc(w.tokens[i]));
-    if (shown < w.tokens.size()) out += fmt::format("<li>\xE2\x80\xA6 +{}</li>", w.tokens.size() - shown);
+      out += fmt::format("<li><span class=\"ix\">{}</span>{}</li>", i + 1, esc(w.config.tokens[i]));
+    if (shown < w.config.tokens.size()) out += fmt::format("<li>\xE2\x80\xA6 +{}</li>", w.config.tokens.size() - shown);
     out += "</ol>\n";
     out += "<p class=\"meta\">" + esc(page_text(lang, "settings")) + colon + esc(settings_line(w.config)) + "</p>\n";
   }

@@ -103,7 +103,7 @@ std::string render_json(const std::vector<Walk>& walks) {
                          {"version", ATTN_WALK_VERSION},
                          {"stage", several ? std::string("all") : first_walk.stage},
                          {"config", config_json(first_walk.config)},
-                         {"tokens", first_walk.tokens},
+                         {"tokens", first_walk.config.tokens},
                          {"notes", notes},
                          {"checks", checks_json(walks)}};
   std::string out = head.dump();

@@ -35,7 +35,7 @@ std::string render_text_header(const Walk& walk, const RenderOptions& opts) {
   out += "\n";
   std::string tokens;
   // Tokens come from the user's file: no escape sequences reach the terminal.
-  for (const auto& t : walk.tokens) tokens += (tokens.empty() ? "" : " ") + sanitize_label(t);
+  for (const auto& t : walk.config.tokens) tokens += (tokens.empty() ? "" : " ") + sanitize_label(t);
   out += fmt::format("{}: {}, {} x {}: {}\n", ui_text(opts.lang, "input"), walk.config.input_name,
                      walk.config.num_tokens(), walk.config.d_in(), tokens);
   for (const auto& note : walk.notes) out += ui_text(opts.lang, "note") + ": " + note + "\n";
