@@ -24,10 +24,14 @@
 #include <vector>
 
 #include "embeddings.h"
+#include "test_util.h"
 
 namespace fs = std::filesystem;
 
 namespace {
+
+using attn::test::read_all;
+using attn::test::TempDir;
 
 const std::string kBinary = ATTN_WALK_BINARY;
 const std::string kTestsDir = ATTN_WALK_TESTS_DIR;
@@ -168,13 +172,6 @@ bool starts_with(const std::string& s, const std::string& prefix) {
   return s.compare(0, prefix.size(), prefix) == 0;
 }
 
-std::string read_all(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 // What the library says about `path`; the CLI must print exactly this.
 std::string library_message(const std::string& path) {
   try {
@@ -185,27 +182,6 @@ std::string library_message(const std::string& path) {
   ADD_FAILURE() << path << " loaded without error";
   return "";
 }
-
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "attn-walk-cli-XXXXXX").string();
-    if (::mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path = tmpl;
-    fs::permissions(path, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
-                              fs::perms::others_read | fs::perms::others_exec);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  std::string file(const std::string& name) const { return (path / name).string(); }
-  std::string write(const std::string& name, const std::string& text) const {
-    const std::string p = file(name);
-    std::ofstream(p, std::ios::binary) << text;
-    return p;
-  }
-};
 
 class CliErrors : public ::testing::Test {
  protected:

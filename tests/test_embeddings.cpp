@@ -21,12 +21,16 @@
 #include <vector>
 
 #include "embeddings.h"
+#include "test_util.h"
 
 namespace fs = std::filesystem;
 using attn::Embeddings;
 using attn::InputError;
 
 namespace {
+
+using attn::test::read_all;
+using attn::test::TempDir;
 
 const std::string kTestsDir = ATTN_WALK_TESTS_DIR;
 const std::string kDataDir = ATTN_WALK_DATA_DIR;
@@ -79,34 +83,6 @@ void expect_message(const std::string& message, const std::string& prefix,
   for (const auto& f : fragments)
     EXPECT_NE(message.find(f), std::string::npos) << "message: " << message << "\nmissing: " << f;
 }
-
-std::string read_all(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-// A scratch directory removed at the end of the test.
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "attn-walk-emb-XXXXXX").string();
-    if (::mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path = tmpl;
-    fs::permissions(path, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
-                              fs::perms::others_read | fs::perms::others_exec);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  std::string write(const std::string& name, const std::string& text) const {
-    const std::string p = (path / name).string();
-    std::ofstream(p, std::ios::binary) << text;
-    return p;
-  }
-};
 
 // Feeds `text` to std::cin for the duration of the call.
 template <typename F>

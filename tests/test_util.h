@@ -4,7 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -18,13 +20,44 @@
 
 namespace attn::test {
 
-inline nlohmann::json load_json(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error("cannot open " + path);
-  std::stringstream ss;
+// A file's bytes ("" if it cannot be read).
+inline std::string read_all(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream ss;
   ss << in.rdbuf();
-  return nlohmann::json::parse(ss.str());
+  return ss.str();
 }
+
+inline nlohmann::json load_json(const std::string& path) {
+  if (!std::ifstream(path)) throw std::runtime_error("cannot open " + path);
+  return nlohmann::json::parse(read_all(path));
+}
+
+// A scratch directory (readable by others, for tests that drop privileges), removed at the
+// end of the test.
+struct TempDir {
+  std::filesystem::path path;
+  TempDir() {
+    namespace fs = std::filesystem;
+    std::string tmpl = (fs::temp_directory_path() / "attn-walk-test-XXXXXX").string();
+    if (::mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+    path = tmpl;
+    fs::permissions(path, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                              fs::perms::others_read | fs::perms::others_exec);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  std::string file(const std::string& name) const { return (path / name).string(); }
+  std::string write(const std::string& name, const std::string& text) const {
+    const std::string p = file(name);
+    std::ofstream(p, std::ios::binary) << text;
+    return p;
+  }
+};
 
 inline std::string tests_dir() { return ATTN_WALK_TESTS_DIR; }
 
