@@ -181,19 +181,24 @@ bool use_hint(int64_t M, int64_t K, const int64_t* row_k_end, int64_t last_nonfi
 
 }  // namespace
 
-void pack_b(int64_t K, int64_t N, ConstMat B, const ChainOrder& order, PackedB& out, bool check_finite) {
-  check_order(K, order);
+// Sizes a PackedB for B (K, N) on the active instruction set; the caller fills its panels.
+static void prepare_packed(PackedB& out, int64_t K, int64_t N, ConstMat B, const ChainOrder& order) {
   out.K = K;
   out.N = N;
   out.order = order;
   out.isa = static_cast<int>(active_isa());
   const int64_t nr = panel_width(active_isa());
   out.n_padded = (N + nr - 1) / nr * nr;
+  out.source = B;
   const size_t size = static_cast<size_t>(K * out.n_padded);
   if (out.data.size() < size) out.data.resize(size);
+}
+
+void pack_b(int64_t K, int64_t N, ConstMat B, const ChainOrder& order, PackedB& out, bool check_finite) {
+  check_order(K, order);
+  prepare_packed(out, K, N, B, order);
   pack_columns(out, B, K, 0, N, out.data.data());
   out.last_nonfinite_row = check_finite ? last_nonfinite_row(K, N, B) : K;
-  out.source = B;
 }
 
 void gemm_chains_packed(int64_t M, int64_t n, ConstMat A, const PackedB& B, float* C, int64_t ldc,
@@ -219,16 +224,8 @@ void gemm_chains(int64_t M, int64_t N, int64_t K, ConstMat A, ConstMat B, float*
 
   // 1. Pack all of B once (the rows a hint skips for every row are left out).
   thread_local PackedB packed;
-  packed.K = K;
-  packed.N = N;
-  packed.order = order;
-  packed.isa = static_cast<int>(active_isa());
-  const int64_t nr = panel_width(active_isa());
-  packed.n_padded = (N + nr - 1) / nr * nr;
+  prepare_packed(packed, K, N, B, order);
   packed.last_nonfinite_row = -1;  // checked above where it matters
-  packed.source = B;
-  const size_t size = static_cast<size_t>(K * packed.n_padded);
-  if (packed.data.size() < size) packed.data.resize(size);
   // (The scalar path reads B in full, so it packs all of it.)
   const bool all_rows = !row_k_end || static_cast<Isa>(packed.isa) == Isa::Scalar;
   const int64_t k_limit = all_rows ? K : std::min(K, *std::max_element(row_k_end, row_k_end + M));
