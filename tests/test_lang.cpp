@@ -10,6 +10,7 @@
 
 #include "embeddings.h"
 #include "lang/lang.h"
+#include "lang/parts.h"
 #include "stages/stages.h"
 #include "test_util.h"
 
@@ -280,6 +281,21 @@ TEST(Lang, MissingTextsFallBackToEnglish) {
   Walk m = run_multi_head(test::book_config());
   localize(m, partial, lang_en(), false);
   EXPECT_EQ(m.steps.back().details.back(), "  TOTAL = 2,360,064");
+}
+
+// Feature texts live in parts (src/lang/parts.cpp); a key given by two parts is a bug.
+TEST(LangParts, DuplicateKeyThrows) {
+  LangTable base{"en", "English", {}, {}, {{"word.x", "x"}}};
+  EXPECT_NO_THROW(with_parts(base));
+  LangTable dup = base;
+  for (const auto& part : lang_parts()) {
+    if (std::string(part.code) != "en") continue;
+    const LangTable t = part.texts();
+    if (!t.ui.empty()) {
+      dup.ui[t.ui.begin()->first] = "again";
+      EXPECT_THROW(with_parts(dup), std::logic_error);
+    }
+  }
 }
 
 }  // namespace

@@ -1,11 +1,13 @@
 // English: every text a learner reads. Keys and placeholders: see lang.h. English is
 // also the fallback of every other language, so it must have every key.
 #include "lang/lang.h"
+#include "lang/parts.h"
 
 namespace attn {
 
-const LangTable& lang_en() {
-  static const LangTable t{
+// The chapter's texts; lang_en() adds the parts of the features beyond it (parts.cpp).
+static LangTable chapter_en() {
+  return LangTable{
       "en",
       "English",
       {
@@ -519,6 +521,10 @@ const LangTable& lang_en() {
           {"word.total", "total"},
       },
   };
+}
+
+const LangTable& lang_en() {
+  static const LangTable t = with_parts(chapter_en());
   return t;
 }
 

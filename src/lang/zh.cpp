@@ -3,11 +3,13 @@
 // 上下文向量、缩放点积注意力、因果掩码、多头注意力、丢弃(dropout)、批次(batch)。
 // 公式、张量名和代码保持与本章代码一致。
 #include "lang/lang.h"
+#include "lang/parts.h"
 
 namespace attn {
 
-const LangTable& lang_zh() {
-  static const LangTable t{
+// The chapter's texts; lang_zh() adds the parts of the features beyond it (parts.cpp).
+static LangTable chapter_zh() {
+  return LangTable{
       "zh",
       "简体中文",
       {
@@ -477,6 +479,10 @@ const LangTable& lang_zh() {
           {"word.total", "合计"},
       },
   };
+}
+
+const LangTable& lang_zh() {
+  static const LangTable t = with_parts(chapter_zh());
   return t;
 }
 
