@@ -1,0 +1,41 @@
+"""Choose OpenBLAS's sgemm kernel before PyTorch loads it. Import this before `import torch`.
+
+OpenBLAS 0.3.21 (Debian's libopenblas0-pthread, under Debian's python3-torch) picks its kernel
+from the CPU, and the environment variable OPENBLAS_CORETYPE overrides that choice. The kernels
+sum large products in different orders, so their last bits differ. attn-walk reproduces the
+Cooperlake kernel, which Zen 4 and Zen 5 autodetect; these machines export
+OPENBLAS_CORETYPE=Haswell, so every PyTorch-driven script sets the kernel itself.
+
+On a CPU without avx512_bf16 the Cooperlake kernel cannot run. There OpenBLAS keeps its own
+choice, and `bit_exact` is False: golden generators refuse to write (their goldens would not be
+Cooperlake's), and comparisons report last-bit differences instead of failing on them.
+"""
+import os
+
+REFERENCE_KERNEL = "Cooperlake"
+
+
+def _cpu_flags():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("flags"):
+                    return set(line.split(":", 1)[1].split())
+    except OSError:
+        pass
+    return set()
+
+
+bit_exact = "avx512_bf16" in _cpu_flags()
+if bit_exact:
+    os.environ["OPENBLAS_CORETYPE"] = REFERENCE_KERNEL
+else:
+    os.environ.pop("OPENBLAS_CORETYPE", None)
+
+
+def require_bit_exact(what):
+    """Exit with a message unless the reference kernel is in use (for golden generators)."""
+    if not bit_exact:
+        raise SystemExit(f"{what}: this CPU has no avx512_bf16, so OpenBLAS cannot run its "
+                         f"{REFERENCE_KERNEL} kernel, and goldens made here would not be the ones "
+                         "attn-walk reproduces. Generate them on a CPU with avx512_bf16.")
