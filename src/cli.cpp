@@ -132,6 +132,8 @@ void bind_bench(CLI::App& bench, BenchOptions& b) {
       ->capture_default_str();
   bench.add_option("--seed", b.seed, "torch.manual_seed before randn and the module")->capture_default_str();
   bench.add_option("--format", b.format, "text or json")->check(CLI::IsMember({"text", "json"}))->capture_default_str();
+  bench.add_flag("!--no-probe", b.probe, "Skip the FMA probe that measures the machine's peak");
+  bench.add_option("--save-output", b.save_output, "Write the output y to FILE as .npy (float32)");
 }
 
 // "1024x768" -> {1024, 768}

@@ -13,6 +13,7 @@
 #include "kernels/cpu.h"
 #include "kernels/parallel.h"
 #include "modules.h"
+#include "test_util.h"
 #include "torch_random.h"
 
 namespace attn {
@@ -108,7 +109,41 @@ TEST(Bench, JsonReportHasTheFieldsAndPyTorchsResult) {
   EXPECT_EQ(j["abs_sum"].get<double>(), abs_sum);
   ASSERT_EQ(j["first"].size(), 8u);
   for (size_t i = 0; i < 8; ++i) EXPECT_EQ(bits(j["first"][i].get<float>()), bits(y.data[i])) << i;
+
+  // The rate counts the work done: 8·B·T·D² for the projections and the causal half of
+  // the two (T, T) products, B·D·T(T+1)/2 multiply-adds each; and the FMA probe's peak.
+  const double work = 8.0 * 2 * 130 * 64 * 64 + 2.0 * 2.0 * 2 * 64 * (130.0 * 131.0 / 2.0);
+  EXPECT_DOUBLE_EQ(j["gflop_per_forward"].get<double>(), work / 1e9);
+  EXPECT_NEAR(j["gflops"].get<double>(), work / (j["median_ms"].get<double>() * 1e6), 1e-9);
+  ASSERT_TRUE(j.contains("peak_gflops"));
+  EXPECT_GT(j["peak_gflops"].get<double>(), 0.0);
+  EXPECT_NEAR(j["peak_fraction"].get<double>(), j["gflops"].get<double>() / j["peak_gflops"].get<double>(), 1e-12);
   kernels::set_num_threads(0);
+}
+
+TEST(Bench, SavesTheOutputAsNpy) {
+  test::TempDir dir;
+  BenchOptions o;
+  o.tokens = 9;
+  o.d_model = 8;
+  o.heads = 2;
+  o.repeat = 1;
+  o.probe = false;
+  o.format = "json";
+  o.save_output = (dir.path / "y.npy").string();
+  const auto j = nlohmann::json::parse(run_bench(o));
+  EXPECT_FALSE(j.contains("peak_fraction"));  // --no-probe
+  const std::string bytes = test::read_all(o.save_output);
+  ASSERT_EQ(bytes.substr(0, 6), "\x93NUMPY");
+  const size_t header = 10 + static_cast<unsigned char>(bytes[8]) + 256u * static_cast<unsigned char>(bytes[9]);
+  EXPECT_EQ(header % 64, 0u);
+  EXPECT_NE(bytes.find("'shape': (1, 9, 8)"), std::string::npos);
+  ASSERT_EQ(bytes.size(), header + 9 * 8 * sizeof(float));
+  for (size_t i = 0; i < 8; ++i) {
+    float v;
+    std::memcpy(&v, bytes.data() + header + i * sizeof(float), sizeof v);
+    EXPECT_EQ(bits(v), bits(j["first"][i].get<float>())) << i;
+  }
 }
 
 TEST(Bench, TextReportNamesTheRun) {

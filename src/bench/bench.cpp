@@ -13,9 +13,11 @@
 #include <vector>
 
 #include "bench/fast_forward.h"
+#include "bench/fma_probe.h"
 #include "kernels/cpu.h"
 #include "kernels/parallel.h"
 #include "modules.h"
+#include "output.h"
 #include "torch_random.h"
 
 namespace attn {
@@ -28,13 +30,37 @@ double peak_rss_mib() {
 
 namespace {
 
-// Multiply-adds x 2 of the forward as PyTorch computes it: four projections and, per head,
-// the full (T, T) scores and weights product (the causal mask does not make PyTorch's
-// products smaller). The same count is used for PyTorch's rate.
-double forward_flops(const BenchOptions& o) {
+// FLOPs of the work the forward does: four projections, 8·B·T·D², and per head the scores
+// and the weighted sum over the causal half only, since the fused kernel never computes the
+// masked entries: 2 products x 2 FLOPs x B·D·T(T+1)/2 multiply-adds, about 2·B·T²·D.
+double work_flops(const BenchOptions& o) {
   const double B = static_cast<double>(o.batch), T = static_cast<double>(o.tokens),
                D = static_cast<double>(o.d_model);
-  return 4.0 * 2.0 * B * T * D * D + 2.0 * 2.0 * B * T * T * D;
+  return 8.0 * B * T * D * D + 2.0 * 2.0 * B * D * T * (T + 1.0) / 2.0;
+}
+
+// The same forward as PyTorch computes it: the full (T, T) scores and weighted sum per head
+// (the causal mask does not make PyTorch's products smaller). For comparing rates only.
+double pytorch_flops(const BenchOptions& o) {
+  const double B = static_cast<double>(o.batch), T = static_cast<double>(o.tokens),
+               D = static_cast<double>(o.d_model);
+  return 8.0 * B * T * D * D + 4.0 * B * T * T * D;
+}
+
+// y as a NumPy .npy file (float32, C order), for comparing every element with a peer.
+void save_npy(const std::string& path, const Tensor& y) {
+  std::string shape;
+  for (int64_t d : y.shape) shape += std::to_string(d) + ", ";
+  if (y.shape.size() > 1) shape.resize(shape.size() - 2);
+  std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (" + shape + "), }";
+  header.append(64 - (10 + header.size() + 1) % 64, ' ');
+  header += '\n';
+  std::string bytes = std::string("\x93NUMPY\x01\x00", 8);
+  bytes += static_cast<char>(header.size() & 0xff);
+  bytes += static_cast<char>(header.size() >> 8);
+  bytes += header;
+  bytes.append(reinterpret_cast<const char*>(y.data.data()), y.data.size() * sizeof(float));
+  write_output(path, bytes);
 }
 
 }  // namespace
@@ -62,7 +88,9 @@ std::string run_bench(const BenchOptions& o) {
   std::sort(sorted.begin(), sorted.end());
   const size_t n = sorted.size();
   const double median = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0;
-  const double flops = forward_flops(o);
+  const double flops = work_flops(o);
+  const double gflops = flops / (median * 1e6);
+  if (!o.save_output.empty()) save_npy(o.save_output, y);
 
   double sum = 0.0, abs_sum = 0.0;
   for (float v : y.data) {
@@ -73,11 +101,19 @@ std::string run_bench(const BenchOptions& o) {
 
   const int threads = kernels::num_threads();
   const char* isa = kernels::isa_name(kernels::active_isa());
+  // Measured after the timed runs, so the probe's own threads do not warm or disturb them.
+  const double peak = o.probe ? fma_peak_gflops(kernels::active_isa(), threads) : 0.0;
   if (o.format == "json") {
     nlohmann::ordered_json j;
     j["median_ms"] = median;
     j["min_ms"] = sorted.front();
-    j["gflops"] = flops / (median * 1e6);
+    j["gflops"] = gflops;
+    j["gflop_per_forward"] = flops / 1e9;
+    j["gflops_pytorch_count"] = pytorch_flops(o) / (median * 1e6);
+    if (o.probe) {
+      j["peak_gflops"] = peak;
+      j["peak_fraction"] = gflops / peak;
+    }
     j["threads"] = threads;
     j["sum"] = sum;
     j["abs_sum"] = abs_sum;
@@ -93,13 +129,17 @@ std::string run_bench(const BenchOptions& o) {
       "threads {th} ({isa}), {r} timed runs after one warm-up\n"
       "  median   {med:.2f} ms\n"
       "  min      {min:.2f} ms\n"
-      "  rate     {gf:.1f} GFLOP/s ({gfl:.2f} GFLOP per forward, counted as PyTorch computes it)\n"
+      "  rate     {gf:.1f} GFLOP/s ({gfl:.2f} GFLOP per forward: the projections and the causal half of the attention)\n"
+      "{peak}"
       "  peak RSS {rss:.1f} MiB\n"
       "y: shape ({b}, {t}, {d}), sum {sum:.6f}, abs sum {abs:.6f}\n"
       "first values:",
       fmt::arg("d", o.d_model), fmt::arg("t", o.tokens), fmt::arg("h", o.heads), fmt::arg("b", o.batch),
       fmt::arg("s", o.seed), fmt::arg("th", threads), fmt::arg("isa", isa), fmt::arg("r", o.repeat),
-      fmt::arg("med", median), fmt::arg("min", sorted.front()), fmt::arg("gf", flops / (median * 1e6)),
+      fmt::arg("med", median), fmt::arg("min", sorted.front()), fmt::arg("gf", gflops),
+      fmt::arg("peak", o.probe ? fmt::format("  peak     {:.1f} GFLOP/s measured by the FMA probe ({}, {} threads): {:.0f}% of it\n",
+                                             peak, isa, threads, 100.0 * gflops / peak)
+                               : std::string()),
       fmt::arg("gfl", flops / 1e9), fmt::arg("rss", peak_rss_mib()), fmt::arg("sum", sum),
       fmt::arg("abs", abs_sum));
   for (float v : first) out += fmt::format(" {:.6g}", v);

@@ -15,6 +15,8 @@ struct BenchOptions {
   int64_t threads = 0;     // 0: all cores
   uint64_t seed = 123;
   std::string format = "text";
+  bool probe = true;         // measure the FMA peak and report the rate as a fraction of it
+  std::string save_output;   // write y to this .npy file, to compare every element with a peer
 };
 
 // Peak resident memory of this process so far, in MiB.
