@@ -7,20 +7,25 @@ PACKAGES  := cmake g++ make libeigen3-dev libcli11-dev libfmt-dev nlohmann-json3
              libgtest-dev libgmock-dev libbenchmark-dev chromium tmux man-db
 SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps build run test clean goldens difftest
+.PHONY: all deps build run test clean goldens difftest bench-deps bench-compare
 
 all: build
 
 # chromium renders the HTML page in the browser test; tmux drives --step in the terminal test.
 # Install only what is missing, so a set-up machine does not touch the network.
-deps:
-	@missing=""; for p in $(PACKAGES); do \
+# $(call install-missing,PACKAGES): apt-get install those not installed yet.
+define install-missing
+	@missing=""; for p in $(1); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
 	done; \
 	if [ -n "$$missing" ]; then \
 	  echo "Installing:$$missing"; \
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
 	fi
+endef
+
+deps:
+	$(call install-missing,$(PACKAGES))
 
 $(BUILD_DIR)/CMakeCache.txt: | deps
 	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=Release
@@ -41,6 +46,24 @@ goldens:
 # Compare against PyTorch directly on random configurations (needs python3-torch).
 difftest: build
 	/usr/bin/python3 tests/golden/difftest.py --binary $(BUILD_DIR)/attn-walk
+
+# attn-walk against PyTorch at its best and ONNX Runtime (tests/bench/bench_compare.py).
+# python3-torch and python3-onnx run and export the chapter's module; tcmalloc and jemalloc are
+# the caching allocators PyTorch is measured with; onnxruntime-node is ONNX Runtime's CPU build,
+# installed with --ignore-scripts because its install script downloads (its binaries ship in
+# the package). npm is the machine's own where it has one, else Debian's.
+BENCH_PACKAGES := python3-torch python3-onnx libopenblas0-pthread libtcmalloc-minimal4 libjemalloc2 nodejs
+ORT_VERSION    := 1.30.0
+bench-deps:
+	$(call install-missing,$(BENCH_PACKAGES))
+	@command -v npm >/dev/null || { $(SUDO) apt-get install -y -qq npm; }
+	@[ -d $(BUILD_DIR)/bench-node/node_modules/onnxruntime-node ] || \
+	  npm install --prefix $(BUILD_DIR)/bench-node --ignore-scripts --no-audit --no-fund \
+	    onnxruntime-node@$(ORT_VERSION)
+
+bench-compare: build bench-deps
+	/usr/bin/python3 tests/bench/bench_compare.py --binary $(BUILD_DIR)/attn-walk \
+	  --ort $(BUILD_DIR)/bench-node/node_modules
 
 clean:
 	rm -rf $(BUILD_DIR)
