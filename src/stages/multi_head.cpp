@@ -148,7 +148,8 @@ Walk run_multi_head(const Config& cfg) {
   }
   details.push_back(fmt::format("  {{total}} = {}", grouped(total)));
   walk.vars["ex_total"] = grouped(total);
-  walk.add("exercise_3_3_num_params", Tensor::scalar(static_cast<float>(total)));
+  // The solution prints sum(...) itself: a Python int, "2360064".
+  walk.add_python("exercise_3_3_num_params", static_cast<double>(total), std::to_string(total), "int");
   walk.steps.back().details = std::move(details);
   // By hand: three d x d projections without bias, and out_proj with its bias.
   const int64_t by_hand = 3 * gpt2_d * gpt2_d + (gpt2_d * gpt2_d + gpt2_d);
