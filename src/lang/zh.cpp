@@ -108,7 +108,7 @@ static LangTable chapter_zh() {
           {"softmax/attn_weights_row_sums",
            {"每一行之和都为 1", "每行（即每个查询）一个和，形状为 ({T},)。"}},
           {"softmax/overflow_scale",
-           {"让 exp(分数) 在 float32 中溢出的放大倍数",
+           {"让分数的 exp 在 float32 中溢出的放大倍数",
             "这是能让 exp 溢出的最小的 10 的幂：分数乘上它之后，exp 就会超出 float32 的上限"
             "（约 3.4e38 = exp(88.7)）。实际中确实会出现很大的分数，因为点积会随嵌入维度的增大而"
             "增大。"}},
@@ -402,7 +402,7 @@ static LangTable chapter_zh() {
           {"multi-head/keys_transposed",
            {"keys.transpose(1, 2)：头成为批次维度 (b, num_heads, num_tokens, head_dim)",
             "transpose(1, 2) 交换 num_tokens 和 num_heads：({batch}, {T}, {heads}, {head_dim}) "
-            "变为 ({batch}, {heads}, {T}, {head_dim})。现在最后两维是单个头的（词元, 特征），"
+            "变为 ({batch}, {heads}, {T}, {head_dim})。现在最后两维是单个头的（词元，特征），"
             "@ 就能像 a_at_a_T 那样同时处理所有的头。"}},
           {"multi-head/queries_transposed",
            {"queries.transpose(1, 2)：头成为批次维度 (b, num_heads, num_tokens, head_dim)",
