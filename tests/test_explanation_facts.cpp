@@ -143,3 +143,24 @@ TEST(NotebookPrints, LabelsAndPythonNumbersAsTheNotebookPrintsThem) {
 
 }  // namespace
 }  // namespace attn
+
+namespace attn {
+namespace {
+
+TEST(NotebookPrints, Exercise32NoteExplainsTheSolutionsOtherNumbers) {
+  Walk w = run_multi_head(test::book_config());
+  localize(w, Lang::En, false);
+  std::string notes;
+  for (const auto& n : w.notes) notes += n + "\n";
+  EXPECT_NE(notes.find("torch.softmax(..., dim=1) normalised over the queries"), std::string::npos) << notes;
+  // The note quotes the chapter's numbers: they are PyTorch's, as the book golden holds them.
+  EXPECT_NE(notes.find("[[-0.5740, 0.2216], …]"), std::string::npos) << notes;
+  const auto doc = test::load_json(test::tests_dir() + "/golden/walks/book.json");
+  std::string printed;
+  for (const auto& s : doc["stages"]["multi-head"])
+    if (s["name"] == "exercise_3_2_context_vecs") printed = s["printed"].get<std::string>();
+  EXPECT_EQ(printed.rfind("tensor([[[-0.5740,  0.2216],", 0), 0u) << printed;
+}
+
+}  // namespace
+}  // namespace attn

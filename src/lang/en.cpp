@@ -578,6 +578,12 @@ static LangTable chapter_en() {
           {"note.dropout_kernel.mkl",
            "dropout masks: the MKL kernel (PyTorch 1.13-2.6 pip/conda builds on Intel x86), so "
            "they differ from the book's"},
+          {"note.exercise_3_2_solution",
+           "exercise 3.2: the book's exercise-solutions.ipynb prints [[-9.1476e-02, 3.4164e-02], …], "
+           "not what the chapter's code gives (with its inputs and seed 123, [[-0.5740, 0.2216], …]). "
+           "Its output comes from the first version of CausalAttention, whose torch.softmax(..., "
+           "dim=1) normalised over the queries instead of the keys (dim=-1); "
+           "tests/golden/exercise_3_2_solution.py reproduces it with PyTorch"},
           {"word.total", "total"},
       },
   };

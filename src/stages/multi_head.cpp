@@ -118,7 +118,9 @@ Walk run_multi_head(const Config& cfg) {
   walk.add_parameter("out_proj.bias", *mha.out_proj.bias);
   walk.add("mha_context_vecs", std::move(t.context_vecs), {"grad_fn=<ViewBackward0>"});  // (B, T, d_out)
 
-  // Exercise 3.2: two heads of d_out = 1 give 2-dimensional context vectors.
+  // Exercise 3.2: two heads of d_out = 1 give 2-dimensional context vectors. The book's
+  // solution prints other numbers, from an early softmax(dim=1): the note says so.
+  walk.notes.push_back("note.exercise_3_2_solution");
   gen.manual_seed(cfg.seed1);
   const MultiHeadAttentionWrapper wrapper_2d(gen, d_in, 1, T, cfg.attn_dropout, 2, cfg.qkv_bias,
                                              cfg.dropout_rng);
