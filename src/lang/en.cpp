@@ -533,11 +533,6 @@ static LangTable chapter_en() {
           {"input", "input"},
           {"note", "note"},
           {"max_diff", "largest difference"},
-          {"measure.dropout_rows_no_longer_sum_to_1", "largest |row sum − 1|"},
-          {"colon", ": "},
-          {"parenthesized", " ({text})"},
-          {"sections", "chapter 3, sections {section}"},
-          {"beyond_chapter", "[not in the chapter] {title}"},
           // Heatmap and HTML page words (src/render/heatmap.cpp, html.cpp).
           {"heatmap.title", "heatmap of {}: rows are queries (i), columns are keys (j)"},
           {"heatmap.scale", "scale"},
@@ -578,12 +573,6 @@ static LangTable chapter_en() {
           {"note.dropout_kernel.mkl",
            "dropout masks: the MKL kernel (PyTorch 1.13-2.6 pip/conda builds on Intel x86), so "
            "they differ from the book's"},
-          {"note.exercise_3_2_solution",
-           "exercise 3.2: the book's exercise-solutions.ipynb prints [[-9.1476e-02, 3.4164e-02], …], "
-           "not what the chapter's code gives (with its inputs and seed 123, [[-0.5740, 0.2216], …]). "
-           "Its output comes from the first version of CausalAttention, whose torch.softmax(..., "
-           "dim=1) normalised over the queries instead of the keys (dim=-1); "
-           "tests/golden/exercise_3_2_solution.py reproduces it with PyTorch"},
           {"word.total", "total"},
       },
   };

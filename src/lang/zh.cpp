@@ -494,11 +494,6 @@ static LangTable chapter_zh() {
           {"input", "输入"},
           {"note", "注"},
           {"max_diff", "最大差值"},
-          {"measure.dropout_rows_no_longer_sum_to_1", "最大的 |行和 − 1|"},
-          {"colon", "："},
-          {"parenthesized", "（{text}）"},
-          {"sections", "第 3 章 {section} 节"},
-          {"beyond_chapter", "【本章之外的补充】{title}"},
           // Heatmap and HTML page words (src/render/heatmap.cpp, html.cpp).
           {"heatmap.title", "{} 的热力图：行是查询 (i)，列是键 (j)"},
           {"heatmap.scale", "色标"},
@@ -534,11 +529,6 @@ static LangTable chapter_zh() {
           {"note.dropout_kernel.mkl",
            "dropout 掩码：采用 MKL 实现（Intel x86 上 PyTorch 1.13–2.6 的 pip/conda 版本），"
            "因此与书中的结果不同"},
-          {"note.exercise_3_2_solution",
-           "练习 3.2：书中 exercise-solutions.ipynb 打印的是 [[-9.1476e-02, 3.4164e-02], …]，"
-           "与本章代码的结果不同（用本章的输入和随机种子 123 得到 [[-0.5740, 0.2216], …]）。"
-           "那份输出来自 CausalAttention 的第一个版本：它用 torch.softmax(..., dim=1) 沿查询而不是"
-           "沿键（dim=-1）归一化；tests/golden/exercise_3_2_solution.py 用 PyTorch 复现了它"},
           {"word.total", "合计"},
       },
   };
