@@ -21,6 +21,12 @@ const Tensor& Walk::add_parameter(std::string name, Tensor value, bool requires_
   return steps.back().value;
 }
 
+void Walk::add_python(std::string name, double value, std::string printed, std::string type) {
+  add(std::move(name), Tensor::scalar(static_cast<float>(value)));
+  steps.back().python_value = std::move(printed);
+  steps.back().python_type = std::move(type);
+}
+
 void Walk::add_check(std::string id, bool passed, double max_diff) {
   Check c;
   c.id = std::move(id);

@@ -25,6 +25,14 @@ struct Step {
   std::string explanation;
   // Extra lines shown under the tensor (e.g. a parameter-count breakdown).
   std::vector<std::string> details;
+  // Where the notebook prints more than str(tensor): the label its print() puts before
+  // the value ("Attention weights:"), and a Python number printed instead of the tensor
+  // ("1.0", "2360064"; value then holds it as a 0-dim float32 tensor).
+  std::string print_label;
+  std::string python_value;
+  std::string python_type;  // "float", "int": shown where a tensor shows its torch.Size
+  // A step the chapter does not have (attn-walk's own demonstration): its title says so.
+  bool beyond_chapter = false;
 };
 
 // A check a learner would make, computed from the walk's own tensors.
@@ -34,6 +42,9 @@ struct Check {
   bool passed = false;
   double max_diff = 0.0;   // the largest absolute difference found
   size_t after_step = 0;   // shown after steps[after_step - 1]
+  // What max_diff measures, filled by localize(): "largest difference", or the check's own
+  // words where a large value is the expected outcome ("largest |row sum − 1|").
+  std::string measure;
 };
 
 struct Walk {
@@ -56,6 +67,8 @@ struct Walk {
   // by stage and step name and fills in walk.vars.
   const Tensor& add(std::string name, Tensor value, std::vector<std::string> suffixes = {});
   const Tensor& add_parameter(std::string name, Tensor value, bool requires_grad = true);
+  // A Python number the notebook prints, as Python prints it ("1.0", "2360064").
+  void add_python(std::string name, double value, std::string printed, std::string type);
   // Record a check, shown after the latest step; its label comes from src/lang/ by id.
   void add_check(std::string id, bool passed, double max_diff);
 };

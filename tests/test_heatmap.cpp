@@ -197,10 +197,11 @@ TEST(Heatmap, NanAndPlusInfAreFlagged) {
   const std::string out = render_heatmap(walk, test::make_step("attn_weights", t), plain());
   EXPECT_NE(out.find("1 a !!!!"), std::string::npos) << out;
   EXPECT_NE(out.find("nan or +inf"), std::string::npos) << out;
-  // The scale ignores them.
-  const HeatmapPlan plan = plan_heatmap(walk, test::make_step("attn_weights", t), 32, 16);
+  // The scale ignores them: scores span their finite values, weights the fixed 0..1.
+  const HeatmapPlan plan = plan_heatmap(walk, test::make_step("attn_scores", t), 32, 16);
   EXPECT_EQ(plan.lo, 0.0);
   EXPECT_EQ(plan.hi, 0.5);
+  EXPECT_EQ(plan_heatmap(walk, test::make_step("attn_weights", t), 32, 16).hi, 1.0);
 }
 
 TEST(Heatmap, ScaleIncludesZeroAndNegativeScores) {
@@ -295,7 +296,7 @@ TEST(Labels, ChineseCaptionsAndLegend) {
   o.lang = Lang::Zh;
   const std::string out = render_heatmap(walk, test::make_step("attn_weights", stacked({1, 2}, test::causal_matrix(2, 0), true)), o);
   EXPECT_NE(out.find("批次 0，头 1："), std::string::npos) << out;
-  EXPECT_NE(out.find("色标："), std::string::npos) << out;
+  EXPECT_NE(out.find("色标（所有权重和掩码共用）："), std::string::npos) << out;
   EXPECT_NE(out.find("恰好为 0"), std::string::npos) << out;
 }
 
@@ -377,6 +378,58 @@ TEST(Summary, RenderTextShowsHeatmapOnlyWhenAsked) {
   RenderOptions off;
   EXPECT_EQ(render_text_step(walk, 0, off).find("heatmap of"), std::string::npos);
   EXPECT_NE(render_text_step(walk, 0, plain()).find("heatmap of attn_weights"), std::string::npos);
+}
+
+}  // namespace
+namespace {
+
+// Issue 12, point 4: one colour means one value in every matrix of weights, and the masks'
+// legends say what a 1 marks.
+TEST(Heatmap, WeightsAndMasksShareTheFixedScaleZeroToOne) {
+  Walk walk("test", config_with_tokens({"a", "b", "c"}));
+  // Two weight matrices with different largest values: the same scale, so 0.5 is one colour.
+  Tensor small = test::causal_matrix(3, 0.0f);
+  small(0, 0) = 0.5f;
+  small(0, 1) = 0.5f;
+  for (const char* name : {"attn_weights", "attn_weights_causal", "masked_simple_norm", "mask_simple"}) {
+    const HeatmapPlan p = plan_heatmap(walk, test::make_step(name, small), 32, 16);
+    EXPECT_EQ(p.lo, 0.0) << name;
+    EXPECT_EQ(p.hi, 1.0) << name;
+    EXPECT_DOUBLE_EQ(cell_level(p, 0.5f), 0.5) << name;
+  }
+  // Scores and dropout-scaled weights (up to 1/(1-p)) keep their own range.
+  EXPECT_EQ(plan_heatmap(walk, test::make_step("attn_scores", small), 32, 16).hi, 0.5);
+  Tensor dropped = test::causal_matrix(3, 0.0f);
+  dropped(0, 0) = 2.0f;
+  EXPECT_EQ(plan_heatmap(walk, test::make_step("dropout_attn_weights", dropped), 32, 16).hi, 2.0);
+  const std::string out = render_heatmap(walk, test::make_step("attn_weights", small), plain());
+  EXPECT_NE(out.find("scale (fixed for all weights and masks): ░░ 0..0.25"), std::string::npos) << out;
+}
+
+TEST(Heatmap, MaskLegendsSayWhatAOneMarks) {
+  Walk walk("test", config_with_tokens({"a", "b", "c"}));
+  const std::string triu = render_heatmap(walk, test::make_step("mask", test::causal_matrix(3, 1.0f)), plain());
+  EXPECT_NE(triu.find("a 1 marks what is hidden, key j after query i (j > i)"), std::string::npos) << triu;
+  const std::string tril = render_heatmap(walk, test::make_step("mask_simple", test::causal_matrix(3, 0.0f)), plain());
+  EXPECT_NE(tril.find("a 1 marks what is kept, key j at or before query i (j <= i)"), std::string::npos) << tril;
+  EXPECT_EQ(tril.find("hidden"), std::string::npos) << tril;
+  const std::string weights = render_heatmap(walk, test::make_step("attn_weights", test::causal_matrix(3, 0.0f)), plain());
+  EXPECT_EQ(weights.find("a 1 marks"), std::string::npos) << weights;
+}
+
+TEST(Heatmap, CellNumbersNeverShowMinusZero) {
+  EXPECT_EQ(cell_decimals(-0.001, 2), "0.00");
+  EXPECT_EQ(cell_decimals(-0.0, 2), "0.00");
+  EXPECT_EQ(cell_decimals(-0.005, 2), "-0.01");
+  EXPECT_EQ(cell_decimals(-0.00004, 4), "0.0000");
+  EXPECT_EQ(cell_decimals(0.25, 2), "0.25");
+  // In the HTML page: a tiny negative score is written 0.00, not -0.00.
+  Walk walk("test", config_with_tokens({"a", "b"}));
+  walk.steps.push_back(test::make_step("attn_scores", Tensor({2, 2}, {-0.001f, 0.5f, 0.25f, -0.002f})));
+  RenderOptions o = plain();
+  const std::string page = render_html({walk}, o);
+  EXPECT_EQ(page.find(">-0.00<"), std::string::npos);  // (the printed tensor keeps PyTorch's -0.0010)
+  EXPECT_NE(page.find(">0.00<"), std::string::npos);
 }
 
 }  // namespace

@@ -47,6 +47,10 @@ std::vector<Named> configs() {
   c.attn_dropout = 0.5;
   c.qkv_bias = true;
   out.push_back({"randn_bias_attn_dropout", c});
+  // Heavy dropout empties several rows (the row sums' "zero_rows" text).
+  c = test::book_config();
+  c.dropout = 0.9;
+  out.push_back({"dropout09", c});
   // All-zero embeddings: no scale makes exp overflow (the softmax stage's variant texts).
   c = Config{};
   c.inputs = Tensor::zeros({3, 2});

@@ -25,8 +25,18 @@ static LangTable chapter_en() {
           {"dot-product/attn_scores_2",
            {"attention scores: {xq} · x(i) for every input x(i)",
             "The attention score ω{query}i = {xq} · x(i) is the dot product of the query with "
-            "each input: the more two vectors point the same way, the larger it is. One score per "
-            "token gives shape ({T},)."}},
+            "each input, one score per token: shape ({T},). A dot product is |a| |b| cos θ, so it "
+            "grows with how closely two vectors point the same way and with their lengths. Here "
+            "the largest score is {xq}'s with itself, ω{query}{query} = {self_score}: no vector "
+            "points more the same way as {xq} than {xq}."}},
+          {"dot-product/attn_scores_2#longer_wins",
+           {"attention scores: {xq} · x(i) for every input x(i)",
+            "The attention score ω{query}i = {xq} · x(i) is the dot product of the query with "
+            "each input, one score per token: shape ({T},). A dot product is |a| |b| cos θ, so it "
+            "grows with the vectors' lengths as well as with how closely they point the same way. "
+            "Here {xq} · x({top}) = {top_score} beats {xq} · {xq} = {self_score}, although no "
+            "vector points more the same way as {xq} than {xq} itself: x({top}) is longer, "
+            "|x({top})| = {top_len} against |{xq}| = {q_len}."}},
           {"dot-product/res",
            {"x(1) · {xq} worked element by element, equal to attn_scores_2[0]",
             "A dot product multiplies two vectors element by element and adds up the products: "
@@ -46,12 +56,25 @@ static LangTable chapter_en() {
            {"all attention scores: inputs @ inputs.T",
             "Now every query at once: entry [i, j] is ωij = x(i) · x(j), so row {query} is "
             "attn_scores_2. One matrix product does all the dot products: ({T}, {d_in}) @ "
-            "({d_in}, {T}) gives ({T}, {T})."}},
+            "({d_in}, {T}) gives ({T}, {T}). Length counts as much as direction: in row {ci}, "
+            "x({ci}) · x({cj}) = {c_score} is larger than x({ci}) · x({ci}) = {c_self}, because "
+            "|x({cj})| = {cj_len} is longer than |x({ci})| = {ci_len}."}},
+          {"dot-product/attn_scores#self_wins",
+           {"all attention scores: inputs @ inputs.T",
+            "Now every query at once: entry [i, j] is ωij = x(i) · x(j), so row {query} is "
+            "attn_scores_2. One matrix product does all the dot products: ({T}, {d_in}) @ "
+            "({d_in}, {T}) gives ({T}, {T}). In these embeddings every token scores highest with "
+            "itself: the diagonal holds the largest score of each row."}},
           {"dot-product/attn_weights",
            {"softmax over each row (dim=-1)",
             "torch.softmax(attn_scores, dim=-1) normalises along the last dimension, that is "
             "each row on its own, so row i holds the weights of query x(i). The shape is "
             "unchanged: ({T}, {T})."}},
+          {"dot-product/row_2_sum",
+           {"the weights of row {query} as printed, added up by Python's sum(): a Python float",
+            "The notebook checks one row by hand: it types the {T} printed weights of row {query} "
+            "into sum([...]), which adds them up as Python floats. Rounded to 4 decimals they may "
+            "miss 1 in the last digits; the next step sums the unrounded float32 weights."}},
           {"dot-product/attn_weights_row_sums",
            {"every row of attn_weights sums to 1",
             "attn_weights.sum(dim=-1) adds up each row: one number per query, shape ({T},), and "
@@ -111,17 +134,33 @@ static LangTable chapter_en() {
            {"attn_scores_2 * {big_scale}",
             "The same scores, {big_scale} times larger: their order is unchanged."}},
           {"softmax/big_weights_2_naive",
-           {"softmax_naive(big_scores_2): exp overflows to inf, inf/inf is nan",
-            "exp of a large score is inf in float32, and inf / inf is nan: the naive softmax "
-            "breaks down."}},
+           {"softmax_naive(big_scores_2): exp overflows to inf; inf / inf is nan, finite / inf is 0",
+            "The exp of {n_nan} of these scores is inf in float32, so the sum is inf too. Those "
+            "{n_nan} entries are inf / inf = nan; the exp of the other {n_zero} is finite, and a "
+            "finite number divided by inf is 0. Either way the naive softmax breaks down."}},
+          {"softmax/big_weights_2_naive#all_nan",
+           {"softmax_naive(big_scores_2): exp overflows to inf, inf / inf is nan",
+            "The exp of every one of these scores is inf in float32, so the sum is inf too, and "
+            "each entry is inf / inf = nan: the naive softmax breaks down."}},
           {"softmax/big_weights_2_naive#no_overflow",
            {"softmax_naive(big_scores_2)",
             "exp does not overflow for these scores, so the naive softmax still works here."}},
           {"softmax/big_weights_2",
            {"torch.softmax(big_scores_2, dim=0): still finite, sums to 1",
             "With the maximum subtracted every exponent is at most 0, so exp stays between 0 and "
+            "1: finite weights that sum to 1. Such large scores concentrate the weight on the "
+            "largest few: here {w1_tok} gets {w1} and {w2_tok} {w2}; the others together get "
+            "{rest}."}},
+          {"softmax/big_weights_2#one_hot",
+           {"torch.softmax(big_scores_2, dim=0): still finite, sums to 1",
+            "With the maximum subtracted every exponent is at most 0, so exp stays between 0 and "
             "1: finite weights that sum to 1. Such large scores make the softmax nearly one-hot: "
-            "almost all the weight goes to the largest score."}},
+            "{w1_tok} gets {w1}, the others together {rest}."}},
+          {"softmax/big_weights_2#many",
+           {"torch.softmax(big_scores_2, dim=0): still finite, sums to 1",
+            "With the maximum subtracted every exponent is at most 0, so exp stays between 0 and "
+            "1: finite weights that sum to 1. The weight is shared by {n_shared} tokens that each "
+            "get at least 0.01; the largest, {w1_tok}, gets {w1}."}},
           {"softmax/attn_weights_2_sharp",
            {"torch.softmax(attn_scores_2 / 0.5): sharper, closer to one-hot",
             "Dividing by a number below 1 spreads the scores apart, so the largest takes more of "
@@ -310,8 +349,23 @@ static LangTable chapter_en() {
           {"dropout/dropout_attn_weights_row_sums",
            {"row sums after dropout: no longer 1",
             "Zeros on one side and the 1/(1-p) scaling on the other: the rows no longer sum to 1, "
-            "only their expected value is 1. That is fine, because dropout is used only in "
-            "training and switched off for inference (model.eval())."}},
+            "only their expected value is 1; row {far_row} is farthest from it, at {far_sum}. That "
+            "is fine, because dropout is used only in training and switched off for inference "
+            "(model.eval())."}},
+          {"dropout/dropout_attn_weights_row_sums#zero_row",
+           {"row sums after dropout: no longer 1, and row {zero_rows} is empty",
+            "Zeros on one side and the 1/(1-p) scaling on the other: the rows no longer sum to 1, "
+            "only their expected value is 1. Row {zero_rows} lost every weight, so its sum is 0: "
+            "in this training step query x({zero_rows}) gets a context vector of zeros. That is "
+            "fine, because dropout is used only in training and switched off for inference "
+            "(model.eval())."}},
+          {"dropout/dropout_attn_weights_row_sums#zero_rows",
+           {"row sums after dropout: no longer 1, and rows {zero_rows} are empty",
+            "Zeros on one side and the 1/(1-p) scaling on the other: the rows no longer sum to 1, "
+            "only their expected value is 1. Rows {zero_rows} lost every weight, so they sum to 0: "
+            "in this training step those queries get context vectors of zeros. That is fine, "
+            "because dropout is used only in training and switched off for inference "
+            "(model.eval())."}},
           {"dropout/dropout_attn_weights_row_sums#p0",
            {"row sums after dropout with p = 0: still 1",
             "Nothing was dropped, so every row still sums to 1."}},
@@ -465,7 +519,8 @@ static LangTable chapter_en() {
           {"causal_no_future_weight", "every weight above the diagonal is 0: no attention to future tokens"},
           {"masked_simple_norm_equals_inf_method", "masked_simple_norm equals the -inf method"},
           {"dropout_kept_scaled", "every entry is 0 or 1/(1-p) = {scale}"},
-          {"dropout_rows_no_longer_sum_to_1", "after dropout, the rows no longer sum to 1"},
+          {"dropout_rows_no_longer_sum_to_1",
+           "after dropout, the rows no longer sum to 1, as expected: row {far_row} sums to {far_sum}"},
           {"dropout_p0_rows_still_sum_to_1", "with p = 0, every row still sums to 1"},
           {"wrapper_first_head_equals_causal_attention",
            "the wrapper's first head equals CausalAttention's output: same seed {seed1}, same weights"},

@@ -98,6 +98,10 @@ void localize(Walk& walk, const LangTable& lang, const LangTable& fallback, bool
     if (find_step_text(lang, fallback, walk.stage, step.name, v == walk.vars.end() ? "" : v->second,
                        &text)) {
       step.title = fill_placeholders(text.title, walk.vars);
+      if (step.beyond_chapter) {
+        const std::string* mark = lookup(&LangTable::ui, lang, fallback, std::string("beyond_chapter"));
+        if (mark) step.title = fill_placeholders(*mark, {{"title", step.title}});
+      }
       step.explanation = explain ? fill_placeholders(text.explanation, walk.vars) : "";
     } else if (step.title.empty()) {
       step.title = step.name;
@@ -107,6 +111,9 @@ void localize(Walk& walk, const LangTable& lang, const LangTable& fallback, bool
   for (auto& c : walk.checks) {
     const std::string* label = lookup(&LangTable::checks, lang, fallback, c.id);
     c.label = label ? fill_placeholders(*label, walk.vars) : c.id;
+    const std::string* measure = lookup(&LangTable::ui, lang, fallback, "measure." + c.id);
+    if (!measure) measure = lookup(&LangTable::ui, lang, fallback, std::string("max_diff"));
+    c.measure = measure ? *measure : "max_diff";
   }
   for (auto& note : walk.notes) {
     const std::string* text = lookup(&LangTable::ui, lang, fallback, note);

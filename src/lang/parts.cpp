@@ -4,9 +4,14 @@
 
 namespace attn {
 
+LangTable review_en();  // review_en.cpp: the learner review's words (issue 12)
+LangTable review_zh();
+
 const std::vector<LangPart>& lang_parts() {
   // One line per feature and language: {"en", some_feature_en}, {"zh", some_feature_zh}.
   static const std::vector<LangPart> parts = {
+      {"en", review_en},
+      {"zh", review_zh},
   };
   return parts;
 }

@@ -25,8 +25,17 @@ static LangTable chapter_zh() {
             "Python 从 0 开始计数，所以 x({query}) 是 inputs[{q}]，形状为 ({d_in},)。"}},
           {"dot-product/attn_scores_2",
            {"注意力分数：{xq} 与每个输入的点积 {xq} · x(i)",
-            "注意力分数 ω{query}i = {xq} · x(i) 是查询与每个输入的点积：两个向量的方向越接近，"
-            "点积就越大。每个词元对应一个分数，形状为 ({T},)。"}},
+            "注意力分数 ω{query}i = {xq} · x(i) 是查询与每个输入的点积，每个词元对应一个分数，"
+            "形状为 ({T},)。点积等于 |a| |b| cos θ：两个向量的方向越接近、长度越长，点积就越大。"
+            "这里最大的分数是 {xq} 与自身的点积 ω{query}{query} = {self_score}：没有哪个向量比 "
+            "{xq} 自己的方向更接近 {xq}。"}},
+          {"dot-product/attn_scores_2#longer_wins",
+           {"注意力分数：{xq} 与每个输入的点积 {xq} · x(i)",
+            "注意力分数 ω{query}i = {xq} · x(i) 是查询与每个输入的点积，每个词元对应一个分数，"
+            "形状为 ({T},)。点积等于 |a| |b| cos θ：它不只取决于方向是否接近，也随向量的长度增大。"
+            "这里 {xq} · x({top}) = {top_score} 比 {xq} · {xq} = {self_score} 还大，尽管没有哪个"
+            "向量比 {xq} 自己的方向更接近 {xq}：原因是 x({top}) 更长，|x({top})| = {top_len}，"
+            "而 |{xq}| = {q_len}。"}},
           {"dot-product/res",
            {"逐元素手算 x(1) · {xq}，与 attn_scores_2[0] 相同",
             "点积就是把两个向量逐元素相乘再求和：x(1) · {xq} = Σ_k x(1)[k] · {xq}[k]。"
@@ -38,16 +47,28 @@ static LangTable chapter_zh() {
           {"dot-product/context_vec_2",
            {"{xq} 的上下文向量：Σ attn_weights_2[i] · x(i)",
             "上下文向量 z({query}) = Σ α{query}i x(i) 是所有输入按注意力权重的加权和，相当于在 "
-            "{xq} 的嵌入向量里融入了每个词元的信息。它和输入一样宽，形状为 ({d_in},)。"}},
+            "{xq} 的嵌入向量里融入了每个词元的信息。它的维度与输入相同，形状为 ({d_in},)。"}},
           {"dot-product/attn_scores",
            {"全部注意力分数：inputs @ inputs.T",
             "现在一次处理所有查询：第 [i, j] 个元素是 ωij = x(i) · x(j)，所以第 {query} 行就是 "
             "attn_scores_2。一次矩阵乘法完成全部点积：({T}, {d_in}) @ ({d_in}, {T}) 得到 "
-            "({T}, {T})。"}},
+            "({T}, {T})。长度和方向同样重要：在第 {ci} 行，x({ci}) · x({cj}) = {c_score} 大于 "
+            "x({ci}) · x({ci}) = {c_self}，因为 |x({cj})| = {cj_len} 比 |x({ci})| = {ci_len} 更长。"}},
+          {"dot-product/attn_scores#self_wins",
+           {"全部注意力分数：inputs @ inputs.T",
+            "现在一次处理所有查询：第 [i, j] 个元素是 ωij = x(i) · x(j)，所以第 {query} 行就是 "
+            "attn_scores_2。一次矩阵乘法完成全部点积：({T}, {d_in}) @ ({d_in}, {T}) 得到 "
+            "({T}, {T})。在这组嵌入向量中，每个词元都与自身的分数最高：每一行最大的分数都在"
+            "对角线上。"}},
           {"dot-product/attn_weights",
            {"对每一行做 softmax（dim=-1）",
             "torch.softmax(attn_scores, dim=-1) 沿最后一维归一化，也就是每行单独归一化，第 i 行"
             "就是查询 x(i) 的注意力权重。形状不变：({T}, {T})。"}},
+          {"dot-product/row_2_sum",
+           {"把第 {query} 行打印出来的权重交给 Python 的 sum() 相加：得到一个 Python 浮点数",
+            "笔记本手动验算了一行：把第 {query} 行打印出的 {T} 个权重抄进 sum([...])，按 Python "
+            "浮点数相加。每个权重都舍入到了 4 位小数，所以和的最后几位可能不是 1；下一步对未舍入的 "
+            "float32 权重求和。"}},
           {"dot-product/attn_weights_row_sums",
            {"attn_weights 每一行之和都为 1",
             "attn_weights.sum(dim=-1) 对每一行求和：每个查询得到一个数，形状为 ({T},)，"
@@ -87,9 +108,10 @@ static LangTable chapter_zh() {
           {"softmax/attn_weights_row_sums",
            {"每一行之和都为 1", "每行（即每个查询）一个和，形状为 ({T},)。"}},
           {"softmax/overflow_scale",
-           {"让 exp(分数) 在 float32 中溢出的放大倍数",
-            "把这些分数乘上它就会让 exp 溢出的、最小的 10 的幂：float32 的上限约为 3.4e38 = "
-            "exp(88.7)。实际中确实会出现很大的分数，因为点积会随嵌入维度的增大而增大。"}},
+           {"让分数的 exp 在 float32 中溢出的放大倍数",
+            "这是能让 exp 溢出的最小的 10 的幂：分数乘上它之后，exp 就会超出 float32 的上限"
+            "（约 3.4e38 = exp(88.7)）。实际中确实会出现很大的分数，因为点积会随嵌入维度的增大而"
+            "增大。"}},
           {"softmax/overflow_scale#no_overflow",
            {"对这些分数，任何倍数都不会让 exp 溢出；这里用 100",
             "无论乘上多大的 10 的幂，在分数本身溢出之前 exp 都不会溢出（例如所有分数都是 0），"
@@ -101,15 +123,32 @@ static LangTable chapter_zh() {
           {"softmax/big_scores_2#no_overflow",
            {"attn_scores_2 * {big_scale}", "同样的分数放大 {big_scale} 倍：大小顺序不变。"}},
           {"softmax/big_weights_2_naive",
-           {"softmax_naive(big_scores_2)：exp 溢出为 inf，inf/inf 得到 nan",
-            "在 float32 中，大分数的 exp 是 inf，而 inf / inf 是 nan：朴素的 softmax 失效了。"}},
+           {"softmax_naive(big_scores_2)：exp 溢出为 inf；inf / inf 得到 nan，有限值 / inf 得到 0",
+            "在 float32 中，其中 {n_nan} 个分数的 exp 是 inf，于是总和也是 inf。这 {n_nan} 个元素"
+            "是 inf / inf = nan；另外 {n_zero} 个分数的 exp 是有限值，有限值除以 inf 得 0。"
+            "无论哪种情况，朴素的 softmax 都失效了。"}},
+          {"softmax/big_weights_2_naive#all_nan",
+           {"softmax_naive(big_scores_2)：exp 溢出为 inf，inf / inf 得到 nan",
+            "在 float32 中，这些分数的 exp 全都是 inf，总和也是 inf，所以每个元素都是 "
+            "inf / inf = nan：朴素的 softmax 失效了。"}},
           {"softmax/big_weights_2_naive#no_overflow",
            {"softmax_naive(big_scores_2)",
             "这些分数的 exp 不会溢出，所以朴素的 softmax 在这里仍然可用。"}},
           {"softmax/big_weights_2",
            {"torch.softmax(big_scores_2, dim=0)：仍是有限值，总和为 1",
             "减去最大值之后，每个指数都不大于 0，exp 的结果落在 0 到 1 之间：权重都是有限值，"
-            "总和为 1。这么大的分数会让 softmax 几乎变成 one-hot：几乎全部权重都集中到最大的分数上。"}},
+            "总和为 1。这么大的分数会把权重集中到最大的几个分数上：这里 {w1_tok} 得到 {w1}，"
+            "{w2_tok} 得到 {w2}，其余的合计只有 {rest}。"}},
+          {"softmax/big_weights_2#one_hot",
+           {"torch.softmax(big_scores_2, dim=0)：仍是有限值，总和为 1",
+            "减去最大值之后，每个指数都不大于 0，exp 的结果落在 0 到 1 之间：权重都是有限值，"
+            "总和为 1。这么大的分数让 softmax 几乎变成 one-hot：{w1_tok} 得到 {w1}，其余的合计只有 "
+            "{rest}。"}},
+          {"softmax/big_weights_2#many",
+           {"torch.softmax(big_scores_2, dim=0)：仍是有限值，总和为 1",
+            "减去最大值之后，每个指数都不大于 0，exp 的结果落在 0 到 1 之间：权重都是有限值，"
+            "总和为 1。权重由 {n_shared} 个词元分享，每个至少得到 0.01；最大的是 {w1_tok}，得到 "
+            "{w1}。"}},
           {"softmax/attn_weights_2_sharp",
            {"torch.softmax(attn_scores_2 / 0.5)：更尖锐，更接近 one-hot",
             "除以小于 1 的数会拉大分数之间的差距，最大的分数就会分到更多权重。分数很大时也会"
@@ -170,7 +209,7 @@ static LangTable chapter_zh() {
           {"trainable/context_vec_2",
            {"attn_weights_2 @ values",
             "z({query}) = Σ α{query}i v(i)：现在加权求和的对象是值向量，而不是输入。({T},) @ "
-            "({T}, {d_out}) 得到 ({d_out},)：上下文向量的宽度是 d_out = {d_out}。"}},
+            "({T}, {d_out}) 得到 ({d_out},)：上下文向量的维度是 d_out = {d_out}。"}},
           {"trainable/sa_v1_output",
            {"SelfAttention_v1({d_in}, {d_out})(inputs)，随机种子 {seed1}：第 {query} 行就是 "
             "context_vec_2",
@@ -262,7 +301,7 @@ static LangTable chapter_zh() {
             "起点：因果注意力权重，形状为 ({T}, {T})，每行之和为 1。"}},
           {"dropout/dropout_ones",
            {"torch.nn.Dropout({p})(torch.ones({T}, {T}))，随机种子 {seed1}：保留的元素变为 1/(1-p)",
-            "训练时，丢弃（dropout）以概率 p = {p} 把每个元素置为 0，并把保留下来的元素乘以 "
+            "训练时，dropout 会让每个元素以 p = {p} 的概率变为 0，并把保留下来的元素乘以 "
             "1/(1-p) = {scale}，这样每个元素的期望值保持不变。作用在全 1 矩阵上，就能直接看到"
             "掩码本身。"}},
           {"dropout/dropout_ones#p0",
@@ -283,7 +322,20 @@ static LangTable chapter_zh() {
           {"dropout/dropout_attn_weights_row_sums",
            {"dropout 之后的行和：不再是 1",
             "一方面有元素被置零，另一方面保留的元素按 1/(1-p) 放大：每行之和不再是 1，只有期望值"
-            "还是 1。这没有关系，因为 dropout 只在训练时使用，推理时（model.eval()）会关闭。"}},
+            "还是 1；离 1 最远的是第 {far_row} 行，和为 {far_sum}。这没有关系，因为 dropout 只在"
+            "训练时使用，推理时（model.eval()）会关闭。"}},
+          {"dropout/dropout_attn_weights_row_sums#zero_row",
+           {"dropout 之后的行和：不再是 1，第 {zero_rows} 行全被丢弃",
+            "一方面有元素被置零，另一方面保留的元素按 1/(1-p) 放大：每行之和不再是 1，只有期望值"
+            "还是 1。第 {zero_rows} 行的权重全部被丢弃，和为 0：在这一步训练中，查询 "
+            "x({zero_rows}) 得到的上下文向量全是 0。这没有关系，因为 dropout 只在训练时使用，"
+            "推理时（model.eval()）会关闭。"}},
+          {"dropout/dropout_attn_weights_row_sums#zero_rows",
+           {"dropout 之后的行和：不再是 1，第 {zero_rows} 行全被丢弃",
+            "一方面有元素被置零，另一方面保留的元素按 1/(1-p) 放大：每行之和不再是 1，只有期望值"
+            "还是 1。第 {zero_rows} 行的权重全部被丢弃，和为 0：在这一步训练中，这些查询得到的"
+            "上下文向量全是 0。这没有关系，因为 dropout 只在训练时使用，推理时（model.eval()）"
+            "会关闭。"}},
           {"dropout/dropout_attn_weights_row_sums#p0",
            {"p = 0 时 dropout 之后的行和：仍然是 1", "没有任何元素被丢弃，所以每行之和仍然是 1。"}},
           {"dropout/dropout_attn_weights_row_sums#p1",
@@ -350,7 +402,7 @@ static LangTable chapter_zh() {
           {"multi-head/keys_transposed",
            {"keys.transpose(1, 2)：头成为批次维度 (b, num_heads, num_tokens, head_dim)",
             "transpose(1, 2) 交换 num_tokens 和 num_heads：({batch}, {T}, {heads}, {head_dim}) "
-            "变为 ({batch}, {heads}, {T}, {head_dim})。现在最后两维是单个头的（词元, 特征），"
+            "变为 ({batch}, {heads}, {T}, {head_dim})。现在最后两维是单个头的（词元，特征），"
             "@ 就能像 a_at_a_T 那样同时处理所有的头。"}},
           {"multi-head/queries_transposed",
            {"queries.transpose(1, 2)：头成为批次维度 (b, num_heads, num_tokens, head_dim)",
@@ -398,7 +450,7 @@ static LangTable chapter_zh() {
           {"multi-head/mha_context_vecs",
            {"out_proj(context_vec_merged)：模块的输出",
             "MultiHeadAttention 的上下文向量，形状为 ({batch}, {T}, {d_out})。在包装类中，每个头"
-            "输出 d_out = {d_out} 个数，合计 {wrapper_width} 个；这里的 d_out 则是总宽度，"
+            "输出 d_out = {d_out} 个数，合计 {wrapper_width} 个；这里的 d_out 则是总维度，"
             "被拆分成 {heads} 个 {head_dim} 维的头。"}},
           {"multi-head/exercise_3_2_context_vecs",
            {"练习 3.2：MultiHeadAttentionWrapper({d_in}, 1, {T}, {attn_p}, num_heads=2{bias_arg})"
@@ -428,7 +480,8 @@ static LangTable chapter_zh() {
           {"causal_no_future_weight", "对角线以上的权重全为 0：不会关注未来的词元"},
           {"masked_simple_norm_equals_inf_method", "masked_simple_norm 与 -inf 方法的结果相同"},
           {"dropout_kept_scaled", "每个元素要么是 0，要么是 1/(1-p) = {scale}"},
-          {"dropout_rows_no_longer_sum_to_1", "dropout 之后，每行之和不再是 1"},
+          {"dropout_rows_no_longer_sum_to_1",
+           "dropout 之后，每行之和不再是 1，符合预期：第 {far_row} 行的和为 {far_sum}"},
           {"dropout_p0_rows_still_sum_to_1", "p = 0 时，每行之和仍然是 1"},
           {"wrapper_first_head_equals_causal_attention",
            "包装类的第一个头等于 CausalAttention 的输出：随机种子同为 {seed1}，权重相同"},

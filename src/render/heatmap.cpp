@@ -69,6 +69,11 @@ HeatmapPlan plan_heatmap(const Walk& walk, const Step& step, int64_t max_cells, 
   plan.T = T;
   (void)walk;
   if (s.size() < 2 || T < 1) return plan;
+  const auto dot = step.name.rfind('.');
+  const std::string base = dot == std::string::npos ? step.name : step.name.substr(dot + 1);
+  plan.probabilities = base.rfind("attn_weights", 0) == 0 || base.rfind("masked_simple", 0) == 0 ||
+                       base == "mask" || base == "mask_simple";
+  if (base == "mask" || base == "mask_simple") plan.mask_meaning = base;
   max_cells = std::max<int64_t>(2, max_cells);
 
   // Rows and columns: all of them, or max_cells evenly spaced ones including both ends.
@@ -119,6 +124,9 @@ HeatmapPlan plan_heatmap(const Walk& walk, const Step& step, int64_t max_cells, 
         }
       }
   if (!(hi > lo)) hi = lo + 1.0;
+  // Softmax weights and 0/1 masks share one fixed 0..1 scale, so a colour means the same
+  // value in every matrix of every stage; scores and dropout-scaled weights keep their range.
+  if (plan.probabilities && lo >= 0.0 && hi <= 1.0) lo = 0.0, hi = 1.0;
   plan.lo = lo;
   plan.hi = hi;
   return plan;
@@ -162,6 +170,12 @@ std::vector<std::string> heatmap_notes(const HeatmapPlan& plan, Lang lang) {
 std::string scale_number(double v) {
   if (v == 0.0) return "0";
   std::string s = fmt::format("{:.4g}", v);
+  return s;
+}
+
+std::string cell_decimals(double v, int decimals) {
+  std::string s = fmt::format("{:.{}f}", v, decimals);
+  if (s[0] == '-' && s.find_first_not_of("-0.") == std::string::npos) s.erase(0, 1);
   return s;
 }
 
@@ -390,7 +404,10 @@ struct CellWriter {
 };
 
 std::string legend(const HeatmapPlan& plan, const RenderOptions& opts) {
-  std::string out = heatmap_text(opts.lang, "scale") + heatmap_text(opts.lang, "colon");
+  std::string out;
+  // The two masks mean opposite things: say which cells a 1 marks.
+  if (!plan.mask_meaning.empty()) out += heatmap_text(opts.lang, plan.mask_meaning) + "\n";
+  out += heatmap_text(opts.lang, plan.probabilities ? "scale_fixed" : "scale") + heatmap_text(opts.lang, "colon");
   const double span = plan.hi - plan.lo;
   CellWriter w{out};
   if (opts.color) {

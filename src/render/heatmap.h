@@ -23,7 +23,9 @@
 //   - T > max_cells: max_cells evenly spaced rows and columns (always the first and the
 //     last), each cell a real entry of the matrix, with a note; rows keep their indices;
 //   - one colour scale per step (so heads compare): from min(0, smallest finite value) to
-//     max(0, largest finite value); -inf cells ("masked") and exact zeros ("zero": what
+//     max(0, largest finite value); softmax weights and 0/1 masks ("attn_weights*",
+//     "masked_simple*", "mask", "mask_simple") use the fixed scale 0..1 instead, so one colour
+//     is one value in every matrix; the masks' legend says what a 1 marks; -inf cells ("masked") and exact zeros ("zero": what
 //     softmax makes of -inf, or what a 0 in a mask or a dropout leaves) are marked apart
 //     from small weights.
 #pragma once
@@ -63,6 +65,10 @@ struct HeatmapPlan {
   size_t blocks_left_out = 0;              // beyond max_blocks
   double lo = 0.0, hi = 1.0;               // the colour scale
   bool has_zero = false, has_masked = false, has_invalid = false;  // among the cells drawn
+  // Softmax weights or a 0/1 mask: drawn on the fixed scale 0..1 when every value is in it.
+  bool probabilities = false;
+  // "mask" (triu: 1 = hidden) or "mask_simple" (tril: 1 = kept): the legend's key, else "".
+  std::string mask_meaning;
   bool sampled() const { return static_cast<int64_t>(index.size()) < T; }
 };
 
@@ -85,6 +91,9 @@ std::vector<std::string> heatmap_notes(const HeatmapPlan& plan, Lang lang);
 std::string heatmap_text(Lang lang, const std::string& key);
 // A number on a legend: 4 significant digits, no trailing zeros ("0.1921", "1", "-0.05").
 std::string scale_number(double v);
+// A number in a cell: `decimals` fixed decimals, and a value that rounds to zero written as
+// zero ("0.00", never "-0.00").
+std::string cell_decimals(double v, int decimals);
 
 // Viridis, t in [0, 1] -> {r, g, b}.
 struct Rgb { int r, g, b; };

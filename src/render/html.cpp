@@ -66,14 +66,14 @@ std::string cell_number(float v, double max_abs) {
     case CellKind::Zero: return "0";
     case CellKind::Value: break;
   }
-  if (max_abs < 9.995) return fmt::format("{:.2f}", v);
+  if (max_abs < 9.995) return cell_decimals(v, 2);
   return fmt::format("{:.3g}", v);
 }
 
 std::string tooltip_number(float v) {
   if (std::isnan(v)) return "nan";
   if (std::isinf(v)) return v < 0 ? "-inf" : "inf";
-  return fmt::format("{:.4f}", v);
+  return cell_decimals(v, 4);
 }
 
 // One (T, T) block as an SVG: token labels on the left (rows, queries) and on top

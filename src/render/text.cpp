@@ -8,16 +8,25 @@
 namespace attn {
 
 std::string printed_step(const Step& step) {
-  return step.is_parameter ? torch_parameter_str(step.value, step.suffixes)
-                           : torch_str(step.value, step.suffixes);
+  const std::string value = !step.python_value.empty() ? step.python_value
+                            : step.is_parameter        ? torch_parameter_str(step.value, step.suffixes)
+                                                       : torch_str(step.value, step.suffixes);
+  // print("Sum:", t) joins its arguments with one space.
+  return step.print_label.empty() ? value : step.print_label + " " + value;
 }
 
 namespace {
 
+// " (text)" in English, "（text）" in Chinese: the language's own parentheses.
+std::string parenthesized(Lang lang, const std::string& text) {
+  return fill_placeholders(ui_text(lang, "parenthesized"), {{"text", text}});
+}
+
 std::string check_line(const Check& c, const RenderOptions& opts) {
   const char* mark = c.passed ? "✓" : "✗";
-  std::string line = fmt::format("{} {} ({} {:.3g})", mark, c.label, ui_text(opts.lang, "max_diff"),
-                                 c.max_diff);
+  const std::string measure = c.measure.empty() ? ui_text(opts.lang, "max_diff") : c.measure;
+  std::string line = fmt::format("{} {}{}", mark, c.label,
+                                 parenthesized(opts.lang, fmt::format("{} {:.3g}", measure, c.max_diff)));
   if (opts.color) line = fmt::format("\033[{}m{}\033[0m", c.passed ? 32 : 31, line);
   return line + "\n";
 }
@@ -28,17 +37,19 @@ std::string render_text_header(const Walk& walk, const RenderOptions& opts) {
   std::string out;
   const StageInfo* info = find_stage(walk.stage);
   out += fmt::format("attn-walk {}", walk.stage);
-  if (info)
-    out += fmt::format(" ({}): {}",
-                       fill_placeholders(ui_text(opts.lang, "section"), {{"section", info->section}}),
-                       ui_text(opts.lang, std::string("stage.") + walk.stage));
+  if (info) {
+    const std::string section = std::string(info->section).find("–") == std::string::npos ? "section" : "sections";
+    out += parenthesized(opts.lang, fill_placeholders(ui_text(opts.lang, section), {{"section", info->section}})) +
+           ui_text(opts.lang, "colon") + ui_text(opts.lang, std::string("stage.") + walk.stage);
+  }
   out += "\n";
   std::string tokens;
   // Tokens come from the user's file: no escape sequences reach the terminal.
   for (const auto& t : walk.config.tokens) tokens += (tokens.empty() ? "" : " ") + sanitize_label(t);
-  out += fmt::format("{}: {}, {} x {}: {}\n", ui_text(opts.lang, "input"), walk.config.input_name,
+  out += fmt::format("{}{}{}, {} x {}: {}\n", ui_text(opts.lang, "input"), ui_text(opts.lang, "colon"),
+                     walk.config.input_name,
                      walk.config.num_tokens(), walk.config.d_in(), tokens);
-  for (const auto& note : walk.notes) out += ui_text(opts.lang, "note") + ": " + note + "\n";
+  for (const auto& note : walk.notes) out += ui_text(opts.lang, "note") + ui_text(opts.lang, "colon") + note + "\n";
   return out;
 }
 
@@ -46,8 +57,10 @@ std::string render_text_step(const Walk& walk, size_t index, const RenderOptions
   const Step& step = walk.steps[index];
   std::string out;
   // Heading: number, the chapter's name, what it is, and its shape.
-  std::string heading = fmt::format("[{}] {} — {} — {}", index + 1, step.name, step.title,
-                                    torch_size_str(step.value.shape));
+  // A Python number shows its type as type() prints it, a tensor its torch.Size.
+  const std::string kind = step.python_type.empty() ? torch_size_str(step.value.shape)
+                                                    : fmt::format("<class '{}'>", step.python_type);
+  std::string heading = fmt::format("[{}] {} — {} — {}", index + 1, step.name, step.title, kind);
   out += "\n" + (opts.color ? "\033[1m" + heading + "\033[0m" : heading) + "\n";
   out += printed_step(step) + "\n";
   for (const auto& line : step.details) out += line + "\n";

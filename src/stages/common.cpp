@@ -32,6 +32,14 @@ std::string format_number(double v) {
   return s;
 }
 
+std::string python_float_str(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  std::string s = fmt::format("{}", v);
+  if (s.find_first_of(".e") == std::string::npos) s += ".0";
+  return s;
+}
+
 void set_common_vars(Walk& walk, const Config& cfg) {
   auto& v = walk.vars;
   v["query"] = std::to_string(cfg.query);

@@ -28,6 +28,18 @@ void set_common_vars(Walk& walk, const Config& cfg);
 // A rate or scale as the chapter's Python prints it, shortened: 0.5, 0.0, 2.0, 1.42857.
 std::string format_number(double v);
 
+// The notebook prints the latest step with a label: print("Sum:", t).
+inline void label_last(Walk& walk, std::string label) { walk.steps.back().print_label = std::move(label); }
+
+// Steps [first, end) are attn-walk's own demonstrations, not the chapter's.
+inline void mark_beyond_chapter(Walk& walk, size_t first) {
+  for (size_t i = first; i < walk.steps.size(); ++i) walk.steps[i].beyond_chapter = true;
+}
+
+// A Python float as print() shows it: the shortest decimal that reads back as the same
+// double, whole numbers with ".0" ("1.0", "0.9999999999999999", "2.5e-05").
+std::string python_float_str(double v);
+
 // ---- checks ----------------------------------------------------------------------------
 // Every comparison returns whether it holds and the largest absolute difference it found
 // (infinity for a shape mismatch or a NaN), so a check can fail and say by how much.

@@ -1,5 +1,7 @@
 // Section 3.3: a simple self-attention mechanism without trainable weights.
 // Titles and explanations of every step: src/lang/ (key "dot-product/<step>").
+#include <fmt/format.h>
+
 #include <cmath>
 
 #include "ops.h"
@@ -7,6 +9,55 @@
 #include "stages/stages.h"
 
 namespace attn {
+
+namespace {
+
+// |x|: a vector's length, in double so the text's numbers carry no extra rounding.
+double length(const Tensor& x) {
+  double s = 0.0;
+  for (float v : x.data) s += static_cast<double>(v) * v;
+  return std::sqrt(s);
+}
+
+// x · y = |x| |y| cos θ grows with length as well as with alignment. The texts of
+// attn_scores_2 and attn_scores say so with this walk's numbers: which score is the
+// largest, and a row where another token outscores the query itself (which no vector can
+// do by alignment alone, so that token must be longer).
+void score_facts(Walk& walk, const Tensor& inputs, const Tensor& attn_scores_2,
+                 const Tensor& attn_scores, int64_t q) {
+  auto& v = walk.vars;
+  int64_t top = q;  // ties go to the query itself
+  for (int64_t i = 0; i < attn_scores_2.numel(); ++i)
+    if (attn_scores_2(i) > attn_scores_2(top)) top = i;
+  v["top"] = std::to_string(top + 1);
+  v["top_score"] = fmt::format("{:.4f}", attn_scores_2(top));
+  v["self_score"] = fmt::format("{:.4f}", attn_scores_2(q));
+  v["top_len"] = fmt::format("{:.4f}", length(inputs[top]));
+  v["q_len"] = fmt::format("{:.4f}", length(inputs[q]));
+  if (top != q) v["variant:attn_scores_2"] = "longer_wins";
+
+  // The row where another token beats the diagonal by the most.
+  int64_t ci = -1, cj = -1;
+  double margin = 0.0;
+  for (int64_t i = 0; i < attn_scores.size(0); ++i)
+    for (int64_t j = 0; j < attn_scores.size(1); ++j)
+      if (j != i && attn_scores(i, j) - attn_scores(i, i) > margin) {
+        margin = attn_scores(i, j) - attn_scores(i, i);
+        ci = i, cj = j;
+      }
+  if (ci < 0) {
+    v["variant:attn_scores"] = "self_wins";
+    return;
+  }
+  v["ci"] = std::to_string(ci + 1);
+  v["cj"] = std::to_string(cj + 1);
+  v["c_score"] = fmt::format("{:.4f}", attn_scores(ci, cj));
+  v["c_self"] = fmt::format("{:.4f}", attn_scores(ci, ci));
+  v["ci_len"] = fmt::format("{:.4f}", length(inputs[ci]));
+  v["cj_len"] = fmt::format("{:.4f}", length(inputs[cj]));
+}
+
+}  // namespace
 
 Walk run_dot_product(const Config& cfg) {
   Walk walk("dot-product", cfg);
@@ -46,7 +97,17 @@ Walk run_dot_product(const Config& cfg) {
   // Now every query at once, as matrix products.
   const Tensor& attn_scores = walk.add("attn_scores", matmul_transposed(inputs, inputs));  // (T, T)
   const Tensor& attn_weights = walk.add("attn_weights", softmax_lastdim(attn_scores));       // (T, T)
+  score_facts(walk, inputs, attn_scores_2, attn_scores, q);
+  // The notebook checks one row by hand, typing the printed weights into Python's sum():
+  // 4 decimals each, added up as Python floats.
+  {
+    double row_sum = 0.0;
+    for (int64_t j = 0; j < T; ++j) row_sum += std::stod(fmt::format("{:.4f}", attn_weights(q, j)));
+    walk.add_python("row_2_sum", row_sum, python_float_str(row_sum), "float");
+    label_last(walk, fmt::format("Row {} sum:", cfg.query));
+  }
   walk.add("attn_weights_row_sums", sum_lastdim(attn_weights, false));                       // (T,)
+  label_last(walk, "All row sums:");
   add_check(walk, "softmax_rows_sum_to_1", rows_sum_to_one(attn_weights));
   const Tensor& all_context_vecs = walk.add("all_context_vecs", matmul(attn_weights, inputs));  // (T, d_in)
   // The learner's check: the loop of context_vec_2, run for every query, gives every row.

@@ -1,5 +1,9 @@
 // Section 3.5.2-3.5.3: dropout on attention weights, then the CausalAttention class.
 // Texts: src/lang/ (key "dropout/<step>").
+#include <fmt/format.h>
+
+#include <cmath>
+
 #include "modules.h"
 #include "ops.h"
 #include "stages/causal_weights.h"
@@ -8,6 +12,26 @@
 #include "torch_random.h"
 
 namespace attn {
+
+namespace {
+
+// What dropout did to the rows, for the texts: the rows it emptied (sum exactly 0) and
+// the row sum farthest from 1. Rows are counted from 1, as the queries x(1), x(2), ...
+void row_sum_facts(Walk& walk, const Tensor& row_sums, const char* variant) {
+  std::vector<std::string> zero_rows;
+  int64_t far = 0;
+  for (int64_t i = 0; i < row_sums.numel(); ++i) {
+    if (row_sums(i) == 0.0f) zero_rows.push_back(std::to_string(i + 1));
+    if (std::fabs(row_sums(i) - 1.0) > std::fabs(row_sums(far) - 1.0)) far = i;
+  }
+  walk.vars["far_row"] = std::to_string(far + 1);
+  walk.vars["far_sum"] = fmt::format("{:.4f}", row_sums(far));
+  walk.vars["zero_rows"] = fmt::format("{}", fmt::join(zero_rows, ", "));
+  if (!variant && !zero_rows.empty())
+    walk.vars["variant:dropout_attn_weights_row_sums"] = zero_rows.size() == 1 ? "zero_row" : "zero_rows";
+}
+
+}  // namespace
 
 Walk run_dropout(const Config& cfg) {
   Walk walk("dropout", cfg);
@@ -34,7 +58,9 @@ Walk run_dropout(const Config& cfg) {
   gen.manual_seed(cfg.seed1);
   const Tensor& dropped = walk.add("dropout_attn_weights", dropout(gen, attn_weights),
                                    {dropout_grad_fn(cfg.dropout, "grad_fn=<SoftmaxBackward0>")});
-  walk.add("dropout_attn_weights_row_sums", sum_lastdim(dropped, false), {"grad_fn=<SumBackward1>"});
+  const Tensor& row_sums =
+      walk.add("dropout_attn_weights_row_sums", sum_lastdim(dropped, false), {"grad_fn=<SumBackward1>"});
+  row_sum_facts(walk, row_sums, variant);
   if (cfg.dropout == 0.0)
     add_check(walk, "dropout_p0_rows_still_sum_to_1", rows_sum_to_one(dropped));
   else

@@ -118,7 +118,9 @@ Walk run_multi_head(const Config& cfg) {
   walk.add_parameter("out_proj.bias", *mha.out_proj.bias);
   walk.add("mha_context_vecs", std::move(t.context_vecs), {"grad_fn=<ViewBackward0>"});  // (B, T, d_out)
 
-  // Exercise 3.2: two heads of d_out = 1 give 2-dimensional context vectors.
+  // Exercise 3.2: two heads of d_out = 1 give 2-dimensional context vectors. The book's
+  // solution prints other numbers, from an early softmax(dim=1): the note says so.
+  walk.notes.push_back("note.exercise_3_2_solution");
   gen.manual_seed(cfg.seed1);
   const MultiHeadAttentionWrapper wrapper_2d(gen, d_in, 1, T, cfg.attn_dropout, 2, cfg.qkv_bias,
                                              cfg.dropout_rng);
@@ -148,7 +150,8 @@ Walk run_multi_head(const Config& cfg) {
   }
   details.push_back(fmt::format("  {{total}} = {}", grouped(total)));
   walk.vars["ex_total"] = grouped(total);
-  walk.add("exercise_3_3_num_params", Tensor::scalar(static_cast<float>(total)));
+  // The solution prints sum(...) itself: a Python int, "2360064".
+  walk.add_python("exercise_3_3_num_params", static_cast<double>(total), std::to_string(total), "int");
   walk.steps.back().details = std::move(details);
   // By hand: three d x d projections without bias, and out_proj with its bias.
   const int64_t by_hand = 3 * gpt2_d * gpt2_d + (gpt2_d * gpt2_d + gpt2_d);

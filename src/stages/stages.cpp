@@ -20,7 +20,7 @@ const std::vector<StageInfo>& all_stages() {
       {"softmax", "3.3.1", summary("softmax"), run_softmax},
       {"trainable", "3.4", summary("trainable"), run_trainable},
       {"causal", "3.5.1", summary("causal"), run_causal},
-      {"dropout", "3.5.2", summary("dropout"), run_dropout},
+      {"dropout", "3.5.2–3.5.3", summary("dropout"), run_dropout},
       {"multi-head", "3.6", summary("multi-head"), run_multi_head},
   };
   return stages;

@@ -19,7 +19,7 @@ Walk run_multi_head(const Config& cfg);   // 3.6          the wrapper and MultiH
 
 struct StageInfo {
   const char* name;     // "--stage" value
-  const char* section;  // where it is in the chapter
+  const char* section;  // where it is in the chapter: "3.4", or a range "3.5.2–3.5.3"
   const char* summary;  // one line for --list-stages (English, from src/lang/en.cpp)
   Walk (*run)(const Config&);
 };

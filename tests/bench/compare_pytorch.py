@@ -25,6 +25,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "golden"))
+import torch_env  # noqa: E402  (sets OPENBLAS_CORETYPE for the PyTorch child too)
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 TORCH_WALK_DIR = os.path.join(HERE, "..", "golden")
 
@@ -32,6 +35,8 @@ TORCH_WALK_DIR = os.path.join(HERE, "..", "golden")
 TORCH_CHILD = r"""
 import json, math, resource, sys, time
 cfg = json.loads(sys.argv[1])
+sys.path.insert(0, cfg["torch_walk_dir"])
+import torch_env  # before torch: it chooses OpenBLAS's kernel
 import torch
 torch.set_num_threads(cfg["threads"])
 sys.path.insert(0, cfg["torch_walk_dir"])

@@ -15,6 +15,7 @@ import random
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "golden"))
+import torch_env  # noqa: E402  (before torch: it chooses OpenBLAS's kernel)
 import difftest  # noqa: E402
 import make_goldens  # noqa: E402
 

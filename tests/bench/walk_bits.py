@@ -17,7 +17,11 @@ import subprocess
 import sys
 
 import numpy as np
-import torch
+
+HERE_ = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE_, "..", "golden"))
+import torch_env  # noqa: E402  (before torch: it chooses OpenBLAS's kernel)
+import torch  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "golden"))

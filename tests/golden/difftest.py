@@ -19,6 +19,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import torch_env  # noqa: E402  (before torch: it chooses OpenBLAS's kernel)
 import make_goldens  # noqa: E402
 
 FLAG_NAMES = {"query": "--query", "seed": "--seed", "d_out": "--d-out", "heads": "--heads",
@@ -126,6 +127,10 @@ def main():
     else:
         rng = random.Random(args.seed)
         docs = (random_config(rng, i) for i in range(args.count))
+    if not torch_env.bit_exact:
+        print(f"note: this CPU cannot run OpenBLAS's {torch_env.REFERENCE_KERNEL} kernel, so PyTorch "
+              "sums large products in another order here; expect last-bit differences "
+              "(docs/fidelity.md)")
     failed = passed = 0
     for doc in docs:
         problems = compare(doc, args.binary, args.verbose)

@@ -39,7 +39,10 @@ import math
 import pathlib
 
 import numpy as np
+import torch_env  # before torch: it chooses OpenBLAS's kernel
 import torch
+
+torch_env.require_bit_exact("make_print_goldens.py")
 import torch.nn as nn
 
 OUT = pathlib.Path(__file__).resolve().parent / "print_cases.json"

@@ -9,6 +9,10 @@ OPENBLAS_CORETYPE=Haswell, so every PyTorch-driven script sets the kernel itself
 On a CPU without avx512_bf16 the Cooperlake kernel cannot run. There OpenBLAS keeps its own
 choice, and `bit_exact` is False: golden generators refuse to write (their goldens would not be
 Cooperlake's), and comparisons report last-bit differences instead of failing on them.
+
+A script that compares kernels on purpose (tests/bench/blas_kernels.py) names the one it wants
+in ATTN_WALK_KERNEL; torch_env then sets that instead, and bit_exact says whether it is the
+reference.
 """
 import os
 
@@ -27,7 +31,10 @@ def _cpu_flags():
 
 
 bit_exact = "avx512_bf16" in _cpu_flags()
-if bit_exact:
+if os.environ.get("ATTN_WALK_KERNEL"):
+    os.environ["OPENBLAS_CORETYPE"] = os.environ["ATTN_WALK_KERNEL"]
+    bit_exact = bit_exact and os.environ["ATTN_WALK_KERNEL"] == REFERENCE_KERNEL
+elif bit_exact:
     os.environ["OPENBLAS_CORETYPE"] = REFERENCE_KERNEL
 else:
     os.environ.pop("OPENBLAS_CORETYPE", None)

@@ -8,6 +8,7 @@ Run with Debian's PyTorch: /usr/bin/python3 (apt-get install python3-torch libop
 """
 import math
 
+import torch_env  # noqa: F401  (before torch: it chooses OpenBLAS's kernel)
 import torch
 import torch.nn as nn
 
@@ -144,14 +145,22 @@ class Recorder:
     def __init__(self):
         self.steps = []
 
-    def __call__(self, name, obj):
-        t = obj.detach()
-        data = t.tolist()
+    def __call__(self, name, obj, label=None):
+        """Record obj; `label` is what the notebook's print() puts before it ("Sum:")."""
+        if isinstance(obj, (int, float)):  # a Python number, printed as Python prints it
+            shape, data = [], _encode(float(obj))
+        else:
+            t = obj.detach()
+            shape, data = list(t.shape), t.tolist()
 
-        def enc(x):
-            return [enc(y) for y in x] if isinstance(x, list) else _encode(x)
+            def enc(x):
+                return [enc(y) for y in x] if isinstance(x, list) else _encode(x)
 
-        self.steps.append({"name": name, "shape": list(t.shape), "data": enc(data), "printed": str(obj)})
+            data = enc(data)
+        # print(label, obj) joins str() of each with a space (f"{obj}" would format a 0-dim
+        # tensor as a Python float).
+        printed = str(obj) if label is None else label + " " + str(obj)
+        self.steps.append({"name": name, "shape": shape, "data": data, "printed": printed})
         return obj
 
 
@@ -185,7 +194,10 @@ def stage_dot_product(c):
     rec("context_vec_2", context_vec_2)
     attn_scores = rec("attn_scores", inputs @ inputs.T)
     attn_weights = rec("attn_weights", torch.softmax(attn_scores, dim=-1))
-    rec("attn_weights_row_sums", attn_weights.sum(dim=-1))
+    # The notebook types the printed weights of one row into sum(): 4 decimals each.
+    row = attn_weights[c.query - 1].tolist()
+    rec("row_2_sum", sum([float(f"{v:.4f}") for v in row]), label=f"Row {c.query} sum:")
+    rec("attn_weights_row_sums", attn_weights.sum(dim=-1), label="All row sums:")
     rec("all_context_vecs", attn_weights @ inputs)
     return rec.steps
 
@@ -209,12 +221,12 @@ def stage_softmax(c):
     for i, x_i in enumerate(inputs):
         attn_scores_2[i] = torch.dot(x_i, query)
     rec("attn_scores_2", attn_scores_2)
-    tmp = rec("attn_weights_2_tmp", attn_scores_2 / attn_scores_2.sum())
-    rec("attn_weights_2_tmp_sum", tmp.sum())
-    naive = rec("attn_weights_2_naive", softmax_naive(attn_scores_2))
-    rec("attn_weights_2_naive_sum", naive.sum())
-    stable = rec("attn_weights_2", torch.softmax(attn_scores_2, dim=0))
-    rec("attn_weights_2_sum", stable.sum())
+    tmp = rec("attn_weights_2_tmp", attn_scores_2 / attn_scores_2.sum(), label="Attention weights:")
+    rec("attn_weights_2_tmp_sum", tmp.sum(), label="Sum:")
+    naive = rec("attn_weights_2_naive", softmax_naive(attn_scores_2), label="Attention weights:")
+    rec("attn_weights_2_naive_sum", naive.sum(), label="Sum:")
+    stable = rec("attn_weights_2", torch.softmax(attn_scores_2, dim=0), label="Attention weights:")
+    rec("attn_weights_2_sum", stable.sum(), label="Sum:")
     attn_weights = rec("attn_weights", torch.softmax(inputs @ inputs.T, dim=-1))
     rec("attn_weights_row_sums", attn_weights.sum(dim=-1))
     scale = _overflow_scale(attn_scores_2)
@@ -350,7 +362,7 @@ def stage_multi_head(c):
     torch.manual_seed(c.seed1)
     gpt2_mha = MultiHeadAttention(768, 768, 1024, 0.0, 12)
     n = sum(p.numel() for p in gpt2_mha.parameters())
-    rec("exercise_3_3_num_params", torch.tensor(float(n)))
+    rec("exercise_3_3_num_params", n)  # a Python int, as the solution prints it
     return rec.steps
 
 

@@ -1,0 +1,166 @@
+// Sentences that state a fact about the numbers are computed from them (issue 12, point 1):
+// each fact is checked on two configurations where it differs, so a hard-coded sentence
+// fails one of them. Also the section numbers, the chapter's additions and the notebook's
+// own print labels.
+#include <gtest/gtest.h>
+
+#include "lang/lang.h"
+#include "render/render.h"
+#include "stages/stages.h"
+#include "test_util.h"
+
+namespace attn {
+namespace {
+
+// The explanation of one step after localize() in `lang`.
+std::string explained(Walk w, const std::string& step, Lang lang = Lang::En) {
+  localize(w, lang, /*explain=*/true);
+  return test::step_named(w, step).explanation;
+}
+
+std::string text_of(const Walk& walk, Lang lang = Lang::En) {
+  Walk w = walk;
+  localize(w, lang, /*explain=*/true);
+  RenderOptions o;
+  o.lang = lang;
+  o.explain = true;
+  return render_text(w, o);
+}
+
+Config with_inputs(std::vector<std::vector<float>> rows) {
+  Config c;
+  std::vector<float> data;
+  for (const auto& r : rows) data.insert(data.end(), r.begin(), r.end());
+  c.inputs = Tensor({static_cast<int64_t>(rows.size()), static_cast<int64_t>(rows[0].size())}, data);
+  for (size_t i = 0; i < rows.size(); ++i) c.tokens.push_back("x" + std::to_string(i + 1));
+  c.query = 1;
+  return c;
+}
+
+TEST(ExplanationFacts, DotProductNamesTheLargestScoreAndWhyLengthMatters) {
+  // Query x(2): its largest score is with itself.
+  const std::string q2 = explained(run_dot_product(test::book_config()), "attn_scores_2");
+  EXPECT_NE(q2.find("ω22 = 1.4950"), std::string::npos) << q2;
+  EXPECT_EQ(q2.find("the more two vectors point the same way, the larger"), std::string::npos);
+  // Query x(4) ("with"): journey outscores "with" itself, because it is longer.
+  Config c = test::book_config();
+  c.query = 4;
+  const std::string q4 = explained(run_dot_product(c), "attn_scores_2");
+  EXPECT_NE(q4.find("x(4) · x(2) = 0.8434 beats x(4) · x(4) = 0.4937"), std::string::npos) << q4;
+  EXPECT_NE(q4.find("|x(2)| = 1.2227 against |x(4)| = 0.7026"), std::string::npos) << q4;
+  const std::string zh = explained(run_dot_product(c), "attn_scores_2", Lang::Zh);
+  EXPECT_NE(zh.find("x(4) · x(2) = 0.8434"), std::string::npos) << zh;
+}
+
+TEST(ExplanationFacts, ScoreMatrixPointsAtTheRowWhereLengthBeatsDirection) {
+  const std::string book = explained(run_dot_product(test::book_config()), "attn_scores");
+  EXPECT_NE(book.find("in row 4, x(4) · x(2) = 0.8434 is larger than x(4) · x(4) = 0.4937"),
+            std::string::npos)
+      << book;
+  // Orthogonal unit vectors: every token scores highest with itself.
+  const Walk eye = run_dot_product(with_inputs({{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}));
+  EXPECT_EQ(eye.vars.at("variant:attn_scores"), "self_wins");
+  EXPECT_NE(explained(eye, "attn_scores").find("every token scores highest with itself"), std::string::npos);
+}
+
+TEST(ExplanationFacts, NaiveOverflowCountsNanAndZeroEntries) {
+  const std::string book = explained(run_softmax(test::book_config()), "big_weights_2_naive");
+  // tensor([nan, nan, nan, 0., 0., nan]): 4 overflowed, 2 finite / inf = 0.
+  EXPECT_NE(book.find("The exp of 4 of these scores is inf"), std::string::npos) << book;
+  EXPECT_NE(book.find("the exp of the other 2 is finite, and a finite number divided by inf is 0"),
+            std::string::npos)
+      << book;
+  // Identical tokens: every score overflows at once, so every entry is nan and none is 0.
+  const Walk same = run_softmax(with_inputs({{1, 1, 1}, {1, 1, 1}, {1, 1, 1}}));
+  const std::string all = explained(same, "big_weights_2_naive");
+  EXPECT_NE(all.find("every one of these scores is inf"), std::string::npos) << all;
+  EXPECT_EQ(all.find("divided by inf is 0"), std::string::npos) << all;
+}
+
+TEST(ExplanationFacts, StableSoftmaxSaysHowTheWeightIsShared) {
+  // The review's numbers: 0.8765 and 0.1235, not "almost all to the largest".
+  const std::string book = explained(run_softmax(test::book_config()), "big_weights_2");
+  EXPECT_NE(book.find("x(2) gets 0.8765 and x(3) 0.1235"), std::string::npos) << book;
+  EXPECT_EQ(book.find("almost all the weight"), std::string::npos) << book;
+  Config c = test::book_config();
+  c.query = 4;  // here it is nearly one-hot
+  const std::string q4 = explained(run_softmax(c), "big_weights_2");
+  EXPECT_NE(q4.find("nearly one-hot: x(2) gets 1.0000"), std::string::npos) << q4;
+  const std::string zh = explained(run_softmax(test::book_config()), "big_weights_2", Lang::Zh);
+  EXPECT_NE(zh.find("x(2) 得到 0.8765"), std::string::npos) << zh;
+}
+
+TEST(ExplanationFacts, DropoutNamesTheEmptiedRowAndTheCheckSaysWhatItMeasures) {
+  const Walk book = run_dropout(test::book_config());
+  const std::string e = explained(book, "dropout_attn_weights_row_sums");
+  // tensor([2.0000, 0.0000, 2.0000, 0.9846, 0.7741, 1.3073]): row 2 was dropped entirely.
+  EXPECT_NE(e.find("Row 2 lost every weight"), std::string::npos) << e;
+  const std::string out = text_of(book);
+  // Rows 1 to 3 are all about 1 away from 1 (2.0000, 0.0000, 2.0000): row 3 by a hair.
+  EXPECT_NE(out.find("✓ after dropout, the rows no longer sum to 1, as expected: row 3 sums to 2.0000 "
+                     "(largest |row sum − 1| 1)"),
+            std::string::npos)
+      << out;
+  Config c = test::book_config();
+  c.dropout = 0.9;
+  const std::string many = explained(run_dropout(c), "dropout_attn_weights_row_sums");
+  EXPECT_NE(many.find("Rows 1, 2, 3, 4, 5 lost every weight"), std::string::npos) << many;
+  c.dropout = 0.1;  // nothing emptied: the text names the row farthest from 1 instead
+  const Walk light = run_dropout(c);
+  EXPECT_EQ(light.vars.count("variant:dropout_attn_weights_row_sums"), 0u);
+  EXPECT_EQ(explained(light, "dropout_attn_weights_row_sums").find("lost every weight"), std::string::npos);
+}
+
+TEST(Sections, CausalAttentionIsInSection353AndTheSoftmaxAdditionsAreMarked) {
+  EXPECT_NE(text_of(run_dropout(test::book_config())).find("(chapter 3, sections 3.5.2–3.5.3)"),
+            std::string::npos);
+  EXPECT_NE(text_of(run_dropout(test::book_config()), Lang::Zh).find("（第 3 章 3.5.2–3.5.3 节）："),
+            std::string::npos);
+  Walk w = run_softmax(test::book_config());
+  localize(w, Lang::En, false);
+  for (const auto& s : w.steps) {
+    const bool addition = s.title.rfind("[not in the chapter] ", 0) == 0;
+    const bool expected = s.name.find("big_") == 0 || s.name == "overflow_scale" ||
+                          s.name == "attn_weights_2_sharp" || s.name == "attn_weights_2_flat";
+    EXPECT_EQ(addition, expected) << s.name << ": " << s.title;
+  }
+}
+
+TEST(NotebookPrints, LabelsAndPythonNumbersAsTheNotebookPrintsThem) {
+  const std::string dot = text_of(run_dot_product(test::book_config()));
+  EXPECT_NE(dot.find("\nRow 2 sum: 1.0\n"), std::string::npos);
+  EXPECT_NE(dot.find("\nAll row sums: tensor([1.0000, 1.0000, 1.0000, 1.0000, 1.0000, 1.0000])\n"),
+            std::string::npos);
+  EXPECT_NE(dot.find("— <class 'float'>"), std::string::npos);
+  const std::string sm = text_of(run_softmax(test::book_config()));
+  EXPECT_NE(sm.find("\nAttention weights: tensor([0.1455, 0.2278, 0.2249, 0.1285, 0.1077, 0.1656])\n"),
+            std::string::npos);
+  EXPECT_NE(sm.find("\nSum: tensor(1.0000)\n"), std::string::npos);
+  EXPECT_NE(sm.find("\nSum: tensor(1.)\n"), std::string::npos);
+  const std::string mh = text_of(run_multi_head(test::book_config()));
+  EXPECT_NE(mh.find("— <class 'int'>\n2360064\n"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace attn
+
+namespace attn {
+namespace {
+
+TEST(NotebookPrints, Exercise32NoteExplainsTheSolutionsOtherNumbers) {
+  Walk w = run_multi_head(test::book_config());
+  localize(w, Lang::En, false);
+  std::string notes;
+  for (const auto& n : w.notes) notes += n + "\n";
+  EXPECT_NE(notes.find("torch.softmax(..., dim=1) normalised over the queries"), std::string::npos) << notes;
+  // The note quotes the chapter's numbers: they are PyTorch's, as the book golden holds them.
+  EXPECT_NE(notes.find("[[-0.5740, 0.2216], …]"), std::string::npos) << notes;
+  const auto doc = test::load_json(test::tests_dir() + "/golden/walks/book.json");
+  std::string printed;
+  for (const auto& s : doc["stages"]["multi-head"])
+    if (s["name"] == "exercise_3_2_context_vecs") printed = s["printed"].get<std::string>();
+  EXPECT_EQ(printed.rfind("tensor([[[-0.5740,  0.2216],", 0), 0u) << printed;
+}
+
+}  // namespace
+}  // namespace attn
