@@ -2,11 +2,15 @@
 
 #include <stdexcept>
 
+#include "lang/check_texts.h"
+
 namespace attn {
 
 const std::vector<LangPart>& lang_parts() {
   // One line per feature and language: {"en", some_feature_en}, {"zh", some_feature_zh}.
   static const std::vector<LangPart> parts = {
+      {"en", check_en},
+      {"zh", check_zh},
   };
   return parts;
 }
