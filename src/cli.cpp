@@ -36,9 +36,11 @@ Examples:
   echo '[[1, 0], [0, 1], [1, 1]]' | attn-walk --input - --stage causal
   attn-walk --stage multi-head --random-input 1024x768 --d-out 768 --heads 12
   attn-walk bench --tokens 1024 --d-model 768 --heads 12 --threads 2
+  attn-walk check mine.json --stage causal         grade your own tensors, name the mistake
 
 Input: {"tokens": [...], "embeddings": [[...], ...]}, a bare 2-D array of numbers, or .npy.
-Exit codes: 0 success, 1 bad input data or unwritable output, 2 misuse of options.
+Exit codes: 0 success, 1 bad input data or unwritable output, 2 misuse of options;
+check: 3 when one of your tensors differs.
 Colour: --color auto uses it only on a terminal, and never when NO_COLOR is set.
 )";
 
