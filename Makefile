@@ -37,10 +37,12 @@ test: build
 # Regenerate the PyTorch goldens (needs Debian's python3-torch; see README).
 goldens:
 	/usr/bin/python3 tests/golden/make_goldens.py
+	/usr/bin/python3 tests/golden/make_check_goldens.py
 
 # Compare against PyTorch directly on random configurations (needs python3-torch).
 difftest: build
 	/usr/bin/python3 tests/golden/difftest.py --binary $(BUILD_DIR)/attn-walk
+	/usr/bin/python3 tests/golden/make_check_goldens.py --random 40 --binary $(BUILD_DIR)/attn-walk
 
 clean:
 	rm -rf $(BUILD_DIR)

@@ -215,5 +215,13 @@ TEST(CheckRender, EveryMistakeHasAMessage) {
     }
 }
 
+// docs/check.md gives an example for every mistake.
+TEST(CheckDocs, CheckMdNamesEveryMistake) {
+  const std::string doc = read_all(test::tests_dir() + "/../docs/check.md");
+  ASSERT_FALSE(doc.empty());
+  for (const auto& m : known_mistakes())
+    EXPECT_NE(doc.find(std::string("| `") + m.id + "` |"), std::string::npos) << m.id;
+}
+
 }  // namespace
 }  // namespace attn
