@@ -146,6 +146,10 @@ TEST(CheckDump, BadDumpsNameTheProblem) {
   EXPECT_NE(error_of("{\"querys\": [[1, 2]]}").find("\"querys\" is not a step of stage causal; did you mean \"queries\"?"),
             std::string::npos);
   EXPECT_NE(error_of("{\"queries\": null}").find("null is not a number"), std::string::npos);
+  EXPECT_NE(error_of("{\"queries\": " + std::string(100000, '[') + std::string(100000, ']') + "}")
+                .find("mine.json: line 1, column 28: lists nest more than 16 levels deep"),
+            std::string::npos);
+  EXPECT_NE(error_of("{\"queries\": [1e400]}").find("mine.json: invalid JSON: number overflow"), std::string::npos);
 }
 
 TEST(CheckDump, WrongShapeDiffersAndSaysSo) {

@@ -109,6 +109,26 @@ class TensorReader {
   std::vector<float> data_;
 };
 
+// The chapter's tensors have at most 4 dimensions. Deeper nesting is refused before the JSON
+// is parsed, so a hostile file cannot exhaust the stack.
+constexpr int kMaxDepth = 16;
+
+void check_depth(const std::string& text, const std::string& source) {
+  int depth = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '"') {
+      for (++i; i < text.size() && text[i] != '"'; ++i)
+        if (text[i] == '\\') ++i;
+    } else if ((c == '[' || c == '{') && ++depth > kMaxDepth) {
+      fail(source, position(text, i) + fmt::format(": lists nest more than {} levels deep; "
+                                                   "the chapter's tensors have at most 4 dimensions", kMaxDepth));
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+}
+
 Tensor to_tensor(const json& v, const std::string& source, const std::string& name) {
   return TensorReader(source, name).read(v);
 }
@@ -133,6 +153,7 @@ Dump from_walk_output(const json& doc, const std::string& source) {
 }  // namespace
 
 Dump parse_dump(const std::string& text, const std::string& source) {
+  check_depth(text, source);
   json doc;
   try {
     doc = json::parse(text);
@@ -143,6 +164,10 @@ Dump parse_dump(const std::string& text, const std::string& source) {
     const size_t at = e.byte > 0 ? e.byte - 1 : 0;
     if (text.find_first_not_of(" \t\r\n") == std::string::npos) fail(source, "empty: expected a JSON object {\"step_name\": [...], ...}");
     fail(source, position(text, at) + ": invalid JSON: " + detail);
+  } catch (const json::exception& e) {  // e.g. a number beyond double's range
+    std::string detail = e.what();
+    if (const auto b = detail.find("] "); b != std::string::npos) detail = detail.substr(b + 2);
+    fail(source, "invalid JSON: " + detail);
   }
   if (!doc.is_object())
     fail(source, "expected a JSON object {\"step_name\": [...], ...}, e.g. "

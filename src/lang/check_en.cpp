@@ -27,7 +27,7 @@ LangTable check_en() {
       {"check.diagnoses", "Diagnosis:"},
       {"check.no_diagnosis",
        "no known mistake reproduces your {step}. Compare the rows above with the chapter's code for "
-       "{step}; attn-walk --stage STAGE --only {step} --explain shows it step by step."},
+       "{step}; attn-walk --stage {stage} --only {step} --explain shows it step by step."},
       {"check.mistake.query_key_swapped",
        "W_query and W_key are swapped: queries must come from W_query and keys from W_key, and the "
        "scores are queries @ keys.T (keys.transpose(...) in the classes), not keys @ queries.T. In "
