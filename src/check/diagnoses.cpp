@@ -72,6 +72,14 @@ std::vector<Slips> masked_fill_result_discarded() {
   return {s};
 }
 
+// attn_scores kept for the dump (self.attn_scores = attn_scores) before masked_fill_, which
+// then wrote the -inf mask into the very tensor kept.
+std::vector<Slips> attn_scores_changed_in_place() {
+  Slips s;
+  s.scores_kept_by_reference = true;
+  return {s};
+}
+
 // Dropout by hand, kept values times 1/p instead of 1/(1-p).
 std::vector<Slips> dropout_scaled_by_p() {
   Slips s;
@@ -146,6 +154,7 @@ const std::vector<Mistake>& known_mistakes() {
       {"keepdim_missing", keepdim_missing()},
       {"mask_wrong_triangle", mask_wrong_triangle()},
       {"masked_fill_result_discarded", masked_fill_result_discarded()},
+      {"attn_scores_changed_in_place", attn_scores_changed_in_place()},
       {"dropout_scaled_by_p", dropout_scaled_by_p()},
       {"view_instead_of_transpose", view_instead_of_transpose()},
       {"context_not_transposed", context_not_transposed()},

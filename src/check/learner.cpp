@@ -265,6 +265,8 @@ LearnerSteps learner_multi_head(const Config& cfg, const Slips& s) {
     const Tensor values_t = heads_of(values, "values");
     const Tensor attn_scores = out["attn_scores"] = scores(queries_t, keys_t, s);  // (b, H, T, T)
     const Tensor masked_scores = out["attn_scores_masked"] = masked(attn_scores, s);
+    // attn_scores.masked_fill_(...) works in place: a reference kept before it sees the mask.
+    if (s.scores_kept_by_reference) out["attn_scores"] = masked_scores;
     Tensor attn_weights = softmax(scaled(masked_scores, hd, s), s);
     attn_weights = out["attn_weights"] = mha.dropout(gen, attn_weights);
     const Tensor per_head = matmul(attn_weights, values_t);  // (b, H, T, head_dim)

@@ -25,6 +25,7 @@ struct Slips {
   bool keepdim_missing = false;      // row_sums = masked_simple.sum(dim=-1): (T,), not (T, 1)
   enum class Mask { Causal, Swapped, Diagonal } mask = Mask::Causal;  // tril/triu swapped; diagonal hidden
   bool masked_fill_discarded = false;  // attn_scores.masked_fill(...) without _ and unassigned
+  bool scores_kept_by_reference = false;  // attn_scores kept, then masked_fill_ changed it in place
   bool dropout_scaled_by_p = false;  // kept values * 1/p instead of 1/(1-p)
   bool heads_by_view = false;        // keys.view(b, heads, T, head_dim), no transpose
   bool context_not_transposed = false;  // (attn_weights @ values) merged without .transpose(1, 2)

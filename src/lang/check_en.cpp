@@ -52,6 +52,9 @@ LangTable check_en() {
       {"check.mistake.masked_fill_result_discarded",
        "the mask never reaches the scores: masked_fill returns a new tensor, so assign it "
        "(attn_scores = attn_scores.masked_fill(...)) or use the in-place masked_fill_(...)."},
+      {"check.mistake.attn_scores_changed_in_place",
+       "your attn_scores already holds the -inf mask: masked_fill_ changes the tensor in place, after "
+       "you kept it. The attention is right; to dump the scores before masking, keep attn_scores.clone()."},
       {"check.mistake.dropout_scaled_by_p",
        "kept values are scaled by 1/p instead of 1/(1-p): with p = {p}, dropout keeps a share 1-p of the "
        "values and multiplies them by 1/(1-p), so the expected value stays the same."},

@@ -50,6 +50,9 @@ LangTable check_zh() {
       {"check.mistake.masked_fill_result_discarded",
        "掩码没有作用到分数上：masked_fill 返回新张量，应赋值（attn_scores = attn_scores.masked_fill(...)）"
        "或使用原地版本 masked_fill_(...)。"},
+      {"check.mistake.attn_scores_changed_in_place",
+       "你的 attn_scores 已经带有 -inf 掩码：masked_fill_ 是原地修改，发生在你保存它之后。"
+       "注意力本身没错；要导出掩码之前的分数，请保存 attn_scores.clone()。"},
       {"check.mistake.dropout_scaled_by_p",
        "保留的值乘了 1/p 而不是 1/(1-p)：p = {p} 时，dropout 保留 1-p 比例的值并乘以 1/(1-p)，使期望值不变。"},
       {"check.mistake.view_instead_of_transpose",

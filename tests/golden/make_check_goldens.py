@@ -124,9 +124,14 @@ class LearnerMHA(torch_walk.MultiHeadAttention):
             values = rec("values_viewed", values.view(b, num_tokens, H, hd))
             keys, queries, values = keys.transpose(1, 2), queries.transpose(1, 2), values.transpose(1, 2)
         rec("keys_transposed", keys); rec("queries_transposed", queries); rec("values_transposed", values)
-        attn_scores = rec("attn_scores", queries @ keys.transpose(2, 3)).clone()
+        attn_scores = queries @ keys.transpose(2, 3)
+        kept = attn_scores  # a reference, as `self.attn_scores = attn_scores` keeps it
+        if m != "attn_scores_changed_in_place":
+            rec("attn_scores", attn_scores)  # recorded now (a copy)
         attn_scores = rec("attn_scores_masked",
                           masked_scores(attn_scores, self.mask.bool()[:num_tokens, :num_tokens], m))
+        if m == "attn_scores_changed_in_place":
+            rec("attn_scores", kept)  # dumped later: masked_fill_ has changed it
         attn_weights = rec("attn_weights", self.dropout(scaled_softmax(attn_scores, keys.shape[-1], m)))
         context_vec = attn_weights @ values
         if m != "context_not_transposed":
@@ -296,6 +301,7 @@ MISTAKES = [
     ("mask_wrong_triangle", "multi-head", "mask_wrong_triangle"),
     ("masked_fill_result_discarded", "multi-head", "masked_fill_result_discarded"),
     ("masked_fill_result_discarded", "dropout", "masked_fill_result_discarded"),
+    ("attn_scores_changed_in_place", "multi-head", "attn_scores_changed_in_place"),
     ("dropout_scaled_by_p", "dropout", "dropout_scaled_by_p"),
     ("view_instead_of_transpose", "multi-head", "view_instead_of_transpose"),
     ("context_not_transposed", "multi-head", "context_not_transposed"),
