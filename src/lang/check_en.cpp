@@ -76,9 +76,9 @@ LangTable check_en() {
       {"check.mistake.same_head_twice",
        "the first head is used twice: second_head = a[0, 1, :, :], not a[0, 0, :, :]."},
       {"check.mistake.seed_not_reset",
-       "a module was built without torch.manual_seed(...) right before it, so its weights (or dropout "
-       "masks) continue the previous module's random stream: call torch.manual_seed with the chapter's "
-       "seed before building it."},
+       "{step} comes from a module (or dropout call) without torch.manual_seed(...) right before it, so "
+       "its weights (or dropout mask) continue the previous module's random stream: call "
+       "torch.manual_seed with the chapter's seed ({seed1}, or {seed2} before SelfAttention_v2) right before it."},
   };
   return t;
 }

@@ -72,8 +72,9 @@ LangTable check_zh() {
       {"check.mistake.same_head_twice",
        "第一个头用了两次：应写 second_head = a[0, 1, :, :]，而不是 a[0, 0, :, :]。"},
       {"check.mistake.seed_not_reset",
-       "构建某个模块之前没有调用 torch.manual_seed(...)，于是它的权重（或 dropout 掩码）接着上一个模块的"
-       "随机数流：构建之前用本章的种子调用 torch.manual_seed。"},
+       "{step} 来自一个之前没有调用 torch.manual_seed(...) 的模块（或 dropout 调用），于是它的权重"
+       "（或 dropout 掩码）接着上一个模块的随机数流：在它之前用本章的种子调用 torch.manual_seed"
+       "（{seed1}；SelfAttention_v2 之前是 {seed2}）。"},
   };
   return t;
 }

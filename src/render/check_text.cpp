@@ -90,7 +90,10 @@ std::string rows_around(const Tensor& t, const Tensor& other, const std::vector<
 std::string mistake_message(const CheckReport& r, const std::string& id, Lang lang) {
   const std::string step = r.first ? r.results[*r.first].name : "";
   return fill_placeholders(ui_text(lang, "check.mistake." + id),
-                           {{"step", step}, {"p", fmt::format("{}", r.config.dropout)}});
+                           {{"step", step},
+                            {"p", fmt::format("{}", r.config.dropout)},
+                            {"seed1", std::to_string(r.config.seed1)},
+                            {"seed2", std::to_string(r.config.seed2)}});
 }
 
 std::string render_check_text(const CheckReport& r, Lang lang) {
