@@ -53,6 +53,7 @@ std::string render_check_json(const CheckReport& r, Lang lang) {
       {"command", "check"},
       {"stage", r.stage},
       {"stage_chosen_by", r.chosen_by},
+      // The walk's config object (json, sorted keys) carried into this ordered document.
       {"config", nlohmann::ordered_json::parse(config_json(c).dump())},
       {"tolerance", {{"rtol", r.tol.rtol}, {"atol", r.tol.atol}}},
       {"results", results},
