@@ -42,10 +42,12 @@ test: build
 # Regenerate the PyTorch goldens (needs Debian's python3-torch; see README).
 goldens:
 	/usr/bin/python3 tests/golden/make_goldens.py
+	/usr/bin/python3 tests/golden/make_check_goldens.py
 
 # Compare against PyTorch directly on random configurations (needs python3-torch).
 difftest: build
 	/usr/bin/python3 tests/golden/difftest.py --binary $(BUILD_DIR)/attn-walk
+	/usr/bin/python3 tests/golden/make_check_goldens.py --random 40 --binary $(BUILD_DIR)/attn-walk
 
 # attn-walk against PyTorch at its best and ONNX Runtime (tests/bench/bench_compare.py).
 # python3-torch and python3-onnx run and export the chapter's module; tcmalloc and jemalloc are

@@ -7,12 +7,20 @@ _attn_walk() {
     --query --seed --d-out --heads --dropout --attn-dropout --batch --qkv-bias --init --dropout-rng
     --explain --lang --heatmap --color --step --stats --help --version"
   local bench_opts="--tokens --d-model --heads --batch --repeat --threads --seed --format --help"
-  local in_bench=0 w
-  for w in "${COMP_WORDS[@]:1:COMP_CWORD-1}"; do [[ $w == bench ]] && in_bench=1; done
+  local check_opts="--stage --format --output --lang --rtol --atol --input --random-input --query --seed
+    --d-out --heads --dropout --attn-dropout --batch --qkv-bias --init --dropout-rng --help"
+  local in_bench=0 in_check=0 w
+  for w in "${COMP_WORDS[@]:1:COMP_CWORD-1}"; do
+    [[ $w == bench ]] && in_bench=1
+    [[ $w == check ]] && in_check=1
+  done
   case "$prev" in
-    -s|--stage) COMPREPLY=($(compgen -W "dot-product softmax trainable causal dropout multi-head all" -- "$cur")); return ;;
+    -s|--stage)
+      if (( in_check )); then COMPREPLY=($(compgen -W "dot-product softmax trainable causal dropout multi-head" -- "$cur"));
+      else COMPREPLY=($(compgen -W "dot-product softmax trainable causal dropout multi-head all" -- "$cur")); fi
+      return ;;
     -f|--format)
-      if (( in_bench )); then COMPREPLY=($(compgen -W "text json" -- "$cur"));
+      if (( in_bench || in_check )); then COMPREPLY=($(compgen -W "text json" -- "$cur"));
       else COMPREPLY=($(compgen -W "text json html" -- "$cur")); fi
       return ;;
     --init) COMPREPLY=($(compgen -W "rand randn" -- "$cur")); return ;;
@@ -30,8 +38,11 @@ _attn_walk() {
   esac
   if (( in_bench )); then
     COMPREPLY=($(compgen -W "$bench_opts" -- "$cur"))
+  elif (( in_check )); then
+    if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "$check_opts" -- "$cur"));
+    else COMPREPLY=($(compgen -f -- "$cur")); fi  # the dump
   elif (( COMP_CWORD == 1 )) && [[ $cur != -* ]]; then
-    COMPREPLY=($(compgen -W "bench" -- "$cur"))
+    COMPREPLY=($(compgen -W "bench check" -- "$cur"))
   else
     COMPREPLY=($(compgen -W "$opts" -- "$cur"))
   fi

@@ -10,9 +10,11 @@
 #include <set>
 
 #include "bench/bench.h"
+#include "check/check.h"
 #include "embeddings.h"
 #include "lang/lang.h"
 #include "output.h"
+#include "render/check.h"
 #include "render/render.h"
 #include "stages/stages.h"
 #include "torch_random.h"
@@ -34,9 +36,11 @@ Examples:
   echo '[[1, 0], [0, 1], [1, 1]]' | attn-walk --input - --stage causal
   attn-walk --stage multi-head --random-input 1024x768 --d-out 768 --heads 12
   attn-walk bench --tokens 1024 --d-model 768 --heads 12 --threads 2
+  attn-walk check mine.json --stage causal         grade your own tensors, name the mistake
 
 Input: {"tokens": [...], "embeddings": [[...], ...]}, a bare 2-D array of numbers, or .npy.
-Exit codes: 0 success, 1 bad input data or unwritable output, 2 misuse of options.
+Exit codes: 0 success, 1 bad input data or unwritable output, 2 misuse of options;
+check: 3 when one of your tensors differs.
 Colour: --color auto uses it only on a terminal, and never when NO_COLOR is set.
 )";
 
@@ -53,31 +57,14 @@ std::string join(const std::vector<std::string>& v, const char* sep) {
   return out;
 }
 
-void bind(CLI::App& app, Options& o) {
-  app.description("Walk through chapter 3 of 'Build a Large Language Model (From Scratch)': "
-                  "every attention tensor, printed as PyTorch prints it.");
-  app.footer(kExamples);
-  app.set_version_flag("--version", std::string("attn-walk ") + ATTN_WALK_VERSION);
-
-  app.add_option("-s,--stage", o.stage, "Which part of the chapter to walk: " + join(stage_choices(), ", "))
-      ->check(CLI::IsMember(stage_choices()))
-      ->capture_default_str();
+// The options that decide the walk's numbers, which `check` takes too.
+void bind_walk_options(CLI::App& app, Options& o) {
   auto* input = app.add_option("-i,--input", o.input,
                                "Embeddings (.json or .npy); '-' reads JSON from stdin "
                                "(default: the chapter's six tokens)");
   app.add_option("--random-input", o.random_input,
                  "TxD: use torch.randn(T, D) embeddings drawn after torch.manual_seed(seed)")
       ->excludes(input);
-  app.add_option("-f,--format", o.format, "Output format: text, json or html")
-      ->check(CLI::IsMember({"text", "json", "html"}))
-      ->capture_default_str();
-  app.add_option("-o,--output", o.output, "Write to FILE (whole or not at all); '-' is stdout")
-      ->capture_default_str();
-  app.add_flag("--list-stages", o.list_stages, "List the stages and exit");
-  app.add_flag("--list-steps", o.list_steps, "List the step names of --stage, one per line, and exit");
-  app.add_option("--only", o.only, "Keep only these steps (comma-separated names, see --list-steps)")
-      ->delimiter(',');
-
   app.add_option("-q,--query", o.query, "The query token x(N), 1-based (the chapter uses x(2))")
       ->capture_default_str();
   app.add_option("--seed", o.seed, "Replace both seeds (123 and 789) with S");
@@ -105,6 +92,28 @@ void bind(CLI::App& app, Options& o) {
                  "Which PyTorch dropout kernel to reproduce: default (the book) or mkl (Intel)")
       ->check(CLI::IsMember({"default", "mkl"}))
       ->capture_default_str();
+}
+
+void bind(CLI::App& app, Options& o) {
+  app.description("Walk through chapter 3 of 'Build a Large Language Model (From Scratch)': "
+                  "every attention tensor, printed as PyTorch prints it.");
+  app.footer(kExamples);
+  app.set_version_flag("--version", std::string("attn-walk ") + ATTN_WALK_VERSION);
+
+  app.add_option("-s,--stage", o.stage, "Which part of the chapter to walk: " + join(stage_choices(), ", "))
+      ->check(CLI::IsMember(stage_choices()))
+      ->capture_default_str();
+  app.add_option("-f,--format", o.format, "Output format: text, json or html")
+      ->check(CLI::IsMember({"text", "json", "html"}))
+      ->capture_default_str();
+  app.add_option("-o,--output", o.output, "Write to FILE (whole or not at all); '-' is stdout")
+      ->capture_default_str();
+  app.add_flag("--list-stages", o.list_stages, "List the stages and exit");
+  app.add_flag("--list-steps", o.list_steps, "List the step names of --stage, one per line, and exit");
+  app.add_option("--only", o.only, "Keep only these steps (comma-separated names, see --list-steps)")
+      ->delimiter(',');
+
+  bind_walk_options(app, o);
 
   app.add_flag("--explain", o.explain, "Explain each step: what, why, and how shapes change");
   app.add_option("--lang", o.lang, "Language of headings and explanations: " + join(lang_codes(), ", "))
@@ -134,6 +143,32 @@ void bind_bench(CLI::App& bench, BenchOptions& b) {
   bench.add_option("--format", b.format, "text or json")->check(CLI::IsMember({"text", "json"}))->capture_default_str();
   bench.add_flag("!--no-probe", b.probe, "Skip the FMA probe that measures the machine's peak");
   bench.add_option("--save-output", b.save_output, "Write the output y to FILE as .npy (float32)");
+}
+
+// attn-walk check DUMP: its own --stage (chosen from the dump when missing), format and
+// tolerances, plus every option that decides the walk's numbers.
+struct CheckOptions {
+  std::string dump, stage, format = "text";
+  Tolerance tol;
+};
+
+void bind_check(CLI::App& check, CheckOptions& c, Options& o) {
+  check.description("Grade your own tensors (a JSON dump {\"step_name\": [...], ...}) against the walk: "
+                    "the first step that differs, and the known mistake that reproduces it. "
+                    "Exit 0: all equal or close; 3: something differs.");
+  check.add_option("dump", c.dump, "The dump (JSON; '-' reads stdin): see tools/attn_walk_dump.py")->required();
+  std::vector<std::string> stages;
+  for (const auto& s : all_stages()) stages.push_back(s.name);
+  check.add_option("-s,--stage", c.stage, "The stage to grade (default: the one whose steps the dump names most)")
+      ->check(CLI::IsMember(stages));
+  check.add_option("-f,--format", c.format, "text or json")->check(CLI::IsMember({"text", "json"}))->capture_default_str();
+  check.add_option("-o,--output", o.output, "Write to FILE (whole or not at all); '-' is stdout")->capture_default_str();
+  check.add_option("--lang", o.lang, "Language of the report: " + join(lang_codes(), ", "))
+      ->check(CLI::IsMember(lang_codes()))
+      ->capture_default_str();
+  check.add_option("--rtol", c.tol.rtol, "Relative tolerance of 'close'")->check(CLI::Range(0.0, 1e30))->capture_default_str();
+  check.add_option("--atol", c.tol.atol, "Absolute tolerance of 'close'")->check(CLI::Range(0.0, 1e30))->capture_default_str();
+  bind_walk_options(check, o);
 }
 
 // "1024x768" -> {1024, 768}
@@ -188,6 +223,35 @@ Config make_config(const Options& o, Embeddings emb) {
   c.init = o.init == "randn" ? InitKind::Randn : InitKind::Rand;
   c.dropout_rng = o.dropout_rng == "mkl" ? DropoutKernel::Mkl : DropoutKernel::Default;
   return c;
+}
+
+// --input, --random-input, or the chapter's six tokens.
+Embeddings load_inputs(const Options& o) {
+  if (!o.random_input.empty()) {
+    const auto [T, D] = parse_size(o.random_input);
+    return random_embeddings(T, D, o.seed_given ? o.seed : 123);
+  }
+  return o.input.empty() ? builtin_journey() : load_embeddings(o.input);
+}
+
+// attn-walk check: the stage from --stage or the dump, then the report. Exit 3 if a tensor differs.
+int run_check(Options& o, const CheckOptions& c) {
+  if (c.dump == "-" && o.input == "-")
+    throw UsageError("--input: the dump already reads stdin ('-'); give the embeddings as a file");
+  const Dump dump = load_dump(c.dump);
+  Embeddings emb = load_inputs(o);
+  std::string chosen_by = "option";
+  o.stage = c.stage.empty() ? "dot-product" : c.stage;  // make_config checks --heads for multi-head
+  Config cfg = make_config(o, emb);
+  if (c.stage.empty()) {
+    o.stage = choose_stage(dump, cfg, &chosen_by);
+    cfg = make_config(o, std::move(emb));
+  }
+  const CheckReport report = check_dump(dump, cfg, o.stage, chosen_by, c.tol, c.dump == "-" ? "<stdin>" : c.dump);
+  Lang lang;
+  parse_lang(o.lang, &lang);
+  write_output(o.output, c.format == "json" ? render_check_json(report, lang) : render_check_text(report, lang));
+  return report.passed() ? 0 : 3;
 }
 
 std::vector<Walk> run_walks(const Options& o, const Config& cfg) {
@@ -246,6 +310,9 @@ int run_cli(int argc, char** argv) {
   BenchOptions bo;
   CLI::App* bench = app.add_subcommand("bench", "Benchmark GPT-2-sized MultiHeadAttention");
   bind_bench(*bench, bo);
+  CheckOptions co;
+  CLI::App* check = app.add_subcommand("check", "Grade your own tensors against the walk and name the mistake");
+  bind_check(*check, co, o);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -259,6 +326,10 @@ int run_cli(int argc, char** argv) {
   }
   o.seed_given = app.count("--seed") > 0;
 
+  if (check->parsed()) {
+    o.seed_given = check->count("--seed") > 0;
+    return run_check(o, co);
+  }
   if (bench->parsed()) {
     if (bo.d_model % bo.heads != 0)
       throw UsageError(fmt::format("--heads: must divide --d-model, got d_model {} and {} heads",
@@ -275,14 +346,7 @@ int run_cli(int argc, char** argv) {
     return 0;
   }
 
-  Embeddings emb;
-  if (!o.random_input.empty()) {
-    const auto [T, D] = parse_size(o.random_input);
-    emb = random_embeddings(T, D, o.seed_given ? o.seed : 123);
-  } else {
-    emb = o.input.empty() ? builtin_journey() : load_embeddings(o.input);
-  }
-  const Config cfg = make_config(o, std::move(emb));
+  const Config cfg = make_config(o, load_inputs(o));
   std::vector<Walk> walks = run_walks(o, cfg);
 
   RenderOptions ro;

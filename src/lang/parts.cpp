@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "lang/check_texts.h"
+
 namespace attn {
 
 LangTable review_en();  // review_en.cpp: the learner review's words (issue 12)
@@ -12,6 +14,8 @@ const std::vector<LangPart>& lang_parts() {
   static const std::vector<LangPart> parts = {
       {"en", review_en},
       {"zh", review_zh},
+      {"en", check_en},
+      {"zh", check_zh},
   };
   return parts;
 }

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "render/json_config.h"
 #include "render/render.h"
 
 namespace attn {
@@ -36,23 +37,6 @@ void append_data(std::string& out, const Tensor& t, size_t dim, int64_t& pos) {
     append_data(out, t, dim + 1, pos);
   }
   out += ']';
-}
-
-nlohmann::json config_json(const Config& c) {
-  return {{"input", c.input_name},
-          {"num_tokens", c.num_tokens()},
-          {"d_in", c.d_in()},
-          {"query", c.query},
-          {"seed1", c.seed1},
-          {"seed2", c.seed2},
-          {"d_out", c.d_out},
-          {"heads", c.heads},
-          {"dropout", c.dropout},
-          {"attn_dropout", c.attn_dropout},
-          {"batch", c.batch},
-          {"qkv_bias", c.qkv_bias},
-          {"init", to_string(c.init)},
-          {"dropout_rng", to_string(c.dropout_rng)}};
 }
 
 void append_steps(std::string& out, const Walk& walk, bool with_stage, bool& first) {
@@ -93,6 +77,23 @@ nlohmann::json checks_json(const std::vector<Walk>& walks) {
 }
 
 }  // namespace
+
+nlohmann::json config_json(const Config& c) {
+  return {{"input", c.input_name},
+          {"num_tokens", c.num_tokens()},
+          {"d_in", c.d_in()},
+          {"query", c.query},
+          {"seed1", c.seed1},
+          {"seed2", c.seed2},
+          {"d_out", c.d_out},
+          {"heads", c.heads},
+          {"dropout", c.dropout},
+          {"attn_dropout", c.attn_dropout},
+          {"batch", c.batch},
+          {"qkv_bias", c.qkv_bias},
+          {"init", to_string(c.init)},
+          {"dropout_rng", to_string(c.dropout_rng)}};
+}
 
 std::string render_json(const std::vector<Walk>& walks) {
   const Walk& first_walk = walks.front();

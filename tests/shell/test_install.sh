@@ -27,4 +27,8 @@ COMP_WORDS=(attn-walk --stage causal --only mask); COMP_CWORD=4; _attn_walk
 [[ " ${COMPREPLY[*]} " == *" mask_simple "* ]] || { echo "step completion: ${COMPREPLY[*]}"; exit 1; }
 COMP_WORDS=(attn-walk bench --d); COMP_CWORD=2; _attn_walk
 [[ " ${COMPREPLY[*]} " == *" --d-model "* ]] || { echo "bench completion: ${COMPREPLY[*]}"; exit 1; }
+COMP_WORDS=(attn-walk check mine.json --rt); COMP_CWORD=3; _attn_walk
+[[ " ${COMPREPLY[*]} " == *" --rtol "* ]] || { echo "check completion: ${COMPREPLY[*]}"; exit 1; }
+COMP_WORDS=(attn-walk ch); COMP_CWORD=1; _attn_walk
+[[ " ${COMPREPLY[*]} " == *" check "* ]] || { echo "subcommand completion: ${COMPREPLY[*]}"; exit 1; }
 echo "install layout, man page and completion: ok"

@@ -1,0 +1,45 @@
+// attn-walk check: grade a learner's dump against the walk, find the first step that
+// differs, and name the known mistakes that reproduce it. Computation only; the report is
+// presented by src/render/check_text.cpp and check_json.cpp.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "check/dump.h"
+#include "check/grade.h"
+#include "config.h"
+#include "walk.h"
+
+namespace attn {
+
+struct CheckReport {
+  std::string stage;           // the stage graded
+  std::string chosen_by;       // "option" (--stage), "dump" (attn-walk's output), or "names"
+  size_t names_given = 0;      // tensors in the dump for this stage
+  size_t names_matched = 0;    // how many of them name this stage's steps (all, once checked)
+  Config config;
+  Tolerance tol;
+  std::vector<StepGrade> results;  // every step of the stage, in its order
+  std::optional<size_t> first;     // index in results of the first step that differs
+  Tensor expected, got;            // that step's tensors
+  std::vector<std::string> diagnoses;  // ids of the mistakes that reproduce `got`
+
+  bool passed() const { return !first.has_value(); }
+};
+
+// The stage whose steps include the most names of the dump (ties: the most whose shapes
+// also agree, then the chapter's order); attn-walk's own output names its stage. Walks are
+// run on cfg to learn the steps. Returns the stage name and sets `chosen_by`.
+std::string choose_stage(const Dump& dump, const Config& cfg, std::string* chosen_by);
+
+// Grade `dump` against `stage`'s walk. Throws InputError for a name that is not a step of
+// the stage (naming the closest step).
+CheckReport check_dump(const Dump& dump, const Config& cfg, const std::string& stage,
+                       const std::string& chosen_by, const Tolerance& tol, const std::string& source);
+
+// The step name closest to `name` (edit distance), for "did you mean" messages.
+std::string closest_name(const std::string& name, const std::vector<std::string>& names);
+
+}  // namespace attn

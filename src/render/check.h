@@ -1,0 +1,22 @@
+// Presenting a CheckReport (src/check/check.h): text for a learner, JSON for scripts.
+#pragma once
+
+#include <string>
+
+#include "check/check.h"
+#include "lang/lang.h"
+
+namespace attn {
+
+// A ✓ / ≈ / ✗ line per step, the first difference with the rows around it from both
+// tensors, then the diagnoses with what to change in the code.
+std::string render_check_text(const CheckReport& r, Lang lang);
+
+// {"tool", "version", "command": "check", "stage", "config", "results", "first_difference",
+//  "diagnoses"}: docs/json-schema.md.
+std::string render_check_json(const CheckReport& r, Lang lang);
+
+// A diagnosis's message in `lang`: what the mistake is and what to change.
+std::string mistake_message(const CheckReport& r, const std::string& id, Lang lang);
+
+}  // namespace attn

@@ -1,0 +1,146 @@
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "render/check.h"
+#include "stages/stages.h"
+
+namespace attn {
+
+namespace {
+
+// "[2, 1]"; "[]" for a 0-dim tensor.
+std::string index_str(const std::vector<int64_t>& idx) {
+  std::string out = "[";
+  for (size_t i = 0; i < idx.size(); ++i) out += (i ? ", " : "") + std::to_string(idx[i]);
+  return out + "]";
+}
+
+// The shortest decimal that reads back as the same float32, as repr(tensor.item()) would
+// show it to the digits that matter.
+std::string value_str(float v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  std::string s = fmt::format("{}", v);
+  if (s.find_first_of(".en") == std::string::npos) s += ".0";  // 1.0 as Python writes it
+  return s;
+}
+
+std::string diff_str(double d) { return std::isinf(d) ? "inf" : fmt::format("{:.3g}", d); }
+
+std::string mark(Grade g) {
+  switch (g) {
+    case Grade::Equal: return "✓";
+    case Grade::Close: return "≈";
+    case Grade::Differs: return "✗";
+    default: return "·";
+  }
+}
+
+std::string grade_key(Grade g) {
+  switch (g) {
+    case Grade::Equal: return "check.equal";
+    case Grade::Close: return "check.close";
+    case Grade::Differs: return "check.differs";
+    default: return "check.not_given";
+  }
+}
+
+// The rows around the largest difference, from one tensor: the matrix row holding it and
+// one row either side (a window of columns when rows are long). Cells of `t` that are not
+// within tolerance of `other` get a '*' when `star` is set.
+std::string rows_around(const Tensor& t, const Tensor& other, const std::vector<int64_t>& idx,
+                        const Tolerance& tol, bool star) {
+  const int64_t d = t.dim();
+  const int64_t n = d == 0 ? 1 : t.size(-1);
+  const int64_t col = d == 0 ? 0 : idx.back();
+  const int64_t c0 = n <= 10 ? 0 : std::max<int64_t>(0, std::min(col - 4, n - 9));
+  const int64_t c1 = std::min(n, c0 + (n <= 10 ? n : 9));
+  const int64_t nrows = d >= 2 ? t.size(-2) : 1, row = d >= 2 ? idx[d - 2] : 0;
+  int64_t base = 0;  // flat offset of the matrix holding the index
+  for (int64_t k = 0; k + 2 < d; ++k) base = base * t.shape[k] + idx[k];
+  base *= nrows * n;
+  std::string out;
+  for (int64_t r = std::max<int64_t>(0, row - 1); r <= std::min(nrows - 1, row + 1); ++r) {
+    std::vector<int64_t> label(idx.begin(), idx.end());
+    std::string head;
+    if (d >= 2) {
+      label[d - 2] = r;
+      label.pop_back();
+      head = index_str(label);
+      head.insert(head.size() - 1, ", " + (c0 == 0 && c1 == n ? std::string(":") : fmt::format("{}:{}", c0, c1)));
+    } else if (d == 1) {
+      head = c0 == 0 && c1 == n ? "[:]" : fmt::format("[{}:{}]", c0, c1);
+    }
+    out += fmt::format("    {:<14}", head);
+    for (int64_t c = c0; c < c1; ++c) {
+      const size_t i = static_cast<size_t>(base + r * n + c);
+      const bool off = star && compare(Tensor({}, {t.data[i]}), Tensor({}, {other.data[i]}), tol).grade == Grade::Differs;
+      out += fmt::format(" {:>13}", value_str(t.data[i]) + (off ? "*" : " "));
+    }
+    out.erase(out.find_last_not_of(' ') + 1);
+    out += "\n";
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string mistake_message(const CheckReport& r, const std::string& id, Lang lang) {
+  const std::string step = r.first ? r.results[*r.first].name : "";
+  return fill_placeholders(ui_text(lang, "check.mistake." + id),
+                           {{"step", step},
+                            {"p", fmt::format("{}", r.config.dropout)},
+                            {"seed1", std::to_string(r.config.seed1)},
+                            {"seed2", std::to_string(r.config.seed2)}});
+}
+
+std::string render_check_text(const CheckReport& r, Lang lang) {
+  const auto t = [&](const std::string& key, const std::map<std::string, std::string>& vars = {}) {
+    return fill_placeholders(ui_text(lang, key), vars);
+  };
+  std::string out;
+  const StageInfo* info = find_stage(r.stage);
+  out += t("check.heading", {{"stage", r.stage}, {"section", info ? info->section : ""}}) + " " +
+         t("check.chosen_by." + r.chosen_by,
+           {{"matched", std::to_string(r.names_matched)}, {"given", std::to_string(r.names_given)}}) + "\n";
+  out += t("check.tolerance", {{"rtol", fmt::format("{:g}", r.tol.rtol)}, {"atol", fmt::format("{:g}", r.tol.atol)}}) + "\n\n";
+
+  size_t width = 0;
+  for (const auto& s : r.results) width = std::max(width, s.name.size());
+  for (const auto& s : r.results) {
+    std::string line = fmt::format("{} {:<{}}  {}", mark(s.diff.grade), s.name, width, t(grade_key(s.diff.grade)));
+    if (s.diff.shape_differs)
+      line += " (" + t("check.shape", {{"given", shape_str(s.given_shape)}, {"expected", shape_str(s.expected_shape)}}) + ")";
+    else if (s.diff.grade == Grade::Close || s.diff.grade == Grade::Differs)
+      line += " (" + t("check.max_diff", {{"diff", diff_str(s.diff.max_abs_diff)},
+                                         {"index", index_str(unravel(s.diff.index, s.expected_shape))}}) + ")";
+    out += line + "\n";
+  }
+
+  if (!r.first) {
+    size_t n = 0;
+    for (const auto& s : r.results) n += s.diff.grade != Grade::NotGiven;
+    out += "\n" + t("check.passed", {{"n", std::to_string(n)}}) + "\n";
+    return out;
+  }
+  const StepGrade& s = r.results[*r.first];
+  out += "\n" + t("check.first", {{"step", s.name}}) + "\n";
+  if (s.diff.shape_differs) {
+    out += "  " + t("check.first_shape", {{"given", shape_str(s.given_shape)}, {"expected", shape_str(s.expected_shape)}}) + "\n";
+  } else {
+    const auto idx = unravel(s.diff.index, s.expected_shape);
+    const size_t i = static_cast<size_t>(s.diff.index);
+    out += "  " + t("check.first_at", {{"index", index_str(idx)}, {"diff", diff_str(s.diff.max_abs_diff)},
+                                      {"expected", value_str(r.expected.data[i])}, {"got", value_str(r.got.data[i])}}) + "\n";
+    out += "  " + t("check.expected_rows") + "\n" + rows_around(r.expected, r.got, idx, r.tol, false);
+    out += "  " + t("check.your_rows") + "\n" + rows_around(r.got, r.expected, idx, r.tol, true);
+  }
+  out += "\n" + t("check.diagnoses") + "\n";
+  if (r.diagnoses.empty()) out += "  " + t("check.no_diagnosis", {{"step", s.name}, {"stage", r.stage}}) + "\n";
+  for (const auto& id : r.diagnoses) out += "  " + id + ": " + mistake_message(r, id, lang) + "\n";
+  return out;
+}
+
+}  // namespace attn
