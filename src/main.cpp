@@ -30,6 +30,6 @@ int main(int argc, char** argv) {
     return 1;
   } catch (const std::exception& e) {
     std::cerr << "attn-walk: internal error: " << e.what() << "\n";
-    return 3;
+    return 4;  // 3 is check's "some tensor differs"
   }
 }
