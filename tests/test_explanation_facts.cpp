@@ -164,3 +164,43 @@ TEST(NotebookPrints, Exercise32NoteExplainsTheSolutionsOtherNumbers) {
 
 }  // namespace
 }  // namespace attn
+
+namespace attn {
+namespace {
+
+// Issue 12, point 5 (the goldens hold PyTorch's numbers, strides and state_dict keys; this
+// says what the demonstrations must show).
+TEST(Demonstrations, ViewWithoutTransposeMixesTokensAndContiguityIsShown) {
+  const Walk w = run_multi_head(test::book_config());
+  const Step& wrong = test::step_named(w, "hd2_keys_wrong");
+  const Step& right = test::step_named(w, "hd2_keys_split");
+  // Head 0: right = features 0, 1 of tokens 1-3; wrong = token 1's four features and token 2's first two.
+  EXPECT_EQ(std::vector<float>(right.value.data.begin(), right.value.data.begin() + 6),
+            (std::vector<float>{0, 1, 4, 5, 8, 9}));
+  EXPECT_EQ(std::vector<float>(wrong.value.data.begin(), wrong.value.data.begin() + 6),
+            (std::vector<float>{0, 1, 2, 3, 4, 5}));
+  EXPECT_EQ(right.details, std::vector<std::string>{"stride() = (12, 2, 4, 1), is_contiguous() = False"});
+  EXPECT_EQ(test::step_named(w, "hd2_back").details,
+            std::vector<std::string>{"stride() = (12, 2, 6, 1), is_contiguous() = False"});
+  EXPECT_EQ(test::step_named(w, "hd2_merged").value.data, test::step_named(w, "hd2_keys").value.data);
+  EXPECT_TRUE(right.beyond_chapter);
+  EXPECT_FALSE(test::step_named(w, "exercise_3_2_context_vecs").beyond_chapter);
+}
+
+TEST(Demonstrations, TheMaskBufferIsLargerThanTheInputAndOnlyABufferIsSaved) {
+  for (const bool bias : {false, true}) {
+    Config c = test::book_config();
+    c.qkv_bias = bias;
+    const Walk w = run_dropout(c);
+    const Step& mask = test::step_named(w, "buffer_mask");
+    EXPECT_EQ(mask.value.shape, (Shape{8, 8}));  // context_length = T + 2
+    EXPECT_EQ(test::step_named(w, "buffer_mask_T").value.shape, (Shape{6, 6}));
+    ASSERT_EQ(mask.details.size(), 2u);
+    EXPECT_EQ(mask.details[0].find("list(ca.state_dict()) = ['mask', 'W_query.weight'"), 0u) << mask.details[0];
+    EXPECT_EQ(mask.details[1].find("'mask'"), std::string::npos) << mask.details[1];
+    EXPECT_EQ(mask.details[0].find("'W_query.bias'") != std::string::npos, bias);
+  }
+}
+
+}  // namespace
+}  // namespace attn

@@ -31,6 +31,18 @@ void row_sum_facts(Walk& walk, const Tensor& row_sums, const char* variant) {
     walk.vars["variant:dropout_attn_weights_row_sums"] = zero_rows.size() == 1 ? "zero_row" : "zero_rows";
 }
 
+// list(ca.state_dict()) of CausalAttention, as Python prints it: the module's own buffer
+// first ("mask", only if registered as one), then its children's parameters in order.
+std::string state_dict_keys(bool qkv_bias, bool mask_is_buffer) {
+  std::vector<std::string> keys;
+  if (mask_is_buffer) keys.push_back("'mask'");
+  for (const char* linear : {"W_query", "W_key", "W_value"}) {
+    keys.push_back(fmt::format("'{}.weight'", linear));
+    if (qkv_bias) keys.push_back(fmt::format("'{}.bias'", linear));
+  }
+  return fmt::format("[{}]", fmt::join(keys, ", "));
+}
+
 }  // namespace
 
 Walk run_dropout(const Config& cfg) {
@@ -73,6 +85,24 @@ Walk run_dropout(const Config& cfg) {
                            cfg.dropout_rng);
   walk.add("causal_attention_context_vecs", ca.forward(gen, batch),
            {"grad_fn=<UnsafeViewBackward0>"});  // (B, T, d_out)
+
+  // Beyond the chapter (its bonus notebook on buffers): register_buffer makes the mask part
+  // of the module's state (saved, moved to the GPU with it), sized for the longest context;
+  // forward cuts it to the input, mask[:T, :T].
+  const size_t first_addition = walk.steps.size();
+  const int64_t context_length = T + 2;
+  gen.manual_seed(cfg.seed1);
+  const CausalAttention ca_long(gen, cfg.d_in(), cfg.d_out, context_length, cfg.attn_dropout,
+                                cfg.qkv_bias, cfg.dropout_rng);
+  walk.vars["context_length"] = std::to_string(context_length);
+  const Tensor& mask = walk.add("buffer_mask", ca_long.mask);  // (context_length, context_length)
+  walk.steps.back().details = {"list(ca.state_dict()) = " + state_dict_keys(cfg.qkv_bias, true),
+                               "list(ca_plain.state_dict()) = " + state_dict_keys(cfg.qkv_bias, false)};
+  Tensor mask_T = Tensor::zeros({T, T});
+  for (int64_t i = 0; i < T; ++i)
+    for (int64_t j = 0; j < T; ++j) mask_T(i, j) = mask(i, j);
+  walk.add("buffer_mask_T", std::move(mask_T));  // mask[:T, :T]: (T, T)
+  mark_beyond_chapter(walk, first_addition);
   return walk;
 }
 
