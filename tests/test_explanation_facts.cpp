@@ -101,6 +101,12 @@ TEST(ExplanationFacts, DropoutNamesTheEmptiedRowAndTheCheckSaysWhatItMeasures) {
                      "(largest |row sum − 1| 1)"),
             std::string::npos)
       << out;
+  {  // the HTML page says the same
+    Walk h = book;
+    localize(h, Lang::En, false);
+    RenderOptions o;
+    EXPECT_NE(render_html({h}, o).find("(largest |row sum − 1| 1)"), std::string::npos);
+  }
   Config c = test::book_config();
   c.dropout = 0.9;
   const std::string many = explained(run_dropout(c), "dropout_attn_weights_row_sums");
