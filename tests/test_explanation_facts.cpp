@@ -145,6 +145,8 @@ TEST(NotebookPrints, LabelsAndPythonNumbersAsTheNotebookPrintsThem) {
   EXPECT_NE(sm.find("\nSum: tensor(1.)\n"), std::string::npos);
   const std::string mh = text_of(run_multi_head(test::book_config()));
   EXPECT_NE(mh.find("— <class 'int'>\n2360064\n"), std::string::npos);
+  EXPECT_NE(mh.find("\nFirst head:\n tensor([["), std::string::npos);
+  EXPECT_NE(mh.find("\n\nSecond head:\n tensor([["), std::string::npos);
 }
 
 }  // namespace

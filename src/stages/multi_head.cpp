@@ -84,8 +84,11 @@ Walk run_multi_head(const Config& cfg) {
                                  0.4066f, 0.2318f, 0.4545f, 0.9737f, 0.4606f, 0.5159f, 0.4220f, 0.5786f}));
   const Tensor& a_at_a_T = walk.add("a_at_a_T", matmul_transposed(a, a));  // (1, 2, 3, 3)
   const Tensor first_head = a[0][0], second_head = a[0][1];
+  // print("First head:\n", first_res): the label, a newline, then a space before the tensor.
   const Tensor& first_res = walk.add("first_res", matmul_transposed(first_head, first_head));
+  label_last(walk, "First head:\n");
   const Tensor& second_res = walk.add("second_res", matmul_transposed(second_head, second_head));
+  label_last(walk, "\nSecond head:\n");
   add_check(walk, "head_products_equal_batched",
             both(compare_close(first_res, a_at_a_T[0][0]), compare_close(second_res, a_at_a_T[0][1])));
 

@@ -366,9 +366,9 @@ def stage_multi_head(c):
     a = rec("a", torch.tensor(CHAPTER_A))
     rec("a_at_a_T", a @ a.transpose(2, 3))
     first_head = a[0, 0, :, :]
-    rec("first_res", first_head @ first_head.T)
+    rec("first_res", first_head @ first_head.T, label="First head:\n")
     second_head = a[0, 1, :, :]
-    rec("second_res", second_head @ second_head.T)
+    rec("second_res", second_head @ second_head.T, label="\nSecond head:\n")
     torch.manual_seed(c.seed1)
     mha = MultiHeadAttention(d_in, c.d_out, T, c.attn_dropout, c.heads, c.qkv_bias)
     out = mha(batch, rec)
