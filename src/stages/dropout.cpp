@@ -24,6 +24,9 @@ void row_sum_facts(Walk& walk, const Tensor& row_sums, const char* variant) {
     if (row_sums(i) == 0.0f) zero_rows.push_back(std::to_string(i + 1));
     if (std::fabs(row_sums(i) - 1.0) > std::fabs(row_sums(far) - 1.0)) far = i;
   }
+  // An emptied row is as far as a row that sums to 2 (1/(1-p) = 2 at p = 0.5), and the
+  // one to point at: prefer it when it is as far to 4 decimals.
+  if (!zero_rows.empty() && std::fabs(row_sums(far) - 1.0) - 1.0 < 5e-5) far = std::stoll(zero_rows[0]) - 1;
   walk.vars["far_row"] = std::to_string(far + 1);
   walk.vars["far_sum"] = fmt::format("{:.4f}", row_sums(far));
   walk.vars["zero_rows"] = fmt::format("{}", fmt::join(zero_rows, ", "));
