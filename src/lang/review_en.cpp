@@ -35,6 +35,12 @@ LangTable review_en() {
   };
 
   t.steps = {
+      {"dot-product/context_vec_2_previous",
+       {"context_vec_2 from the loop above, printed again",
+        "The notebook prints the context vector it computed with a loop once more, to compare it by "
+        "eye with row {query} of all_context_vecs: once worked element by element, once as a matrix "
+        "product. The check above compares the two for every row."}},
+
       // ---- dropout: beyond the chapter, ch03/03_understanding-buffers ----
       {"dropout/buffer_mask",
        {"CausalAttention(..., context_length={context_length}).mask: a buffer, larger than the input",

@@ -34,6 +34,11 @@ LangTable review_zh() {
   };
 
   t.steps = {
+      {"dot-product/context_vec_2_previous",
+       {"再次打印前面用循环算出的 context_vec_2",
+        "笔记本把用循环算出的上下文向量再打印一次，方便和 all_context_vecs 的第 {query} 行对照："
+        "一个是逐元素算出的，一个是矩阵乘法算出的。上面的检查对每一行都比较了两者。"}},
+
       // ---- dropout：本章之外，ch03/03_understanding-buffers ----
       {"dropout/buffer_mask",
        {"CausalAttention(..., context_length={context_length}).mask：缓冲区，比输入更大",

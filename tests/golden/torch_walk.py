@@ -203,6 +203,7 @@ def stage_dot_product(c):
     rec("row_2_sum", sum([float(f"{v:.4f}") for v in row]), label=f"Row {c.query} sum:")
     rec("attn_weights_row_sums", attn_weights.sum(dim=-1), label="All row sums:")
     rec("all_context_vecs", attn_weights @ inputs)
+    rec("context_vec_2_previous", context_vec_2, label="Previous 2nd context vector:")
     return rec.steps
 
 
