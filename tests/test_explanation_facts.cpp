@@ -96,11 +96,18 @@ TEST(ExplanationFacts, DropoutNamesTheEmptiedRowAndTheCheckSaysWhatItMeasures) {
   // tensor([2.0000, 0.0000, 2.0000, 0.9846, 0.7741, 1.3073]): row 2 was dropped entirely.
   EXPECT_NE(e.find("Row 2 lost every weight"), std::string::npos) << e;
   const std::string out = text_of(book);
-  // Rows 1 to 3 are all about 1 away from 1 (2.0000, 0.0000, 2.0000): row 3 by a hair.
-  EXPECT_NE(out.find("✓ after dropout, the rows no longer sum to 1, as expected: row 3 sums to 2.0000 "
+  // Rows 1 to 3 are all about 1 away from 1 (2.0000, 0.0000, 2.0000): the emptied one is named.
+  EXPECT_NE(out.find("✓ after dropout, the rows no longer sum to 1, as expected: row 2 sums to 0.0000 "
                      "(largest |row sum − 1| 1)"),
             std::string::npos)
       << out;
+  {  // the HTML page says the same
+    Walk h = book;
+    localize(h, Lang::En, false);
+    RenderOptions o;
+    EXPECT_NE(render_html({h}, o).find("row 2 sums to 0.0000 <span class=\"diff\">(largest |row sum − 1| 1)"),
+              std::string::npos);
+  }
   Config c = test::book_config();
   c.dropout = 0.9;
   const std::string many = explained(run_dropout(c), "dropout_attn_weights_row_sums");
@@ -139,6 +146,8 @@ TEST(NotebookPrints, LabelsAndPythonNumbersAsTheNotebookPrintsThem) {
   EXPECT_NE(sm.find("\nSum: tensor(1.)\n"), std::string::npos);
   const std::string mh = text_of(run_multi_head(test::book_config()));
   EXPECT_NE(mh.find("— <class 'int'>\n2360064\n"), std::string::npos);
+  EXPECT_NE(mh.find("\nFirst head:\n tensor([["), std::string::npos);
+  EXPECT_NE(mh.find("\n\nSecond head:\n tensor([["), std::string::npos);
 }
 
 }  // namespace
@@ -160,6 +169,46 @@ TEST(NotebookPrints, Exercise32NoteExplainsTheSolutionsOtherNumbers) {
   for (const auto& s : doc["stages"]["multi-head"])
     if (s["name"] == "exercise_3_2_context_vecs") printed = s["printed"].get<std::string>();
   EXPECT_EQ(printed.rfind("tensor([[[-0.5740,  0.2216],", 0), 0u) << printed;
+}
+
+}  // namespace
+}  // namespace attn
+
+namespace attn {
+namespace {
+
+// Issue 12, point 5 (the goldens hold PyTorch's numbers, strides and state_dict keys; this
+// says what the demonstrations must show).
+TEST(Demonstrations, ViewWithoutTransposeMixesTokensAndContiguityIsShown) {
+  const Walk w = run_multi_head(test::book_config());
+  const Step& wrong = test::step_named(w, "hd2_keys_wrong");
+  const Step& right = test::step_named(w, "hd2_keys_split");
+  // Head 0: right = features 0, 1 of tokens 1-3; wrong = token 1's four features and token 2's first two.
+  EXPECT_EQ(std::vector<float>(right.value.data.begin(), right.value.data.begin() + 6),
+            (std::vector<float>{0, 1, 4, 5, 8, 9}));
+  EXPECT_EQ(std::vector<float>(wrong.value.data.begin(), wrong.value.data.begin() + 6),
+            (std::vector<float>{0, 1, 2, 3, 4, 5}));
+  EXPECT_EQ(right.details, std::vector<std::string>{"stride() = (12, 2, 4, 1), is_contiguous() = False"});
+  EXPECT_EQ(test::step_named(w, "hd2_back").details,
+            std::vector<std::string>{"stride() = (12, 2, 6, 1), is_contiguous() = False"});
+  EXPECT_EQ(test::step_named(w, "hd2_merged").value.data, test::step_named(w, "hd2_keys").value.data);
+  EXPECT_TRUE(right.beyond_chapter);
+  EXPECT_FALSE(test::step_named(w, "exercise_3_2_context_vecs").beyond_chapter);
+}
+
+TEST(Demonstrations, TheMaskBufferIsLargerThanTheInputAndOnlyABufferIsSaved) {
+  for (const bool bias : {false, true}) {
+    Config c = test::book_config();
+    c.qkv_bias = bias;
+    const Walk w = run_dropout(c);
+    const Step& mask = test::step_named(w, "buffer_mask");
+    EXPECT_EQ(mask.value.shape, (Shape{8, 8}));  // context_length = T + 2
+    EXPECT_EQ(test::step_named(w, "buffer_mask_T").value.shape, (Shape{6, 6}));
+    ASSERT_EQ(mask.details.size(), 2u);
+    EXPECT_EQ(mask.details[0].find("list(ca.state_dict()) = ['mask', 'W_query.weight'"), 0u) << mask.details[0];
+    EXPECT_EQ(mask.details[1].find("'mask'"), std::string::npos) << mask.details[1];
+    EXPECT_EQ(mask.details[0].find("'W_query.bias'") != std::string::npos, bias);
+  }
 }
 
 }  // namespace

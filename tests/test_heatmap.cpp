@@ -127,34 +127,52 @@ TEST(WantsHeatmap, TheChaptersStages) {
 
 // ------------------------------------------------------------------ cells
 
-TEST(Heatmap, ShadesMaskedAndZeroCellsWithoutColour) {
+TEST(Heatmap, NumbersMaskedAndZeroCellsWithoutColour) {
   Walk walk("test", config_with_tokens({"a", "b", "c"}));
   Tensor masked = test::causal_matrix(3, kNegInf);
   const std::string out = render_heatmap(walk, test::make_step("masked", masked), plain());
   EXPECT_EQ(out.find('\033'), std::string::npos) << "no escape codes without colour";
-  const auto lines = lines_of(out);
-  // Row 1: 1.0 then two masked cells; row 3: three thirds.
+  // Each cell: its number (2 decimals), then a shade; -inf is written out and marked ×.
   bool row1 = false, row3 = false;
-  for (const auto& l : lines) {
-    if (l.rfind("1 a ", 0) == 0) row1 = l.substr(4) == "██××××";
-    if (l.rfind("3 c ", 0) == 0) row3 = l.substr(4) == "▒▒▒▒▒▒";
+  for (const auto& l : lines_of(out)) {
+    if (l.rfind("1 a ", 0) == 0) row1 = l.substr(4) == "  1.00█  -inf×  -inf×";
+    if (l.rfind("3 c ", 0) == 0) row3 = l.substr(4) == "  0.33▒  0.33▒  0.33▒";
   }
   EXPECT_TRUE(row1) << out;
   EXPECT_TRUE(row3) << out;
   EXPECT_NE(out.find("×× -inf (masked)"), std::string::npos) << out;
   EXPECT_EQ(out.find("exactly 0"), std::string::npos) << "no zero cells here";
 
-  // After softmax the masked cells are exact zeros: a different glyph from small weights.
+  // After softmax the masked cells are exact zeros: "0 ·", never a small weight's "0.00".
   Tensor weights = test::causal_matrix(3, 0.0f);
   weights(2, 0) = 0.001f;  // a small weight, not zero
   const std::string w = render_heatmap(walk, test::make_step("attn_weights", weights), plain());
-  bool row3w = false;
-  for (const auto& l : lines_of(w))
-    if (l.rfind("3 c ", 0) == 0) row3w = l.substr(4) == "░░▒▒▒▒";
+  bool row1w = false, row3w = false;
+  for (const auto& l : lines_of(w)) {
+    if (l.rfind("1 a ", 0) == 0) row1w = l.substr(4) == "  1.00█     0·     0·";
+    if (l.rfind("3 c ", 0) == 0) row3w = l.substr(4) == "  0.00░  0.33▒  0.33▒";
+  }
+  EXPECT_TRUE(row1w) << w;
   EXPECT_TRUE(row3w) << w;
-  EXPECT_NE(w.find("██····"), std::string::npos) << w;
   EXPECT_NE(w.find("·· exactly 0"), std::string::npos) << w;
-  EXPECT_EQ(w.find("××"), std::string::npos) << w;
+  EXPECT_EQ(w.find("×"), std::string::npos) << w;
+  // The column labels are written across, each over its own cell.
+  EXPECT_NE(w.find("\n          a      b      c\n"), std::string::npos) << w;
+}
+
+TEST(Heatmap, CompactCellsWhenNumbersDoNotFit) {
+  // 12 columns: 2-column shaded cells, positions across the top.
+  std::vector<std::string> tokens;
+  for (int i = 1; i <= 12; ++i) tokens.push_back("t" + std::to_string(i));
+  Walk walk("test", config_with_tokens(tokens));
+  const std::string out = render_heatmap(walk, test::make_step("attn_weights", test::causal_matrix(12, 0.0f)), plain());
+  EXPECT_NE(out.find("\n 1 t1  ██······"), std::string::npos) << out;
+  EXPECT_NE(out.find("\n       1 2 3 4 5 6 7 8 9 10  12\n"), std::string::npos) << out;
+  // Scores too wide for 5 characters also fall back.
+  Walk w3("test", config_with_tokens({"a", "b", "c"}));
+  Tensor big = test::causal_matrix(3, kNegInf);
+  big(0, 0) = 1234.0f;
+  EXPECT_NE(render_heatmap(w3, test::make_step("attn_scores", big), plain()).find("1 a ██××××"), std::string::npos);
 }
 
 TEST(Heatmap, ColourUsesBackgroundsAndKeepsMarks) {
@@ -170,8 +188,8 @@ TEST(Heatmap, ColourUsesBackgroundsAndKeepsMarks) {
   ASSERT_NE(row1.find("\033[48;5;"), std::string::npos) << out;
   ASSERT_NE(row2.find("\033[48;5;"), std::string::npos) << out;
   EXPECT_NE(row1.substr(4, row1.find('m', 4) - 4), row2.substr(4, row2.find('m', 4) - 4)) << "1 and 1/2 look the same";
-  EXPECT_NE(row1.find("\033[0;38;5;244m××××"), std::string::npos) << row1;
-  EXPECT_NE(out.find("××"), std::string::npos) << "masked cells keep their glyph in colour";
+  EXPECT_NE(row1.find("m  1.00 \033[0;38;5;244m  -inf×  -inf×"), std::string::npos) << row1;
+  EXPECT_NE(out.find("××"), std::string::npos) << "the legend keeps the masked glyph in colour";
   EXPECT_EQ(out.find("░"), std::string::npos) << "no shading ramp with colour";
   // Every line that sets a colour resets it.
   for (const auto& l : lines_of(out))
@@ -195,7 +213,7 @@ TEST(Heatmap, NanAndPlusInfAreFlagged) {
   t(1, 0) = 0.5f;
   t(1, 1) = 0.25f;
   const std::string out = render_heatmap(walk, test::make_step("attn_weights", t), plain());
-  EXPECT_NE(out.find("1 a !!!!"), std::string::npos) << out;
+  EXPECT_NE(out.find("1 a    nan!   inf!"), std::string::npos) << out;
   EXPECT_NE(out.find("nan or +inf"), std::string::npos) << out;
   // The scale ignores them: scores span their finite values, weights the fixed 0..1.
   const HeatmapPlan plan = plan_heatmap(walk, test::make_step("attn_scores", t), 32, 16);
@@ -252,42 +270,27 @@ TEST(Labels, CjkRowsAndColumnsLineUp) {
   Walk walk("test", config_with_tokens({"你的", "a", "一个很长很长的中文词元", "step", "ｆｕｌｌ"}));
   const std::string out = render_heatmap(walk, test::make_step("attn_weights", test::causal_matrix(5, 0)), plain());
   const auto lines = lines_of(out);
-  // Rows: the cells start at the same display column on every row.
+  // Rows: every row is the label prefix and then 5 cells of 7 columns.
   std::vector<int> starts;
-  int header_start = -1;
-  for (const auto& l : lines) {
-    const auto first_cell = l.find_first_of("\xE2\xC2");  // ░▒▓█ (E2 96 ..) or · (C2 B7)
-    if (l.size() > 2 && std::isdigit(static_cast<unsigned char>(l[0])) && first_cell != std::string::npos) {
-      // Every row ends in exactly 5 cells of two columns.
-      starts.push_back(display_width(l) - 10);
-    }
-  }
+  for (const auto& l : lines)
+    if (l.size() > 2 && std::isdigit(static_cast<unsigned char>(l[0]))) starts.push_back(display_width(l) - 35);
   ASSERT_EQ(starts.size(), 5u) << out;
   for (int s : starts) EXPECT_EQ(s, starts[0]) << out;
-  // The long token is cut to 12 columns.
+  // The long token is cut to 12 columns in its row label.
   EXPECT_NE(out.find("一个很长很…"), std::string::npos) << out;
-  // Column labels: the first glyph of each token sits over its cell, two columns each.
-  for (const auto& l : lines) {
-    if (l.empty() || l[0] != ' ' || l.find("你") == std::string::npos) continue;
-    header_start = display_width(l.substr(0, l.find("你")));
-    EXPECT_EQ(display_width(l.substr(0, l.find("a"))), header_start + 2) << l;
-    EXPECT_EQ(display_width(l.substr(0, l.find("一"))), header_start + 4) << l;
-    EXPECT_EQ(display_width(l.substr(0, l.find("s"))), header_start + 6) << l;
-    EXPECT_EQ(display_width(l.substr(0, l.find("ｆ"))), header_start + 8) << l;
-  }
-  ASSERT_NE(header_start, -1) << out;
-  EXPECT_EQ(header_start, starts[0]);
-  // Second line of column labels: 的, (blank), 个, t, ｕ at columns 0, 2, 4, 6, 8.
-  bool second = false;
+  // Column labels across one line, each right-aligned over its 7-column cell (cut to 6).
+  std::string header;
   for (const auto& l : lines)
-    if (l.find("的") != std::string::npos && l.find("个") != std::string::npos && l.find("ｕ") != std::string::npos) {
-      second = true;
-      EXPECT_EQ(display_width(l.substr(0, l.find("的"))), header_start);
-      EXPECT_EQ(display_width(l.substr(0, l.find("个"))), header_start + 4);
-      EXPECT_EQ(display_width(l.substr(0, l.find("t"))), header_start + 6);
-      EXPECT_EQ(display_width(l.substr(0, l.find("ｕ"))), header_start + 8);
-    }
-  EXPECT_TRUE(second) << out;
+    if (!l.empty() && l[0] == ' ' && l.find("你的") != std::string::npos) header = l;
+  ASSERT_FALSE(header.empty()) << out;
+  const auto end_of = [&](const std::string& label) {
+    return display_width(header.substr(0, header.find(label))) + display_width(label);
+  };
+  EXPECT_EQ(end_of("你的"), starts[0] + 7);
+  EXPECT_EQ(end_of("a"), starts[0] + 14);
+  EXPECT_EQ(end_of("一个…"), starts[0] + 21) << header;
+  EXPECT_EQ(end_of("step"), starts[0] + 28);
+  EXPECT_EQ(end_of("ｆｕ…"), starts[0] + 35) << header;
 }
 
 TEST(Labels, ChineseCaptionsAndLegend) {

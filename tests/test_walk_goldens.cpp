@@ -44,6 +44,9 @@ TEST_P(WalkGolden, EveryStepEqualsPyTorch) {
       const auto n = test::count_bit_differences(step.value.data, test::flatten(want["data"]), &max_diff);
       EXPECT_EQ(n, 0) << n << " values are not PyTorch's float32 (largest difference " << max_diff << ")";
       EXPECT_EQ(printed_step(step), want["printed"].get<std::string>());
+      // Lines PyTorch computed to go under the tensor: strides, state_dict keys.
+      if (want.contains("details"))
+        EXPECT_EQ(step.details, want["details"].get<std::vector<std::string>>());
     }
   }
 }

@@ -326,10 +326,14 @@ namespace {
 constexpr int64_t kTermMaxCells = 32;   // 32 columns of 2 = 64 terminal columns
 constexpr size_t kTermMaxBlocks = 16;
 constexpr int kRowLabelWidth = 12;      // display columns of a row label, at most
-constexpr int kColLabelHeight = 8;      // glyphs of a vertical column label, at most
 constexpr int kColorLevels = 8;
+// Numbers in the cells while they fit: at most this many columns, 7 terminal columns each
+// (a space, the number right-aligned in 5, and a shade or a space).
+constexpr size_t kNumberMaxColumns = 10;
+constexpr int kNumberCellWidth = 7;
 
 const char* kShades[] = {"░░", "▒▒", "▓▓", "██"};
+const char* kShade1[] = {"░", "▒", "▓", "█"};  // the same, one column
 const char* kZeroGlyph = "··";
 const char* kMaskedGlyph = "××";
 const char* kInvalidGlyph = "!!";
@@ -432,6 +436,48 @@ std::string legend(const HeatmapPlan& plan, const RenderOptions& opts) {
   return out + "\n";
 }
 
+// Decimals for the numbers in the cells, or -1 if they do not fit (too many columns, or a
+// value that needs more than 5 characters).
+int number_decimals(const HeatmapPlan& plan, const std::vector<float>& data) {
+  if (plan.index.size() > kNumberMaxColumns) return -1;
+  double max_abs = 0.0;
+  for (const auto& blk : plan.blocks)
+    for (int64_t i : plan.index)
+      for (int64_t j : plan.index) {
+        const float v = data[blk.offset + static_cast<size_t>(i * plan.T + j)];
+        if (std::isfinite(v)) max_abs = std::max(max_abs, std::fabs(static_cast<double>(v)));
+      }
+  return max_abs < 9.995 ? 2 : max_abs < 99.95 ? 1 : -1;
+}
+
+// A cell with its number: masked and exact-zero cells have no background and their own
+// text, so they never look like a small weight.
+void put_number_cell(CellWriter& w, const HeatmapPlan& plan, float v, int decimals, bool color) {
+  std::string text;
+  const char* mark = " ";
+  const CellKind kind = cell_kind(v);
+  switch (kind) {
+    case CellKind::Masked: text = "-inf", mark = "×"; break;
+    case CellKind::Invalid: text = std::isnan(v) ? "nan" : "inf", mark = "!"; break;
+    case CellKind::Zero: text = "0", mark = "·"; break;
+    case CellKind::Value: text = cell_decimals(v, decimals); break;
+  }
+  const double t = cell_level(plan, v);
+  if (kind == CellKind::Value && !color) mark = kShade1[std::min(3, static_cast<int>(t * 4))];
+  // With colour the background shades a value; the marks of 0, -inf and nan stay.
+  const std::string body = fmt::format(" {:>5}{}", text, color && kind == CellKind::Value ? " " : mark);
+  if (!color) {
+    w.out += body;
+    return;
+  }
+  Cell c{""};
+  if (kind == CellKind::Value) c = {"", color_of_level(t), t >= 0.75 ? 16 : 231};  // dark text on light colours
+  else if (kind == CellKind::Invalid) c = {"", kInvalidBg, kInvalidFg};
+  else c = {"", -1, kind == CellKind::Zero ? kZeroFg : kMaskedFg};
+  w.put(c);
+  w.out += body;
+}
+
 }  // namespace
 
 std::string render_heatmap(const Walk& walk, const Step& step, const RenderOptions& opts) {
@@ -440,6 +486,8 @@ std::string render_heatmap(const Walk& walk, const Step& step, const RenderOptio
   if (plan.blocks.empty()) return "";
   const int64_t T = plan.T;
   const std::vector<float>& data = step.value.data;
+  const int decimals = number_decimals(plan, data);
+  const bool numbers = decimals >= 0;
 
   // Labels: "<position> <token>", the token cut to kRowLabelWidth columns.
   bool labels_are_positions = false;
@@ -451,29 +499,27 @@ std::string render_heatmap(const Walk& walk, const Step& step, const RenderOptio
   for (const auto& l : labels) label_width = std::max(label_width, display_width(fit_width(l, kRowLabelWidth)));
   const int prefix_width = index_width + 1 + label_width + 1;
 
-  // Column labels, written downwards: one glyph per line, each in a 2-column cell.
-  std::vector<std::vector<std::string>> columns;
-  size_t height = 0;
-  for (const auto& l : labels) {
-    std::vector<std::string> g = glyphs(l);
-    if (g.size() > static_cast<size_t>(kColLabelHeight)) {
-      g.resize(kColLabelHeight);
-      g.back() = "…";
+  // Column labels, written across. With numbers, each token over its own cell (cut to the
+  // cell); in the compact 2-column cells, the positions, as many as fit without touching.
+  std::string column_header(static_cast<size_t>(prefix_width), ' ');
+  if (numbers) {
+    for (const auto& l : labels) {
+      const std::string label = fit_width(l, kNumberCellWidth - 1);
+      column_header += std::string(static_cast<size_t>(kNumberCellWidth - display_width(label)), ' ') + label;
     }
-    height = std::max(height, g.size());
-    columns.push_back(std::move(g));
-  }
-  std::string column_header;
-  for (size_t k = 0; k < height; ++k) {
-    std::string line(static_cast<size_t>(prefix_width), ' ');
-    for (const auto& g : columns) {
-      const std::string glyph = k < g.size() ? g[k] : " ";
-      // A glyph wider than a cell (never in practice) still gets its own two columns.
-      line += display_width(glyph) >= 2 ? glyph : pad_right(glyph, 2);
+  } else {
+    int used = 0;  // columns of the header taken so far, after the prefix
+    for (size_t k = 0; k < plan.index.size(); ++k) {
+      const std::string pos = std::to_string(plan.index[k] + 1);
+      const int at = static_cast<int>(2 * k);
+      if (at < used) continue;
+      column_header += std::string(static_cast<size_t>(at - used), ' ') + pos;
+      used = at + static_cast<int>(pos.size()) + 1;
+      column_header += ' ';
     }
-    rtrim_line(line);
-    column_header += line + "\n";
   }
+  rtrim_line(column_header);
+  column_header += "\n";
 
   std::string out = "\n" + fmt::format(heatmap_text(opts.lang, "title"), sanitize_label(step.name)) + "\n";
   for (const auto& note : heatmap_notes(plan, opts.lang)) out += note + "\n";
@@ -487,8 +533,13 @@ std::string render_heatmap(const Walk& walk, const Step& step, const RenderOptio
       std::string line = (index_width > 0 ? fmt::format("{:>{}} ", i + 1, index_width) : "") +
                          pad_right(fit_width(labels[r], kRowLabelWidth), label_width) + " ";
       CellWriter w{line};
-      for (int64_t j : plan.index) w.put(cell(plan, data[blk.offset + static_cast<size_t>(i * T + j)], opts.color));
+      for (int64_t j : plan.index) {
+        const float v = data[blk.offset + static_cast<size_t>(i * T + j)];
+        if (numbers) put_number_cell(w, plan, v, decimals, opts.color);
+        else w.put(cell(plan, v, opts.color));
+      }
       w.finish();
+      rtrim_line(line);
       out += line + "\n";
     }
   }

@@ -298,7 +298,7 @@ std::string heatmaps_html(const Walk& walk, const Step& step, Lang lang) {
 std::string check_html(const Check& c, Lang lang) {
   return fmt::format("<li class=\"check {}\"><span class=\"mark\">{}</span> {} <span class=\"diff\">({} {:.3g})</span></li>\n",
                      c.passed ? "pass" : "fail", c.passed ? "\xE2\x9C\x93" : "\xE2\x9C\x97", esc(c.label),
-                     esc(ui_text(lang, "max_diff")), c.max_diff);
+                     esc(c.measure.empty() ? ui_text(lang, "max_diff") : c.measure), c.max_diff);
 }
 
 std::string checks_html(const Walk& walk, Lang lang, size_t after_step, bool trailing) {

@@ -113,6 +113,9 @@ Walk run_dot_product(const Config& cfg) {
   // The learner's check: the loop of context_vec_2, run for every query, gives every row.
   add_check(walk, "all_context_vecs_equal_loop",
             compare_close(all_context_vecs, loop_context_vectors(attn_weights, inputs)));
+  // The notebook prints the loop's result again, to compare it with row 2 by eye.
+  walk.add("context_vec_2_previous", context_vec_2);
+  label_last(walk, "Previous 2nd context vector:");
   return walk;
 }
 

@@ -24,11 +24,26 @@ void row_sum_facts(Walk& walk, const Tensor& row_sums, const char* variant) {
     if (row_sums(i) == 0.0f) zero_rows.push_back(std::to_string(i + 1));
     if (std::fabs(row_sums(i) - 1.0) > std::fabs(row_sums(far) - 1.0)) far = i;
   }
+  // An emptied row is as far as a row that sums to 2 (1/(1-p) = 2 at p = 0.5), and the
+  // one to point at: prefer it when it is as far to 4 decimals.
+  if (!zero_rows.empty() && std::fabs(row_sums(far) - 1.0) - 1.0 < 5e-5) far = std::stoll(zero_rows[0]) - 1;
   walk.vars["far_row"] = std::to_string(far + 1);
   walk.vars["far_sum"] = fmt::format("{:.4f}", row_sums(far));
   walk.vars["zero_rows"] = fmt::format("{}", fmt::join(zero_rows, ", "));
   if (!variant && !zero_rows.empty())
     walk.vars["variant:dropout_attn_weights_row_sums"] = zero_rows.size() == 1 ? "zero_row" : "zero_rows";
+}
+
+// list(ca.state_dict()) of CausalAttention, as Python prints it: the module's own buffer
+// first ("mask", only if registered as one), then its children's parameters in order.
+std::string state_dict_keys(bool qkv_bias, bool mask_is_buffer) {
+  std::vector<std::string> keys;
+  if (mask_is_buffer) keys.push_back("'mask'");
+  for (const char* linear : {"W_query", "W_key", "W_value"}) {
+    keys.push_back(fmt::format("'{}.weight'", linear));
+    if (qkv_bias) keys.push_back(fmt::format("'{}.bias'", linear));
+  }
+  return fmt::format("[{}]", fmt::join(keys, ", "));
 }
 
 }  // namespace
@@ -73,6 +88,24 @@ Walk run_dropout(const Config& cfg) {
                            cfg.dropout_rng);
   walk.add("causal_attention_context_vecs", ca.forward(gen, batch),
            {"grad_fn=<UnsafeViewBackward0>"});  // (B, T, d_out)
+
+  // Beyond the chapter (its bonus notebook on buffers): register_buffer makes the mask part
+  // of the module's state (saved, moved to the GPU with it), sized for the longest context;
+  // forward cuts it to the input, mask[:T, :T].
+  const size_t first_addition = walk.steps.size();
+  const int64_t context_length = T + 2;
+  gen.manual_seed(cfg.seed1);
+  const CausalAttention ca_long(gen, cfg.d_in(), cfg.d_out, context_length, cfg.attn_dropout,
+                                cfg.qkv_bias, cfg.dropout_rng);
+  walk.vars["context_length"] = std::to_string(context_length);
+  const Tensor& mask = walk.add("buffer_mask", ca_long.mask);  // (context_length, context_length)
+  walk.steps.back().details = {"list(ca.state_dict()) = " + state_dict_keys(cfg.qkv_bias, true),
+                               "list(ca_plain.state_dict()) = " + state_dict_keys(cfg.qkv_bias, false)};
+  Tensor mask_T = Tensor::zeros({T, T});
+  for (int64_t i = 0; i < T; ++i)
+    for (int64_t j = 0; j < T; ++j) mask_T(i, j) = mask(i, j);
+  walk.add("buffer_mask_T", std::move(mask_T));  // mask[:T, :T]: (T, T)
+  mark_beyond_chapter(walk, first_addition);
   return walk;
 }
 

@@ -9,6 +9,7 @@
 #include "ops.h"
 #include "stages/causal_weights.h"
 #include "stages/common.h"
+#include "stages/layout.h"
 #include "stages/stages.h"
 #include "torch_random.h"
 
@@ -83,8 +84,11 @@ Walk run_multi_head(const Config& cfg) {
                                  0.4066f, 0.2318f, 0.4545f, 0.9737f, 0.4606f, 0.5159f, 0.4220f, 0.5786f}));
   const Tensor& a_at_a_T = walk.add("a_at_a_T", matmul_transposed(a, a));  // (1, 2, 3, 3)
   const Tensor first_head = a[0][0], second_head = a[0][1];
+  // print("First head:\n", first_res): the label, a newline, then a space before the tensor.
   const Tensor& first_res = walk.add("first_res", matmul_transposed(first_head, first_head));
+  label_last(walk, "First head:\n");
   const Tensor& second_res = walk.add("second_res", matmul_transposed(second_head, second_head));
+  label_last(walk, "\nSecond head:\n");
   add_check(walk, "head_products_equal_batched",
             both(compare_close(first_res, a_at_a_T[0][0]), compare_close(second_res, a_at_a_T[0][1])));
 
@@ -117,6 +121,34 @@ Walk run_multi_head(const Config& cfg) {
   walk.add_parameter("out_proj.weight", mha.out_proj.weight);
   walk.add_parameter("out_proj.bias", *mha.out_proj.bias);
   walk.add("mha_context_vecs", std::move(t.context_vecs), {"grad_fn=<ViewBackward0>"});  // (B, T, d_out)
+
+  // Beyond the chapter: with its default head_dim = 1, view and transpose above move nothing
+  // visible. Here b = 1, 3 tokens, d_out = 4 = 2 heads x head_dim 2, on the numbers 0..11,
+  // so every number says which token and which feature it is.
+  const size_t first_addition = walk.steps.size();
+  Tensor numbers = Tensor::zeros({1, 3, 4});
+  for (int64_t k = 0; k < 12; ++k) numbers(k) = static_cast<float>(k);
+  const Layout keys_layout = contiguous_layout({1, 3, 4});
+  const Tensor& hd2_keys = walk.add("hd2_keys", numbers);                                  // (1, 3, 4)
+  walk.steps.back().details = {layout_line(keys_layout)};
+  // Right: keys.view(1, 3, 2, 2).transpose(1, 2): head h holds features 2h, 2h+1 of every token.
+  walk.add("hd2_keys_split", transpose(view(hd2_keys, {1, 3, 2, 2}), 1, 2));               // (1, 2, 3, 2)
+  walk.steps.back().details = {layout_line(transposed(contiguous_layout({1, 3, 2, 2}), 1, 2))};
+  // Wrong: keys.view(1, 2, 3, 2) reads memory in order, so "head 0" gets token 1's four
+  // features and half of token 2's.
+  walk.add("hd2_keys_wrong", view(hd2_keys, {1, 2, 3, 2}));                                 // (1, 2, 3, 2)
+  walk.steps.back().details = {layout_line(contiguous_layout({1, 2, 3, 2}))};
+  // A fresh (b, heads, T, head_dim) tensor, as attn_weights @ values makes one.
+  const Tensor& heads_copy = walk.add("hd2_heads_copy", transpose(view(hd2_keys, {1, 3, 2, 2}), 1, 2));
+  walk.steps.back().details = {layout_line(contiguous_layout({1, 2, 3, 2}))};
+  // .transpose(1, 2) back to (b, T, heads, head_dim): the same memory, no longer row by row,
+  // so .view(1, 3, 4) would fail here.
+  const Tensor& back = walk.add("hd2_back", transpose(heads_copy, 1, 2));                   // (1, 3, 2, 2)
+  walk.steps.back().details = {layout_line(transposed(contiguous_layout({1, 2, 3, 2}), 1, 2))};
+  // .contiguous() copies it row by row; then .view merges the heads: the keys again.
+  walk.add("hd2_merged", view(back, {1, 3, 4}));                                            // (1, 3, 4)
+  walk.steps.back().details = {layout_line(contiguous_layout({1, 3, 4}))};
+  mark_beyond_chapter(walk, first_addition);
 
   // Exercise 3.2: two heads of d_out = 1 give 2-dimensional context vectors. The book's
   // solution prints other numbers, from an early softmax(dim=1): the note says so.

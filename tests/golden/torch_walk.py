@@ -145,8 +145,9 @@ class Recorder:
     def __init__(self):
         self.steps = []
 
-    def __call__(self, name, obj, label=None):
-        """Record obj; `label` is what the notebook's print() puts before it ("Sum:")."""
+    def __call__(self, name, obj, label=None, details=None):
+        """Record obj; `label` is what the notebook's print() puts before it ("Sum:"),
+        `details` the lines shown under it (strides, state_dict keys)."""
         if isinstance(obj, (int, float)):  # a Python number, printed as Python prints it
             shape, data = [], _encode(float(obj))
         else:
@@ -160,7 +161,10 @@ class Recorder:
         # print(label, obj) joins str() of each with a space (f"{obj}" would format a 0-dim
         # tensor as a Python float).
         printed = str(obj) if label is None else label + " " + str(obj)
-        self.steps.append({"name": name, "shape": shape, "data": data, "printed": printed})
+        step = {"name": name, "shape": shape, "data": data, "printed": printed}
+        if details is not None:
+            step["details"] = details
+        self.steps.append(step)
         return obj
 
 
@@ -199,6 +203,7 @@ def stage_dot_product(c):
     rec("row_2_sum", sum([float(f"{v:.4f}") for v in row]), label=f"Row {c.query} sum:")
     rec("attn_weights_row_sums", attn_weights.sum(dim=-1), label="All row sums:")
     rec("all_context_vecs", attn_weights @ inputs)
+    rec("context_vec_2_previous", context_vec_2, label="Previous 2nd context vector:")
     return rec.steps
 
 
@@ -325,7 +330,22 @@ def stage_dropout(c):
     torch.manual_seed(c.seed1)
     ca = CausalAttention(inputs.shape[1], c.d_out, T, c.attn_dropout, c.qkv_bias)
     rec("causal_attention_context_vecs", ca(batch))
+    # Beyond the chapter (ch03/03_understanding-buffers): the mask as a buffer, made for a
+    # context longer than the input and cut to it; it is in the state_dict only as a buffer.
+    torch.manual_seed(c.seed1)
+    ca_long = CausalAttention(inputs.shape[1], c.d_out, T + 2, c.attn_dropout, c.qkv_bias)
+    plain = CausalAttention(inputs.shape[1], c.d_out, T + 2, c.attn_dropout, c.qkv_bias)
+    del plain.mask  # drop the buffer, then keep the mask as a plain attribute
+    plain.mask = torch.triu(torch.ones(T + 2, T + 2), diagonal=1)
+    rec("buffer_mask", ca_long.mask, details=[
+        f"list(ca.state_dict()) = {list(ca_long.state_dict())}",
+        f"list(ca_plain.state_dict()) = {list(plain.state_dict())}"])
+    rec("buffer_mask_T", ca_long.mask[:T, :T])
     return rec.steps
+
+
+def _layout(t):
+    return [f"stride() = {t.stride()}, is_contiguous() = {t.is_contiguous()}"]
 
 
 CHAPTER_A = [[[[0.2745, 0.6584, 0.2775, 0.8573],
@@ -347,13 +367,26 @@ def stage_multi_head(c):
     a = rec("a", torch.tensor(CHAPTER_A))
     rec("a_at_a_T", a @ a.transpose(2, 3))
     first_head = a[0, 0, :, :]
-    rec("first_res", first_head @ first_head.T)
+    rec("first_res", first_head @ first_head.T, label="First head:\n")
     second_head = a[0, 1, :, :]
-    rec("second_res", second_head @ second_head.T)
+    rec("second_res", second_head @ second_head.T, label="\nSecond head:\n")
     torch.manual_seed(c.seed1)
     mha = MultiHeadAttention(d_in, c.d_out, T, c.attn_dropout, c.heads, c.qkv_bias)
     out = mha(batch, rec)
     rec("mha_context_vecs", out)
+    # Beyond the chapter: view and transpose with head_dim = 2 (b = 1, 3 tokens, 2 heads),
+    # on numbers that say where they come from, with the layout in memory.
+    keys = rec("hd2_keys", torch.arange(12.0).view(1, 3, 4), details=_layout(torch.arange(12.0).view(1, 3, 4)))
+    split = keys.view(1, 3, 2, 2).transpose(1, 2)
+    rec("hd2_keys_split", split, details=_layout(split))
+    wrong = keys.view(1, 2, 3, 2)
+    rec("hd2_keys_wrong", wrong, details=_layout(wrong))
+    fresh = split.contiguous()  # as attn_weights @ values makes a new tensor
+    rec("hd2_heads_copy", fresh, details=_layout(fresh))
+    back = fresh.transpose(1, 2)
+    rec("hd2_back", back, details=_layout(back))
+    merged = back.contiguous().view(1, 3, 4)
+    rec("hd2_merged", merged, details=_layout(merged))
     # Exercise 3.2: two heads with d_out = 1 each give 2-dimensional context vectors.
     torch.manual_seed(c.seed1)
     wrapper_2d = MultiHeadAttentionWrapper(d_in, 1, T, c.attn_dropout, 2, c.qkv_bias)

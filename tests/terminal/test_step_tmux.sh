@@ -125,7 +125,7 @@ grep -qE $'\e\\[[0-9;]*48;5;' <<<"$PANE_DUMP" && fail "colour despite --color ne
 grep -qF "××" <<<"$PANE_DUMP" || fail "no masked marks for -inf"
 
 # Alignment, as the terminal laid it out: every heatmap row's cells start at the same
-# column, and each column label's first glyph sits over its own cell.
+# width, and each column label ends over the right edge of its own cell.
 pane nocolor >"$WORK/nocolor.txt"
 /usr/bin/python3 - "$WORK/nocolor.txt" <<'EOF' || { PANE_DUMP=$(cat "$WORK/nocolor.txt"); fail "heatmap columns do not line up"; }
 import sys, unicodedata
@@ -135,15 +135,15 @@ lines = open(sys.argv[1], encoding="utf-8").read().splitlines()
 start = next(i for i, l in enumerate(lines) if l.startswith("heatmap of"))
 rows = [l for l in lines[start:] if l[:1].isdigit()]
 assert len(rows) == 6, rows
-cells = {width(l[:min(l.find(c) for c in "░▒▓█·" if c in l)]) for l in rows}
-assert len(cells) == 1, f"cells start at columns {cells}"
-col0 = cells.pop()
+# Numbers in the cells: every row is its label and then 6 cells of 7 columns.
+widths = {width(l) for l in rows}
+assert len(widths) == 1, f"rows end at columns {widths}"
+col0 = widths.pop() - 6 * 7
 header = lines[start + 1]
-for k, glyph in enumerate(["你", "旅", "从", "一", "开", "s"]):
-    at = width(header[:header.index(glyph)])
-    assert at == col0 + 2 * k, f"label {glyph} at column {at}, its cell at {col0 + 2 * k}"
-for l in rows:
-    assert width(l) == col0 + 12, f"row {l!r} is {width(l)} columns, expected {col0 + 12}"
+for k, label in enumerate(["你的", "旅程", "从", "一步", "开始", "super…"]):
+    i = header.index(label)
+    end = width(header[:i]) + width(header[i:].split()[0])
+    assert end == col0 + 7 * (k + 1), f"label {label} ends at column {end}, its cell at {col0 + 7 * (k + 1)}"
 print("ok: cells at column", col0)
 EOF
 echo "PASS: terminal checks"
