@@ -25,6 +25,12 @@ struct Step {
   std::string explanation;
   // Extra lines shown under the tensor (e.g. a parameter-count breakdown).
   std::vector<std::string> details;
+  // When only text is rendered (Walk::summaries_only), a tensor that print() summarises is
+  // kept as the part it shows (shown_part, tensor_summary.h): then `summarized` is set and
+  // `full_shape` is the tensor's real shape.
+  bool summarized = false;
+  Shape full_shape;
+  const Shape& shape() const { return summarized ? full_shape : value.shape; }
 };
 
 // A check a learner would make, computed from the walk's own tensors.
@@ -38,7 +44,7 @@ struct Check {
 
 struct Walk {
   Walk(std::string stage_name, const Config& cfg)
-      : stage(std::move(stage_name)), config(cfg) {}
+      : stage(std::move(stage_name)), config(cfg), summaries_only(cfg.summaries_only) {}
 
   std::string stage;                // "causal"
   Config config;                    // everything that shaped the numbers, tokens included
@@ -49,6 +55,9 @@ struct Walk {
   // "variant:<step name>" = "v" picks the text "<stage>/<step>#v" when the step means
   // something different for this config (e.g. dropout with p = 0).
   std::map<std::string, std::string> vars;
+  // Only text will be rendered: steps need only what print() shows (see record() and
+  // summarize()). JSON, HTML and heatmaps need every value, so they leave this off.
+  bool summaries_only = false;
 
   // Record a step; returns its value so stages read top to bottom:
   //   auto attn_weights = walk.add("attn_weights", softmax(attn_scores));
@@ -56,9 +65,19 @@ struct Walk {
   // by stage and step name and fills in walk.vars.
   const Tensor& add(std::string name, Tensor value, std::vector<std::string> suffixes = {});
   const Tensor& add_parameter(std::string name, Tensor value, bool requires_grad = true);
+  // As add(), for a value the stage does not read again: with summaries_only, a large
+  // tensor is cut to what print() shows at once, so the whole of it need not stay in memory
+  // (the (B, H, T, T) scores and weights). Compute checks on it before recording it.
+  // Given a const reference, only the part kept is copied.
+  void record(std::string name, Tensor&& value, std::vector<std::string> suffixes = {});
+  void record(std::string name, const Tensor& value, std::vector<std::string> suffixes = {});
   // Record a check, shown after the latest step; its label comes from src/lang/ by id.
   void add_check(std::string id, bool passed, double max_diff);
 };
+
+// With walk.summaries_only: cut every step's tensor to what print() shows (record() does
+// it for one step at once). Run when the stage has finished with its values.
+void summarize(Walk& walk);
 
 // --only: keep the steps named in `keep`, and the checks shown after them.
 void keep_only(Walk& walk, const std::set<std::string>& keep);

@@ -8,8 +8,9 @@
 namespace attn {
 
 std::string printed_step(const Step& step) {
-  return step.is_parameter ? torch_parameter_str(step.value, step.suffixes)
-                           : torch_str(step.value, step.suffixes);
+  const std::string printed = step.summarized ? torch_str_shown(step.value, step.full_shape, step.suffixes)
+                                              : torch_str(step.value, step.suffixes);
+  return step.is_parameter ? "Parameter containing:\n" + printed : printed;
 }
 
 namespace {
@@ -47,7 +48,7 @@ std::string render_text_step(const Walk& walk, size_t index, const RenderOptions
   std::string out;
   // Heading: number, the chapter's name, what it is, and its shape.
   std::string heading = fmt::format("[{}] {} — {} — {}", index + 1, step.name, step.title,
-                                    torch_size_str(step.value.shape));
+                                    torch_size_str(step.shape()));
   out += "\n" + (opts.color ? "\033[1m" + heading + "\033[0m" : heading) + "\n";
   out += printed_step(step) + "\n";
   for (const auto& line : step.details) out += line + "\n";
