@@ -193,24 +193,26 @@ MultiHeadAttention::MultiHeadAttention(TorchGenerator& gen, int64_t d_in, int64_
 
 Tensor MultiHeadAttention::forward(TorchGenerator& gen, const Tensor& x, const Tracer& trace) const {
   const int64_t b = x.size(0), num_tokens = x.size(1);
-  const Tensor keys = W_key(x);        // (b, T, d_out)
-  const Tensor queries = W_query(x);
-  const Tensor values = W_value(x);
+  // Each tensor below is moved on once shown, so only the latest form of keys, queries and
+  // values is held.
+  Tensor keys = W_key(x);        // (b, T, d_out)
+  Tensor queries = W_query(x);
+  Tensor values = W_value(x);
   trace("keys", keys);
   trace("queries", queries);
   trace("values", values);
   // Split the last dimension into heads: (b, T, d_out) -> (b, T, H, head_dim)
   const Shape heads_shape{b, num_tokens, num_heads, head_dim};
-  const Tensor keys_viewed = view(keys, heads_shape);
-  const Tensor queries_viewed = view(queries, heads_shape);
-  const Tensor values_viewed = view(values, heads_shape);
+  Tensor keys_viewed = view(std::move(keys), heads_shape);
+  Tensor queries_viewed = view(std::move(queries), heads_shape);
+  Tensor values_viewed = view(std::move(values), heads_shape);
   trace("keys_viewed", keys_viewed);
   trace("queries_viewed", queries_viewed);
   trace("values_viewed", values_viewed);
   // Heads become a batch dimension: (b, H, T, head_dim)
-  const Tensor keys_t = transpose(keys_viewed, 1, 2);
-  const Tensor queries_t = transpose(queries_viewed, 1, 2);
-  const Tensor values_t = transpose(values_viewed, 1, 2);
+  const Tensor keys_t = transpose(std::exchange(keys_viewed, {}), 1, 2);
+  const Tensor queries_t = transpose(std::exchange(queries_viewed, {}), 1, 2);
+  const Tensor values_t = transpose(std::exchange(values_viewed, {}), 1, 2);
   trace("keys_transposed", keys_t);
   trace("queries_transposed", queries_t);
   trace("values_transposed", values_t);
@@ -219,10 +221,10 @@ Tensor MultiHeadAttention::forward(TorchGenerator& gen, const Tensor& x, const T
   if (dropout.p != 0.0) attn_weights = dropout(gen, attn_weights);  // p = 0: unchanged, no draw
   trace("attn_weights", attn_weights);
   // (b, H, T, head_dim) -> (b, T, H, head_dim) -> (b, T, d_out)
-  const Tensor context_vec = transpose(matmul(attn_weights, values_t), 1, 2);
+  Tensor context_vec = transpose(matmul(attn_weights, values_t), 1, 2);
   attn_weights = Tensor();  // done with the largest tensor
   trace("context_vec", context_vec);
-  const Tensor context_vec_merged = view(context_vec, {b, num_tokens, d_out});
+  const Tensor context_vec_merged = view(std::move(context_vec), {b, num_tokens, d_out});
   trace("context_vec_merged", context_vec_merged);
   return out_proj(context_vec_merged);
 }

@@ -156,7 +156,7 @@ Tensor transpose(const Tensor& t, int64_t d0, int64_t d1) {
 
 Tensor transpose2d(const Tensor& t) { return transpose(t, 0, 1); }
 
-Tensor view(const Tensor& t, Shape new_shape) { return Tensor(std::move(new_shape), t.data); }
+Tensor view(Tensor t, Shape new_shape) { return Tensor(std::move(new_shape), std::move(t.data)); }
 
 Tensor softmax_lastdim(const Tensor& t) {
   // Per row: subtract the maximum, exponentiate, multiply by 1/sum (kernels/softmax.h).

@@ -30,8 +30,9 @@ Tensor dot(const Tensor& a, const Tensor& b);
 Tensor transpose(const Tensor& t, int64_t d0, int64_t d1);
 // t.T for a 2-D tensor.
 Tensor transpose2d(const Tensor& t);
-// t.view(new_shape): same data, new shape (numel must agree).
-Tensor view(const Tensor& t, Shape new_shape);
+// t.view(new_shape): same data, new shape (numel must agree). Given a tensor to move
+// from, its data moves over instead of being copied.
+Tensor view(Tensor t, Shape new_shape);
 
 // torch.softmax(t, dim=-1), numerically stable (max subtracted first).
 Tensor softmax_lastdim(const Tensor& t);

@@ -3,6 +3,8 @@
 // run both ways on inputs large enough that print() summarises, prints the same text.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+
 #include "render/render.h"
 #include "render/torch_print.h"
 #include "stages/stages.h"
@@ -62,6 +64,29 @@ TEST(Summaries, TextOfEveryStageIsUnchanged) {
     // The test means something only if print() did summarise.
     EXPECT_NE(full.find("..."), std::string::npos);
   }
+}
+
+// End to end, at a size where the executable's own allocator (src/alloc/big_blocks.cpp) serves
+// the tensors (blocks of 1 MiB and more): its text equals the library's walk kept in full.
+TEST(Summaries, ExecutablePrintsWhatTheFullWalkPrints) {
+  const test::TempDir dir;
+  const std::string out = dir.file("walk.txt");
+  const std::string cmd = std::string(ATTN_WALK_BINARY) +
+                          " --stage multi-head --random-input 512x128 --d-out 128 --heads 4 --batch 1"
+                          " --color never -o " + out;
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+
+  Config c;
+  TorchGenerator gen(123);  // --random-input draws after torch.manual_seed(123)
+  c.inputs = randn(gen, {512, 128});
+  for (int64_t i = 0; i < 512; ++i) c.tokens.push_back("x" + std::to_string(i + 1));
+  c.input_name = "torch.randn(512x128)";
+  c.d_out = 128;
+  c.heads = 4;
+  c.batch = 1;
+  Walk w = run_multi_head(c);
+  localize(w, Lang::En, false);
+  EXPECT_EQ(test::read_all(out), render_text(w, RenderOptions{}));
 }
 
 TEST(Summaries, WithoutSummariesOnlyEveryValueStays) {
