@@ -10,9 +10,10 @@ import json
 import os
 import sys
 
-import torch
-
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import torch_env  # noqa: E402  (before torch: OpenBLAS's Cooperlake kernel)
+
+import torch  # noqa: E402
 import torch_walk  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -87,6 +88,7 @@ def configurations():
 
 
 def main():
+    torch_env.require_bit_exact("make_goldens.py")
     os.makedirs(OUT, exist_ok=True)
     for old in os.listdir(OUT):
         if old.endswith(".json"):
