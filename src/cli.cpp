@@ -222,6 +222,8 @@ Config make_config(const Options& o, Embeddings emb) {
   c.qkv_bias = o.qkv_bias;
   c.init = o.init == "randn" ? InitKind::Randn : InitKind::Rand;
   c.dropout_rng = o.dropout_rng == "mkl" ? DropoutKernel::Mkl : DropoutKernel::Default;
+  // Text prints large tensors summarised; JSON, HTML and heatmaps read every value.
+  c.summaries_only = o.format == "text" && !o.heatmap;
   return c;
 }
 
@@ -257,7 +259,10 @@ int run_check(Options& o, const CheckOptions& c) {
 std::vector<Walk> run_walks(const Options& o, const Config& cfg) {
   std::vector<Walk> walks;
   for (const auto& s : all_stages())
-    if (o.stage == "all" || o.stage == s.name) walks.push_back(s.run(cfg));
+    if (o.stage == "all" || o.stage == s.name) {
+      walks.push_back(s.run(cfg));
+      summarize(walks.back());  // text only: keep what print() shows
+    }
   return walks;
 }
 

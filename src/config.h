@@ -30,6 +30,10 @@ struct Config {
   InitKind init = InitKind::Rand;
   DropoutKernel dropout_rng = DropoutKernel::Default;
 
+  // Not a number but what the output needs: only text is rendered (no JSON, HTML or
+  // heatmaps), so walks may keep only what print() shows of large tensors (Walk::summaries_only).
+  bool summaries_only = false;
+
   int64_t num_tokens() const { return inputs.size(0); }  // T, the context length
   int64_t d_in() const { return inputs.size(1); }
 };

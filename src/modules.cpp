@@ -2,6 +2,8 @@
 
 #include <cmath>
 #include <limits>
+#include <map>
+#include <string>
 #include <stdexcept>
 #include <utility>
 
@@ -36,6 +38,10 @@ int64_t Linear::parameter_count() const {
   return weight.numel() + (bias ? bias->numel() : 0);
 }
 
+int64_t Linear::draws(int64_t in_features, int64_t out_features, bool bias) {
+  return out_features * in_features + (bias ? out_features : 0);
+}
+
 // ---- nn.Dropout ------------------------------------------------------------------------
 
 Tensor Dropout::operator()(TorchGenerator& gen, const Tensor& x) const {
@@ -65,21 +71,21 @@ Tensor xavier_uniform(TorchGenerator& gen, int64_t rows, int64_t cols) {
 // ---- shared attention core -------------------------------------------------------------
 
 Tensor causal_attention_weights(const Tensor& queries, const Tensor& keys, const Tensor& mask,
-                                Tensor* masked_scores_out, Tensor* scores_out) {
+                                const Tracer& trace) {
   const int64_t T = queries.size(-2);
   // queries @ keys.transpose(-2, -1): PyTorch multiplies by the transposed view, except
   // for 4-D heads with a batch of more than one, where matmul's reshape to 3-D copies it.
   const bool copied = keys.dim() == 4 && keys.size(0) > 1;
-  Tensor attn_scores = copied ? matmul(queries, transpose(keys, -2, -1))
-                              : matmul_transposed(queries, keys);  // (..., T, T)
+  // One (..., T, T) tensor, masked, scaled and softmaxed in place: these can be large.
+  Tensor attn_weights = copied ? matmul(queries, transpose(keys, -2, -1))
+                               : matmul_transposed(queries, keys);  // the scores, (..., T, T)
+  if (trace) trace("attn_scores", attn_weights);
   // Mask before the softmax: -inf becomes exactly 0 after exp.
-  const Tensor mask_T = T == mask.size(0) ? mask : triu_ones(T, 1);
-  Tensor masked = masked_fill(attn_scores, mask_T, -std::numeric_limits<float>::infinity());
-  if (scores_out) *scores_out = std::move(attn_scores);  // (moved: these can be large)
+  masked_fill_(attn_weights, T == mask.size(0) ? mask : triu_ones(T, 1),
+               -std::numeric_limits<float>::infinity());
+  if (trace) trace("attn_scores_masked", attn_weights);
   // Divide by sqrt(d_k) so the softmax does not saturate as d_k grows.
-  const double d_k = static_cast<double>(keys.size(-1));
-  Tensor attn_weights = div_scalar(masked, std::sqrt(d_k));
-  if (masked_scores_out) *masked_scores_out = std::move(masked);
+  div_scalar_(attn_weights, std::sqrt(static_cast<double>(keys.size(-1))));
   if (T > 0) kernels::softmax_rows(attn_weights.data.data(), attn_weights.numel() / T, T);  // in place
   return attn_weights;
 }
@@ -147,16 +153,30 @@ Tensor CausalAttention::forward(TorchGenerator& gen, const Tensor& x) const {
 MultiHeadAttentionWrapper::MultiHeadAttentionWrapper(TorchGenerator& gen, int64_t d_in,
                                                      int64_t d_out, int64_t context_length,
                                                      double p, int64_t num_heads, bool qkv_bias,
-                                                     DropoutKernel kernel) {
-  // nn.ModuleList([...]) builds every head before any forward pass.
-  for (int64_t h = 0; h < num_heads; ++h)
-    heads.emplace_back(gen, d_in, d_out, context_length, p, qkv_bias, kernel);
+                                                     DropoutKernel kernel)
+    : d_in_(d_in), d_out_(d_out), context_length_(context_length), dropout_(p),
+      qkv_bias_(qkv_bias), kernel_(kernel) {
+  // nn.ModuleList([...]) builds every head before any forward pass: each draws W_query,
+  // W_key and W_value in turn. Remember where each head starts and skip its draws.
+  for (int64_t h = 0; h < num_heads; ++h) {
+    head_rng_.push_back(gen);
+    gen.discard(static_cast<uint64_t>(3 * Linear::draws(d_in, d_out, qkv_bias)));
+  }
+}
+
+CausalAttention MultiHeadAttentionWrapper::head(int64_t h) const {
+  TorchGenerator gen = head_rng_.at(static_cast<size_t>(h));
+  return CausalAttention(gen, d_in_, d_out_, context_length_, dropout_, qkv_bias_, kernel_);
 }
 
 Tensor MultiHeadAttentionWrapper::forward(TorchGenerator& gen, const Tensor& x) const {
-  std::vector<Tensor> outs;
-  for (const auto& head : heads) outs.push_back(head.forward(gen, x));
-  return cat_lastdim(outs);
+  // torch.cat([head(x) for head in self.heads], dim=-1), each head's output copied into
+  // its columns as soon as it is computed.
+  Shape shape = x.shape;
+  shape.back() = num_heads() * d_out_;
+  Tensor out = Tensor::zeros(shape);  // (B, T, num_heads * d_out)
+  for (int64_t h = 0; h < num_heads(); ++h) copy_into_lastdim(out, head(h).forward(gen, x), h * d_out_);
+  return out;
 }
 
 // ---- MultiHeadAttention ------------------------------------------------------------------
@@ -171,29 +191,63 @@ MultiHeadAttention::MultiHeadAttention(TorchGenerator& gen, int64_t d_in, int64_
   if (d_out_ % num_heads_ != 0) throw std::invalid_argument("d_out must be divisible by num_heads");
 }
 
+Tensor MultiHeadAttention::forward(TorchGenerator& gen, const Tensor& x, const Tracer& trace) const {
+  const int64_t b = x.size(0), num_tokens = x.size(1);
+  // Each tensor below is moved on once shown, so only the latest form of keys, queries and
+  // values is held.
+  Tensor keys = W_key(x);        // (b, T, d_out)
+  Tensor queries = W_query(x);
+  Tensor values = W_value(x);
+  trace("keys", keys);
+  trace("queries", queries);
+  trace("values", values);
+  // Split the last dimension into heads: (b, T, d_out) -> (b, T, H, head_dim)
+  const Shape heads_shape{b, num_tokens, num_heads, head_dim};
+  Tensor keys_viewed = view(std::move(keys), heads_shape);
+  Tensor queries_viewed = view(std::move(queries), heads_shape);
+  Tensor values_viewed = view(std::move(values), heads_shape);
+  trace("keys_viewed", keys_viewed);
+  trace("queries_viewed", queries_viewed);
+  trace("values_viewed", values_viewed);
+  // Heads become a batch dimension: (b, H, T, head_dim)
+  const Tensor keys_t = transpose(std::exchange(keys_viewed, {}), 1, 2);
+  const Tensor queries_t = transpose(std::exchange(queries_viewed, {}), 1, 2);
+  const Tensor values_t = transpose(std::exchange(values_viewed, {}), 1, 2);
+  trace("keys_transposed", keys_t);
+  trace("queries_transposed", queries_t);
+  trace("values_transposed", values_t);
+  // Scores for every head at once, masked, then the scaled softmax: (b, H, T, T)
+  Tensor attn_weights = causal_attention_weights(queries_t, keys_t, mask, trace);
+  if (dropout.p != 0.0) attn_weights = dropout(gen, attn_weights);  // p = 0: unchanged, no draw
+  trace("attn_weights", attn_weights);
+  // (b, H, T, head_dim) -> (b, T, H, head_dim) -> (b, T, d_out)
+  Tensor context_vec = transpose(matmul(attn_weights, values_t), 1, 2);
+  attn_weights = Tensor();  // done with the largest tensor
+  trace("context_vec", context_vec);
+  const Tensor context_vec_merged = view(std::move(context_vec), {b, num_tokens, d_out});
+  trace("context_vec_merged", context_vec_merged);
+  return out_proj(context_vec_merged);
+}
+
 MultiHeadAttention::Trace MultiHeadAttention::forward_traced(TorchGenerator& gen,
                                                              const Tensor& x) const {
   Trace t;
-  const int64_t b = x.size(0), num_tokens = x.size(1);
-  t.keys = W_key(x);                   // (b, T, d_out)
-  t.queries = W_query(x);
-  t.values = W_value(x);
-  // Split the last dimension into heads: (b, T, d_out) -> (b, T, H, head_dim)
-  t.keys_viewed = view(t.keys, {b, num_tokens, num_heads, head_dim});
-  t.queries_viewed = view(t.queries, {b, num_tokens, num_heads, head_dim});
-  t.values_viewed = view(t.values, {b, num_tokens, num_heads, head_dim});
-  // Heads become a batch dimension: (b, H, T, head_dim)
-  t.keys_t = transpose(t.keys_viewed, 1, 2);
-  t.queries_t = transpose(t.queries_viewed, 1, 2);
-  t.values_t = transpose(t.values_viewed, 1, 2);
-  // Scores for every head at once, masked, then the scaled softmax: (b, H, T, T)
-  t.attn_weights = causal_attention_weights(t.queries_t, t.keys_t, mask, &t.attn_scores_masked,
-                                            &t.attn_scores);
-  if (dropout.p != 0.0) t.attn_weights = dropout(gen, t.attn_weights);  // p = 0: unchanged, no draw
-  // (b, H, T, head_dim) -> (b, T, H, head_dim) -> (b, T, d_out)
-  t.context_vec = transpose(matmul(t.attn_weights, t.values_t), 1, 2);
-  t.context_vec_merged = view(t.context_vec, {b, num_tokens, d_out});
-  t.context_vecs = out_proj(t.context_vec_merged);
+  const std::map<std::string, Tensor*> member = {
+      {"keys", &t.keys},
+      {"queries", &t.queries},
+      {"values", &t.values},
+      {"keys_viewed", &t.keys_viewed},
+      {"queries_viewed", &t.queries_viewed},
+      {"values_viewed", &t.values_viewed},
+      {"keys_transposed", &t.keys_t},
+      {"queries_transposed", &t.queries_t},
+      {"values_transposed", &t.values_t},
+      {"attn_scores", &t.attn_scores},
+      {"attn_scores_masked", &t.attn_scores_masked},
+      {"attn_weights", &t.attn_weights},
+      {"context_vec", &t.context_vec},
+      {"context_vec_merged", &t.context_vec_merged}};
+  t.context_vecs = forward(gen, x, [&](const char* name, const Tensor& value) { *member.at(name) = value; });
   return t;
 }
 

@@ -3,6 +3,7 @@
 // (W_query, W_key, W_value, then out_proj). Forward passes run in training mode.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -19,7 +20,14 @@ struct Linear {
   Linear(TorchGenerator& gen, int64_t in_features, int64_t out_features, bool bias);
   Tensor operator()(const Tensor& x) const;  // x @ weight.T + bias
   int64_t parameter_count() const;
+  // How many values of the generator the constructor draws: one uniform_ per parameter.
+  static int64_t draws(int64_t in_features, int64_t out_features, bool bias);
 };
+
+// Sees a module's intermediates as its forward pass computes them: (the chapter's variable
+// name, the tensor). The tensor is valid only during the call (the forward pass may go on
+// to change it in place, as masked_fill_ does), so a tracer copies what it keeps.
+using Tracer = std::function<void(const char* name, const Tensor& value)>;
 
 // nn.Dropout(p) in training mode.
 struct Dropout {
@@ -58,12 +66,24 @@ struct CausalAttention {
 };
 
 // Section 3.6.1: one CausalAttention per head, outputs concatenated.
+// nn.ModuleList builds every head, drawing all their weights, before any forward pass. Twelve
+// GPT-2-sized heads hold 81 MiB of weights, so instead of keeping them the wrapper keeps the
+// generator as it was before each head's draws, and forward() builds each head again from it
+// when its turn comes: the same draws give the same weights, one head in memory at a time.
 struct MultiHeadAttentionWrapper {
-  std::vector<CausalAttention> heads;
   MultiHeadAttentionWrapper(TorchGenerator& gen, int64_t d_in, int64_t d_out,
                             int64_t context_length, double dropout, int64_t num_heads,
                             bool qkv_bias, DropoutKernel kernel);
+  int64_t num_heads() const { return static_cast<int64_t>(head_rng_.size()); }
+  CausalAttention head(int64_t h) const;  // self.heads[h]
   Tensor forward(TorchGenerator& gen, const Tensor& x) const;  // -> (B, T, num_heads * d_out)
+
+ private:
+  int64_t d_in_, d_out_, context_length_;
+  double dropout_;
+  bool qkv_bias_;
+  DropoutKernel kernel_;
+  std::vector<TorchGenerator> head_rng_;  // the generator before head h drew its weights
 };
 
 // Section 3.6.2: one set of projections split into heads, plus an output projection.
@@ -88,14 +108,22 @@ struct MultiHeadAttention {
     Tensor context_vecs;                                 // (B, T, d_out), after out_proj
   };
   Trace forward_traced(TorchGenerator& gen, const Tensor& x) const;
-  Tensor forward(TorchGenerator& gen, const Tensor& x) const { return forward_traced(gen, x).context_vecs; }
+  Tensor forward(TorchGenerator& gen, const Tensor& x) const {
+    return forward(gen, x, [](const char*, const Tensor&) {});
+  }
+  // The forward pass, showing `trace` every intermediate in the order of Trace's members
+  // (named "keys", ..., "attn_weights", "context_vec", "context_vec_merged") as soon as it
+  // is computed. Only one (b, H, T, T) tensor is alive at a time: scores are masked, scaled
+  // and softmaxed in place. Returns context_vecs.
+  Tensor forward(TorchGenerator& gen, const Tensor& x, const Tracer& trace) const;
   int64_t parameter_count() const;
 };
 
 // The attention core every module shares: scores -> causal mask -> scaled softmax.
-// Returns the attention weights before dropout. keys/queries are (..., T, d_k).
+// Returns the attention weights before dropout. keys/queries are (..., T, d_k). `trace`, if
+// given, sees "attn_scores" and "attn_scores_masked" on the way.
 Tensor causal_attention_weights(const Tensor& queries, const Tensor& keys, const Tensor& mask,
-                                Tensor* masked_scores_out = nullptr, Tensor* scores_out = nullptr);
+                                const Tracer& trace = nullptr);
 
 }  // namespace attn
 

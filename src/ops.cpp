@@ -156,7 +156,7 @@ Tensor transpose(const Tensor& t, int64_t d0, int64_t d1) {
 
 Tensor transpose2d(const Tensor& t) { return transpose(t, 0, 1); }
 
-Tensor view(const Tensor& t, Shape new_shape) { return Tensor(std::move(new_shape), t.data); }
+Tensor view(Tensor t, Shape new_shape) { return Tensor(std::move(new_shape), std::move(t.data)); }
 
 Tensor softmax_lastdim(const Tensor& t) {
   // Per row: subtract the maximum, exponentiate, multiply by 1/sum (kernels/softmax.h).
@@ -194,9 +194,13 @@ Tensor mul_scalar(const Tensor& a, double s) {
 
 Tensor div_scalar(const Tensor& a, double s) {
   Tensor out = a;
-  const float f = static_cast<float>(s);
-  for (float& v : out.data) v /= f;
+  div_scalar_(out, s);
   return out;
+}
+
+void div_scalar_(Tensor& a, double s) {
+  const float f = static_cast<float>(s);
+  for (float& v : a.data) v /= f;
 }
 
 Tensor add_bias(const Tensor& a, const Tensor& bias) {
@@ -244,15 +248,19 @@ Tensor triu_ones(int64_t n, int64_t diagonal) {
 }
 
 Tensor masked_fill(const Tensor& t, const Tensor& mask, float value) {
+  Tensor out = t;
+  masked_fill_(out, mask, value);
+  return out;
+}
+
+void masked_fill_(Tensor& t, const Tensor& mask, float value) {
   const int64_t block = mask.numel();
   if (t.size(-1) * t.size(-2) != block) shape_error("masked_fill", t.shape, mask.shape);
-  Tensor out = t;
   for (int64_t b = 0; b < t.numel(); b += block) {
-    float* o = out.data.data() + b;
+    float* o = t.data.data() + b;
     for (int64_t i = 0; i < block; ++i)
       if (mask.data[i] != 0.0f) o[i] = value;
   }
-  return out;
 }
 
 Tensor stack_copies(const Tensor& t, int64_t copies) {
@@ -271,16 +279,21 @@ Tensor cat_lastdim(const std::vector<Tensor>& parts) {
   for (const auto& p : parts) total += p.size(-1);
   s.back() = total;
   Tensor out = Tensor::zeros(s);
-  const int64_t rows = out.numel() / total;
-  for (int64_t r = 0; r < rows; ++r) {
-    int64_t col = 0;
-    for (const auto& p : parts) {
-      const int64_t n = p.size(-1);
-      std::copy_n(p.data.begin() + r * n, n, out.data.begin() + r * total + col);
-      col += n;
-    }
+  int64_t col = 0;
+  for (const auto& p : parts) {
+    copy_into_lastdim(out, p, col);
+    col += p.size(-1);
   }
   return out;
+}
+
+void copy_into_lastdim(Tensor& dst, const Tensor& part, int64_t col) {
+  const int64_t n = part.size(-1), total = dst.size(-1);
+  if (n == 0) return;
+  const int64_t rows = part.numel() / n;
+  if (col + n > total || rows * total != dst.numel()) shape_error("cat", dst.shape, part.shape);
+  for (int64_t r = 0; r < rows; ++r)
+    std::copy_n(part.data.begin() + r * n, n, dst.data.begin() + r * total + col);
 }
 
 }  // namespace attn

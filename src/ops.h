@@ -30,8 +30,9 @@ Tensor dot(const Tensor& a, const Tensor& b);
 Tensor transpose(const Tensor& t, int64_t d0, int64_t d1);
 // t.T for a 2-D tensor.
 Tensor transpose2d(const Tensor& t);
-// t.view(new_shape): same data, new shape (numel must agree).
-Tensor view(const Tensor& t, Shape new_shape);
+// t.view(new_shape): same data, new shape (numel must agree). Given a tensor to move
+// from, its data moves over instead of being copied.
+Tensor view(Tensor t, Shape new_shape);
 
 // torch.softmax(t, dim=-1), numerically stable (max subtracted first).
 Tensor softmax_lastdim(const Tensor& t);
@@ -42,6 +43,7 @@ Tensor exp(const Tensor& t);
 Tensor mul(const Tensor& a, const Tensor& b);        // same shape, elementwise
 Tensor mul_scalar(const Tensor& a, double s);        // a * s (s cast to float, as PyTorch does)
 Tensor div_scalar(const Tensor& a, double s);        // a / s (s cast to float)
+void div_scalar_(Tensor& a, double s);               // a /= s, in place
 Tensor add_bias(const Tensor& a, const Tensor& bias);// (..., N) + (N)
 // a / b where b has the same shape as a except a last dimension of 1 (keepdim sums).
 Tensor div_keepdim(const Tensor& a, const Tensor& b);
@@ -53,6 +55,9 @@ Tensor tril_ones(int64_t n);                         // torch.tril(torch.ones(n,
 Tensor triu_ones(int64_t n, int64_t diagonal);       // torch.triu(torch.ones(n, n), diagonal)
 // t.masked_fill(mask.bool(), value) where mask is (T, T), applied to every (T, T) block.
 Tensor masked_fill(const Tensor& t, const Tensor& mask, float value);
+void masked_fill_(Tensor& t, const Tensor& mask, float value);  // in place, as masked_fill_
+// dst[..., col:col + part.size(-1)] = part, for dst and part alike but in the last dimension.
+void copy_into_lastdim(Tensor& dst, const Tensor& part, int64_t col);
 
 // torch.stack((t,) * copies): a new leading dimension.
 Tensor stack_copies(const Tensor& t, int64_t copies);

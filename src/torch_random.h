@@ -20,6 +20,7 @@ class TorchGenerator {
   void manual_seed(uint64_t seed);
 
   uint32_t random();    // one 32-bit draw
+  void discard(uint64_t n) { engine_.discard(n); }  // as n calls of random(), unused
   uint64_t random64();  // two draws, the first one is the high word
 
   float uniform_float(float from = 0.0f, float to = 1.0f);  // 24 random bits

@@ -2,7 +2,21 @@
 
 #include <utility>
 
+#include "tensor_summary.h"
+
 namespace attn {
+
+namespace {
+
+// Keep only what print() shows of a step's tensor (nothing changes for small ones).
+void summarize_step(Step& step) {
+  if (step.summarized || !print_summarizes(step.value.shape)) return;
+  step.full_shape = step.value.shape;
+  step.value = shown_part(step.value);
+  step.summarized = true;
+}
+
+}  // namespace
 
 const Tensor& Walk::add(std::string name, Tensor value, std::vector<std::string> suffixes) {
   Step step;
@@ -27,6 +41,21 @@ void Walk::add_python(std::string name, double value, std::string printed, std::
   steps.back().python_type = std::move(type);
 }
 
+void Walk::record(std::string name, Tensor&& value, std::vector<std::string> suffixes) {
+  add(std::move(name), std::move(value), std::move(suffixes));
+  if (summaries_only) summarize_step(steps.back());
+}
+
+void Walk::record(std::string name, const Tensor& value, std::vector<std::string> suffixes) {
+  if (!summaries_only || !print_summarizes(value.shape)) {
+    add(std::move(name), value, std::move(suffixes));
+    return;
+  }
+  add(std::move(name), shown_part(value), std::move(suffixes));
+  steps.back().full_shape = value.shape;
+  steps.back().summarized = true;
+}
+
 void Walk::add_check(std::string id, bool passed, double max_diff) {
   Check c;
   c.id = std::move(id);
@@ -34,6 +63,11 @@ void Walk::add_check(std::string id, bool passed, double max_diff) {
   c.max_diff = max_diff;
   c.after_step = steps.size();
   checks.push_back(std::move(c));
+}
+
+void summarize(Walk& walk) {
+  if (!walk.summaries_only) return;
+  for (auto& step : walk.steps) summarize_step(step);
 }
 
 void keep_only(Walk& walk, const std::set<std::string>& keep) {

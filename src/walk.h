@@ -33,6 +33,12 @@ struct Step {
   std::string python_type;  // "float", "int": shown where a tensor shows its torch.Size
   // A step the chapter does not have (attn-walk's own demonstration): its title says so.
   bool beyond_chapter = false;
+  // When only text is rendered (Walk::summaries_only), a tensor that print() summarises is
+  // kept as the part it shows (shown_part, tensor_summary.h): then `summarized` is set and
+  // `full_shape` is the tensor's real shape.
+  bool summarized = false;
+  Shape full_shape;
+  const Shape& shape() const { return summarized ? full_shape : value.shape; }
 };
 
 // A check a learner would make, computed from the walk's own tensors.
@@ -49,7 +55,7 @@ struct Check {
 
 struct Walk {
   Walk(std::string stage_name, const Config& cfg)
-      : stage(std::move(stage_name)), config(cfg) {}
+      : stage(std::move(stage_name)), config(cfg), summaries_only(cfg.summaries_only) {}
 
   std::string stage;                // "causal"
   Config config;                    // everything that shaped the numbers, tokens included
@@ -60,6 +66,9 @@ struct Walk {
   // "variant:<step name>" = "v" picks the text "<stage>/<step>#v" when the step means
   // something different for this config (e.g. dropout with p = 0).
   std::map<std::string, std::string> vars;
+  // Only text will be rendered: steps need only what print() shows (see record() and
+  // summarize()). JSON, HTML and heatmaps need every value, so they leave this off.
+  bool summaries_only = false;
 
   // Record a step; returns its value so stages read top to bottom:
   //   auto attn_weights = walk.add("attn_weights", softmax(attn_scores));
@@ -69,9 +78,19 @@ struct Walk {
   const Tensor& add_parameter(std::string name, Tensor value, bool requires_grad = true);
   // A Python number the notebook prints, as Python prints it ("1.0", "2360064").
   void add_python(std::string name, double value, std::string printed, std::string type);
+  // As add(), for a value the stage does not read again: with summaries_only, a large
+  // tensor is cut to what print() shows at once, so the whole of it need not stay in memory
+  // (the (B, H, T, T) scores and weights). Compute checks on it before recording it.
+  // Given a const reference, only the part kept is copied.
+  void record(std::string name, Tensor&& value, std::vector<std::string> suffixes = {});
+  void record(std::string name, const Tensor& value, std::vector<std::string> suffixes = {});
   // Record a check, shown after the latest step; its label comes from src/lang/ by id.
   void add_check(std::string id, bool passed, double max_diff);
 };
+
+// With walk.summaries_only: cut every step's tensor to what print() shows (record() does
+// it for one step at once). Run when the stage has finished with its values.
+void summarize(Walk& walk);
 
 // --only: keep the steps named in `keep`, and the checks shown after them.
 void keep_only(Walk& walk, const std::set<std::string>& keep);

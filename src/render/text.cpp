@@ -8,9 +8,13 @@
 namespace attn {
 
 std::string printed_step(const Step& step) {
+  const std::string tensor = step.summarized
+                                 ? torch_str_shown(step.value, step.full_shape, step.suffixes)
+                                 : torch_str(step.value, step.suffixes);
   const std::string value = !step.python_value.empty() ? step.python_value
-                            : step.is_parameter        ? torch_parameter_str(step.value, step.suffixes)
-                                                       : torch_str(step.value, step.suffixes);
+                            : step.is_parameter        ? "Parameter containing:
+" + tensor
+                                                       : tensor;
   // print("Sum:", t) joins its arguments with one space.
   return step.print_label.empty() ? value : step.print_label + " " + value;
 }
@@ -58,7 +62,7 @@ std::string render_text_step(const Walk& walk, size_t index, const RenderOptions
   std::string out;
   // Heading: number, the chapter's name, what it is, and its shape.
   // A Python number shows its type as type() prints it, a tensor its torch.Size.
-  const std::string kind = step.python_type.empty() ? torch_size_str(step.value.shape)
+  const std::string kind = step.python_type.empty() ? torch_size_str(step.shape())
                                                     : fmt::format("<class '{}'>", step.python_type);
   std::string heading = fmt::format("[{}] {} — {} — {}", index + 1, step.name, step.title, kind);
   out += "\n" + (opts.color ? "\033[1m" + heading + "\033[0m" : heading) + "\n";

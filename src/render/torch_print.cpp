@@ -11,13 +11,14 @@
 #include <string>
 #include <vector>
 
+#include "tensor_summary.h"
+
 namespace attn {
 namespace {
 
 // PRINT_OPTS with profile="default".
 constexpr int kPrecision = 4;
-constexpr int64_t kThreshold = 1000;  // more elements than this: summarise
-constexpr int64_t kEdgeItems = 3;     // entries kept at each end of a summarised dimension
+// threshold 1000 and edgeitems 3: tensor_summary.h
 constexpr int kLineWidth = 80;
 
 // ---------------------------------------------------------------------------------------------
@@ -126,47 +127,34 @@ class Formatter {
 };
 
 // ---------------------------------------------------------------------------------------------
-// get_summarized_data: the values a summarised print will show: in every dimension longer
-// than 2 * edgeitems only the first and last edgeitems entries. The formatter is built from
-// these alone, so a huge value hidden behind "..." does not change the format.
-void get_summarized_data(const Tensor& t, std::vector<float>& out) {
-  if (t.dim() == 0) {
-    out.push_back(t.item());
-    return;
+// get_summarized_data: the values a summarised print will show (tensor_summary.h: in every
+// dimension longer than 2 * edgeitems only the first and last edgeitems entries). The
+// formatter is built from these alone, so a huge value hidden behind "..." does not change
+// the format. What follows prints from that part alone: `shown` holds the entries in order,
+// and cut[d] says that dimension d of the real tensor was longer, so "..." marks its middle.
+struct Shown {
+  const Tensor& values;    // the shown entries, shape min(size, 6) per dimension when cut
+  std::vector<bool> cut;   // per dimension: summarised ("..." after the first edgeitems)
+  int64_t stride(size_t d) const {
+    return numel_of(Shape(values.shape.begin() + static_cast<int64_t>(d) + 1, values.shape.end()));
   }
-  const int64_t n = t.size(0);
-  const bool cut = n > 2 * kEdgeItems;
-  auto take = [&](int64_t i) {
-    if (t.dim() == 1)
-      out.push_back(t(i));
-    else
-      get_summarized_data(t[i], out);
-  };
-  for (int64_t i = 0; i < n; ++i) {
-    if (cut && i == kEdgeItems) i = n - kEdgeItems;  // skip the hidden middle
-    take(i);
-  }
-}
+};
 
-// ---------------------------------------------------------------------------------------------
 // _vector_str: one 1-D row, wrapped so that each line holds as many elements as fit in the
 // line width at this indentation.
-std::string vector_str(const Tensor& t, int indent, bool summarize, const Formatter& fmt) {
+std::string vector_str(const Shown& t, size_t d, int64_t offset, int indent, const Formatter& fmt) {
   // Each element is counted with its ", " separator.
   const int element_length = static_cast<int>(fmt.width()) + 2;
   // Python: max(1, int(math.floor((linewidth - indent) / element_length))).
   const int64_t elements_per_line = std::max(1, floor_div(kLineWidth - indent, element_length));
 
   std::vector<std::string> data;
-  const int64_t n = t.size(0);
-  if (summarize && n > 2 * kEdgeItems) {
-    for (int64_t i = 0; i < kEdgeItems; ++i) data.push_back(fmt.format(t(i)));
+  const int64_t n = t.values.shape[d];
+  for (int64_t i = 0; i < n; ++i) {
     // The ellipsis is an element like any other (with a leading space, ignoring the width),
     // so it takes a slot when the row is split into lines.
-    data.push_back(" ...");
-    for (int64_t i = n - kEdgeItems; i < n; ++i) data.push_back(fmt.format(t(i)));
-  } else {
-    for (int64_t i = 0; i < n; ++i) data.push_back(fmt.format(t(i)));
+    if (t.cut[d] && i == kPrintEdgeItems) data.push_back(" ...");
+    data.push_back(fmt.format(t.values.data[static_cast<size_t>(offset + i)]));
   }
 
   const std::string line_sep = ",\n" + std::string(static_cast<size_t>(indent + 1), ' ');
@@ -181,26 +169,20 @@ std::string vector_str(const Tensor& t, int indent, bool summarize, const Format
 // _tensor_str_with_formatter: recurse over the first dimension. Sub-tensors are joined by
 // "," plus (dim - 1) newlines, so the 2-D blocks of a 3-D tensor have a blank line between
 // them. A summarised dimension shows "..." in place of its hidden middle.
-std::string tensor_str_with_formatter(const Tensor& t, int indent, bool summarize,
+std::string tensor_str_with_formatter(const Shown& t, size_t d, int64_t offset, int indent,
                                       const Formatter& fmt) {
-  const int64_t dim = t.dim();
-  if (dim == 0) return fmt.format(t.item());  // _scalar_str
-  if (dim == 1) return vector_str(t, indent, summarize, fmt);
+  const size_t dim = t.values.shape.size() - d;
+  if (dim == 0) return fmt.format(t.values.data[static_cast<size_t>(offset)]);  // _scalar_str
+  if (dim == 1) return vector_str(t, d, offset, indent, fmt);
 
   std::vector<std::string> slices;
-  const int64_t n = t.size(0);
-  if (summarize && n > 2 * kEdgeItems) {
-    for (int64_t i = 0; i < kEdgeItems; ++i)
-      slices.push_back(tensor_str_with_formatter(t[i], indent + 1, summarize, fmt));
-    slices.push_back("...");
-    for (int64_t i = n - kEdgeItems; i < n; ++i)
-      slices.push_back(tensor_str_with_formatter(t[i], indent + 1, summarize, fmt));
-  } else {
-    for (int64_t i = 0; i < n; ++i)
-      slices.push_back(tensor_str_with_formatter(t[i], indent + 1, summarize, fmt));
+  const int64_t n = t.values.shape[d], stride = t.stride(d);
+  for (int64_t i = 0; i < n; ++i) {
+    if (t.cut[d] && i == kPrintEdgeItems) slices.push_back("...");
+    slices.push_back(tensor_str_with_formatter(t, d + 1, offset + i * stride, indent + 1, fmt));
   }
 
-  const std::string sep = "," + std::string(static_cast<size_t>(dim - 1), '\n') +
+  const std::string sep = "," + std::string(dim - 1, '\n') +
                           std::string(static_cast<size_t>(indent + 1), ' ');
   std::string s = "[";
   for (size_t i = 0; i < slices.size(); ++i) {
@@ -210,17 +192,16 @@ std::string tensor_str_with_formatter(const Tensor& t, int indent, bool summariz
   return s + "]";
 }
 
-// _tensor_str: the bracketed contents, without "tensor(" and the suffixes.
-std::string tensor_str(const Tensor& t, int indent) {
-  if (t.numel() == 0) return "[]";
-  const bool summarize = t.numel() > kThreshold;
-  std::vector<float> shown;
-  if (summarize)
-    get_summarized_data(t, shown);
-  else
-    shown = t.data;
-  const Formatter fmt(shown);
-  return tensor_str_with_formatter(t, indent, summarize, fmt);
+// _tensor_str: the bracketed contents, without "tensor(" and the suffixes. `shown` is the
+// whole tensor, or for a summarised print (more than 1000 elements in `shape`) the part
+// shown_part() keeps.
+std::string tensor_str(const Tensor& shown, const Shape& shape, int indent) {
+  if (numel_of(shape) == 0) return "[]";
+  const bool summarize = print_summarizes(shape);
+  Shown t{shown, std::vector<bool>(shape.size(), false)};
+  for (size_t d = 0; d < shape.size(); ++d) t.cut[d] = summarize && print_cuts(shape[d]);
+  const Formatter fmt(shown.data);
+  return tensor_str_with_formatter(t, 0, 0, indent, fmt);
 }
 
 // _add_suffixes: each suffix goes after ", " on the last line if it fits, otherwise on a new
@@ -250,16 +231,22 @@ std::string add_suffixes(const std::string& tensor_str, const std::vector<std::s
 }  // namespace
 
 // _str_intern for a dense float32 CPU tensor: no device or dtype suffix applies.
-std::string torch_str(const Tensor& t, const std::vector<std::string>& suffixes) {
+std::string torch_str_shown(const Tensor& shown, const Shape& shape,
+                            const std::vector<std::string>& suffixes) {
   const std::string prefix = "tensor(";
   const int indent = static_cast<int>(prefix.size());
 
   std::vector<std::string> all_suffixes;
   // An empty tensor shows its shape unless it is 1-D (to match NumPy), before any grad suffix.
-  if (t.numel() == 0 && t.dim() != 1) all_suffixes.push_back("size=" + shape_str(t.shape));
+  if (numel_of(shape) == 0 && shape.size() != 1) all_suffixes.push_back("size=" + shape_str(shape));
   all_suffixes.insert(all_suffixes.end(), suffixes.begin(), suffixes.end());
 
-  return add_suffixes(prefix + tensor_str(t, indent), all_suffixes, indent);
+  return add_suffixes(prefix + tensor_str(shown, shape, indent), all_suffixes, indent);
+}
+
+std::string torch_str(const Tensor& t, const std::vector<std::string>& suffixes) {
+  if (print_summarizes(t.shape)) return torch_str_shown(shown_part(t), t.shape, suffixes);
+  return torch_str_shown(t, t.shape, suffixes);
 }
 
 // nn.Parameter.__repr__ prepends one line; the tensor itself still prints as "tensor(".

@@ -14,6 +14,10 @@ namespace attn {
 // _add_suffixes places them: on the last line if it stays within 80 columns,
 // otherwise on a new line indented 7 spaces.
 std::string torch_str(const Tensor& t, const std::vector<std::string>& suffixes = {});
+// The same for a tensor of `shape` of which only `shown` is at hand: all of it, or, when
+// print() summarises that shape, shown_part() of it (tensor_summary.h).
+std::string torch_str_shown(const Tensor& shown, const Shape& shape,
+                            const std::vector<std::string>& suffixes = {});
 
 // As print(parameter) shows an nn.Parameter: "Parameter containing:\n" + torch_str(...).
 std::string torch_parameter_str(const Tensor& t, const std::vector<std::string>& suffixes = {});

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <map>
 
 #include "modules.h"
 #include "ops.h"
@@ -65,17 +66,18 @@ Walk run_multi_head(const Config& cfg) {
   gen.manual_seed(cfg.seed1);
   const MultiHeadAttentionWrapper wrapper(gen, d_in, d_out, T, cfg.attn_dropout, H, cfg.qkv_bias,
                                           cfg.dropout_rng);
-  const Tensor& wrapper_out = walk.add("wrapper_context_vecs", wrapper.forward(gen, batch),
-                                       {"grad_fn=<CatBackward0>"});  // (B, T, H * d_out)
+  Tensor wrapper_out = wrapper.forward(gen, batch);  // (B, T, H * d_out)
+  Comparison first_head_check;
   if (cfg.attn_dropout == 0.0) {
     // Its first head is the CausalAttention of section 3.5.3 (same seed, drawn first).
     // With dropout the masks come from different points of the random stream, so only
     // the dropout-free walk can compare them.
     gen.manual_seed(cfg.seed1);
     const CausalAttention ca(gen, d_in, d_out, T, cfg.attn_dropout, cfg.qkv_bias, cfg.dropout_rng);
-    add_check(walk, "wrapper_first_head_equals_causal_attention",
-              compare_close(slice_lastdim(wrapper_out, 0, d_out), ca.forward(gen, batch)));
+    first_head_check = compare_close(slice_lastdim(wrapper_out, 0, d_out), ca.forward(gen, batch));
   }
+  walk.record("wrapper_context_vecs", std::move(wrapper_out), {"grad_fn=<CatBackward0>"});
+  if (cfg.attn_dropout == 0.0) add_check(walk, "wrapper_first_head_equals_causal_attention", first_head_check);
 
   // The batched matrix product MultiHeadAttention relies on, on the chapter's fixed tensor.
   const Tensor& a = walk.add(
@@ -96,31 +98,36 @@ Walk run_multi_head(const Config& cfg) {
   gen.manual_seed(cfg.seed1);
   const MultiHeadAttention mha(gen, d_in, d_out, T, cfg.attn_dropout, H, cfg.qkv_bias,
                                cfg.dropout_rng);
-  auto t = mha.forward_traced(gen, batch);  // its tensors move into the walk below
   walk.vars["d_k"] = std::to_string(mha.head_dim);
   walk.vars["sqrt_d_k"] = fmt::format("{:.4g}", std::sqrt(static_cast<double>(mha.head_dim)));
   if (cfg.attn_dropout > 0.0) walk.vars["variant:attn_weights"] = "dropout";
   const char* proj_grad = cfg.qkv_bias ? "grad_fn=<ViewBackward0>" : "grad_fn=<UnsafeViewBackward0>";
-  walk.add("keys", std::move(t.keys), {proj_grad});       // (B, T, d_out)
-  walk.add("queries", std::move(t.queries), {proj_grad});
-  walk.add("values", std::move(t.values), {proj_grad});
-  walk.add("keys_viewed", std::move(t.keys_viewed), {"grad_fn=<ViewBackward0>"});  // (B, T, H, head_dim)
-  walk.add("queries_viewed", std::move(t.queries_viewed), {"grad_fn=<ViewBackward0>"});
-  walk.add("values_viewed", std::move(t.values_viewed), {"grad_fn=<ViewBackward0>"});
-  walk.add("keys_transposed", std::move(t.keys_t), {"grad_fn=<TransposeBackward0>"});  // (B, H, T, head_dim)
-  walk.add("queries_transposed", std::move(t.queries_t), {"grad_fn=<TransposeBackward0>"});
-  walk.add("values_transposed", std::move(t.values_t), {"grad_fn=<TransposeBackward0>"});
-  walk.add("attn_scores", std::move(t.attn_scores), {"grad_fn=<UnsafeViewBackward0>"});  // (B, H, T, T)
-  walk.add("attn_scores_masked", std::move(t.attn_scores_masked), {"grad_fn=<MaskedFillBackward0>"});
-  const Tensor& attn_weights = walk.add(
-      "attn_weights", std::move(t.attn_weights), {dropout_grad_fn(cfg.attn_dropout, "grad_fn=<SoftmaxBackward0>")});
-  add_check(walk, "causal_no_future_weight", zero_above_diagonal(attn_weights));
-  if (cfg.attn_dropout == 0.0) add_check(walk, "softmax_rows_sum_to_1", rows_sum_to_one(attn_weights));
-  walk.add("context_vec", std::move(t.context_vec), {"grad_fn=<TransposeBackward0>"});  // (B, T, H, head_dim)
-  walk.add("context_vec_merged", std::move(t.context_vec_merged), {"grad_fn=<ViewBackward0>"});
+  // Its forward pass shows each intermediate as it computes it (the (B, H, T, T) ones are
+  // changed in place right after), in this order:
+  const std::map<std::string, std::string> grad_fn = {
+      {"keys", proj_grad},  // (B, T, d_out)
+      {"queries", proj_grad},
+      {"values", proj_grad},
+      {"keys_viewed", "grad_fn=<ViewBackward0>"},  // (B, T, H, head_dim)
+      {"queries_viewed", "grad_fn=<ViewBackward0>"},
+      {"values_viewed", "grad_fn=<ViewBackward0>"},
+      {"keys_transposed", "grad_fn=<TransposeBackward0>"},  // (B, H, T, head_dim)
+      {"queries_transposed", "grad_fn=<TransposeBackward0>"},
+      {"values_transposed", "grad_fn=<TransposeBackward0>"},
+      {"attn_scores", "grad_fn=<UnsafeViewBackward0>"},  // (B, H, T, T)
+      {"attn_scores_masked", "grad_fn=<MaskedFillBackward0>"},
+      {"attn_weights", dropout_grad_fn(cfg.attn_dropout, "grad_fn=<SoftmaxBackward0>")},
+      {"context_vec", "grad_fn=<TransposeBackward0>"},  // (B, T, H, head_dim)
+      {"context_vec_merged", "grad_fn=<ViewBackward0>"}};  // (B, T, d_out)
+  Tensor mha_out = mha.forward(gen, batch, [&](const char* name, const Tensor& value) {
+    walk.record(name, value, {grad_fn.at(name)});
+    if (walk.steps.back().name != "attn_weights") return;
+    add_check(walk, "causal_no_future_weight", zero_above_diagonal(value));
+    if (cfg.attn_dropout == 0.0) add_check(walk, "softmax_rows_sum_to_1", rows_sum_to_one(value));
+  });
   walk.add_parameter("out_proj.weight", mha.out_proj.weight);
   walk.add_parameter("out_proj.bias", *mha.out_proj.bias);
-  walk.add("mha_context_vecs", std::move(t.context_vecs), {"grad_fn=<ViewBackward0>"});  // (B, T, d_out)
+  walk.record("mha_context_vecs", std::move(mha_out), {"grad_fn=<ViewBackward0>"});  // (B, T, d_out)
 
   // Beyond the chapter: with its default head_dim = 1, view and transpose above move nothing
   // visible. Here b = 1, 3 tokens, d_out = 4 = 2 heads x head_dim 2, on the numbers 0..11,
@@ -156,7 +163,7 @@ Walk run_multi_head(const Config& cfg) {
   gen.manual_seed(cfg.seed1);
   const MultiHeadAttentionWrapper wrapper_2d(gen, d_in, 1, T, cfg.attn_dropout, 2, cfg.qkv_bias,
                                              cfg.dropout_rng);
-  walk.add("exercise_3_2_context_vecs", wrapper_2d.forward(gen, batch), {"grad_fn=<CatBackward0>"});
+  walk.record("exercise_3_2_context_vecs", wrapper_2d.forward(gen, batch), {"grad_fn=<CatBackward0>"});
 
   // Exercise 3.3: a GPT-2-sized MultiHeadAttention, counted from its actual parameters.
   const int64_t gpt2_d = 768, gpt2_context = 1024, gpt2_heads = 12;

@@ -16,15 +16,12 @@ import os
 import subprocess
 import sys
 
-import numpy as np
-
-HERE_ = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE_, "..", "golden"))
-import torch_env  # noqa: E402  (before torch: it chooses OpenBLAS's kernel)
-import torch  # noqa: E402
-
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "golden"))
+import torch_env  # noqa: E402,F401  (before torch: OpenBLAS's Cooperlake kernel)
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
 import torch_walk  # noqa: E402
 
 DEFAULT_STEPS = "keys,queries,values,context_vec,mha_context_vecs"
