@@ -109,7 +109,7 @@ Tensor causal_forward(const CausalAttention& m, TorchGenerator& gen, const Tenso
 Tensor wrapper_forward(const MultiHeadAttentionWrapper& m, TorchGenerator& gen, const Tensor& x,
                        const Slips& s) {
   std::vector<Tensor> outs;
-  for (const auto& head : m.heads) outs.push_back(causal_forward(head, gen, x, s));
+  for (int64_t h = 0; h < m.num_heads(); ++h) outs.push_back(causal_forward(m.head(h), gen, x, s));
   return cat_lastdim(outs);
 }
 

@@ -12,8 +12,7 @@ std::string printed_step(const Step& step) {
                                  ? torch_str_shown(step.value, step.full_shape, step.suffixes)
                                  : torch_str(step.value, step.suffixes);
   const std::string value = !step.python_value.empty() ? step.python_value
-                            : step.is_parameter        ? "Parameter containing:
-" + tensor
+                            : step.is_parameter        ? "Parameter containing:\n" + tensor
                                                        : tensor;
   // print("Sum:", t) joins its arguments with one space.
   return step.print_label.empty() ? value : step.print_label + " " + value;
