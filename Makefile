@@ -37,6 +37,7 @@ test: build
 # Regenerate the PyTorch goldens (needs Debian's python3-torch; see README).
 goldens:
 	/usr/bin/python3 tests/golden/make_goldens.py
+	/usr/bin/python3 tests/golden/make_bonus_goldens.py
 
 # Compare against PyTorch directly on random configurations (needs python3-torch).
 difftest: build

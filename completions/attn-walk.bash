@@ -5,12 +5,17 @@ _attn_walk() {
   prev="${COMP_WORDS[COMP_CWORD-1]}"
   local opts="--stage --input --random-input --format --output --list-stages --list-steps --only
     --query --seed --d-out --heads --dropout --attn-dropout --batch --qkv-bias --init --dropout-rng
+    --kv-groups --window --rope-base --block
     --explain --lang --heatmap --color --step --stats --help --version"
   local bench_opts="--tokens --d-model --heads --batch --repeat --threads --seed --format --help"
   local in_bench=0 w
   for w in "${COMP_WORDS[@]:1:COMP_CWORD-1}"; do [[ $w == bench ]] && in_bench=1; done
   case "$prev" in
-    -s|--stage) COMPREPLY=($(compgen -W "dot-product softmax trainable causal dropout multi-head all" -- "$cur")); return ;;
+    -s|--stage)  # the stages as --list-stages lists them (indented), then the two groups
+      local stages
+      stages="$(attn-walk --list-stages 2>/dev/null | awk '/^  /{print $1}')"
+      COMPREPLY=($(compgen -W "${stages:-dot-product softmax trainable causal dropout multi-head} all bonus" -- "$cur"))
+      return ;;
     -f|--format)
       if (( in_bench )); then COMPREPLY=($(compgen -W "text json" -- "$cur"));
       else COMPREPLY=($(compgen -W "text json html" -- "$cur")); fi

@@ -1,5 +1,7 @@
 #include "lang/parts.h"
 
+#include "lang/bonus.h"
+
 #include <stdexcept>
 
 namespace attn {
@@ -7,6 +9,11 @@ namespace attn {
 const std::vector<LangPart>& lang_parts() {
   // One line per feature and language: {"en", some_feature_en}, {"zh", some_feature_zh}.
   static const std::vector<LangPart> parts = {
+      {"en", bonus_en}, {"zh", bonus_zh},
+      // bonus stages, bonus-A (efficient, kv-cache, gqa):
+
+      // bonus stages, bonus-B (swa, rope, flash, mla):
+
   };
   return parts;
 }

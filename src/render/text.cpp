@@ -30,7 +30,7 @@ std::string render_text_header(const Walk& walk, const RenderOptions& opts) {
   out += fmt::format("attn-walk {}", walk.stage);
   if (info)
     out += fmt::format(" ({}): {}",
-                       fill_placeholders(ui_text(opts.lang, "section"), {{"section", info->section}}),
+                       fill_placeholders(ui_text(opts.lang, section_text_key(*info)), {{"section", info->section}}),
                        ui_text(opts.lang, std::string("stage.") + walk.stage));
   out += "\n";
   std::string tokens;

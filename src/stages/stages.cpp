@@ -22,8 +22,24 @@ const std::vector<StageInfo>& all_stages() {
       {"causal", "3.5.1", summary("causal"), run_causal},
       {"dropout", "3.5.2", summary("dropout"), run_dropout},
       {"multi-head", "3.6", summary("multi-head"), run_multi_head},
+
+      // ---- bonus: beyond chapter 3, in the order --stage bonus walks them ----
+      // the bonus notebook and the KV cache (efficient, kv-cache, gqa):
+
+      // the modern variants (swa, rope, flash, mla):
+
   };
   return stages;
+}
+
+bool stage_selected(const StageInfo& s, const std::string& choice) {
+  if (choice == "all") return s.group == StageGroup::Chapter;
+  if (choice == "bonus") return s.group == StageGroup::Bonus;
+  return choice == s.name;
+}
+
+const char* section_text_key(const StageInfo& s) {
+  return s.group == StageGroup::Bonus ? "bonus_section" : "section";
 }
 
 const StageInfo* find_stage(const std::string& name) {

@@ -1,0 +1,12 @@
+// The texts of the bonus stages (beyond chapter 3), one function per file and language,
+// registered in lang_parts() (parts.cpp).
+#pragma once
+
+#include "lang/lang.h"
+
+namespace attn {
+
+LangTable bonus_en();  // shared by every bonus stage: headings, --list-stages, notes
+LangTable bonus_zh();
+
+}  // namespace attn
