@@ -264,22 +264,60 @@ Tensor stack_copies(const Tensor& t, int64_t copies) {
   return Tensor(s, std::move(d));
 }
 
-Tensor cat_lastdim(const std::vector<Tensor>& parts) {
+Tensor cat(const std::vector<Tensor>& parts, int64_t dim) {
   if (parts.empty()) throw std::logic_error("cat: no tensors");
   Shape s = parts[0].shape;
+  if (dim < 0) dim += static_cast<int64_t>(s.size());
+  if (dim < 0 || dim >= static_cast<int64_t>(s.size())) throw std::logic_error("cat: bad dim");
+  // Every part is `outer` slabs of size(dim) * inner values; the output interleaves them.
+  const int64_t outer = numel_of(Shape(s.begin(), s.begin() + dim));
+  const int64_t inner = numel_of(Shape(s.begin() + dim + 1, s.end()));
   int64_t total = 0;
-  for (const auto& p : parts) total += p.size(-1);
-  s.back() = total;
-  Tensor out = Tensor::zeros(s);
-  const int64_t rows = out.numel() / total;
-  for (int64_t r = 0; r < rows; ++r) {
-    int64_t col = 0;
-    for (const auto& p : parts) {
-      const int64_t n = p.size(-1);
-      std::copy_n(p.data.begin() + r * n, n, out.data.begin() + r * total + col);
-      col += n;
-    }
+  for (const auto& p : parts) {
+    Shape expected = s;
+    expected[static_cast<size_t>(dim)] = p.shape.size() == s.size() ? p.shape[static_cast<size_t>(dim)] : -1;
+    if (p.shape != expected) shape_error("cat", s, p.shape);
+    total += p.shape[static_cast<size_t>(dim)];
   }
+  s[static_cast<size_t>(dim)] = total;
+  Tensor out = Tensor::zeros(s);
+  auto dst = out.data.begin();
+  for (int64_t o = 0; o < outer; ++o)
+    for (const auto& p : parts) {
+      const int64_t n = p.shape[static_cast<size_t>(dim)] * inner;
+      dst = std::copy_n(p.data.begin() + o * n, n, dst);
+    }
+  return out;
+}
+
+Tensor cat_lastdim(const std::vector<Tensor>& parts) { return cat(parts, -1); }
+
+Tensor repeat_interleave(const Tensor& t, int64_t repeats, int64_t dim) {
+  // Each slice along dim, `repeats` times in a row: [K1, K2] -> [K1, K1, K2, K2].
+  std::vector<Tensor> slices;
+  const int64_t n = t.shape.at(static_cast<size_t>(dim));
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t r = 0; r < repeats; ++r) slices.push_back(narrow(t, dim, i, 1));
+  return cat(slices, dim);
+}
+
+Tensor repeat_along(const Tensor& t, int64_t times, int64_t dim) {
+  // The whole tensor, `times` times along dim: [K1, K2] -> [K1, K2, K1, K2].
+  return cat(std::vector<Tensor>(static_cast<size_t>(times), t), dim);
+}
+
+Tensor narrow(const Tensor& t, int64_t dim, int64_t start, int64_t length) {
+  if (dim < 0) dim += t.dim();
+  Shape s = t.shape;
+  const int64_t n = s.at(static_cast<size_t>(dim));
+  if (start < 0 || length < 0 || start + length > n) throw std::logic_error("narrow: out of range");
+  const int64_t outer = numel_of(Shape(s.begin(), s.begin() + dim));
+  const int64_t inner = numel_of(Shape(s.begin() + dim + 1, s.end()));
+  s[static_cast<size_t>(dim)] = length;
+  Tensor out = Tensor::zeros(s);
+  for (int64_t o = 0; o < outer; ++o)
+    std::copy_n(t.data.begin() + (o * n + start) * inner, length * inner,
+                out.data.begin() + o * length * inner);
   return out;
 }
 

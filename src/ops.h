@@ -58,5 +58,13 @@ Tensor masked_fill(const Tensor& t, const Tensor& mask, float value);
 Tensor stack_copies(const Tensor& t, int64_t copies);
 // torch.cat(parts, dim=-1).
 Tensor cat_lastdim(const std::vector<Tensor>& parts);
+// torch.cat(parts, dim): every other dimension must agree.
+Tensor cat(const std::vector<Tensor>& parts, int64_t dim);
+// t.narrow(dim, start, length), materialised: t[:, start:start + length] for dim 1.
+Tensor narrow(const Tensor& t, int64_t dim, int64_t start, int64_t length);
+// t.repeat_interleave(repeats, dim): each slice `repeats` times in a row ([K1, K1, K2, K2]).
+Tensor repeat_interleave(const Tensor& t, int64_t repeats, int64_t dim);
+// t.repeat(1, ..., times, ..., 1): the whole tensor `times` times along dim ([K1, K2, K1, K2]).
+Tensor repeat_along(const Tensor& t, int64_t times, int64_t dim);
 
 }  // namespace attn

@@ -9,4 +9,11 @@ namespace attn {
 LangTable bonus_en();  // shared by every bonus stage: headings, --list-stages, notes
 LangTable bonus_zh();
 
+// bonus-A's stages (efficient, kv-cache, gqa):
+LangTable kv_cache_en();
+LangTable kv_cache_zh();
+
+// bonus-B's stages (swa, rope, flash, mla):
+
+
 }  // namespace attn

@@ -11,6 +11,7 @@ const std::vector<LangPart>& lang_parts() {
   static const std::vector<LangPart> parts = {
       {"en", bonus_en}, {"zh", bonus_zh},
       // bonus stages, bonus-A (efficient, kv-cache, gqa):
+      {"en", kv_cache_en}, {"zh", kv_cache_zh},
 
       // bonus stages, bonus-B (swa, rope, flash, mla):
 

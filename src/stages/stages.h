@@ -17,7 +17,10 @@ Walk run_causal(const Config& cfg);       // 3.5.1        hiding future words
 Walk run_dropout(const Config& cfg);      // 3.5.2-3.5.3  dropout masks; CausalAttention
 Walk run_multi_head(const Config& cfg);   // 3.6          the wrapper and MultiHeadAttention
 
-// Beyond chapter 3 (one file each, in the book repository's vocabulary): the bonus stages.
+// Beyond chapter 3 (one file each, in the book repository's vocabulary): the bonus stages,
+// each with the check of the options it cannot run with (StageInfo::misuse).
+Walk run_kv_cache(const Config& cfg);     // ch04/03_kv-cache  one token at a time, the cache growing
+std::string kv_cache_misuse(const Config& cfg);
 
 // The chapter's stages (--stage all) and the bonus material beyond it (--stage bonus).
 enum class StageGroup { Chapter, Bonus };
