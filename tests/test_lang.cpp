@@ -61,6 +61,13 @@ std::vector<Named> configs() {
   c.d_out = 2;
   c.heads = 2;
   out.push_back({"one_token", c});
+  // The bonus stages' own sizes: one key/value group for 3 heads of 4 dimensions.
+  c = test::book_config();
+  c.bonus.d_out = 12;
+  c.bonus.heads = 3;
+  c.bonus.kv_groups = 1;
+  c.qkv_bias = true;
+  out.push_back({"bonus_one_group", c});
   return out;
 }
 

@@ -12,6 +12,8 @@ LangTable bonus_zh();
 // bonus-A's stages (efficient, kv-cache, gqa):
 LangTable kv_cache_en();
 LangTable kv_cache_zh();
+LangTable gqa_en();
+LangTable gqa_zh();
 
 // bonus-B's stages (swa, rope, flash, mla):
 

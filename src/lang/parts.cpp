@@ -12,6 +12,7 @@ const std::vector<LangPart>& lang_parts() {
       {"en", bonus_en}, {"zh", bonus_zh},
       // bonus stages, bonus-A (efficient, kv-cache, gqa):
       {"en", kv_cache_en}, {"zh", kv_cache_zh},
+      {"en", gqa_en}, {"zh", gqa_zh},
 
       // bonus stages, bonus-B (swa, rope, flash, mla):
 

@@ -21,6 +21,8 @@ Walk run_multi_head(const Config& cfg);   // 3.6          the wrapper and MultiH
 // each with the check of the options it cannot run with (StageInfo::misuse).
 Walk run_kv_cache(const Config& cfg);     // ch04/03_kv-cache  one token at a time, the cache growing
 std::string kv_cache_misuse(const Config& cfg);
+Walk run_gqa(const Config& cfg);          // ch04/04_gqa       keys and values in --kv-groups groups
+std::string gqa_misuse(const Config& cfg);
 
 // The chapter's stages (--stage all) and the bonus material beyond it (--stage bonus).
 enum class StageGroup { Chapter, Bonus };
