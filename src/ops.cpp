@@ -128,15 +128,25 @@ Tensor transpose(const Tensor& t, int64_t d0, int64_t d1) {
   const int64_t nd = t.dim();
   if (d0 < 0) d0 += nd;
   if (d1 < 0) d1 += nd;
-  Shape out_shape = t.shape;
-  std::swap(out_shape[d0], out_shape[d1]);
+  std::vector<int64_t> dims(static_cast<size_t>(nd));
+  for (int64_t d = 0; d < nd; ++d) dims[d] = d;
+  std::swap(dims[d0], dims[d1]);
+  return permute(t, dims);
+}
+
+Tensor permute(const Tensor& t, const std::vector<int64_t>& dims) {
+  const int64_t nd = t.dim();
+  if (static_cast<int64_t>(dims.size()) != nd) throw std::logic_error("permute: wrong number of dims");
+  Shape out_shape(static_cast<size_t>(nd));
+  for (int64_t d = 0; d < nd; ++d) out_shape[d] = t.shape[dims[d]];
   Tensor out = Tensor::zeros(out_shape);
   if (out.numel() == 0 || nd == 0) return out;
   // Strides of the input, in the order of the output's dimensions; then walk the output in
   // row-major order, one run along its last dimension at a time.
-  std::vector<int64_t> in_strides(nd, 1);
-  for (int64_t d = nd - 2; d >= 0; --d) in_strides[d] = in_strides[d + 1] * t.shape[d + 1];
-  std::swap(in_strides[d0], in_strides[d1]);
+  Shape strides(t.shape.size(), 1);
+  for (int64_t d = nd - 2; d >= 0; --d) strides[d] = strides[d + 1] * t.shape[d + 1];
+  Shape in_strides;
+  for (const int64_t d : dims) in_strides.push_back(strides.at(static_cast<size_t>(d)));
   const int64_t run = out_shape[nd - 1], step = in_strides[nd - 1];
   std::vector<int64_t> idx(nd, 0);
   const float* in = t.data.data();

@@ -7,6 +7,8 @@
 // compute the same bits as the readable definitions in torch_kernels.cpp.
 #pragma once
 
+#include <vector>
+
 #include "tensor.h"
 
 namespace attn {
@@ -28,6 +30,8 @@ Tensor dot(const Tensor& a, const Tensor& b);
 
 // t.transpose(d0, d1), materialised (as .contiguous() would).
 Tensor transpose(const Tensor& t, int64_t d0, int64_t d1);
+// t.permute(dims), materialised: output dimension d is input dimension dims[d].
+Tensor permute(const Tensor& t, const std::vector<int64_t>& dims);
 // t.T for a 2-D tensor.
 Tensor transpose2d(const Tensor& t);
 // t.view(new_shape): same data, new shape (numel must agree).

@@ -10,6 +10,8 @@ LangTable bonus_en();  // shared by every bonus stage: headings, --list-stages, 
 LangTable bonus_zh();
 
 // bonus-A's stages (efficient, kv-cache, gqa):
+LangTable efficient_en();
+LangTable efficient_zh();
 LangTable kv_cache_en();
 LangTable kv_cache_zh();
 LangTable gqa_en();

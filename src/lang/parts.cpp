@@ -11,6 +11,7 @@ const std::vector<LangPart>& lang_parts() {
   static const std::vector<LangPart> parts = {
       {"en", bonus_en}, {"zh", bonus_zh},
       // bonus stages, bonus-A (efficient, kv-cache, gqa):
+      {"en", efficient_en}, {"zh", efficient_zh},
       {"en", kv_cache_en}, {"zh", kv_cache_zh},
       {"en", gqa_en}, {"zh", gqa_zh},
 

@@ -25,6 +25,7 @@ const std::vector<StageInfo>& all_stages() {
 
       // ---- bonus: beyond chapter 3, in the order --stage bonus walks them ----
       // the bonus notebook and the KV cache (efficient, kv-cache, gqa):
+      {"efficient", "ch03/02_bonus", summary("efficient"), run_efficient, StageGroup::Bonus, efficient_misuse},
       {"kv-cache", "ch04/03_kv-cache", summary("kv-cache"), run_kv_cache, StageGroup::Bonus, kv_cache_misuse},
       {"gqa", "ch04/04_gqa", summary("gqa"), run_gqa, StageGroup::Bonus, gqa_misuse},
 

@@ -19,6 +19,8 @@ Walk run_multi_head(const Config& cfg);   // 3.6          the wrapper and MultiH
 
 // Beyond chapter 3 (one file each, in the book repository's vocabulary): the bonus stages,
 // each with the check of the options it cannot run with (StageInfo::misuse).
+Walk run_efficient(const Config& cfg);    // ch03/02_bonus     MultiHeadAttentionCombinedQKV
+std::string efficient_misuse(const Config& cfg);
 Walk run_kv_cache(const Config& cfg);     // ch04/03_kv-cache  one token at a time, the cache growing
 std::string kv_cache_misuse(const Config& cfg);
 Walk run_gqa(const Config& cfg);          // ch04/04_gqa       keys and values in --kv-groups groups
