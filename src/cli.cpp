@@ -251,7 +251,7 @@ std::string list_stages() {
     const bool bonus = group == StageGroup::Bonus;
     out += fmt::format("{}{}\n", bonus ? "\n" : "", lang_en().ui.at(bonus ? "list.bonus" : "list.chapter"));
     for (const auto& s : all_stages())
-      if (s.group == group) out += fmt::format("  {:<12} {:<16} {}\n", s.name, s.section, s.summary);
+      if (s.group == group) out += fmt::format("  {:<12} {:<17} {}\n", s.name, s.section, s.summary);
   }
   return out;
 }
