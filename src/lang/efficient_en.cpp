@@ -62,12 +62,30 @@ LangTable efficient_en() {
        {"MultiHeadAttentionCombinedQKV with the copied weights",
         "Its output equals the chapter's MultiHeadAttention: combining the projections changes "
         "how the work is laid out (one matrix product, one permute), not what is computed."}},
+      {"efficient/sdpa_attn_bias",
+       {"F.scaled_dot_product_attention's math: attn_bias, 0 or -inf",
+        "F.scaled_dot_product_attention arrived after PyTorch 1.13, so here is its math as "
+        "steps. With is_causal=True it builds an additive ({T}, {T}) bias: 0 where "
+        "torch.ones(L, S).tril() is 1, -inf above the diagonal."}},
+      {"efficient/sdpa_scores",
+       {"queries @ keys.transpose(-2, -1) * scale_factor, scale_factor = 1 / √{head_dim}",
+        "The scores are multiplied by 1 / √{head_dim} instead of divided by √{head_dim}, so a "
+        "last bit may differ from the chapter's scores / √{head_dim}. Shape ({batch}, {heads}, {T}, {T})."}},
+      {"efficient/sdpa_attn_weight",
+       {"torch.softmax(scores + attn_bias, dim=-1)",
+        "Adding 0 leaves a score as it is, adding -inf masks it: the same as masked_fill with -inf."}},
+      {"efficient/sdpa_output",
+       {"attn_weight @ values: what F.scaled_dot_product_attention returns",
+        "Shape ({batch}, {heads}, {T}, {head_dim}), before the heads are merged; the module then "
+        "transposes, views and applies proj as above."}},
   };
   t.checks = {
       {"efficient_outputs_differ_by_weights",
        "the two modules' outputs differ: same math, different random weights"},
       {"efficient_same_draws",
        "without biases qkv.weight is torch.cat([W_query, W_key, W_value]) bit for bit, and the outputs are equal"},
+      {"efficient_sdpa_equals_chapter_math",
+       "scaled_dot_product_attention's math gives the chapter's attn_weights @ values (up to float32 rounding)"},
       {"efficient_copied_weights_equal_mha",
        "with the chapter module's weights copied in, the output equals MultiHeadAttention's"},
   };

@@ -53,10 +53,25 @@ LangTable efficient_zh() {
       {"efficient/context_vec_copied",
        {"复制权重后的 MultiHeadAttentionCombinedQKV",
         "它的输出等于本章的 MultiHeadAttention：合并投影只改变计算的安排（一次矩阵乘法、一次 permute），不改变计算的内容。"}},
+      {"efficient/sdpa_attn_bias",
+       {"F.scaled_dot_product_attention 的计算：attn_bias，取 0 或 -inf",
+        "F.scaled_dot_product_attention 在 PyTorch 1.13 之后才出现，所以这里把它的计算拆成步骤。"
+        "is_causal=True 时它构造一个加性的 ({T}, {T}) 偏置：torch.ones(L, S).tril() 为 1 的位置是 0，对角线以上是 -inf。"}},
+      {"efficient/sdpa_scores",
+       {"queries @ keys.transpose(-2, -1) * scale_factor，scale_factor = 1 / √{head_dim}",
+        "分数乘以 1 / √{head_dim}，而不是除以 √{head_dim}，所以最后一位可能与本章的 scores / √{head_dim} 不同。"
+        "形状为 ({batch}, {heads}, {T}, {T})。"}},
+      {"efficient/sdpa_attn_weight",
+       {"torch.softmax(scores + attn_bias, dim=-1)",
+        "加 0 不改变分数，加 -inf 把它遮住：与用 -inf 做 masked_fill 相同。"}},
+      {"efficient/sdpa_output",
+       {"attn_weight @ values：F.scaled_dot_product_attention 的返回值",
+        "形状为 ({batch}, {heads}, {T}, {head_dim})，还没有合并多头；模块随后像上面一样转置、view 并经过 proj。"}},
   };
   t.checks = {
       {"efficient_outputs_differ_by_weights", "两个模块的输出不同：计算相同，随机权重不同"},
       {"efficient_same_draws", "没有偏置时 qkv.weight 与 torch.cat([W_query, W_key, W_value]) 逐位相同，输出也相等"},
+      {"efficient_sdpa_equals_chapter_math", "scaled_dot_product_attention 的计算给出本章的 attn_weights @ values（只差 float32 舍入）"},
       {"efficient_copied_weights_equal_mha", "复制本章模块的权重后，输出等于 MultiHeadAttention 的输出"},
   };
   t.ui = {

@@ -3,6 +3,9 @@
 // MultiHeadAttentionCombinedQKV: one qkv projection, reshaped, permuted and unbound; the same
 // math as the chapter's MultiHeadAttention, and equal outputs once the chapter module's
 // weights are copied in.
+#include <cmath>
+#include <limits>
+
 #include "modules.h"
 #include "modules/combined_qkv.h"
 #include "ops.h"
@@ -31,9 +34,9 @@ Walk run_efficient(const Config& cfg) {
   walk.add("qkv", std::move(t.qkv));                     // (B, T, 3 * d_out)
   walk.add("qkv_viewed", std::move(t.qkv_viewed));       // (B, T, 3, H, head_dim)
   walk.add("qkv_permuted", std::move(t.qkv_permuted));   // (3, B, H, T, head_dim)
-  walk.add("queries", std::move(t.queries));             // (B, H, T, head_dim)
-  walk.add("keys", std::move(t.keys));
-  walk.add("values", std::move(t.values));
+  const Tensor& queries = walk.add("queries", std::move(t.queries));  // (B, H, T, head_dim)
+  const Tensor& keys = walk.add("keys", std::move(t.keys));
+  const Tensor& values = walk.add("values", std::move(t.values));
   walk.add("attn_scores", std::move(t.attn_scores));     // (B, H, T, T)
   const Tensor& attn_weights = walk.add("attn_weights", std::move(t.attn_weights));
   add_check(walk, "causal_no_future_weight", zero_above_diagonal(attn_weights));
@@ -62,6 +65,21 @@ Walk run_efficient(const Config& cfg) {
   walk.add_parameter("qkv.weight_copied", combined.qkv.weight);  // rows: W_query, W_key, W_value
   const Tensor& copied_out = walk.add("context_vec_copied", combined.forward_traced(batch).context_vec);
   add_check(walk, "efficient_copied_weights_equal_mha", compare_close(copied_out, mha_out));
+
+  // F.scaled_dot_product_attention(queries, keys, values, is_causal=True) came after PyTorch
+  // 1.13; its math, step by step as its documentation writes it: an additive bias of -inf
+  // above the diagonal, scores multiplied by scale_factor = 1 / sqrt(head_dim).
+  const float inf = std::numeric_limits<float>::infinity();
+  walk.add("sdpa_attn_bias", masked_fill(Tensor::zeros({T, T}), triu_ones(T, 1), -inf));  // (T, T)
+  const double scale_factor = 1.0 / std::sqrt(static_cast<double>(bc.head_dim()));
+  // keys is a permuted view: it folds into one batch for the product only when B == 1.
+  const Tensor scores = cfg.batch > 1 ? matmul(queries, transpose(keys, -2, -1)) : matmul_transposed(queries, keys);
+  const Tensor& sdpa_scores = walk.add("sdpa_scores", mul_scalar(scores, scale_factor));  // (B, H, T, T)
+  // + attn_bias: adding 0 leaves a score, adding -inf masks it, as masked_fill does.
+  const Tensor& sdpa_weight =
+      walk.add("sdpa_attn_weight", softmax_lastdim(masked_fill(sdpa_scores, triu_ones(T, 1), -inf)));
+  const Tensor& sdpa_out = walk.add("sdpa_output", matmul(sdpa_weight, values));  // (B, H, T, head_dim)
+  add_check(walk, "efficient_sdpa_equals_chapter_math", compare_close(sdpa_out, matmul(attn_weights, values)));
   return walk;
 }
 

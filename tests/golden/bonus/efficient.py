@@ -2,6 +2,8 @@
 (ch03/02_bonus_efficient-multihead-attention/mha-implementations.ipynb), built right after
 the seed, against the chapter's MultiHeadAttention built after the same seed, then with that
 module's weights copied in; under torch.no_grad()."""
+import math
+
 import torch
 import torch.nn as nn
 
@@ -58,4 +60,21 @@ def run(cfg):
     rec("qkv.weight_copied", combined.qkv.weight)
     with torch.no_grad():
         rec("context_vec_copied", combined(batch, lambda name, obj: obj))
+    # F.scaled_dot_product_attention(queries, keys, values, is_causal=True) arrived after
+    # PyTorch 1.13: its documented math, on the first module's queries, keys and values.
+    with torch.no_grad():
+        torch.manual_seed(cfg.seed1)
+        first = MultiHeadAttentionCombinedQKV(cfg.d_in, cfg.d_out, cfg.heads, T, 0.0, cfg.qkv_bias)
+        seen = {}
+        first(batch, lambda name, obj: seen.setdefault(name, obj))
+        queries, keys, values = seen["queries"], seen["keys"], seen["values"]
+        L, S = queries.size(-2), keys.size(-2)
+        scale_factor = 1 / math.sqrt(queries.size(-1))
+        attn_bias = torch.zeros(L, S, dtype=queries.dtype)
+        temp_mask = torch.ones(L, S, dtype=torch.bool).tril(diagonal=0)
+        attn_bias.masked_fill_(temp_mask.logical_not(), float("-inf"))
+        rec("sdpa_attn_bias", attn_bias)
+        attn_weight = rec("sdpa_scores", queries @ keys.transpose(-2, -1) * scale_factor)
+        attn_weight = rec("sdpa_attn_weight", torch.softmax(attn_weight + attn_bias, dim=-1))
+        rec("sdpa_output", attn_weight @ values)
     return rec.steps
