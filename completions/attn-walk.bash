@@ -5,6 +5,7 @@ _attn_walk() {
   prev="${COMP_WORDS[COMP_CWORD-1]}"
   local opts="--stage --input --random-input --format --output --list-stages --list-steps --only
     --query --seed --d-out --heads --dropout --attn-dropout --batch --qkv-bias --init --dropout-rng
+    --kv-groups --window --rope-base --block
     --explain --lang --heatmap --color --step --stats --help --version"
   local bench_opts="--tokens --d-model --heads --batch --repeat --threads --seed --format --help"
   local check_opts="--stage --format --output --lang --rtol --atol --input --random-input --query --seed
@@ -15,9 +16,12 @@ _attn_walk() {
     [[ $w == check ]] && in_check=1
   done
   case "$prev" in
-    -s|--stage)
-      if (( in_check )); then COMPREPLY=($(compgen -W "dot-product softmax trainable causal dropout multi-head" -- "$cur"));
-      else COMPREPLY=($(compgen -W "dot-product softmax trainable causal dropout multi-head all" -- "$cur")); fi
+    -s|--stage)  # the stages as --list-stages lists them (indented), then the two groups
+      local stages
+      stages="$(attn-walk --list-stages 2>/dev/null | awk '/^  /{print $1}')"
+      stages="${stages:-dot-product softmax trainable causal dropout multi-head}"
+      if (( in_check )); then COMPREPLY=($(compgen -W "$stages" -- "$cur"));
+      else COMPREPLY=($(compgen -W "$stages all bonus" -- "$cur")); fi
       return ;;
     -f|--format)
       if (( in_bench || in_check )); then COMPREPLY=($(compgen -W "text json" -- "$cur"));

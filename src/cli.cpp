@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <iostream>
@@ -48,6 +49,7 @@ std::vector<std::string> stage_choices() {
   std::vector<std::string> names;
   for (const auto& s : all_stages()) names.push_back(s.name);
   names.push_back("all");
+  names.push_back("bonus");
   return names;
 }
 
@@ -114,6 +116,21 @@ void bind(CLI::App& app, Options& o) {
       ->delimiter(',');
 
   bind_walk_options(app, o);
+
+  // The bonus stages (beyond chapter 3).
+  app.add_option("--kv-groups", o.bonus.kv_groups,
+                 "Key/value groups of GroupedQueryAttention (gqa; must divide --heads)")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 16))
+      ->capture_default_str();
+  app.add_option("--window", o.bonus.window, "Sliding-window size in tokens (swa; at least 1)")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 20))
+      ->capture_default_str();
+  app.add_option("--rope-base", o.bonus.rope_base, "RoPE's theta_base (rope), in [1, 1e12]")
+      ->check(CLI::Range(1.0, 1.0e12))
+      ->capture_default_str();
+  app.add_option("--block", o.bonus.block, "Keys per block of flash attention (flash; at least 1)")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 20))
+      ->capture_default_str();
 
   app.add_flag("--explain", o.explain, "Explain each step: what, why, and how shapes change");
   app.add_option("--lang", o.lang, "Language of headings and explanations: " + join(lang_codes(), ", "))
@@ -205,10 +222,12 @@ Config make_config(const Options& o, Embeddings emb) {
                  : o.input == "-"        ? "<stdin>"
                                          : o.input;
   const int64_t T = c.num_tokens();
-  if (o.query < 1 || o.query > T)
+  bool chapter = false;  // the bonus stages have no query token
+  for (const auto& s : all_stages()) chapter |= stage_selected(s, o.stage) && s.group == StageGroup::Chapter;
+  if (chapter && (o.query < 1 || o.query > T))
     throw UsageError(fmt::format("--query: must be between 1 and {} (the number of tokens), got {}",
                                  T, o.query));
-  c.query = o.query;
+  c.query = std::clamp<int64_t>(o.query, 1, std::max<int64_t>(T, 1));
   if (o.seed_given) c.seed1 = c.seed2 = o.seed;
   c.d_out = o.d_out;
   c.heads = o.heads;
@@ -222,6 +241,14 @@ Config make_config(const Options& o, Embeddings emb) {
   c.qkv_bias = o.qkv_bias;
   c.init = o.init == "randn" ? InitKind::Randn : InitKind::Rand;
   c.dropout_rng = o.dropout_rng == "mkl" ? DropoutKernel::Mkl : DropoutKernel::Default;
+  c.bonus = o.bonus;
+  if (!(o.bonus.rope_base >= 1.0 && o.bonus.rope_base <= 1.0e12))  // CLI::Range lets nan through
+    throw UsageError(fmt::format("--rope-base: must be a number in [1, 1e12], got {}", o.bonus.rope_base));
+  if (o.d_out_given) c.bonus.d_out = o.d_out;
+  if (o.heads_given) c.bonus.heads = o.heads;
+  for (const auto& s : all_stages())
+    if (stage_selected(s, o.stage) && s.misuse)
+      if (const std::string why = s.misuse(c); !why.empty()) throw UsageError(why);
   // Text prints large tensors summarised; JSON, HTML and heatmaps read every value.
   c.summaries_only = o.format == "text" && !o.heatmap;
   return c;
@@ -244,6 +271,7 @@ int run_check(Options& o, const CheckOptions& c) {
   Embeddings emb = load_inputs(o);
   std::string chosen_by = "option";
   o.stage = c.stage.empty() ? "dot-product" : c.stage;  // make_config checks --heads for multi-head
+  o.format = "json";  // the walk keeps every value: each one is graded
   Config cfg = make_config(o, emb);
   if (c.stage.empty()) {
     o.stage = choose_stage(dump, cfg, &chosen_by);
@@ -259,10 +287,11 @@ int run_check(Options& o, const CheckOptions& c) {
 std::vector<Walk> run_walks(const Options& o, const Config& cfg) {
   std::vector<Walk> walks;
   for (const auto& s : all_stages())
-    if (o.stage == "all" || o.stage == s.name) {
+    if (stage_selected(s, o.stage)) {
       walks.push_back(s.run(cfg));
       summarize(walks.back());  // text only: keep what print() shows
     }
+  if (walks.empty()) throw UsageError("--stage: no stage belongs to '" + o.stage + "'");
   return walks;
 }
 
@@ -285,6 +314,18 @@ bool use_color(const Options& o) {
   const char* no_color = std::getenv("NO_COLOR");
   if (no_color && *no_color) return false;
   return o.output == "-" && ::isatty(STDOUT_FILENO);
+}
+
+// --list-stages: the chapter's stages, then the bonus stages, each under its heading.
+std::string list_stages() {
+  std::string out;
+  for (const StageGroup group : {StageGroup::Chapter, StageGroup::Bonus}) {
+    const bool bonus = group == StageGroup::Bonus;
+    out += fmt::format("{}{}\n", bonus ? "\n" : "", lang_en().ui.at(bonus ? "list.bonus" : "list.chapter"));
+    for (const auto& s : all_stages())
+      if (s.group == group) out += fmt::format("  {:<12} {:<17} {}\n", s.name, s.section, s.summary);
+  }
+  return out;
 }
 
 // --step: print the header and then one step at a time, waiting for Enter; q quits.
@@ -330,6 +371,8 @@ int run_cli(int argc, char** argv) {
     throw UsageError(e.what());
   }
   o.seed_given = app.count("--seed") > 0;
+  o.d_out_given = app.count("--d-out") > 0;
+  o.heads_given = app.count("--heads") > 0;
 
   if (check->parsed()) {
     o.seed_given = check->count("--seed") > 0;
@@ -344,10 +387,7 @@ int run_cli(int argc, char** argv) {
   }
 
   if (o.list_stages) {
-    std::string out;
-    for (const auto& s : all_stages())
-      out += fmt::format("{:<12} {:<6} {}\n", s.name, s.section, s.summary);
-    write_output(o.output, out);
+    write_output(o.output, list_stages());
     return 0;
   }
 

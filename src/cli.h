@@ -16,7 +16,7 @@ struct UsageError : std::runtime_error {
 };
 
 struct Options {
-  std::string stage = "dot-product";  // a stage name, or "all"
+  std::string stage = "dot-product";  // a stage name, "all" (the chapter) or "bonus"
   std::string input;                   // empty: the built-in journey embeddings; "-": stdin
   std::string random_input;            // "TxD": torch.randn(T, D) embeddings instead
   std::string format = "text";         // text, json or html
@@ -36,6 +36,8 @@ struct Options {
   bool qkv_bias = false;
   std::string init = "rand";
   std::string dropout_rng = "default";
+  bool d_out_given = false, heads_given = false;  // else the bonus stages use their own
+  BonusConfig bonus;                   // --kv-groups, --window, --rope-base, --block
 
   bool explain = false;
   std::string lang = "en";

@@ -13,6 +13,23 @@ namespace attn {
 enum class InitKind { Rand, Randn };           // --init: Parameter(torch.rand/randn(d_in, d_out))
 enum class DropoutKernel { Default, Mkl };     // --dropout-rng: which PyTorch bernoulli kernel
 
+// The knobs of the bonus stages (beyond chapter 3). Their width and heads are their own:
+// the chapter's default d_out 2 with 2 heads leaves one dimension per head, too few for
+// RoPE's rotated pairs or for grouped keys to show. --d-out and --heads replace them.
+// Defaults make each idea visible on the chapter's six tokens: 4 heads of 2 dimensions,
+// 2 key/value groups (so repeat and repeat_interleave differ), a window of 3 < 6 tokens,
+// blocks of 2 keys (3 blocks).
+struct BonusConfig {
+  int64_t d_out = 8;          // --d-out
+  int64_t heads = 4;          // --heads
+  int64_t kv_groups = 2;      // --kv-groups: key/value groups of GroupedQueryAttention
+  int64_t window = 3;         // --window: sliding-window size (tokens a query may see)
+  double rope_base = 10000.0; // --rope-base: RoPE's theta_base
+  int64_t block = 2;          // --block: keys per block of flash attention
+
+  int64_t head_dim() const { return heads > 0 ? d_out / heads : 0; }
+};
+
 struct Config {
   std::vector<std::string> tokens;  // one per row of inputs
   Tensor inputs;                    // (T, d_in) embeddings
@@ -29,6 +46,7 @@ struct Config {
   bool qkv_bias = false;
   InitKind init = InitKind::Rand;
   DropoutKernel dropout_rng = DropoutKernel::Default;
+  BonusConfig bonus;                // the bonus stages' own sizes and knobs
 
   // Not a number but what the output needs: only text is rendered (no JSON, HTML or
   // heatmaps), so walks may keep only what print() shows of large tensors (Walk::summaries_only).

@@ -128,15 +128,25 @@ Tensor transpose(const Tensor& t, int64_t d0, int64_t d1) {
   const int64_t nd = t.dim();
   if (d0 < 0) d0 += nd;
   if (d1 < 0) d1 += nd;
-  Shape out_shape = t.shape;
-  std::swap(out_shape[d0], out_shape[d1]);
+  std::vector<int64_t> dims(static_cast<size_t>(nd));
+  for (int64_t d = 0; d < nd; ++d) dims[d] = d;
+  std::swap(dims[d0], dims[d1]);
+  return permute(t, dims);
+}
+
+Tensor permute(const Tensor& t, const std::vector<int64_t>& dims) {
+  const int64_t nd = t.dim();
+  if (static_cast<int64_t>(dims.size()) != nd) throw std::logic_error("permute: wrong number of dims");
+  Shape out_shape(static_cast<size_t>(nd));
+  for (int64_t d = 0; d < nd; ++d) out_shape[d] = t.shape[dims[d]];
   Tensor out = Tensor::zeros(out_shape);
   if (out.numel() == 0 || nd == 0) return out;
   // Strides of the input, in the order of the output's dimensions; then walk the output in
   // row-major order, one run along its last dimension at a time.
-  std::vector<int64_t> in_strides(nd, 1);
-  for (int64_t d = nd - 2; d >= 0; --d) in_strides[d] = in_strides[d + 1] * t.shape[d + 1];
-  std::swap(in_strides[d0], in_strides[d1]);
+  Shape strides(t.shape.size(), 1);
+  for (int64_t d = nd - 2; d >= 0; --d) strides[d] = strides[d + 1] * t.shape[d + 1];
+  Shape in_strides;
+  for (const int64_t d : dims) in_strides.push_back(strides.at(static_cast<size_t>(d)));
   const int64_t run = out_shape[nd - 1], step = in_strides[nd - 1];
   std::vector<int64_t> idx(nd, 0);
   const float* in = t.data.data();
@@ -272,18 +282,60 @@ Tensor stack_copies(const Tensor& t, int64_t copies) {
   return Tensor(s, std::move(d));
 }
 
-Tensor cat_lastdim(const std::vector<Tensor>& parts) {
+Tensor cat(const std::vector<Tensor>& parts, int64_t dim) {
   if (parts.empty()) throw std::logic_error("cat: no tensors");
   Shape s = parts[0].shape;
+  if (dim < 0) dim += static_cast<int64_t>(s.size());
+  if (dim < 0 || dim >= static_cast<int64_t>(s.size())) throw std::logic_error("cat: bad dim");
+  // Every part is `outer` slabs of size(dim) * inner values; the output interleaves them.
+  const int64_t outer = numel_of(Shape(s.begin(), s.begin() + dim));
+  const int64_t inner = numel_of(Shape(s.begin() + dim + 1, s.end()));
   int64_t total = 0;
-  for (const auto& p : parts) total += p.size(-1);
-  s.back() = total;
-  Tensor out = Tensor::zeros(s);
-  int64_t col = 0;
   for (const auto& p : parts) {
-    copy_into_lastdim(out, p, col);
-    col += p.size(-1);
+    Shape expected = s;
+    expected[static_cast<size_t>(dim)] = p.shape.size() == s.size() ? p.shape[static_cast<size_t>(dim)] : -1;
+    if (p.shape != expected) shape_error("cat", s, p.shape);
+    total += p.shape[static_cast<size_t>(dim)];
   }
+  s[static_cast<size_t>(dim)] = total;
+  Tensor out = Tensor::zeros(s);
+  auto dst = out.data.begin();
+  for (int64_t o = 0; o < outer; ++o)
+    for (const auto& p : parts) {
+      const int64_t n = p.shape[static_cast<size_t>(dim)] * inner;
+      dst = std::copy_n(p.data.begin() + o * n, n, dst);
+    }
+  return out;
+}
+
+Tensor cat_lastdim(const std::vector<Tensor>& parts) { return cat(parts, -1); }
+
+Tensor repeat_interleave(const Tensor& t, int64_t repeats, int64_t dim) {
+  // Each slice along dim, `repeats` times in a row: [K1, K2] -> [K1, K1, K2, K2].
+  std::vector<Tensor> slices;
+  const int64_t n = t.shape.at(static_cast<size_t>(dim));
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t r = 0; r < repeats; ++r) slices.push_back(narrow(t, dim, i, 1));
+  return cat(slices, dim);
+}
+
+Tensor repeat_along(const Tensor& t, int64_t times, int64_t dim) {
+  // The whole tensor, `times` times along dim: [K1, K2] -> [K1, K2, K1, K2].
+  return cat(std::vector<Tensor>(static_cast<size_t>(times), t), dim);
+}
+
+Tensor narrow(const Tensor& t, int64_t dim, int64_t start, int64_t length) {
+  if (dim < 0) dim += t.dim();
+  Shape s = t.shape;
+  const int64_t n = s.at(static_cast<size_t>(dim));
+  if (start < 0 || length < 0 || start + length > n) throw std::logic_error("narrow: out of range");
+  const int64_t outer = numel_of(Shape(s.begin(), s.begin() + dim));
+  const int64_t inner = numel_of(Shape(s.begin() + dim + 1, s.end()));
+  s[static_cast<size_t>(dim)] = length;
+  Tensor out = Tensor::zeros(s);
+  for (int64_t o = 0; o < outer; ++o)
+    std::copy_n(t.data.begin() + (o * n + start) * inner, length * inner,
+                out.data.begin() + o * length * inner);
   return out;
 }
 

@@ -7,6 +7,8 @@
 // compute the same bits as the readable definitions in torch_kernels.cpp.
 #pragma once
 
+#include <vector>
+
 #include "tensor.h"
 
 namespace attn {
@@ -28,6 +30,8 @@ Tensor dot(const Tensor& a, const Tensor& b);
 
 // t.transpose(d0, d1), materialised (as .contiguous() would).
 Tensor transpose(const Tensor& t, int64_t d0, int64_t d1);
+// t.permute(dims), materialised: output dimension d is input dimension dims[d].
+Tensor permute(const Tensor& t, const std::vector<int64_t>& dims);
 // t.T for a 2-D tensor.
 Tensor transpose2d(const Tensor& t);
 // t.view(new_shape): same data, new shape (numel must agree). Given a tensor to move
@@ -63,5 +67,13 @@ void copy_into_lastdim(Tensor& dst, const Tensor& part, int64_t col);
 Tensor stack_copies(const Tensor& t, int64_t copies);
 // torch.cat(parts, dim=-1).
 Tensor cat_lastdim(const std::vector<Tensor>& parts);
+// torch.cat(parts, dim): every other dimension must agree.
+Tensor cat(const std::vector<Tensor>& parts, int64_t dim);
+// t.narrow(dim, start, length), materialised: t[:, start:start + length] for dim 1.
+Tensor narrow(const Tensor& t, int64_t dim, int64_t start, int64_t length);
+// t.repeat_interleave(repeats, dim): each slice `repeats` times in a row ([K1, K1, K2, K2]).
+Tensor repeat_interleave(const Tensor& t, int64_t repeats, int64_t dim);
+// t.repeat(1, ..., times, ..., 1): the whole tensor `times` times along dim ([K1, K2, K1, K2]).
+Tensor repeat_along(const Tensor& t, int64_t times, int64_t dim);
 
 }  // namespace attn

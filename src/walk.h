@@ -39,6 +39,11 @@ struct Step {
   bool summarized = false;
   Shape full_shape;
   const Shape& shape() const { return summarized ? full_shape : value.shape; }
+  // Placeholders for this step's texts only, over the walk's vars: a step recorded once
+  // per token in a loop says which token ({t}) with the same text key; "variant" picks the
+  // text "<stage>/<step>#<variant>" for this step only (as walk.vars["variant:<step>"] does
+  // for every step of that name).
+  std::map<std::string, std::string> vars;
 };
 
 // A check a learner would make, computed from the walk's own tensors.

@@ -505,4 +505,27 @@ TEST_F(CliErrors, OutputToADirectoryFails) {
   EXPECT_NE(r.err.find(dir.path.string()), std::string::npos) << describe(r);
 }
 
+// ---------------------------------------------------------------------------
+// The bonus stages (beyond chapter 3): their group, their options
+
+TEST_F(CliErrors, ListStagesShowsTheChapterThenTheBonusGroup) {
+  const RunResult r = run_cli({"--list-stages"});
+  EXPECT_EQ(r.exit_code, 0) << describe(r);
+  const size_t chapter = r.out.find("chapter 3 (--stage all");
+  const size_t bonus = r.out.find("beyond chapter 3 (--stage bonus");
+  ASSERT_NE(chapter, std::string::npos) << r.out;
+  ASSERT_NE(bonus, std::string::npos) << r.out;
+  EXPECT_LT(chapter, bonus);
+  EXPECT_LT(r.out.find("\n  multi-head "), bonus) << r.out;
+}
+
+TEST_F(CliErrors, BonusOptionsOutOfRangeExitTwo) {
+  expect_option_error(run_cli({"--kv-groups", "0"}), {"--kv-groups"});
+  expect_option_error(run_cli({"--window", "0"}), {"--window"});
+  expect_option_error(run_cli({"--block", "-1"}), {"--block"});
+  expect_option_error(run_cli({"--rope-base", "0.5"}), {"--rope-base"});
+  expect_option_error(run_cli({"--rope-base", "nan"}), {"--rope-base"});
+  expect_option_error(run_cli({"--stage", "everything"}), {"--stage"});
+}
+
 }  // namespace

@@ -65,6 +65,13 @@ std::vector<Named> configs() {
   c.d_out = 2;
   c.heads = 2;
   out.push_back({"one_token", c});
+  // The bonus stages' own sizes: one key/value group for 3 heads of 4 dimensions.
+  c = test::book_config();
+  c.bonus.d_out = 12;
+  c.bonus.heads = 3;
+  c.bonus.kv_groups = 1;
+  c.qkv_bias = true;
+  out.push_back({"bonus_one_group", c});
   return out;
 }
 
@@ -90,8 +97,11 @@ bool has_cjk(const std::string& s) {
   return false;
 }
 
-std::string variant_of(const Walk& w, const std::string& step) {
-  const auto it = w.vars.find("variant:" + step);
+// The variant localize() picks: the step's own, else the walk's for that step name.
+std::string variant_of(const Walk& w, const Step& step) {
+  const auto own = step.vars.find("variant");
+  if (own != step.vars.end()) return own->second;
+  const auto it = w.vars.find("variant:" + step.name);
   return it == w.vars.end() ? "" : it->second;
 }
 
@@ -117,7 +127,7 @@ TEST(Lang, EveryStepHasTitleAndExplanationInEveryLanguage) {
   for (const auto& [cfg_name, w] : all_walks())
     for (const auto& step : w.steps) {
       const std::string key = w.stage + "/" + step.name;
-      const std::string variant = variant_of(w, step.name);
+      const std::string variant = variant_of(w, step);
       SCOPED_TRACE(cfg_name + ": " + key + (variant.empty() ? "" : "#" + variant));
       for (const LangTable* t : languages()) {
         SCOPED_TRACE(t->code);
@@ -138,7 +148,7 @@ TEST(Lang, EveryKeyIsUsed) {
   std::set<std::string> step_keys, check_ids;
   for (const auto& [cfg_name, w] : all_walks()) {
     for (const auto& step : w.steps) {
-      const std::string variant = variant_of(w, step.name);
+      const std::string variant = variant_of(w, step);
       step_keys.insert(w.stage + "/" + step.name + (variant.empty() ? "" : "#" + variant));
       if (!variant.empty()) step_keys.insert(w.stage + "/" + step.name);  // the plain text too
     }

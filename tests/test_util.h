@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -15,6 +16,7 @@
 
 #include "config.h"
 #include "embeddings.h"
+#include "render/render.h"
 #include "tensor.h"
 #include "walk.h"
 
@@ -60,6 +62,15 @@ struct TempDir {
 };
 
 inline std::string tests_dir() { return ATTN_WALK_TESTS_DIR; }
+
+// The names (without ".json") of the JSON files in a folder, sorted.
+inline std::vector<std::string> json_files_in(const std::string& dir) {
+  std::vector<std::string> names;
+  for (const auto& e : std::filesystem::directory_iterator(dir))
+    if (e.path().extension() == ".json") names.push_back(e.path().stem().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
 
 // A JSON value from PyTorch's tolist(): a number or "inf"/"-inf"/"nan".
 inline float json_float(const nlohmann::json& v) {
@@ -126,6 +137,43 @@ inline Config config_from_golden(const nlohmann::json& doc) {
   c.qkv_bias = o["qkv_bias"].get<bool>();
   c.init = o["init"].get<std::string>() == "randn" ? InitKind::Randn : InitKind::Rand;
   return c;
+}
+
+// A bonus golden's Config (tests/golden/bonus_walks/*.json): the chapter's options, and the
+// bonus sizes and knobs, which the golden always gives as flags (--d-out, --heads, ...).
+inline Config bonus_config_from_golden(const nlohmann::json& doc) {
+  Config c = config_from_golden(doc);
+  const auto& o = doc["options"];
+  c.bonus.d_out = c.d_out;
+  c.bonus.heads = c.heads;
+  c.bonus.kv_groups = o["kv_groups"].get<int64_t>();
+  c.bonus.window = o["window"].get<int64_t>();
+  c.bonus.rope_base = o["rope_base"].get<double>();
+  c.bonus.block = o["block"].get<int64_t>();
+  return c;
+}
+
+// A walk against PyTorch's steps of the same stage (a golden's "stages"[stage]): the same
+// step names in the same order, the same shapes, the same float32 bits and the same
+// printed text, verbatim.
+inline void expect_walk_equals_golden(const Walk& walk, const nlohmann::json& expected) {
+  std::vector<std::string> got_names, want_names;
+  for (const auto& s : walk.steps) got_names.push_back(s.name);
+  for (const auto& s : expected) want_names.push_back(s["name"].get<std::string>());
+  ASSERT_EQ(got_names, want_names);
+  for (size_t i = 0; i < walk.steps.size(); ++i) {
+    const Step& step = walk.steps[i];
+    const auto& want = expected[i];
+    SCOPED_TRACE("step " + step.name);
+    EXPECT_EQ(step.value.shape, want["shape"].get<Shape>());
+    double max_diff = 0;
+    const auto n = count_bit_differences(step.value.data, flatten(want["data"]), &max_diff);
+    EXPECT_EQ(n, 0) << n << " values are not PyTorch's float32 (largest difference " << max_diff << ")";
+    EXPECT_EQ(printed_step(step), want["printed"].get<std::string>());
+    // Lines PyTorch computed to go under the tensor: strides, state_dict keys.
+    if (want.contains("details"))
+      EXPECT_EQ(step.details, want["details"].get<std::vector<std::string>>());
+  }
 }
 
 // The chapter's default configuration: "Your journey starts with one step", the book's seeds.

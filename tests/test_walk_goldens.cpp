@@ -12,13 +12,7 @@
 namespace attn {
 namespace {
 
-std::vector<std::string> golden_files() {
-  std::vector<std::string> files;
-  for (const auto& e : std::filesystem::directory_iterator(test::tests_dir() + "/golden/walks"))
-    if (e.path().extension() == ".json") files.push_back(e.path().stem().string());
-  std::sort(files.begin(), files.end());
-  return files;
-}
+std::vector<std::string> golden_files() { return test::json_files_in(test::tests_dir() + "/golden/walks"); }
 
 class WalkGolden : public ::testing::TestWithParam<std::string> {};
 
@@ -30,24 +24,7 @@ TEST_P(WalkGolden, EveryStepEqualsPyTorch) {
     SCOPED_TRACE("stage " + stage);
     const StageInfo* info = find_stage(stage);
     ASSERT_NE(info, nullptr);
-    const Walk walk = info->run(cfg);
-    std::vector<std::string> got_names, want_names;
-    for (const auto& s : walk.steps) got_names.push_back(s.name);
-    for (const auto& s : expected) want_names.push_back(s["name"].get<std::string>());
-    ASSERT_EQ(got_names, want_names);
-    for (size_t i = 0; i < walk.steps.size(); ++i) {
-      const Step& step = walk.steps[i];
-      const auto& want = expected[i];
-      SCOPED_TRACE("step " + step.name);
-      EXPECT_EQ(step.value.shape, want["shape"].get<Shape>());
-      double max_diff = 0;
-      const auto n = test::count_bit_differences(step.value.data, test::flatten(want["data"]), &max_diff);
-      EXPECT_EQ(n, 0) << n << " values are not PyTorch's float32 (largest difference " << max_diff << ")";
-      EXPECT_EQ(printed_step(step), want["printed"].get<std::string>());
-      // Lines PyTorch computed to go under the tensor: strides, state_dict keys.
-      if (want.contains("details"))
-        EXPECT_EQ(step.details, want["details"].get<std::vector<std::string>>());
-    }
+    test::expect_walk_equals_golden(info->run(cfg), expected);
   }
 }
 

@@ -1,5 +1,7 @@
 #include "lang/parts.h"
 
+#include "lang/bonus.h"
+
 #include <stdexcept>
 
 #include "lang/check_texts.h"
@@ -16,6 +18,14 @@ const std::vector<LangPart>& lang_parts() {
       {"zh", review_zh},
       {"en", check_en},
       {"zh", check_zh},
+      {"en", bonus_en}, {"zh", bonus_zh},
+      // bonus stages, bonus-A (efficient, kv-cache, gqa):
+      {"en", efficient_en}, {"zh", efficient_zh},
+      {"en", kv_cache_en}, {"zh", kv_cache_zh},
+      {"en", gqa_en}, {"zh", gqa_zh},
+
+      // bonus stages, bonus-B (swa, rope, flash, mla):
+
   };
   return parts;
 }

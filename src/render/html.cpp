@@ -318,7 +318,7 @@ std::string stage_heading(const Walk& walk, Lang lang) {
   std::string out = "<code>" + esc(walk.stage) + "</code>";
   if (info)
     out += fmt::format(" <span class=\"section\">{}</span> <span class=\"stage-desc\">{}</span>",
-                       esc(fill_placeholders(ui_text(lang, "section"), {{"section", info->section}})),
+                       esc(fill_placeholders(ui_text(lang, section_text_key(*info)), {{"section", info->section}})),
                        esc(ui_text(lang, std::string("stage.") + walk.stage)));
   return out;
 }

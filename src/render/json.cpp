@@ -1,10 +1,12 @@
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
 
 #include "render/json_config.h"
 #include "render/render.h"
+#include "stages/stages.h"
 
 namespace attn {
 
@@ -92,17 +94,27 @@ nlohmann::json config_json(const Config& c) {
           {"batch", c.batch},
           {"qkv_bias", c.qkv_bias},
           {"init", to_string(c.init)},
-          {"dropout_rng", to_string(c.dropout_rng)}};
+          {"dropout_rng", to_string(c.dropout_rng)},
+          {"bonus", {{"d_out", c.bonus.d_out},
+                     {"heads", c.bonus.heads},
+                     {"kv_groups", c.bonus.kv_groups},
+                     {"window", c.bonus.window},
+                     {"rope_base", c.bonus.rope_base},
+                     {"block", c.bonus.block}}}};
 }
 
 std::string render_json(const std::vector<Walk>& walks) {
   const Walk& first_walk = walks.front();
   const bool several = walks.size() > 1;
   std::vector<std::string> notes;
-  for (const auto& w : walks) notes.insert(notes.end(), w.notes.begin(), w.notes.end());
+  for (const auto& w : walks)  // once each: the bonus stages share a note
+    for (const auto& n : w.notes)
+      if (std::find(notes.begin(), notes.end(), n) == notes.end()) notes.push_back(n);
+  const StageInfo* first_info = find_stage(first_walk.stage);
+  const bool bonus = first_info && first_info->group == StageGroup::Bonus;
   nlohmann::json head = {{"tool", "attn-walk"},
                          {"version", ATTN_WALK_VERSION},
-                         {"stage", several ? std::string("all") : first_walk.stage},
+                         {"stage", several ? std::string(bonus ? "bonus" : "all") : first_walk.stage},
                          {"config", config_json(first_walk.config)},
                          {"tokens", first_walk.config.tokens},
                          {"notes", notes},

@@ -40,11 +40,10 @@ std::string render_text_header(const Walk& walk, const RenderOptions& opts) {
   std::string out;
   const StageInfo* info = find_stage(walk.stage);
   out += fmt::format("attn-walk {}", walk.stage);
-  if (info) {
-    const std::string section = std::string(info->section).find("–") == std::string::npos ? "section" : "sections";
-    out += parenthesized(opts.lang, fill_placeholders(ui_text(opts.lang, section), {{"section", info->section}})) +
+  if (info)
+    out += parenthesized(opts.lang, fill_placeholders(ui_text(opts.lang, section_text_key(*info)),
+                                                      {{"section", info->section}})) +
            ui_text(opts.lang, "colon") + ui_text(opts.lang, std::string("stage.") + walk.stage);
-  }
   out += "\n";
   std::string tokens;
   // Tokens come from the user's file: no escape sequences reach the terminal.

@@ -2,6 +2,7 @@
 // walk's checks are built from.
 #pragma once
 
+#include <algorithm>
 #include <string>
 
 #include "config.h"
@@ -24,6 +25,9 @@ Tensor loop_context_vectors(const Tensor& attn_weights, const Tensor& inputs);
 // {seed1}, {seed2}, {heads}, {head_dim}, {p}, {attn_p}, {scale}, {batch}, {init},
 // {bias_arg}, ...). Stages add their own ({d_k}, {sqrt_d_k}, ...) after this.
 void set_common_vars(Walk& walk, const Config& cfg);
+
+// 2360064 -> "2,360,064"
+std::string grouped(int64_t n);
 
 // A rate or scale as the chapter's Python prints it, shortened: 0.5, 0.0, 2.0, 1.42857.
 std::string format_number(double v);
@@ -62,6 +66,11 @@ Comparison zero_above_diagonal(const Tensor& t);
 // Every value is 0 or `kept` (what dropout leaves), within tol relative to kept;
 // max_diff = the largest distance of a value from the nearer of the two.
 Comparison zero_or_value(const Tensor& t, float kept, double tol = 1e-6);
+
+// Both comparisons hold; the larger difference.
+inline Comparison both(const Comparison& a, const Comparison& b) {
+  return {a.passed && b.passed, std::max(a.max_diff, b.max_diff)};
+}
 
 inline void add_check(Walk& walk, std::string id, const Comparison& c) {
   walk.add_check(std::move(id), c.passed, c.max_diff);

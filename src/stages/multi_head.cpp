@@ -29,20 +29,6 @@ Tensor slice_lastdim(const Tensor& t, int64_t begin, int64_t end) {
   return Tensor(shape, std::move(data));
 }
 
-Comparison both(const Comparison& a, const Comparison& b) {
-  return {a.passed && b.passed, std::max(a.max_diff, b.max_diff)};
-}
-
-// 2360064 -> "2,360,064"
-std::string grouped(int64_t n) {
-  std::string digits = std::to_string(n), out;
-  for (size_t i = 0; i < digits.size(); ++i) {
-    if (i && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return out;
-}
-
 // A shape as Python prints a tuple: (768, 768), (768,)
 std::string tuple_str(const Shape& s) {
   std::string out = "(";

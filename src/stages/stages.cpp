@@ -1,5 +1,7 @@
 #include "stages/stages.h"
 
+#include <string>
+
 #include "lang/lang.h"
 
 namespace attn {
@@ -22,8 +24,29 @@ const std::vector<StageInfo>& all_stages() {
       {"causal", "3.5.1", summary("causal"), run_causal},
       {"dropout", "3.5.2–3.5.3", summary("dropout"), run_dropout},
       {"multi-head", "3.6", summary("multi-head"), run_multi_head},
+
+      // ---- bonus: beyond chapter 3, in the order --stage bonus walks them ----
+      // the bonus notebook and the KV cache (efficient, kv-cache, gqa):
+      {"efficient", "ch03/02_bonus", summary("efficient"), run_efficient, StageGroup::Bonus, efficient_misuse},
+      {"kv-cache", "ch04/03_kv-cache", summary("kv-cache"), run_kv_cache, StageGroup::Bonus, kv_cache_misuse},
+      {"gqa", "ch04/04_gqa", summary("gqa"), run_gqa, StageGroup::Bonus, gqa_misuse},
+
+      // the modern variants (swa, rope, flash, mla):
+
   };
   return stages;
+}
+
+bool stage_selected(const StageInfo& s, const std::string& choice) {
+  if (choice == "all") return s.group == StageGroup::Chapter;
+  if (choice == "bonus") return s.group == StageGroup::Bonus;
+  return choice == s.name;
+}
+
+const char* section_text_key(const StageInfo& s) {
+  if (s.group == StageGroup::Bonus) return "bonus_section";
+  // "sections 3.5.2–3.5.3" for a range.
+  return std::string(s.section).find("–") == std::string::npos ? "section" : "sections";
 }
 
 const StageInfo* find_stage(const std::string& name) {

@@ -17,14 +17,36 @@ Walk run_causal(const Config& cfg);       // 3.5.1        hiding future words
 Walk run_dropout(const Config& cfg);      // 3.5.2-3.5.3  dropout masks; CausalAttention
 Walk run_multi_head(const Config& cfg);   // 3.6          the wrapper and MultiHeadAttention
 
+// Beyond chapter 3 (one file each, in the book repository's vocabulary): the bonus stages,
+// each with the check of the options it cannot run with (StageInfo::misuse).
+Walk run_efficient(const Config& cfg);    // ch03/02_bonus     MultiHeadAttentionCombinedQKV
+std::string efficient_misuse(const Config& cfg);
+Walk run_kv_cache(const Config& cfg);     // ch04/03_kv-cache  one token at a time, the cache growing
+std::string kv_cache_misuse(const Config& cfg);
+Walk run_gqa(const Config& cfg);          // ch04/04_gqa       keys and values in --kv-groups groups
+std::string gqa_misuse(const Config& cfg);
+
+// The chapter's stages (--stage all) and the bonus material beyond it (--stage bonus).
+enum class StageGroup { Chapter, Bonus };
+
 struct StageInfo {
   const char* name;     // "--stage" value
-  const char* section;  // where it is in the chapter: "3.4", or a range "3.5.2–3.5.3"
-  const char* summary;  // one line for --list-stages (English, from src/lang/en.cpp)
+  const char* section;  // where it is: the chapter's section, or the bonus code's folder
+  const char* summary;  // one line for --list-stages (English, from src/lang/)
   Walk (*run)(const Config&);
+  StageGroup group = StageGroup::Chapter;
+  // Options this stage cannot run with: "" if none, else a message naming the option
+  // (a usage error, exit 2). nullptr: the stage takes any configuration.
+  std::string (*misuse)(const Config&) = nullptr;
 };
 
+// Every stage: the chapter's in order, then the bonus stages in order.
 const std::vector<StageInfo>& all_stages();
 const StageInfo* find_stage(const std::string& name);
+// Whether --stage `choice` walks stage s: its own name, "all" (the chapter) or "bonus".
+bool stage_selected(const StageInfo& s, const std::string& choice);
+// The key of the heading's section text in src/lang/: "section" ("chapter 3, section 3.4")
+// or "bonus_section" ("beyond chapter 3: ch04/03_kv-cache").
+const char* section_text_key(const StageInfo& s);
 
 }  // namespace attn

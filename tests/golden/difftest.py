@@ -4,12 +4,14 @@
     make difftest
 
 Needs Debian's python3-torch. For each configuration it runs every stage in PyTorch
-(tests/golden/torch_walk.py) and in attn-walk (--format json), then compares every step:
-names, shapes, values (within 1e-5) and the printed text, verbatim.
+(tests/golden/torch_walk.py, and the bonus stages' oracles tests/golden/bonus/*.py) and in
+attn-walk (--format json), then compares every step: names, shapes, values (within 1e-5)
+and the printed text, verbatim. --group chapter|bonus|both picks the stages (both).
 Use --goldens to check the committed golden files instead of random ones.
 """
 import argparse
 import glob
+import itertools
 import json
 import math
 import os
@@ -19,12 +21,14 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import torch_env  # noqa: E402  (before torch: it chooses OpenBLAS's kernel)
+import torch_env  # noqa: E402,F401  (before torch: it chooses OpenBLAS's kernel)
+import make_bonus_goldens  # noqa: E402
 import make_goldens  # noqa: E402
 
 FLAG_NAMES = {"query": "--query", "seed": "--seed", "d_out": "--d-out", "heads": "--heads",
               "dropout": "--dropout", "attn_dropout": "--attn-dropout", "batch": "--batch",
-              "init": "--init"}
+              "init": "--init", "kv_groups": "--kv-groups", "window": "--window",
+              "rope_base": "--rope-base", "block": "--block"}
 
 
 def flags(opts):
@@ -114,19 +118,60 @@ def random_config(rng, i):
     return make_goldens.golden(f"random{i}", opts, [f"x{k + 1}" for k in range(T)], emb)
 
 
+def random_bonus_configs(rng, i, oracles):
+    """One random configuration, as a golden document per bonus stage that accepts it."""
+    T = rng.choice([1, 2, 3, 5, 6, 8, 11, 16, 24, 41])
+    d_in = rng.randint(1, 16)
+    heads = rng.choice([1, 2, 3, 4, 6])
+    kv_groups = rng.choice([g for g in range(1, heads + 1) if heads % g == 0])
+    opts = {
+        "seed": rng.choice([None, 0, 1, 42, 123, 789, 2 ** 31 - 1, rng.randint(0, 2 ** 40)]),
+        "batch": rng.randint(1, 3),
+        "qkv_bias": rng.random() < 0.5,
+        "d_out": heads * rng.choice([1, 2, 2, 4, 6]),
+        "heads": heads,
+        "kv_groups": kv_groups,
+        "window": rng.randint(1, T + 1),
+        "block": rng.randint(1, T + 1),
+        "rope_base": rng.choice([10000.0, 10000.0, 500000.0, 100.0, 2.0]),
+    }
+    scale = rng.choice([1.0, 1.0, 10.0, 0.01])
+    emb = [[round((rng.random() * 2 - 1) * scale, 4) for _ in range(d_in)] for _ in range(T)]
+    tokens = [f"x{k + 1}" for k in range(T)]
+    for stage, module in oracles.items():
+        doc = make_bonus_goldens.golden(f"bonus{i}", stage, module, opts, tokens, emb)
+        if doc is not None:
+            yield doc
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--binary", default="build/attn-walk")
     ap.add_argument("--count", type=int, default=30)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--goldens", action="store_true", help="check tests/golden/walks/*.json instead")
+    ap.add_argument("--group", choices=["chapter", "bonus", "both"], default="both")
     ap.add_argument("-v", "--verbose", action="store_true")
     args = ap.parse_args()
-    if args.goldens:
-        docs = (json.load(open(p)) for p in sorted(glob.glob(os.path.join(make_goldens.OUT, "*.json"))))
-    else:
+    chapter, bonus = args.group in ("chapter", "both"), args.group in ("bonus", "both")
+    oracles = make_bonus_goldens.oracles() if bonus else {}
+
+    def golden_files(folder):
+        return (json.load(open(p)) for p in sorted(glob.glob(os.path.join(folder, "*.json"))))
+
+    def random_docs():
         rng = random.Random(args.seed)
-        docs = (random_config(rng, i) for i in range(args.count))
+        for i in range(args.count):
+            if chapter:
+                yield random_config(rng, i)
+            if bonus:
+                yield from random_bonus_configs(rng, i, oracles)
+
+    if args.goldens:
+        docs = itertools.chain(golden_files(make_goldens.OUT) if chapter else [],
+                               golden_files(make_bonus_goldens.OUT) if bonus else [])
+    else:
+        docs = random_docs()
     if not torch_env.bit_exact:
         print(f"note: this CPU cannot run OpenBLAS's {torch_env.REFERENCE_KERNEL} kernel, so PyTorch "
               "sums large products in another order here; expect last-bit differences "
@@ -136,7 +181,7 @@ def main():
         problems = compare(doc, args.binary, args.verbose)
         if problems:
             failed += 1
-            print(f"FAIL {doc['name']} {json.dumps(doc['options'])}")
+            print(f"FAIL {doc['name']} {'/'.join(doc['stages'])} {json.dumps(doc['options'])}")
             for p in problems:
                 print("  " + p)
         else:

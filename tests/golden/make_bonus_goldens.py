@@ -1,0 +1,120 @@
+"""Generate the bonus stages' goldens from real PyTorch: tests/golden/bonus_walks/*.json.
+
+    /usr/bin/python3 tests/golden/make_bonus_goldens.py [STAGE ...]   (or: make goldens)
+
+Every module tests/golden/bonus/<stage>.py (not starting with "_") is an oracle for one
+bonus stage (see bonus/_common.py). For each stage and each configuration below this
+writes bonus_walks/<stage>--<config>.json, laid out as tests/golden/walks/*.json (options
+named as attn-walk's flags, tokens, embeddings, and {stage: steps}), which
+tests/test_bonus_goldens.cpp replays. Naming stages regenerates only theirs.
+"""
+import glob
+import importlib
+import json
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "bonus"))
+import torch_env  # noqa: E402  (before torch)
+import torch  # noqa: E402
+
+import make_goldens  # noqa: E402
+from _common import BONUS_DEFAULTS, BonusCfg  # noqa: E402
+
+OUT = os.path.join(HERE, "bonus_walks")
+# The chapter's options that shape the bonus stages; the rest keep their defaults.
+BONUS_CHAPTER_OPTIONS = ("seed", "batch", "qkv_bias")
+
+
+def oracles():
+    """{stage name: module} for every tests/golden/bonus/<stage>.py."""
+    found = {}
+    for path in sorted(glob.glob(os.path.join(HERE, "bonus", "*.py"))):
+        name = os.path.splitext(os.path.basename(path))[0]
+        if name.startswith("_"):
+            continue
+        module = importlib.import_module(name)
+        found[module.STAGE] = module
+    return found
+
+
+def options(opts):
+    """Every option of a golden, named as the CLI flags, bonus sizes always explicit."""
+    unknown = set(opts) - set(BONUS_DEFAULTS) - set(BONUS_CHAPTER_OPTIONS)
+    if unknown:
+        raise ValueError(f"not a bonus option: {sorted(unknown)}")
+    o = dict(make_goldens.OPTION_DEFAULTS)
+    o.update(BONUS_DEFAULTS)
+    o.update(opts)
+    return o
+
+
+def to_cfg(o, embeddings):
+    return BonusCfg(embeddings, seed=o["seed"], batch=o["batch"], qkv_bias=o["qkv_bias"],
+                    **{k: o[k] for k in BONUS_DEFAULTS})
+
+
+def golden(name, stage, module, opts, tokens, embeddings):
+    """The golden document of one stage on one configuration, or None if the stage refuses it."""
+    o = options(opts)
+    cfg = to_cfg(o, embeddings)
+    if cfg.d_out % cfg.heads != 0 or (hasattr(module, "valid") and not module.valid(cfg)):
+        return None
+    return {
+        "name": name,
+        "torch_version": torch.__version__,
+        "options": o,
+        "tokens": tokens,
+        "embeddings": embeddings,
+        "stages": {stage: module.run(cfg)},
+    }
+
+
+def configurations():
+    """(name, options, tokens, embeddings): the defaults on the chapter's six tokens, then
+    other sizes, seeds, bias, batch, window, block and rope base on other inputs."""
+    j_tok, j_emb = make_goldens.JOURNEY["tokens"], make_goldens.JOURNEY["embeddings"]
+    yield "book", {}, j_tok, j_emb
+    yield "book_seed42_bias_b1", dict(seed=42, qkv_bias=True, batch=1, d_out=12, heads=6, kv_groups=3,
+                                      window=2, block=4, rope_base=500000.0), j_tok, j_emb
+
+    def rnd(name, data_seed, T, d_in, **opts):
+        emb = make_goldens.random_embeddings(data_seed, T, d_in)
+        return name, opts, [f"x{i + 1}" for i in range(T)], emb
+
+    yield rnd("d16_t11_dout16_h4_g1", 21, 11, 16, seed=7, batch=3, d_out=16, heads=4, kv_groups=1,
+              window=5, block=3)
+    yield rnd("d5_t7_dout4_h2_g2_bias", 22, 7, 5, seed=2024, batch=2, qkv_bias=True, d_out=4, heads=2,
+              kv_groups=2, window=1, block=7, rope_base=100.0)
+    yield rnd("d4_t1_one_token", 23, 1, 4, seed=0, batch=1, d_out=6, heads=3, kv_groups=3, window=4,
+              block=1)
+    yield rnd("d6_t40_long", 24, 40, 6, seed=11, batch=1, d_out=8, heads=2, kv_groups=1, window=9,
+              block=16)
+
+
+def main():
+    found = oracles()
+    wanted = sys.argv[1:] or list(found)
+    for stage in wanted:
+        if stage not in found:
+            raise SystemExit(f"no oracle for stage {stage!r}; have {sorted(found)}")
+    torch_env.require_bit_exact("make_bonus_goldens.py")
+    os.makedirs(OUT, exist_ok=True)
+    for stage in wanted:
+        for old in glob.glob(os.path.join(OUT, f"{stage}--*.json")):
+            os.remove(old)
+        for name, opts, tokens, emb in configurations():
+            doc = golden(name, stage, found[stage], opts, tokens, emb)
+            if doc is None:
+                continue
+            path = os.path.join(OUT, f"{stage}--{name}.json")
+            with open(path, "w") as f:
+                json.dump(doc, f, separators=(",", ":"))
+                f.write("\n")
+            print(f"{path}: {len(doc['stages'][stage])} steps")
+
+
+if __name__ == "__main__":
+    main()
