@@ -1,6 +1,7 @@
 #include "modules/combined_qkv.h"
 
 #include <stdexcept>
+#include <string>
 
 #include "ops.h"
 
@@ -32,7 +33,10 @@ MultiHeadAttentionCombinedQKV::Trace MultiHeadAttentionCombinedQKV::forward_trac
   t.values = t.qkv_permuted[2];
   // The chapter's scaled, masked softmax; its matrix-product rule holds here too (keys are a
   // permuted view that folds into one batch only when b == 1).
-  t.attn_weights = causal_attention_weights(t.queries, t.keys, triu_ones(num_tokens, 1), &t.attn_scores);
+  t.attn_weights = causal_attention_weights(t.queries, t.keys, triu_ones(num_tokens, 1),
+                                            [&t](const char* name, const Tensor& v) {
+                                              if (std::string(name) == "attn_scores_masked") t.attn_scores = v;
+                                            });
   // (b, H, T, head_dim) -> (b, T, H, head_dim) -> (b, T, d_out), then proj
   const Tensor context = transpose(matmul(t.attn_weights, t.values), 1, 2);
   t.context_vec = proj(view(context, {b, num_tokens, d_out}));
