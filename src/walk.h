@@ -25,6 +25,11 @@ struct Step {
   std::string explanation;
   // Extra lines shown under the tensor (e.g. a parameter-count breakdown).
   std::vector<std::string> details;
+  // Placeholders for this step's texts only, over the walk's vars: a step recorded once
+  // per token in a loop says which token ({t}) with the same text key; "variant" picks the
+  // text "<stage>/<step>#<variant>" for this step only (as walk.vars["variant:<step>"] does
+  // for every step of that name).
+  std::map<std::string, std::string> vars;
 };
 
 // A check a learner would make, computed from the walk's own tensors.

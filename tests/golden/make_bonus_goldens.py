@@ -45,7 +45,10 @@ def options(opts):
     unknown = set(opts) - set(BONUS_DEFAULTS) - set(BONUS_CHAPTER_OPTIONS)
     if unknown:
         raise ValueError(f"not a bonus option: {sorted(unknown)}")
-    return dict(make_goldens.OPTION_DEFAULTS, **BONUS_DEFAULTS, **opts)
+    o = dict(make_goldens.OPTION_DEFAULTS)
+    o.update(BONUS_DEFAULTS)
+    o.update(opts)
+    return o
 
 
 def to_cfg(o, embeddings):
