@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <iostream>
@@ -184,10 +185,12 @@ Config make_config(const Options& o, Embeddings emb) {
                  : o.input == "-"        ? "<stdin>"
                                          : o.input;
   const int64_t T = c.num_tokens();
-  if (o.query < 1 || o.query > T)
+  bool chapter = false;  // the bonus stages have no query token
+  for (const auto& s : all_stages()) chapter |= stage_selected(s, o.stage) && s.group == StageGroup::Chapter;
+  if (chapter && (o.query < 1 || o.query > T))
     throw UsageError(fmt::format("--query: must be between 1 and {} (the number of tokens), got {}",
                                  T, o.query));
-  c.query = o.query;
+  c.query = std::clamp<int64_t>(o.query, 1, std::max<int64_t>(T, 1));
   if (o.seed_given) c.seed1 = c.seed2 = o.seed;
   c.d_out = o.d_out;
   c.heads = o.heads;
