@@ -86,8 +86,11 @@ bool has_cjk(const std::string& s) {
   return false;
 }
 
-std::string variant_of(const Walk& w, const std::string& step) {
-  const auto it = w.vars.find("variant:" + step);
+// The variant localize() picks: the step's own, else the walk's for that step name.
+std::string variant_of(const Walk& w, const Step& step) {
+  const auto own = step.vars.find("variant");
+  if (own != step.vars.end()) return own->second;
+  const auto it = w.vars.find("variant:" + step.name);
   return it == w.vars.end() ? "" : it->second;
 }
 
@@ -113,7 +116,7 @@ TEST(Lang, EveryStepHasTitleAndExplanationInEveryLanguage) {
   for (const auto& [cfg_name, w] : all_walks())
     for (const auto& step : w.steps) {
       const std::string key = w.stage + "/" + step.name;
-      const std::string variant = variant_of(w, step.name);
+      const std::string variant = variant_of(w, step);
       SCOPED_TRACE(cfg_name + ": " + key + (variant.empty() ? "" : "#" + variant));
       for (const LangTable* t : languages()) {
         SCOPED_TRACE(t->code);
@@ -134,7 +137,7 @@ TEST(Lang, EveryKeyIsUsed) {
   std::set<std::string> step_keys, check_ids;
   for (const auto& [cfg_name, w] : all_walks()) {
     for (const auto& step : w.steps) {
-      const std::string variant = variant_of(w, step.name);
+      const std::string variant = variant_of(w, step);
       step_keys.insert(w.stage + "/" + step.name + (variant.empty() ? "" : "#" + variant));
       if (!variant.empty()) step_keys.insert(w.stage + "/" + step.name);  // the plain text too
     }

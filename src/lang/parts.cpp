@@ -1,6 +1,7 @@
 #include "lang/parts.h"
 
 #include "lang/bonus.h"
+#include "lang/bonus_b.h"
 
 #include <stdexcept>
 
@@ -13,6 +14,7 @@ const std::vector<LangPart>& lang_parts() {
       // bonus stages, bonus-A (efficient, kv-cache, gqa):
 
       // bonus stages, bonus-B (swa, rope, flash, mla):
+      {"en", bonus_b_en}, {"zh", bonus_b_zh},
 
   };
   return parts;

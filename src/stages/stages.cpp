@@ -27,6 +27,9 @@ const std::vector<StageInfo>& all_stages() {
       // the bonus notebook and the KV cache (efficient, kv-cache, gqa):
 
       // the modern variants (swa, rope, flash, mla):
+      {"swa", "ch04/06_swa", summary("swa"), run_swa, StageGroup::Bonus, swa_misuse},
+      {"rope", "llama3.py", summary("rope"), run_rope, StageGroup::Bonus, rope_misuse},
+      {"flash", "online softmax", summary("flash"), run_flash, StageGroup::Bonus, flash_misuse},
 
   };
   return stages;

@@ -18,6 +18,12 @@ Walk run_dropout(const Config& cfg);      // 3.5.2-3.5.3  dropout masks; CausalA
 Walk run_multi_head(const Config& cfg);   // 3.6          the wrapper and MultiHeadAttention
 
 // Beyond chapter 3 (one file each, in the book repository's vocabulary): the bonus stages.
+Walk run_swa(const Config& cfg);          // ch04/06_swa  sliding-window attention
+Walk run_rope(const Config& cfg);         // llama3.py    rotary position embeddings
+Walk run_flash(const Config& cfg);        // (own)        flash attention's online softmax
+std::string swa_misuse(const Config& cfg);
+std::string rope_misuse(const Config& cfg);
+std::string flash_misuse(const Config& cfg);
 
 // The chapter's stages (--stage all) and the bonus material beyond it (--stage bonus).
 enum class StageGroup { Chapter, Bonus };
