@@ -38,6 +38,7 @@ test: build
 goldens:
 	/usr/bin/python3 tests/golden/make_goldens.py
 	/usr/bin/python3 tests/golden/make_bonus_goldens.py
+	/usr/bin/python3 tests/golden/make_sleef_goldens.py
 
 # Compare against PyTorch directly on random configurations (needs python3-torch).
 difftest: build
