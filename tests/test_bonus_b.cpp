@@ -107,6 +107,19 @@ TEST(Flash, OneBlockPerBlockOfKeysAndEqualToTheModule) {
   }
 }
 
+TEST(Flash, RefusesMoreThan64Blocks) {
+  Config c = bonus_config();
+  c.bonus.block = 1;
+  EXPECT_EQ(flash_misuse(c), "");  // 6 blocks
+  TorchGenerator gen(4);
+  c.inputs = randn(gen, {65, 3});
+  const std::string why = flash_misuse(c);
+  EXPECT_NE(why.find("--block"), std::string::npos) << why;
+  EXPECT_NE(why.find("65 blocks"), std::string::npos) << why;
+  c.bonus.block = 2;
+  EXPECT_EQ(flash_misuse(c), "");
+}
+
 // acc / l after every key equals the ordinary softmax; stopping one block early does not.
 TEST(Flash, StoppingEarlyDiffersSoTheCheckCanFail) {
   TorchGenerator gen(3);

@@ -18,7 +18,18 @@
 
 namespace attn {
 
-std::string flash_misuse(const Config& cfg) { return bonus_heads_misuse(cfg); }
+// The walk records four steps per block, each up to (B, H, T, head_dim): a bound on the
+// blocks keeps its memory near that of one (B, H, T, T) score matrix.
+constexpr int64_t kMaxFlashBlocks = 64;
+
+std::string flash_misuse(const Config& cfg) {
+  if (std::string why = bonus_heads_misuse(cfg); !why.empty()) return why;
+  const int64_t T = cfg.num_tokens(), blocks = (T + cfg.bonus.block - 1) / cfg.bonus.block;
+  if (blocks <= kMaxFlashBlocks) return "";
+  return fmt::format("--block: {} tokens in blocks of {} make {} blocks, and the flash walk shows "
+                     "every block; use at most {} (--block {} or more)",
+                     T, cfg.bonus.block, blocks, kMaxFlashBlocks, (T + kMaxFlashBlocks - 1) / kMaxFlashBlocks);
+}
 
 Walk run_flash(const Config& cfg) {
   Walk walk("flash", cfg);
