@@ -44,6 +44,7 @@ goldens:
 	/usr/bin/python3 tests/golden/make_goldens.py
 	/usr/bin/python3 tests/golden/make_check_goldens.py
 	/usr/bin/python3 tests/golden/make_bonus_goldens.py
+	/usr/bin/python3 tests/golden/make_sleef_goldens.py
 
 # Compare against PyTorch directly on random configurations (needs python3-torch).
 difftest: build

@@ -1,9 +1,9 @@
 #include "lang/parts.h"
 
-#include "lang/bonus.h"
-
 #include <stdexcept>
 
+#include "lang/bonus.h"
+#include "lang/bonus_b.h"
 #include "lang/check_texts.h"
 
 namespace attn {
@@ -12,20 +12,15 @@ LangTable review_en();  // review_en.cpp: the learner review's words (issue 12)
 LangTable review_zh();
 
 const std::vector<LangPart>& lang_parts() {
-  // One line per feature and language: {"en", some_feature_en}, {"zh", some_feature_zh}.
+  // One line per feature: {"en", some_feature_en}, {"zh", some_feature_zh}.
   static const std::vector<LangPart> parts = {
-      {"en", review_en},
-      {"zh", review_zh},
-      {"en", check_en},
-      {"zh", check_zh},
-      {"en", bonus_en}, {"zh", bonus_zh},
-      // bonus stages, bonus-A (efficient, kv-cache, gqa):
-      {"en", efficient_en}, {"zh", efficient_zh},
+      {"en", review_en}, {"zh", review_zh},        // the chapter's extra words and demonstrations
+      {"en", check_en}, {"zh", check_zh},          // attn-walk check
+      {"en", bonus_en}, {"zh", bonus_zh},          // the bonus group's shared words
+      {"en", efficient_en}, {"zh", efficient_zh},  // bonus stages
       {"en", kv_cache_en}, {"zh", kv_cache_zh},
       {"en", gqa_en}, {"zh", gqa_zh},
-
-      // bonus stages, bonus-B (swa, rope, flash, mla):
-
+      {"en", bonus_b_en}, {"zh", bonus_b_zh},      // swa, rope, flash
   };
   return parts;
 }

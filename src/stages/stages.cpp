@@ -32,6 +32,9 @@ const std::vector<StageInfo>& all_stages() {
       {"gqa", "ch04/04_gqa", summary("gqa"), run_gqa, StageGroup::Bonus, gqa_misuse},
 
       // the modern variants (swa, rope, flash, mla):
+      {"swa", "ch04/06_swa", summary("swa"), run_swa, StageGroup::Bonus, swa_misuse},
+      {"rope", "llama3.py", summary("rope"), run_rope, StageGroup::Bonus, rope_misuse},
+      {"flash", "online softmax", summary("flash"), run_flash, StageGroup::Bonus, flash_misuse},
 
   };
   return stages;

@@ -25,6 +25,12 @@ Walk run_kv_cache(const Config& cfg);     // ch04/03_kv-cache  one token at a ti
 std::string kv_cache_misuse(const Config& cfg);
 Walk run_gqa(const Config& cfg);          // ch04/04_gqa       keys and values in --kv-groups groups
 std::string gqa_misuse(const Config& cfg);
+Walk run_swa(const Config& cfg);          // ch04/06_swa  sliding-window attention
+Walk run_rope(const Config& cfg);         // llama3.py    rotary position embeddings
+Walk run_flash(const Config& cfg);        // (own)        flash attention's online softmax
+std::string swa_misuse(const Config& cfg);
+std::string rope_misuse(const Config& cfg);
+std::string flash_misuse(const Config& cfg);
 
 // The chapter's stages (--stage all) and the bonus material beyond it (--stage bonus).
 enum class StageGroup { Chapter, Bonus };

@@ -1,0 +1,30 @@
+// The SLEEF functions (beyond expf, torch_kernels.h) that RoPE's tables need, as PyTorch
+// 1.13's CPU kernels (AVX2 build: 8-lane vectors, fused multiply-adds) reach them:
+//   - torch.sin/torch.cos on float32: every element through SLEEF's sinf_u10/cosf_u10
+//     (Vectorized<float>::sin/cos; vec::map pads the tail into a vector);
+//   - base ** tensor (torch.pow with a scalar base): the vectorised loop of cpu_kernel_vec
+//     runs SLEEF's powf_u10 on each full 16 elements, and the rest through the C library's
+//     powf (std::pow), as its scalar tail loop does.
+#pragma once
+
+namespace attn::kernels {
+
+// Bit for bit SLEEF's xsinf_u1/xcosf_u1 for |d| < 125 (Cody-Waite reduction by pi in
+// three parts, a double-float polynomial). From 125 on SLEEF switches whole vectors to its
+// Payne-Hanek reduction, which is not reproduced: there the value is the correctly rounded
+// double result, within 1 ulp of SLEEF's (docs/fidelity.md).
+float sleef_sinf(float d);
+float sleef_cosf(float d);
+
+// Where sleef_sinf/sleef_cosf are PyTorch's bits: |d| < 125.
+constexpr float kSleefTrigExactBelow = 125.0f;
+
+// SLEEF's xpowf (u10) for a base x > 0 and a finite exponent y: exp(y * log(x)) through
+// double-float logk/expk. Bit for bit for those arguments.
+float sleef_powf(float x, float y);
+
+// torch.pow(base, exponents) for a float base and a float32 tensor's values, in place:
+// SLEEF for each full 16 elements from the start, std::pow for the rest.
+void torch_pow_scalar_base(float base, float* values, long n);
+
+}  // namespace attn::kernels

@@ -1,0 +1,135 @@
+// The bonus stages swa, rope and flash beyond their PyTorch goldens: the ideas each walk's
+// checks rest on, and configurations they must refuse.
+#include <gtest/gtest.h>
+
+#include "modules.h"
+#include "modules/flash.h"
+#include "modules/rope.h"
+#include "modules/sliding_window.h"
+#include "ops.h"
+#include "stages/common.h"
+#include "stages/stages.h"
+#include "test_util.h"
+#include "torch_random.h"
+
+namespace attn {
+namespace {
+
+Config bonus_config(int64_t d_out = 8, int64_t heads = 4) {
+  Config c = test::book_config();
+  c.bonus.d_out = d_out;
+  c.bonus.heads = heads;
+  return c;
+}
+
+const Check& check_named(const Walk& w, const std::string& id) {
+  for (const auto& c : w.checks)
+    if (c.id == id) return c;
+  throw std::runtime_error("no check " + id);
+}
+
+TEST(Swa, MaskIsTheBandOfTheWindow) {
+  const Tensor m = sliding_window_mask(5, 2);
+  for (int64_t i = 0; i < 5; ++i)
+    for (int64_t j = 0; j < 5; ++j) EXPECT_EQ(m(i, j), (j == i || j == i - 1) ? 0.0f : 1.0f) << i << "," << j;
+  // A window as long as the input is the chapter's causal mask.
+  EXPECT_EQ(sliding_window_mask(6, 6).data, triu_ones(6, 1).data);
+}
+
+TEST(Swa, ChecksHoldForEveryWindowAndAWholeWindowIsTheChapter) {
+  for (int64_t W : {1, 2, 3, 6, 10}) {
+    Config c = bonus_config();
+    c.bonus.window = W;
+    const Walk w = run_swa(c);
+    SCOPED_TRACE("window " + std::to_string(W));
+    for (const auto& chk : w.checks) EXPECT_TRUE(chk.passed) << chk.id << " " << chk.max_diff;
+  }
+  // W >= T: the whole output equals the chapter's MultiHeadAttention, bit for bit.
+  Config c = bonus_config();
+  c.bonus.window = 6;
+  TorchGenerator gen(c.seed1);
+  const MultiHeadAttention mha(gen, 3, 8, 6, 0.0, 4, false, DropoutKernel::Default);
+  EXPECT_EQ(test::step_named(run_swa(c), "context_vecs").value.data,
+            mha.forward(gen, stack_copies(c.inputs, c.batch)).data);
+}
+
+TEST(Rope, RotationKeepsLengthsAndPositionZeroIsUnchanged) {
+  const RopeParams p = compute_rope_params(4, 10000.0, 6);
+  TorchGenerator gen(1);
+  const Tensor x = randn(gen, {1, 2, 6, 4});
+  const Tensor r = apply_rope(x, p);
+  for (int64_t row = 0; row < 12; ++row) {
+    double n0 = 0, n1 = 0;
+    for (int64_t k = 0; k < 4; ++k) {
+      n0 += double(x.data[row * 4 + k]) * x.data[row * 4 + k];
+      n1 += double(r.data[row * 4 + k]) * r.data[row * 4 + k];
+    }
+    EXPECT_NEAR(n0, n1, 1e-5 * n0) << row;
+    if (row % 6 == 0)  // position 0: cos 1, sin 0
+      for (int64_t k = 0; k < 4; ++k) EXPECT_EQ(r.data[row * 4 + k], x.data[row * 4 + k]);
+  }
+}
+
+// The check compares scores at shifted positions; shifting queries and keys differently
+// changes i - j, and the same comparison must then fail.
+TEST(Rope, ShiftCheckCanFail) {
+  const RopeParams p = compute_rope_params(2, 10000.0, 12);
+  TorchGenerator gen(2);
+  const Tensor q = randn(gen, {1, 1, 6, 2}), k = randn(gen, {1, 1, 6, 2});
+  const Tensor same = matmul_transposed(apply_rope(q, p), apply_rope(k, p));
+  EXPECT_TRUE(compare_close(matmul_transposed(apply_rope(q, p, 6), apply_rope(k, p, 6)), same).passed);
+  EXPECT_FALSE(compare_close(matmul_transposed(apply_rope(q, p, 3), apply_rope(k, p, 6)), same).passed);
+}
+
+TEST(Rope, RefusesAnOddHeadDim) {
+  EXPECT_EQ(rope_misuse(bonus_config(8, 4)), "");
+  const std::string why = rope_misuse(bonus_config(9, 3));
+  EXPECT_NE(why.find("--heads"), std::string::npos) << why;
+  EXPECT_NE(why.find("even"), std::string::npos) << why;
+  EXPECT_NE(rope_misuse(bonus_config(8, 3)), "");  // not divisible at all
+  EXPECT_THROW(compute_rope_params(3, 10000.0, 4), std::invalid_argument);
+}
+
+TEST(Flash, OneBlockPerBlockOfKeysAndEqualToTheModule) {
+  for (int64_t block : {1, 2, 4, 6, 100}) {
+    Config c = bonus_config();
+    c.bonus.block = block;
+    const Walk w = run_flash(c);
+    SCOPED_TRACE("block " + std::to_string(block));
+    const int64_t blocks = (6 + block - 1) / block;
+    EXPECT_EQ(static_cast<int64_t>(w.steps.size()), 4 * blocks + 2);
+    EXPECT_EQ(w.vars.at("num_blocks"), std::to_string(blocks));
+    EXPECT_TRUE(check_named(w, "flash_equals_attention").passed);
+    EXPECT_TRUE(check_named(w, "flash_output_equals_module").passed);
+    // Each block shows scores, m, l, acc in that order; then the output and the module's.
+    EXPECT_EQ(w.steps[w.steps.size() - 5].name, "m");
+    EXPECT_EQ(w.steps[w.steps.size() - 2].name, "flash_context_vec");
+  }
+}
+
+TEST(Flash, RefusesMoreThan64Blocks) {
+  Config c = bonus_config();
+  c.bonus.block = 1;
+  EXPECT_EQ(flash_misuse(c), "");  // 6 blocks
+  TorchGenerator gen(4);
+  c.inputs = randn(gen, {65, 3});
+  const std::string why = flash_misuse(c);
+  EXPECT_NE(why.find("--block"), std::string::npos) << why;
+  EXPECT_NE(why.find("65 blocks"), std::string::npos) << why;
+  c.bonus.block = 2;
+  EXPECT_EQ(flash_misuse(c), "");
+}
+
+// acc / l after every key equals the ordinary softmax; stopping one block early does not.
+TEST(Flash, StoppingEarlyDiffersSoTheCheckCanFail) {
+  TorchGenerator gen(3);
+  const Tensor q = randn(gen, {1, 1, 4, 2}), k = randn(gen, {1, 1, 4, 2}), v = randn(gen, {1, 1, 4, 2});
+  const FlashTrace f = flash_attention(q, k, v, 2);
+  const Tensor ordinary = matmul(causal_attention_weights(q, k, triu_ones(4, 1)), v);
+  EXPECT_TRUE(compare_close(f.out, ordinary).passed);
+  const FlashBlock& first = f.blocks.front();
+  EXPECT_FALSE(compare_close(div_keepdim(first.acc, first.l), ordinary).passed);
+}
+
+}  // namespace
+}  // namespace attn
