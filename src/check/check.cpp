@@ -66,11 +66,14 @@ std::string choose_stage(const Dump& dump, const Config& cfg, std::string* chose
     if (!runnable(s, cfg)) continue;
     const Walk walk = s.run(cfg);
     std::pair<size_t, size_t> score{0, 0};  // (names found, of which shapes agree)
+    // Each given name counts once, though a stage may record a name many times (kv-cache and
+    // flash repeat their steps per token or block).
     for (const auto& [name, tensor] : tensors_of(dump, s.name))
       for (const auto& step : walk.steps)
         if (step.name == name) {
           ++score.first;
           if (step.value.shape == tensor.shape) ++score.second;
+          break;
         }
     if (best.empty() || score > best_score) best = s.name, best_score = score;
   }

@@ -17,7 +17,4 @@ LangTable kv_cache_zh();
 LangTable gqa_en();
 LangTable gqa_zh();
 
-// bonus-B's stages (swa, rope, flash, mla):
-
-
 }  // namespace attn

@@ -88,6 +88,7 @@ LangTable kv_cache_en() {
        "the KV cache: one token at a time, the cache growing, the same outputs, the cost"},
       {"word.cost_columns", "FLOPs / floats kept between tokens / floats of the last scores"},
       {"word.without_cache", "without cache"},
+      {"word.cost_colon", ": "},
       {"word.with_cache", "with cache"},
   };
   return t;

@@ -76,6 +76,7 @@ LangTable kv_cache_zh() {
       {"stage.kv-cache", "KV 缓存：一次一个词元，缓存逐步增长，输出相同，开销对比"},
       {"word.cost_columns", "浮点运算次数 / 词元之间保留的浮点数 / 最后一步分数的浮点数"},
       {"word.without_cache", "不用缓存"},
+      {"word.cost_colon", "："},
       {"word.with_cache", "使用缓存"},
   };
   return t;

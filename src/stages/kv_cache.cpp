@@ -106,7 +106,7 @@ Walk run_kv_cache(const Config& cfg) {
   // Exact counts under the tensor (float32 rounds counts above 2^24); words from src/lang/.
   std::vector<std::string> details = {"  {cost_columns}"};
   for (const auto& [label, c] : {std::pair<const char*, const Cost&>{"{without_cache}", without}, {"{with_cache}", with}})
-    details.push_back(fmt::format("  {}: {} / {} / {}", label, grouped(c.flops), grouped(c.kept), grouped(c.scores)));
+    details.push_back(fmt::format("  {}{{cost_colon}}{} / {} / {}", label, grouped(c.flops), grouped(c.kept), grouped(c.scores)));
   walk.steps.back().details = std::move(details);
   walk.vars["flops_without"] = grouped(without.flops);
   walk.vars["flops_with"] = grouped(with.flops);

@@ -4,6 +4,7 @@ the seed, against the chapter's MultiHeadAttention built after the same seed, th
 module's weights copied in; under torch.no_grad()."""
 import math
 
+import torch_env  # noqa: F401  (before torch: it chooses OpenBLAS's kernel)
 import torch
 import torch.nn as nn
 

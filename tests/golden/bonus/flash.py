@@ -1,6 +1,7 @@
 """Oracle of the flash stage, written for attn-walk (the book's repository has no online-softmax
 code): the chapter's MultiHeadAttention with its attention computed one block of keys at a
 time, FlashAttention's online softmax, under model.eval() and torch.no_grad()."""
+import torch_env  # noqa: F401  (before torch: it chooses OpenBLAS's kernel)
 import torch
 
 from _common import MultiHeadAttention, Recorder

@@ -1,6 +1,7 @@
 """Oracle of the gqa stage: ch04/04_gqa/gpt_with_kv_gqa.py's GroupedQueryAttention (parameters
 drawn as it declares them: W_key, W_value, W_query, out_proj without a bias), forward without
 a cache, under model.eval() and torch.no_grad()."""
+import torch_env  # noqa: F401  (before torch: it chooses OpenBLAS's kernel)
 import torch
 import torch.nn as nn
 

@@ -1,6 +1,7 @@
 """Oracle of the kv-cache stage: ch04/03_kv-cache/gpt_with_kv_cache.py's MultiHeadAttention
 (the chapter's module plus cache_k/cache_v), fed one token at a time as
 generate_text_simple_cached does, under model.eval() and torch.no_grad()."""
+import torch_env  # noqa: F401  (before torch: it chooses OpenBLAS's kernel)
 import torch
 
 from _common import MultiHeadAttention, Recorder

@@ -2,6 +2,7 @@
 pkg/llms_from_scratch/llama3.py (no Llama 3 frequency scaling), applied to the queries and
 keys of the chapter's MultiHeadAttention after its heads are split, under model.eval() and
 torch.no_grad(). Then the same with every position shifted by T."""
+import torch_env  # noqa: F401  (before torch: it chooses OpenBLAS's kernel)
 import torch
 
 from _common import MultiHeadAttention, Recorder

@@ -1,6 +1,7 @@
 """Oracle of the swa stage: ch04/06_swa/gpt_with_kv_swa.py's MultiHeadAttentionWithSWA on the
 whole sequence (use_cache=False), under model.eval() and torch.no_grad(); its parameters are
 drawn as the chapter's MultiHeadAttention draws them (W_query, W_key, W_value, out_proj)."""
+import torch_env  # noqa: F401  (before torch: it chooses OpenBLAS's kernel)
 import torch
 import torch.nn as nn
 
