@@ -67,7 +67,7 @@ LangTable bonus_b_zh() {
       // ---- flash ----
       {"flash/scores#first",
        {"第 {j} 块，键 {key_first}-{key_last}：s = queries @ k_blk.T，加掩码，/ sqrt(head_dim)",
-        "此刻只存在这一小块分数：所有查询对第 {j} 块的键，形状为 ({batch}, {heads}, {T}, 块中键数)。"
+        "此刻只存在这一小块分数：所有查询对第 {j} 块的键，形状为 ({batch}, {heads}, {T}, B)，B 为块中键的个数。"
         "未来的键为 -inf，与因果掩码相同。"}},
       {"flash/scores",
        {"第 {j} 块，键 {key_first}-{key_last}：下一块分数",
