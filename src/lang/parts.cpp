@@ -4,9 +4,14 @@
 
 namespace attn {
 
+LangTable web_en();  // web_en.cpp: the page's controls
+LangTable web_zh();  // web_zh.cpp
+
 const std::vector<LangPart>& lang_parts() {
   // One line per feature and language: {"en", some_feature_en}, {"zh", some_feature_zh}.
   static const std::vector<LangPart> parts = {
+      {"en", web_en},
+      {"zh", web_zh},
   };
   return parts;
 }
