@@ -192,17 +192,19 @@
   function buildControls() {
     shownLang = lang();
     form.textContent = "";
+    // A page written by the CLI shows its settings folded away and fixed; the engine's page
+    // shows them open.
+    var fold = el("details", {open: !!data.engine}, [el("summary", {text: text("web.controls")})]);
     var fields = el("fieldset", {disabled: !data.engine});
-    fields.style.border = "0"; fields.style.padding = "0"; fields.style.margin = "0";
-    fields.appendChild(el("legend", {text: text("web.controls")}));
     var opts = el("div", {"class": "opts"});
     data.options.forEach(function (o) { opts.appendChild(optionControl(o)); });
     fields.appendChild(opts);
     fields.appendChild(embeddingsEditor());
-    form.appendChild(fields);
     status = el("p", {"class": "status"});
     if (!data.engine) status.textContent = text("web.static");
-    form.appendChild(status);
+    fold.appendChild(status);
+    fold.appendChild(fields);
+    form.appendChild(fold);
     form.hidden = false;
   }
 
