@@ -4,8 +4,8 @@
 //
 // 1. Configurations given through the URL fragment: every step's <pre class="tensor"> is
 //    the CLI's printed text, and the engine's JSON has the CLI's float32 values (bits).
-// 2. A control changed (d-out): the walk is recomputed, the fragment follows, the numbers
-//    are the CLI's for the new option.
+// 2. A control changed (d-out, stage): the walk is recomputed, the fragment follows, the
+//    numbers are the CLI's for the new option; an option the CLI refuses shows its message.
 // 3. Hovering an attention weight outlines its row and column and marks the query row, the
 //    key row, the value row and the context-vector row in the printed tensors.
 // 4. Pasted bad JSON: the engine's message (with line and column) shows, the last good walk
@@ -128,6 +128,18 @@ async function main() {
       s.value = "dot-product"; s.dispatchEvent(new Event("change")); })()`);
     compareSteps("control stage=dot-product", await pageSteps(tab),
                  cli({opts: {stage: "dot-product", "d-out": "3"}, input: null}));
+
+    // An option the CLI refuses (MultiHeadAttention needs d_out divisible by heads): the CLI's
+    // message, and the walk shown before stays.
+    await open(tab, "#stage=multi-head");
+    const goodWalk = await pageSteps(tab);
+    await evaluate(tab, `(function () { var i = document.querySelector('#aw-controls input[name="d-out"]');
+      i.value = "3"; i.dispatchEvent(new Event("input")); })()`);
+    const refused = await evaluate(tab, `document.getElementById("aw-error").textContent`);
+    check(refused.startsWith("--heads: MultiHeadAttention needs --d-out divisible by --heads"),
+          `d-out=3 with 2 heads: the message is ${JSON.stringify(refused)}`);
+    check(JSON.stringify(await pageSteps(tab)) === JSON.stringify(goodWalk), "d-out=3 with 2 heads: the walk was replaced");
+    check(!/d-out=3/.test(await evaluate(tab, "location.hash")), "d-out=3 with 2 heads: it went into the fragment");
 
     // 3. Hover: attn_weights of dot-product, row x(2) "journey", column x(5) "one".
     await open(tab, "#stage=dot-product");
