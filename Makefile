@@ -4,14 +4,17 @@
 BUILD_DIR ?= build
 JOBS      ?= $(shell nproc)
 PACKAGES  := cmake g++ make libeigen3-dev libcli11-dev libfmt-dev nlohmann-json3-dev \
-             libgtest-dev libgmock-dev libbenchmark-dev chromium tmux man-db
+             libgtest-dev libgmock-dev libbenchmark-dev chromium tmux man-db \
+             emscripten node-acorn node-ws
 SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps build run test clean goldens difftest bench-deps bench-compare
+.PHONY: all deps build run test clean goldens difftest bench-deps bench-compare web
 
 all: build
 
-# chromium renders the HTML page in the browser test; tmux drives --step in the terminal test.
+# chromium renders the HTML page in the browser tests; tmux drives --step in the terminal test;
+# emscripten (with node-acorn for its optimizer) compiles the web page's engine, and node-ws
+# lets the web page's test drive chromium through the DevTools protocol.
 # Install only what is missing, so a set-up machine does not touch the network.
 # $(call install-missing,PACKAGES): apt-get install those not installed yet.
 define install-missing
@@ -38,6 +41,10 @@ run: build
 
 test: build
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
+
+# The web page: one self-contained file, the same engine compiled to WebAssembly.
+web: build
+	cmake/build_web.sh $(BUILD_DIR)
 
 # Regenerate the PyTorch goldens (needs Debian's python3-torch; see README).
 goldens:

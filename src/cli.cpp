@@ -2,6 +2,7 @@
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 #include <unistd.h>
 
 #include <algorithm>
@@ -19,6 +20,7 @@
 #include "render/render.h"
 #include "stages/stages.h"
 #include "torch_random.h"
+#include "web/page_data.h"
 
 namespace attn {
 
@@ -254,21 +256,12 @@ Config make_config(const Options& o, Embeddings emb) {
   return c;
 }
 
-// --input, --random-input, or the chapter's six tokens.
-Embeddings load_inputs(const Options& o) {
-  if (!o.random_input.empty()) {
-    const auto [T, D] = parse_size(o.random_input);
-    return random_embeddings(T, D, o.seed_given ? o.seed : 123);
-  }
-  return o.input.empty() ? builtin_journey() : load_embeddings(o.input);
-}
-
 // attn-walk check: the stage from --stage or the dump, then the report. Exit 3 if a tensor differs.
 int run_check(Options& o, const CheckOptions& c) {
   if (c.dump == "-" && o.input == "-")
     throw UsageError("--input: the dump already reads stdin ('-'); give the embeddings as a file");
   const Dump dump = load_dump(c.dump);
-  Embeddings emb = load_inputs(o);
+  Embeddings emb = load_input(o);
   std::string chosen_by = "option";
   o.stage = c.stage.empty() ? "dot-product" : c.stage;  // make_config checks --heads for multi-head
   o.format = "json";  // the walk keeps every value: each one is graded
@@ -346,7 +339,75 @@ int run_stepwise(const std::vector<Walk>& walks, const RenderOptions& ro) {
   return 0;
 }
 
+void throw_usage(const CLI::ParseError& e) { throw UsageError(e.what()); }
+
 }  // namespace
+
+Options parse_walk_options(const std::vector<std::string>& args) {
+  CLI::App app{"", "attn-walk"};
+  Options o;
+  bind(app, o);
+  std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 takes them last first
+  try {
+    app.parse(reversed);
+  } catch (const CLI::ParseError& e) {
+    throw_usage(e);
+  }
+  o.seed_given = app.count("--seed") > 0;
+  o.d_out_given = app.count("--d-out") > 0;
+  o.heads_given = app.count("--heads") > 0;
+  return o;
+}
+
+std::string options_json() {
+  CLI::App app{"", "attn-walk"};
+  Options o;
+  bind(app, o);
+  nlohmann::json list = nlohmann::json::array();
+  for (const CLI::Option* opt : app.get_options()) {
+    if (opt->get_lnames().empty()) continue;
+    // CLI11 writes IsMember's choices into the type name: "TEXT:{rand,randn}".
+    std::string type = opt->get_type_name();
+    std::vector<std::string> choices;
+    const auto brace = type.find(":{");
+    if (brace != std::string::npos && type.back() == '}') {
+      std::string inner = type.substr(brace + 2, type.size() - brace - 3);
+      for (size_t p = 0; p <= inner.size();) {
+        const size_t comma = std::min(inner.find(',', p), inner.size());
+        choices.push_back(inner.substr(p, comma - p));
+        p = comma + 1;
+      }
+      type = type.substr(0, brace);
+    }
+    list.push_back({{"name", opt->get_lnames().front()},
+                    {"flag", opt->get_expected_min() == 0},
+                    {"type", type},
+                    {"choices", choices},
+                    {"default", opt->get_default_str()},
+                    {"help", opt->get_description()}});
+  }
+  return list.dump();
+}
+
+Embeddings load_input(const Options& o) {
+  if (!o.random_input.empty()) {
+    const auto [T, D] = parse_size(o.random_input);
+    return random_embeddings(T, D, o.seed_given ? o.seed : 123);
+  }
+  return o.input.empty() ? builtin_journey() : load_embeddings(o.input);
+}
+
+std::vector<Walk> make_walks(const Options& o, Embeddings emb, RenderOptions* ro) {
+  const Config cfg = make_config(o, std::move(emb));
+  std::vector<Walk> walks = run_walks(o, cfg);
+  parse_lang(o.lang, &ro->lang);
+  ro->explain = o.explain;
+  ro->heatmap = o.heatmap;
+  // HTML always carries the explanations; text and JSON only with --explain.
+  for (auto& w : walks) localize(w, ro->lang, o.explain || o.format == "html");
+  apply_only(walks, o.only);
+  return walks;
+}
 
 int run_cli(int argc, char** argv) {
   const auto started = std::chrono::steady_clock::now();
@@ -368,7 +429,7 @@ int run_cli(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    throw UsageError(e.what());
+    throw_usage(e);
   }
   o.seed_given = app.count("--seed") > 0;
   o.d_out_given = app.count("--d-out") > 0;
@@ -391,17 +452,11 @@ int run_cli(int argc, char** argv) {
     return 0;
   }
 
-  const Config cfg = make_config(o, load_inputs(o));
-  std::vector<Walk> walks = run_walks(o, cfg);
-
+  Embeddings emb = load_input(o);
+  const int64_t num_tokens = emb.inputs.size(0), d_in = emb.inputs.size(1);
   RenderOptions ro;
-  parse_lang(o.lang, &ro.lang);
-  ro.explain = o.explain;
-  ro.heatmap = o.heatmap;
+  std::vector<Walk> walks = make_walks(o, std::move(emb), &ro);
   ro.color = use_color(o);
-  // HTML always carries the explanations; text and JSON only with --explain.
-  for (auto& w : walks) localize(w, ro.lang, o.explain || o.format == "html");
-  apply_only(walks, o.only);
 
   if (o.list_steps) {
     std::string out;
@@ -417,6 +472,7 @@ int run_cli(int argc, char** argv) {
   if (o.format == "json") {
     doc = render_json(walks);
   } else if (o.format == "html") {
+    ro.page_data = page_data_json(walks, ro.lang, false);
     doc = render_html(walks, ro);
   } else {
     for (size_t i = 0; i < walks.size(); ++i) doc += (i ? "\n" : "") + render_text(walks[i], ro);
@@ -426,7 +482,7 @@ int run_cli(int argc, char** argv) {
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     std::cerr << fmt::format("attn-walk: {} on {} tokens x {}: {:.2f} s, peak memory {:.0f} MiB\n",
-                             o.stage, cfg.num_tokens(), cfg.d_in(), seconds, peak_rss_mib());
+                             o.stage, num_tokens, d_in, seconds, peak_rss_mib());
   }
   return 0;
 }

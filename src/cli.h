@@ -7,6 +7,9 @@
 #include <vector>
 
 #include "config.h"
+#include "embeddings.h"
+#include "render/render.h"
+#include "walk.h"
 
 namespace attn {
 
@@ -46,6 +49,23 @@ struct Options {
   bool step = false;                   // pause after each step (terminal only)
   bool stats = false;                  // time and peak memory on stderr
 };
+
+// The walk options alone (no bench, no output or terminal options needed), parsed with the
+// same CLI11 binding and checks as the command line: the page (src/web/) passes the same
+// arguments. `args` excludes the program name. Throws UsageError.
+Options parse_walk_options(const std::vector<std::string>& args);
+
+// Every option of the binding, machine-readable, for the page's controls: a JSON array of
+// {"name": "d-out", "flag": bool, "type": "INT", "choices": [...], "default": "2", "help": "..."}.
+std::string options_json();
+
+// The embeddings the options ask for (--input file, --random-input, or the chapter's six).
+Embeddings load_input(const Options& o);
+
+// The walks of o.stage on `emb`, localized, and --only applied. Fills `ro` (language,
+// explain, heatmap; colour is left to the caller). Throws UsageError for option combinations
+// that need the input (--query, --heads) and for unknown --only names.
+std::vector<Walk> make_walks(const Options& o, Embeddings emb, RenderOptions* ro);
 
 // Parse argv and run. Returns the exit code; throws InputError/UsageError/OutputError.
 int run_cli(int argc, char** argv);

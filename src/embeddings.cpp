@@ -25,6 +25,8 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdint>
+#include <cstddef>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <iterator>
@@ -871,8 +873,21 @@ class SimpleParser {
       if (q == digits) return false;
     }
     double v = 0.0;
+#if defined(__EMSCRIPTEN__)
+    // The page's engine: emscripten's libc++ has no floating-point from_chars; musl's strtod
+    // rounds correctly too. The number passed the grammar above, so it is all strtod reads.
+    char buf[128];
+    if (q - start >= static_cast<std::ptrdiff_t>(sizeof buf)) return false;  // the full parser reads it
+    std::memcpy(buf, start, static_cast<size_t>(q - start));
+    buf[q - start] = '\0';
+    errno = 0;
+    char* stop = nullptr;
+    v = std::strtod(buf, &stop);
+    if (errno == ERANGE || stop != buf + (q - start)) return false;
+#else
     const auto [next, ec] = std::from_chars(start, q, v);
     if (ec != std::errc() || next != q) return false;  // out of double's range: let the full parser say so
+#endif
     if (integer && v == 0.0) v = 0.0;
     const float f = static_cast<float>(v);             // as element() stores it
     if (!std::isfinite(f)) return false;

@@ -14,6 +14,7 @@
 #include "render/render.h"
 #include "stages/stages.h"
 #include "test_util.h"
+#include "web/page_data.h"
 
 namespace attn {
 namespace {
@@ -87,11 +88,17 @@ TEST(Html, SelfContainedPage) {
   EXPECT_NE(page.find("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"), std::string::npos);
   EXPECT_EQ(count(page, "<style>"), 1u);
   EXPECT_TRUE(page.size() > 10 && page.substr(page.size() - 8) == "</html>\n");
-  // Nothing fetched: no scripts, links, images, imports, or URLs other than the SVG namespace.
-  for (const char* bad : {"<script", "<link", "<img", "<iframe", "@import", "url(", " src=", "//cdn", "https:"})
+  // The page's own three scripts (its data, the engine's place, its code), and nothing fetched:
+  // no links, images, imports, or URLs but the SVG namespace and the chapter's links.
+  EXPECT_EQ(count(page, "<script"), 3u);
+  EXPECT_EQ(count(page, "<script type=\"application/json\" id=\"aw-data\">"), 1u);
+  EXPECT_NE(page.find("Content-Security-Policy\" content=\"default-src 'none';"), std::string::npos);
+  for (const char* bad : {"<link", "<img", "<iframe", "@import", "url(", " src=", "//cdn"})
     EXPECT_EQ(page.find(bad), std::string::npos) << bad;
   std::string rest = page;
-  for (size_t p; (p = rest.find("http://www.w3.org/2000/svg")) != std::string::npos;) rest.erase(p, 26);
+  for (const std::string url : {"http://www.w3.org/2000/svg", "http-equiv",
+                                "https://github.com/rasbt/LLMs-from-scratch/blob/main/ch03/01_main-chapter-code/ch03.ipynb"})
+    for (size_t p; (p = rest.find(url)) != std::string::npos;) rest.erase(p, url.size());
   EXPECT_EQ(rest.find("http"), std::string::npos);
   // Balanced sections.
   EXPECT_EQ(count(page, "<section"), count(page, "</section>"));
@@ -160,8 +167,11 @@ TEST(Html, EscapesEveryText) {
   s.title = "<b>bold</b>";
   walk.steps.push_back(s);
   walk.steps.push_back(test::make_step("<img src=x onerror=alert(1)>", Tensor::zeros({2})));
-  const std::string page = render_html({walk}, opts());
-  EXPECT_EQ(page.find("<script"), std::string::npos);
+  RenderOptions o = opts();
+  o.page_data = page_data_json({walk}, Lang::En, false);  // holds the tokens too
+  const std::string page = render_html({walk}, o);
+  EXPECT_EQ(page.find("<script>alert"), std::string::npos);
+  EXPECT_EQ(count(page, "<script"), 3u);  // the page's own
   EXPECT_EQ(page.find("<b>"), std::string::npos);
   EXPECT_EQ(page.find("<img"), std::string::npos);
   EXPECT_EQ(page.find("<evil>"), std::string::npos);
@@ -172,11 +182,19 @@ TEST(Html, EscapesEveryText) {
   EXPECT_EQ(page.find('\033'), std::string::npos) << "control characters are replaced";
   EXPECT_EQ(page.find('\xFF'), std::string::npos) << "invalid UTF-8 is replaced";
   EXPECT_NE(page.find("a\xEF\xBF\xBD[31mb"), std::string::npos);
-  // Every '<' in the page starts a tag, a comment or the doctype (nothing unescaped leaks).
+  // Every '<' in the markup starts a tag, a comment or the doctype (nothing unescaped leaks);
+  // the data for the page's script has none at all (its tokens hold \u003c instead), so it
+  // cannot end its element. After it come the page's own scripts, the same in every page.
+  const size_t data_at = page.find("<script type=\"application/json\" id=\"aw-data\">");
+  ASSERT_NE(data_at, std::string::npos);
+  const std::string markup = page.substr(0, data_at);
   const std::regex tag("<(/?[a-zA-Z][a-zA-Z0-9]*|!DOCTYPE)");
-  for (size_t p = page.find('<'); p != std::string::npos; p = page.find('<', p + 1))
-    EXPECT_TRUE(std::regex_search(page.substr(p, 12), tag, std::regex_constants::match_continuous))
-        << page.substr(p, 40);
+  for (size_t p = markup.find('<'); p != std::string::npos; p = markup.find('<', p + 1))
+    EXPECT_TRUE(std::regex_search(markup.substr(p, 12), tag, std::regex_constants::match_continuous))
+        << markup.substr(p, 40);
+  const std::string data = between(page, "id=\"aw-data\">", "</script>");
+  EXPECT_EQ(data.find('<'), std::string::npos) << data;
+  EXPECT_NE(data.find("\\u003cscript>alert(1)\\u003c/script>"), std::string::npos) << data;
 }
 
 TEST(Html, HeadsSideBySideAndRepeatedBatchesOnce) {

@@ -1,9 +1,15 @@
 // The FMA probe on 256-bit vectors (compiled with -mavx2 -mfma; see CMakeLists.txt).
-#include <immintrin.h>
-
 #include "bench/fma_probe.h"
 
+#if defined(__AVX2__) && defined(__FMA__)
+#include <immintrin.h>
+#else
+#include <cstdlib>
+#endif
+
 namespace attn::probe_detail {
+
+#if defined(__AVX2__) && defined(__FMA__)
 
 double fma_chains_avx2(int64_t iterations, float* sink) {
   __m256 acc[12];  // 12 of the 16 ymm registers: enough chains for two pipes of latency 4-5
@@ -20,5 +26,12 @@ double fma_chains_avx2(int64_t iterations, float* sink) {
   *sink = total;
   return 2.0 * 12.0 * 8.0 * static_cast<double>(iterations);
 }
+
+#else
+
+// Not built for this instruction set (another architecture): never selected at run time.
+double fma_chains_avx2(int64_t, float*) { std::abort(); }
+
+#endif
 
 }  // namespace attn::probe_detail

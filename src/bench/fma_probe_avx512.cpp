@@ -1,9 +1,15 @@
 // The FMA probe on 512-bit vectors (compiled with -mavx512f; see CMakeLists.txt).
-#include <immintrin.h>
-
 #include "bench/fma_probe.h"
 
+#if defined(__AVX512F__) && defined(__FMA__)
+#include <immintrin.h>
+#else
+#include <cstdlib>
+#endif
+
 namespace attn::probe_detail {
+
+#if defined(__AVX512F__) && defined(__FMA__)
 
 double fma_chains_avx512(int64_t iterations, float* sink) {
   // 16 chains x 16 lanes: two FMA pipes with a 4-cycle latency need at least 8 in flight.
@@ -21,5 +27,12 @@ double fma_chains_avx512(int64_t iterations, float* sink) {
   *sink = total;
   return 2.0 * 16.0 * 16.0 * static_cast<double>(iterations);
 }
+
+#else
+
+// Not built for this instruction set (another architecture): never selected at run time.
+double fma_chains_avx512(int64_t, float*) { std::abort(); }
+
+#endif
 
 }  // namespace attn::probe_detail

@@ -17,6 +17,9 @@ namespace {
 thread_local bool inside_task = false;
 
 int hardware_threads() {
+#if defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)
+  return 1;  // the page's engine is single-threaded: no pool, every task runs inline
+#endif
   const unsigned n = std::thread::hardware_concurrency();
   return n == 0 ? 1 : static_cast<int>(n);
 }

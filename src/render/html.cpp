@@ -1,4 +1,4 @@
-// One self-contained HTML page: inline CSS, inline SVG, no script, nothing fetched.
+// The walk as HTML for the one page (src/render/page/): inline SVG, nothing fetched.
 // Every text that reaches the page (tokens, names, titles, explanations, details, notes,
 // check labels, the input's file name) is cleaned of invalid UTF-8 and control
 // characters and HTML-escaped.
@@ -9,6 +9,7 @@
 #include <map>
 
 #include "render/heatmap.h"
+#include "render/page.h"
 #include "render/render.h"
 #include "stages/stages.h"
 
@@ -21,8 +22,16 @@ namespace {
 constexpr int64_t kHtmlMaxCells = 32;
 constexpr size_t kHtmlMaxBlocks = 16;
 constexpr int kHtmlLabelWidth = 14;  // display columns of a label, at most
+// Where each step's section of the chapter is: the book's own notebook. A link only; the
+// page fetches nothing.
+constexpr const char* kChapterUrl =
+    "https://github.com/rasbt/LLMs-from-scratch/blob/main/ch03/01_main-chapter-code/ch03.ipynb";
 
-std::string esc(const std::string& raw) {
+std::string esc(const std::string& raw) { return html_escape(raw); }
+
+}  // namespace
+
+std::string html_escape(const std::string& raw) {
   const std::string s = clean_utf8(raw, "\xEF\xBF\xBD", true);  // U+FFFD
   std::string out;
   out.reserve(s.size() + s.size() / 8);
@@ -38,6 +47,8 @@ std::string esc(const std::string& raw) {
   }
   return out;
 }
+
+namespace {
 
 std::string page_text(Lang lang, const std::string& key) {
   // The words live with every other text, in src/lang/<language>.cpp.
@@ -111,12 +122,16 @@ std::string svg_block(const Step& step, const HeatmapPlan& plan, const HeatmapBl
       if (std::isfinite(v)) max_abs = std::max(max_abs, std::fabs(static_cast<double>(v)));
     }
 
+  // Where the grid is and which rows of the tensor it shows, for the page's hover highlight.
+  std::string index_list;
+  for (int64_t i : plan.index) index_list += (index_list.empty() ? "" : " ") + std::to_string(i);
   std::string aria = esc(step.name) + (caption.empty() ? "" : ", " + esc(caption));
   std::string out = fmt::format(
       "<svg class=\"heatmap\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {0} {1}\" "
-      "width=\"{0}\" height=\"{1}\" role=\"img\" aria-label=\"{2}\" font-size=\"{3}\">"
+      "width=\"{0}\" height=\"{1}\" role=\"img\" aria-label=\"{2}\" font-size=\"{3}\" "
+      "data-grid=\"{4} {5} {6}\" data-index=\"{7}\">"
       "<title>{2}</title>",
-      width, height, aria, font);
+      width, height, aria, font, left, top, cell, index_list);
 
   // Labels.
   out += "<g class=\"lbl rows\" text-anchor=\"end\">";
@@ -330,7 +345,11 @@ std::string step_html(const Walk& walk, size_t i, Lang lang) {
   out += fmt::format("<h3><a class=\"num\" href=\"#{}\">{}</a> <code class=\"name\">{}</code>", step_id(walk, i),
                      i + 1, esc(step.name));
   if (!step.title.empty()) out += " <span class=\"title\">" + esc(step.title) + "</span>";
-  out += " <code class=\"shape\">" + esc(torch_size_str(step.value.shape)) + "</code></h3>\n";
+  out += " <code class=\"shape\">" + esc(torch_size_str(step.value.shape)) + "</code>";
+  if (const StageInfo* info = find_stage(walk.stage))
+    out += fmt::format(" <a class=\"chapter\" href=\"{}\" title=\"{}\">\xC2\xA7{}</a>", kChapterUrl,
+                       esc(page_text(lang, "chapter")), esc(info->section));
+  out += "</h3>\n";
   if (!step.explanation.empty()) out += "<p class=\"explanation\">" + esc(step.explanation) + "</p>\n";
   out += "<pre class=\"tensor\">" + esc(printed_step(step)) + "</pre>\n";
   if (!step.details.empty()) {
@@ -372,61 +391,6 @@ std::string toc_html(const std::vector<Walk>& walks, Lang lang) {
   return out + "</ol>\n</nav>\n";
 }
 
-const char* kStyle = R"CSS(
-:root{color-scheme:light dark;--fg:#1b1b1f;--bg:#fff;--muted:#5d5d66;--line:#dcdce3;--code:#f4f4f7;--masked:#e3e3e8;--cross:#8a8a95;--pass:#1a7f37;--fail:#c62828;--link:#0b57d0}
-@media (prefers-color-scheme:dark){:root{--fg:#e6e6ea;--bg:#15151a;--muted:#a0a0ab;--line:#33333d;--code:#1f1f27;--masked:#3a3a44;--cross:#9a9aa6;--pass:#4cc06b;--fail:#ff6b6b;--link:#8ab4f8}}
-*{box-sizing:border-box}
-html{-webkit-text-size-adjust:100%;text-size-adjust:100%}
-body{margin:0;background:var(--bg);color:var(--fg);font:16px/1.55 system-ui,-apple-system,"Segoe UI",Roboto,"Noto Sans","Noto Sans CJK SC","PingFang SC","Microsoft YaHei",sans-serif}
-.page{max-width:62rem;margin:0 auto;padding:1rem}
-a{color:var(--link)}
-h1{font-size:1.5rem;margin:.5rem 0}
-h2{font-size:1.25rem;margin:2rem 0 .5rem;padding-top:.5rem;border-top:2px solid var(--line)}
-h3{font-size:1.05rem;margin:1.5rem 0 .4rem;line-height:1.4;overflow-wrap:anywhere}
-code,pre{font-family:ui-monospace,"SFMono-Regular","DejaVu Sans Mono",Menlo,Consolas,monospace}
-.num{display:inline-block;min-width:1.6em;padding:0 .3em;border-radius:.3em;background:var(--code);color:var(--muted);text-decoration:none;text-align:center;font-size:.9em}
-.name{font-weight:700}
-.title{color:var(--fg);font-weight:400}
-.shape{color:var(--muted);font-size:.85em;font-weight:400;white-space:nowrap}
-.section,.meta{color:var(--muted);font-size:.9em}
-.stage-desc{font-weight:400}
-.tokens{display:flex;flex-wrap:wrap;gap:.3rem;padding:0;margin:.3rem 0;list-style:none}
-.tokens li{background:var(--code);border:1px solid var(--line);border-radius:.3rem;padding:0 .4rem;font-size:.95em}
-.tokens .ix{color:var(--muted);font-size:.8em;margin-right:.25em}
-.explanation{margin:.3rem 0 .6rem;max-width:48rem}
-pre.tensor{background:var(--code);border:1px solid var(--line);border-radius:.4rem;padding:.6rem .75rem;margin:.4rem 0;overflow-x:auto;font-size:.8rem;line-height:1.35;tab-size:8}
-.details{font-family:ui-monospace,"DejaVu Sans Mono",Menlo,Consolas,monospace;font-size:.8rem;white-space:pre-wrap;color:var(--muted);margin:.3rem 0}
-.notes{color:var(--muted);padding-left:1.2rem}
-.checks{list-style:none;padding:0;margin:.5rem 0}
-.check{margin:.2rem 0}
-.check .mark{font-weight:700}
-.check.pass .mark{color:var(--pass)}
-.check.fail .mark{color:var(--fail)}
-.check .diff{color:var(--muted);font-size:.9em}
-.heatmaps{margin:.6rem 0 1rem}
-.hm-title,.hm-note{color:var(--muted);font-size:.9em;margin:.2rem 0}
-.hm-row{display:flex;flex-wrap:wrap;gap:.75rem 1.25rem;overflow-x:auto;margin:.4rem 0}
-.hm{margin:0;flex:0 1 auto;min-width:0}
-.hm figcaption{font-size:.9em;color:var(--muted);margin-bottom:.2rem}
-svg.heatmap{display:block;max-width:100%;height:auto}
-svg.heatmap .lbl{fill:var(--fg)}
-svg.heatmap text{font-family:system-ui,"Noto Sans","Noto Sans CJK SC",sans-serif;text-anchor:middle}
-svg.heatmap .rows text{text-anchor:end}
-svg.heatmap .cols text{text-anchor:start}
-svg.heatmap .cols text.up{text-anchor:middle}
-.m{fill:var(--masked)}
-.mx{stroke:var(--cross);stroke-width:1.5;fill:none}
-.mt{fill:var(--cross)}
-.z{stroke:#fff;stroke-linecap:round;fill:none;opacity:.8}
-.legend{display:flex;flex-wrap:wrap;align-items:center;gap:.4rem .6rem;font-size:.85em;color:var(--muted)}
-.legend .bar{display:inline-block;width:8rem;height:.8rem;border-radius:.2rem;margin:0 .3rem}
-.legend .sw{vertical-align:-3px;border-radius:2px}
-.toc ol{padding-left:1.3rem}
-.toc .steps{columns:14rem;font-size:.9em}
-.toc summary{cursor:pointer;color:var(--muted);font-size:.9em}
-footer{color:var(--muted);font-size:.85em;margin:2.5rem 0 1rem;border-top:1px solid var(--line);padding-top:.5rem}
-@media (max-width:40rem){body{font-size:15px}.page{padding:.6rem}pre.tensor{font-size:.72rem}}
-)CSS";
 
 std::string settings_line(const Config& c) {
   return fmt::format("seed {} / {} \xC2\xB7 d_out {} \xC2\xB7 heads {} \xC2\xB7 batch {} \xC2\xB7 dropout {:g} "
@@ -437,20 +401,16 @@ std::string settings_line(const Config& c) {
 
 }  // namespace
 
-std::string render_html(const std::vector<Walk>& walks, const RenderOptions& opts) {
-  const Lang lang = opts.lang;
+std::string html_title(const std::vector<Walk>& walks, Lang lang) {
   std::string title = "attn-walk";
   if (walks.size() == 1) title += " \xE2\x80\x94 " + walks[0].stage;
   else if (walks.size() > 1) title += " \xE2\x80\x94 " + page_text(lang, "all_stages");
+  return title;
+}
 
+std::string render_html_body(const std::vector<Walk>& walks, Lang lang) {
   const std::string colon = esc(heatmap_text(lang, "colon"));
-  std::string out = "<!DOCTYPE html>\n";
-  out += fmt::format("<html lang=\"{}\">\n<head>\n<meta charset=\"utf-8\">\n", lang == Lang::Zh ? "zh-CN" : "en");
-  out += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
-  out += "<meta name=\"color-scheme\" content=\"light dark\">\n";
-  out += "<title>" + esc(title) + "</title>\n<style>" + kStyle + "</style>\n</head>\n<body>\n<div class=\"page\">\n";
-
-  out += "<header>\n<h1>" + esc(title) + "</h1>\n";
+  std::string out = "<header>\n<h1>" + esc(html_title(walks, lang)) + "</h1>\n";
   out += "<p class=\"meta\">" + esc(page_text(lang, "chapter")) + "</p>\n";
   if (!walks.empty()) {
     const Walk& w = walks[0];
@@ -470,8 +430,16 @@ std::string render_html(const std::vector<Walk>& walks, const RenderOptions& opt
   for (const auto& w : walks) out += walk_html(w, lang);
   out += "</main>\n";
   out += "<footer>" + esc(fmt::format(page_text(lang, "generated"), ATTN_WALK_VERSION)) + "</footer>\n";
-  out += "</div>\n</body>\n</html>\n";
   return out;
+}
+
+std::string render_html(const std::vector<Walk>& walks, const RenderOptions& opts) {
+  PageParts parts;
+  parts.lang = opts.lang == Lang::Zh ? "zh-CN" : "en";
+  parts.title = html_title(walks, opts.lang);
+  parts.body = render_html_body(walks, opts.lang);
+  parts.data_json = opts.page_data;
+  return render_page(parts);
 }
 
 }  // namespace attn

@@ -14,6 +14,7 @@ struct RenderOptions {
   bool explain = false;  // --explain: show each step's explanation
   bool heatmap = false;  // --heatmap: draw attention matrices in the terminal
   bool color = false;    // ANSI colours (resolved from --color, NO_COLOR and isatty)
+  std::string page_data; // HTML: the JSON the page's controls start from (empty: none)
 };
 
 // Headings plus every tensor exactly as print(tensor) shows it in PyTorch.
@@ -28,8 +29,18 @@ std::string render_text_step(const Walk& walk, size_t index, const RenderOptions
 std::string render_json(const std::vector<Walk>& walks);
 
 // One self-contained HTML page (no network): every step, its explanation, its tensor,
-// and SVG heatmaps of the attention matrices.
+// and SVG heatmaps of the attention matrices; the same page as `make web`'s, with this
+// walk preloaded and the controls' data (`page_data`, src/web/page_data.h) in it.
 std::string render_html(const std::vector<Walk>& walks, const RenderOptions& opts);
+
+// The page's body: header (input, tokens, settings), contents, and every walk's steps
+// (each a <section data-step="NAME"> with its <pre class="tensor">) and heatmaps. The page
+// (render_html, and the web engine, src/web/) puts it into src/render/page/page.html.
+std::string render_html_body(const std::vector<Walk>& walks, Lang lang);
+// The page's <title> text for these walks.
+std::string html_title(const std::vector<Walk>& walks, Lang lang);
+// Text as HTML: invalid UTF-8 and control characters cleaned, & < > " ' escaped.
+std::string html_escape(const std::string& raw);
 
 // The text block PyTorch prints for a step (with "Parameter containing:" and suffixes).
 std::string printed_step(const Step& step);

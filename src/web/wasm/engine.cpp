@@ -1,0 +1,79 @@
+// The page's engine: the CLI's own option binding, stages and renderers, compiled to
+// WebAssembly (`make web`). The page's script calls these two functions; it computes
+// nothing itself.
+#include <emscripten/emscripten.h>
+
+#include <exception>
+#include <new>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "cli.h"
+#include "embeddings.h"
+#include "render/render.h"
+#include "web/page_data.h"
+
+namespace {
+
+using nlohmann::json;
+
+std::string result;  // what the last call returned; the page copies it before the next call
+
+// One walk: the options as the CLI takes them, and the embeddings as JSON text (empty: the
+// chapter's six tokens). Returns {"ok": true, "title", "lang", "html"[, "json"]} or
+// {"ok": false, "kind": "usage" | "input" | "internal", "message"}.
+json run(const std::string& args_json, const std::string& input, bool with_json) {
+  std::vector<std::string> args;
+  try {
+    args = json::parse(args_json).get<std::vector<std::string>>();
+  } catch (const json::exception& e) {
+    throw attn::UsageError(std::string("the page passed arguments that are not a JSON list of strings: ") + e.what());
+  }
+  attn::Options o = attn::parse_walk_options(args);
+  if (!o.input.empty() || !o.random_input.empty())
+    throw attn::UsageError("--input and --random-input: the page takes its embeddings from its table");
+  o.format = "html";  // every step with its explanation, as on the CLI's page
+  attn::Embeddings emb = input.empty() ? attn::builtin_journey() : attn::parse_embeddings(input, "input");
+  attn::RenderOptions ro;
+  const auto walks = attn::make_walks(o, std::move(emb), &ro);
+  json out = {{"ok", true},
+              {"title", attn::html_title(walks, ro.lang)},
+              {"lang", ro.lang == attn::Lang::Zh ? "zh-CN" : "en"},
+              {"html", attn::render_html_body(walks, ro.lang)}};
+  if (with_json) out["json"] = attn::render_json(walks);
+  return out;
+}
+
+json failure(const char* kind, const std::string& message) {
+  return {{"ok", false}, {"kind", kind}, {"message", message}};
+}
+
+}  // namespace
+
+extern "C" {
+
+EMSCRIPTEN_KEEPALIVE const char* attn_walk_run(const char* args_json, const char* input, int with_json) {
+  json out;
+  try {
+    out = run(args_json, input, with_json != 0);
+  } catch (const attn::UsageError& e) {
+    out = failure("usage", e.what());
+  } catch (const attn::InputError& e) {
+    out = failure("input", e.what());
+  } catch (const std::bad_alloc&) {
+    out = failure("input", "out of memory (the input or the sizes chosen are too large)");
+  } catch (const std::exception& e) {
+    out = failure("internal", e.what());
+  }
+  result = out.dump(-1, ' ', false, json::error_handler_t::replace);
+  return result.c_str();
+}
+
+// The controls' data (src/web/page_data.h), for a page that has none yet.
+EMSCRIPTEN_KEEPALIVE const char* attn_walk_data() {
+  result = attn::page_data_json({}, attn::Lang::En, true);
+  return result.c_str();
+}
+
+}

@@ -1,0 +1,244 @@
+// The web page of `make web` in headless chromium, opened from a file as a learner would:
+//
+//   node tests/browser/test_web.js PAGE.html ATTN-WALK-BINARY [--bench] [--shots DIR]
+//
+// 1. Configurations given through the URL fragment: every step's <pre class="tensor"> is
+//    the CLI's printed text, and the engine's JSON has the CLI's float32 values (bits).
+// 2. A control changed (d-out, stage): the walk is recomputed, the fragment follows, the
+//    numbers are the CLI's for the new option; an option the CLI refuses shows its message.
+// 3. Hovering an attention weight outlines its row and column and marks the query row, the
+//    key row, the value row and the context-vector row in the printed tensors.
+// 4. Pasted bad JSON: the engine's message (with line and column) shows, the last good walk
+//    stays; then an edited embedding cell recomputes.
+// 5. No request leaves the page (file:// of the page itself and data: only).
+// --bench: prints the page size, the time to the first walk and a recompute (median of 20).
+"use strict";
+const {execFileSync} = require("child_process");
+const fs = require("fs");
+const path = require("path");
+const {launch, evaluate, waitFor} = require("./cdp");
+
+const [page, binary] = process.argv.slice(2, 4);
+const bench = process.argv.includes("--bench");
+const shotsAt = process.argv.indexOf("--shots");
+const shots = shotsAt > 0 ? process.argv[shotsAt + 1] : process.env.ATTN_WALK_SHOTS;
+if (!page || !binary) {
+  console.error("usage: node test_web.js PAGE.html ATTN-WALK-BINARY [--bench] [--shots DIR]");
+  process.exit(2);
+}
+const pageUrl = "file://" + path.resolve(page);
+let failures = 0;
+function check(ok, what) {
+  if (ok) return;
+  console.log("FAIL: " + what);
+  failures++;
+}
+
+// Configurations: CLI options by long name, and embeddings (null: the chapter's six).
+const four = {tokens: ["The", "cat", "sat", "还"], embeddings: [[0.1, -0.5, 0.25], [1.5, 0.0, -2.0], [0.33, 0.66, 0.99], [-1e-3, 2e-4, 7.0]]};
+const wide = {tokens: ["a", "b", "c", "d", "e"], embeddings: [[0.9, 0.1, -0.3, 0.7, 0.2], [0.05, 0.4, 0.8, -0.6, 1.1],
+  [-0.2, 0.3, 0.5, 0.5, -0.9], [1.2, -1.1, 0.0, 0.4, 0.3], [0.6, 0.6, -0.6, 0.1, 0.8]]};
+const configs = [
+  {opts: {stage: "all"}, input: null},
+  {opts: {stage: "causal", seed: "7", "d-out": "3", "qkv-bias": "1"}, input: four},
+  {opts: {stage: "multi-head", "d-out": "4", heads: "2", batch: "3", "attn-dropout": "0.1", init: "randn", lang: "zh"}, input: wide},
+  {opts: {stage: "dropout", "dropout-rng": "mkl", dropout: "0.3", seed: "42", query: "3"}, input: four},
+  {opts: {stage: "trainable", "d-out": "5", seed: "2024", "qkv-bias": "1", query: "5"}, input: wide},
+  {opts: {stage: "softmax", query: "1"}, input: four},
+];
+
+function fragment(c) {
+  const parts = Object.entries(c.opts).map(([k, v]) => k + "=" + encodeURIComponent(v));
+  if (c.input) parts.push("input=" + encodeURIComponent(JSON.stringify(c.input)));
+  return "#" + parts.join("&");
+}
+function cliArgs(opts) {
+  const a = [];
+  for (const [k, v] of Object.entries(opts)) {
+    if (k === "qkv-bias") { if (v === "1") a.push("--qkv-bias"); } else a.push("--" + k, v);
+  }
+  return a;
+}
+// The CLI's walk as JSON (steps with their printed text and values).
+function cli(c) {
+  const args = cliArgs(c.opts).concat(["--format", "json"]);
+  const input = c.input ? JSON.stringify(c.input) : null;
+  if (input) args.push("--input", "-");
+  return JSON.parse(execFileSync(binary, args, {input: input || "", maxBuffer: 1 << 28}).toString());
+}
+
+async function pageSteps(tab) {
+  return evaluate(tab, `Array.from(document.querySelectorAll("#aw-walk section.step")).map(function (s) {
+    return [s.getAttribute("data-step"), s.querySelector("pre.tensor").textContent]; })`);
+}
+function compareSteps(label, got, want) {
+  check(got.length === want.steps.length, `${label}: ${got.length} steps on the page, the CLI has ${want.steps.length}`);
+  want.steps.forEach((s, i) => {
+    if (!got[i]) return;
+    check(got[i][0] === s.name, `${label}: step ${i + 1} is ${got[i][0]}, the CLI's is ${s.name}`);
+    check(got[i][1] === s.printed, `${label}: ${s.name} printed\n--- page\n${got[i][1]}\n--- CLI\n${s.printed}`);
+  });
+}
+// The float32 values, compared as JSON text (the same shortest decimal per float32).
+function compareValues(label, pageJson, want) {
+  const got = JSON.parse(pageJson);
+  check(got.steps.length === want.steps.length, `${label}: engine JSON has ${got.steps.length} steps`);
+  want.steps.forEach((s, i) => {
+    const g = got.steps[i];
+    check(g && JSON.stringify(g.shape) === JSON.stringify(s.shape) && JSON.stringify(g.data) === JSON.stringify(s.data),
+          `${label}: ${s.name}: the engine's values differ from the CLI's`);
+  });
+}
+
+async function open(tab, hash) {
+  await tab.send("Page.navigate", {url: "about:blank"});
+  await waitFor(tab, `location.href === "about:blank"`);
+  await tab.send("Page.navigate", {url: pageUrl + hash});
+  await waitFor(tab, `document.body && document.body.getAttribute("data-ready") === "1"`, 30000);
+}
+
+async function main() {
+  const browser = await launch();
+  try {
+    const tab = await browser.newTab();
+    await tab.send("Emulation.setDeviceMetricsOverride", {width: 1280, height: 900, deviceScaleFactor: 1, mobile: false});
+
+    // 1. Configurations through the fragment.
+    for (const c of configs) {
+      const hash = fragment(c);
+      await open(tab, hash);
+      const want = cli(c);
+      compareSteps(hash.slice(0, 60), await pageSteps(tab), want);
+      const args = JSON.stringify(cliArgs(c.opts));
+      const input = JSON.stringify(c.input ? JSON.stringify(c.input) : "");
+      compareValues(hash.slice(0, 60), await evaluate(tab, `window.attnWalk.run(${args}, ${input}, true).json`), want);
+      const err = await evaluate(tab, `document.getElementById("aw-error").textContent`);
+      check(err === "", `${hash.slice(0, 60)}: an error shows: ${err}`);
+      if (c.opts.lang === "zh")
+        check(await evaluate(tab, `document.documentElement.lang`) === "zh-CN", "lang=zh: <html lang> is not zh-CN");
+    }
+
+    // 2. A control: --d-out changed to 3 on the causal walk.
+    await open(tab, "#stage=causal");
+    await evaluate(tab, `(function () { var i = document.querySelector('#aw-controls input[name="d-out"]');
+      i.value = "3"; i.dispatchEvent(new Event("input")); })()`);
+    check(/(^|&|#)d-out=3(&|$)/.test(await evaluate(tab, "location.hash")), "the fragment does not follow the d-out control");
+    compareSteps("control d-out=3", await pageSteps(tab), cli({opts: {stage: "causal", "d-out": "3"}, input: null}));
+    await evaluate(tab, `(function () { var s = document.querySelector('#aw-controls select[name="stage"]');
+      s.value = "dot-product"; s.dispatchEvent(new Event("change")); })()`);
+    compareSteps("control stage=dot-product", await pageSteps(tab),
+                 cli({opts: {stage: "dot-product", "d-out": "3"}, input: null}));
+
+    // An option the CLI refuses (MultiHeadAttention needs d_out divisible by heads): the CLI's
+    // message, and the walk shown before stays.
+    await open(tab, "#stage=multi-head");
+    const goodWalk = await pageSteps(tab);
+    await evaluate(tab, `(function () { var i = document.querySelector('#aw-controls input[name="d-out"]');
+      i.value = "3"; i.dispatchEvent(new Event("input")); })()`);
+    const refused = await evaluate(tab, `document.getElementById("aw-error").textContent`);
+    check(refused.startsWith("--heads: MultiHeadAttention needs --d-out divisible by --heads"),
+          `d-out=3 with 2 heads: the message is ${JSON.stringify(refused)}`);
+    check(JSON.stringify(await pageSteps(tab)) === JSON.stringify(goodWalk), "d-out=3 with 2 heads: the walk was replaced");
+    check(!/d-out=3/.test(await evaluate(tab, "location.hash")), "d-out=3 with 2 heads: it went into the fragment");
+
+    // 3. Hover: attn_weights of dot-product, row x(2) "journey", column x(5) "one".
+    await open(tab, "#stage=dot-product");
+    const box = await evaluate(tab, `(function () {
+      var svg = document.querySelector('section.step[data-step="attn_weights"] svg.heatmap');
+      svg.scrollIntoView({block: "center"});
+      var g = svg.getAttribute("data-grid").split(" ").map(Number), m = svg.getScreenCTM();
+      var x = g[0] + 4.5 * g[2], y = g[1] + 1.5 * g[2];
+      return {x: m.a * x + m.e, y: m.d * y + m.f}; })()`);
+    await tab.send("Input.dispatchMouseEvent", {type: "mouseMoved", x: box.x, y: box.y});
+    const hl = await evaluate(tab, `(function () {
+      var svg = document.querySelector('section.step[data-step="attn_weights"] svg.heatmap');
+      function marked(step) { var p = document.querySelector('section.step[data-step="' + step + '"] pre.tensor');
+        return Array.from(p.querySelectorAll(".hl")).map(function (s) { return s.textContent; }); }
+      return {hover: svg.getAttribute("data-hover"), rects: svg.querySelectorAll("rect.hl").length,
+              inputs: marked("inputs"), context: marked("all_context_vecs"),
+              text: document.querySelector('section.step[data-step="inputs"] pre.tensor').textContent}; })()`);
+    check(hl.hover === "1 4", `hover: the weight under the mouse is ${hl.hover}, expected row 1 column 4`);
+    check(hl.rects === 2, `hover: ${hl.rects} outlines in the heatmap, expected its row and its column`);
+    const inputRows = hl.text.split("\n");
+    check(hl.inputs.length === 2 && hl.inputs[0] === inputRows[1] + "\n" && hl.inputs[1] === inputRows[4] + "\n",
+          `hover: inputs rows marked ${JSON.stringify(hl.inputs)}, expected x(2) (query) and x(5) (key and value)`);
+    check(hl.context.length === 1, `hover: context rows marked ${JSON.stringify(hl.context)}, expected row 2`);
+    await tab.send("Input.dispatchMouseEvent", {type: "mouseMoved", x: 2, y: 2});
+    check(await evaluate(tab, `document.querySelectorAll(".hl").length`) === 0, "hover: marks stay after the mouse left");
+
+    // 4. Bad JSON pasted: a clear message, the last good walk stands.
+    const before = await pageSteps(tab);
+    await evaluate(tab, `(function () { var t = document.querySelector("#aw-controls textarea.paste");
+      t.value = '{"tokens": ["a", "b"], "embeddings": [[1, 2], [3, oops]]}';
+      document.querySelector("#aw-controls button.apply").click(); })()`);
+    const msg = await evaluate(tab, `document.getElementById("aw-error").textContent`);
+    check(/^input: line 1, column \d+: /.test(msg), `bad JSON: the message does not name line and column: ${JSON.stringify(msg)}`);
+    check(JSON.stringify(await pageSteps(tab)) === JSON.stringify(before), "bad JSON: the last good walk was replaced");
+    check(!/input=/.test(await evaluate(tab, "location.hash")), "bad JSON: it went into the fragment");
+    // A cell of the table edited: recomputed with the new number.
+    await evaluate(tab, `(function () { var c = document.querySelector('#aw-controls .emb input[data-row="0"][data-col="0"]');
+      c.value = "0.5"; c.dispatchEvent(new Event("input")); })()`);
+    check(await evaluate(tab, `document.getElementById("aw-error").textContent`) === "", "edited cell: an error shows");
+    const edited = JSON.parse(fs.readFileSync(path.join(__dirname, "../../data/journey.json"), "utf8"));
+    edited.embeddings[0][0] = 0.5;
+    compareSteps("edited cell", await pageSteps(tab), cli({opts: {stage: "dot-product"}, input: edited}));
+
+    if (shots) {
+      fs.mkdirSync(shots, {recursive: true});
+      await open(tab, "#stage=causal&lang=zh");
+      const {data} = await tab.send("Page.captureScreenshot", {format: "png"});
+      fs.writeFileSync(path.join(shots, "web-causal-zh.png"), Buffer.from(data, "base64"));
+    }
+
+    // The budget that does not depend on the machine's load: one file under 2 MB.
+    check(fs.statSync(page).size < 2e6, `the page is ${fs.statSync(page).size} bytes, the budget is 2 MB`);
+
+    // 5. Nothing but the page itself was requested.
+    const outside = tab.requests.filter((u) => !(u.startsWith(pageUrl) || u.startsWith("data:") || u === "about:blank"));
+    check(outside.length === 0, "requests left the page: " + outside.slice(0, 5).join(" "));
+    check(tab.console.length === 0, "script errors in the page: " + tab.console.slice(0, 3).join("\n"));
+
+    if (bench) {
+      const size = fs.statSync(page).size;
+      const firsts = [];
+      for (let k = 0; k < 5; k++) {
+        await tab.send("Page.navigate", {url: "about:blank"});
+        await waitFor(tab, `location.href === "about:blank"`);
+        await tab.send("Page.navigate", {url: pageUrl});
+        await waitFor(tab, `document.body && document.body.getAttribute("data-ready") === "1"`, 30000);
+        // From the start of navigation to the first walk (the default one) in the page.
+        firsts.push(await evaluate(tab, `performance.now()`));
+      }
+      const recompute = await evaluate(tab, `(function () {
+        window.attnWalk.set("stage", "all");
+        var times = [];
+        for (var k = 0; k < 20; k++) {
+          var t0 = performance.now();
+          window.attnWalk.set("seed", String(100 + k));
+          times.push(performance.now() - t0);
+        }
+        return times.sort(function (a, b) { return a - b; })[10]; })()`);
+      const recomputeOne = await evaluate(tab, `(function () {
+        window.attnWalk.set("stage", "multi-head");
+        var times = [];
+        for (var k = 0; k < 20; k++) {
+          var t0 = performance.now();
+          window.attnWalk.set("seed", String(200 + k));
+          times.push(performance.now() - t0);
+        }
+        return times.sort(function (a, b) { return a - b; })[10]; })()`);
+      firsts.sort((a, b) => a - b);
+      console.log(JSON.stringify({page_bytes: size, first_walk_ms_median: +firsts[2].toFixed(1),
+        recompute_all_stages_ms_median: +recompute.toFixed(1), recompute_multi_head_ms_median: +recomputeOne.toFixed(1)}));
+    }
+  } finally {
+    browser.close();
+  }
+  if (failures) {
+    console.log(`${failures} check(s) failed`);
+    process.exit(1);
+  }
+  console.log("PASS: the web page in chromium");
+}
+
+main().catch((e) => { console.log("FAIL: " + (e.stack || e)); process.exit(1); });

@@ -1,0 +1,78 @@
+// What the page's controls are built from (src/web/page_data.h, options_json in src/cli.h):
+// the CLI's own options, with their choices and defaults, and the state of a CLI page.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "cli.h"
+#include "embeddings.h"
+#include "render/page.h"
+#include "web/page_data.h"
+
+namespace attn {
+namespace {
+
+using nlohmann::json;
+
+json find_option(const json& list, const std::string& name) {
+  for (const auto& o : list)
+    if (o["name"] == name) return o;
+  return nullptr;
+}
+
+TEST(WebData, OptionsComeFromTheCliBinding) {
+  const json list = json::parse(options_json());
+  const json stage = find_option(list, "stage");
+  ASSERT_FALSE(stage.is_null());
+  EXPECT_EQ(stage["default"], "dot-product");
+  EXPECT_EQ(stage["choices"].back(), "all");
+  EXPECT_GE(stage["choices"].size(), 7u);
+  EXPECT_EQ(find_option(list, "init")["choices"], json({"rand", "randn"}));
+  EXPECT_EQ(find_option(list, "lang")["choices"], json({"en", "zh"}));
+  EXPECT_TRUE(find_option(list, "qkv-bias")["flag"].get<bool>());
+  EXPECT_FALSE(find_option(list, "d-out")["flag"].get<bool>());
+  EXPECT_EQ(find_option(list, "d-out")["default"], "2");
+  EXPECT_EQ(find_option(list, "seed")["default"], "");
+}
+
+TEST(WebData, PageShowsOnlyTheWalksOptions) {
+  const json data = json::parse(page_data_json({}, Lang::En, true));
+  EXPECT_TRUE(data["engine"].get<bool>());
+  std::set<std::string> names;
+  for (const auto& o : data["options"]) names.insert(o["name"]);
+  for (const char* shown : {"stage", "query", "seed", "d-out", "heads", "dropout", "attn-dropout", "batch",
+                            "qkv-bias", "init", "dropout-rng", "lang"})
+    EXPECT_TRUE(names.count(shown)) << shown;
+  for (const char* hidden : {"format", "output", "input", "only", "step", "color", "help"})
+    EXPECT_FALSE(names.count(hidden)) << hidden;
+  EXPECT_EQ(data["default_input"]["tokens"][1], "journey");
+  EXPECT_EQ(data["default_input"]["embeddings"][0], json({0.43, 0.15, 0.89}));
+  EXPECT_TRUE(data["texts"]["zh"].contains("web.kept"));
+  EXPECT_TRUE(data["input"].is_null());
+}
+
+TEST(WebData, ACliPageKeepsItsSettingsAndInput) {
+  Options o = parse_walk_options({"--stage", "causal", "--seed", "7", "--d-out", "3", "--qkv-bias", "--lang", "zh"});
+  EXPECT_TRUE(o.seed_given);
+  Embeddings e = parse_embeddings(R"({"tokens": ["a", "b"], "embeddings": [[0.1, 0.2], [0.3, 0.4]]})", "t.json");
+  RenderOptions ro;
+  o.format = "html";
+  auto walks = make_walks(o, e, &ro);
+  walks[0].config.input_name = "t.json";
+  const json data = json::parse(page_data_json(walks, ro.lang, false));
+  EXPECT_EQ(data["state"], json({{"stage", "causal"}, {"seed", "7"}, {"d-out", "3"}, {"qkv-bias", "1"}, {"lang", "zh"}}));
+  EXPECT_EQ(data["input"]["embeddings"], json({{0.1, 0.2}, {0.3, 0.4}}));
+}
+
+TEST(WebData, OptionErrorsAreTheClis) {
+  EXPECT_THROW(parse_walk_options({"--d-out", "0"}), UsageError);
+  EXPECT_THROW(parse_walk_options({"--stage", "nope"}), UsageError);
+  EXPECT_THROW(parse_walk_options({"--bogus"}), UsageError);
+}
+
+TEST(WebData, ScriptDataCannotCloseItsElement) {
+  EXPECT_EQ(script_safe(R"({"t": "</script><!--"})"), R"({"t": "\u003c/script>\u003c!--"})");
+}
+
+}  // namespace
+}  // namespace attn
