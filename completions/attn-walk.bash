@@ -3,14 +3,14 @@ _attn_walk() {
   local cur prev
   cur="${COMP_WORDS[COMP_CWORD]}"
   prev="${COMP_WORDS[COMP_CWORD-1]}"
-  local opts="--stage --input --random-input --format --output --list-stages --list-steps --only
+  local opts="--stage --input --random-input --text --text-file --embed-dim --max-tokens --format --output --list-stages --list-steps --only
     --query --seed --d-out --heads --dropout --attn-dropout --batch --qkv-bias --init --dropout-rng
     --explain --lang --heatmap --color --step --stats --help --version"
   local bench_opts="--tokens --d-model --heads --batch --repeat --threads --seed --format --help"
   local in_bench=0 w
   for w in "${COMP_WORDS[@]:1:COMP_CWORD-1}"; do [[ $w == bench ]] && in_bench=1; done
   case "$prev" in
-    -s|--stage) COMPREPLY=($(compgen -W "dot-product softmax trainable causal dropout multi-head all" -- "$cur")); return ;;
+    -s|--stage) COMPREPLY=($(compgen -W "tokens dot-product softmax trainable causal dropout multi-head all" -- "$cur")); return ;;
     -f|--format)
       if (( in_bench )); then COMPREPLY=($(compgen -W "text json" -- "$cur"));
       else COMPREPLY=($(compgen -W "text json html" -- "$cur")); fi
@@ -19,7 +19,7 @@ _attn_walk() {
     --dropout-rng) COMPREPLY=($(compgen -W "default mkl" -- "$cur")); return ;;
     --lang) COMPREPLY=($(compgen -W "en zh" -- "$cur")); return ;;
     --color) COMPREPLY=($(compgen -W "auto always never" -- "$cur")); return ;;
-    -i|--input|-o|--output) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+    -i|--input|-o|--output|--text-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --only)
       local stage="dot-product" i
       for ((i = 1; i < COMP_CWORD; i++)); do

@@ -15,6 +15,7 @@
 #include "output.h"
 #include "render/render.h"
 #include "stages/stages.h"
+#include "stages/tokens.h"
 #include "torch_random.h"
 
 namespace attn {
@@ -65,9 +66,10 @@ void bind(CLI::App& app, Options& o) {
   auto* input = app.add_option("-i,--input", o.input,
                                "Embeddings (.json or .npy); '-' reads JSON from stdin "
                                "(default: the chapter's six tokens)");
-  app.add_option("--random-input", o.random_input,
+  auto* random_input = app.add_option("--random-input", o.random_input,
                  "TxD: use torch.randn(T, D) embeddings drawn after torch.manual_seed(seed)")
       ->excludes(input);
+  bind_text_options(app, o.text, {input, random_input});
   app.add_option("-f,--format", o.format, "Output format: text, json or html")
       ->check(CLI::IsMember({"text", "json", "html"}))
       ->capture_default_str();
@@ -191,7 +193,7 @@ Config make_config(const Options& o, Embeddings emb) {
 std::vector<Walk> run_walks(const Options& o, const Config& cfg) {
   std::vector<Walk> walks;
   for (const auto& s : all_stages())
-    if (o.stage == "all" || o.stage == s.name) walks.push_back(s.run(cfg));
+    if ((o.stage == "all" && s.in_all) || o.stage == s.name) walks.push_back(s.run(cfg));
   return walks;
 }
 
@@ -256,6 +258,7 @@ int run_cli(int argc, char** argv) {
     throw UsageError(e.what());
   }
   o.seed_given = app.count("--seed") > 0;
+  o.text.given = app.count("--text") + app.count("--text-file") > 0;
 
   if (bench->parsed()) {
     if (bo.d_model % bo.heads != 0)
@@ -274,13 +277,21 @@ int run_cli(int argc, char** argv) {
   }
 
   Embeddings emb;
-  if (!o.random_input.empty()) {
+  const auto text = load_text(o.text, o.seed_given ? o.seed : 123);
+  if (text) {
+    emb = {text->pieces, text->input_embeddings};
+  } else if (!o.random_input.empty()) {
     const auto [T, D] = parse_size(o.random_input);
     emb = random_embeddings(T, D, o.seed_given ? o.seed : 123);
   } else {
     emb = o.input.empty() ? builtin_journey() : load_embeddings(o.input);
   }
-  const Config cfg = make_config(o, std::move(emb));
+  Config cfg = make_config(o, std::move(emb));
+  if (text) {
+    cfg.input_name = text_source(o.text);
+    cfg.text = text->text;
+    cfg.token_ids = text->ids;
+  }
   std::vector<Walk> walks = run_walks(o, cfg);
 
   RenderOptions ro;
@@ -290,6 +301,11 @@ int run_cli(int argc, char** argv) {
   ro.color = use_color(o);
   // HTML always carries the explanations; text and JSON only with --explain.
   for (auto& w : walks) localize(w, ro.lang, o.explain || o.format == "html");
+  if (text) {  // chapter 2's steps from the text to its embeddings come first
+    Walk steps = run_text_steps(*text, cfg);
+    localize(steps, ro.lang, o.explain || o.format == "html");
+    prepend_steps(walks.front(), std::move(steps));
+  }
   apply_only(walks, o.only);
 
   if (o.list_steps) {

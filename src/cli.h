@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "config.h"
+#include "text/text_options.h"
 
 namespace attn {
 
@@ -19,6 +20,7 @@ struct Options {
   std::string stage = "dot-product";  // a stage name, or "all"
   std::string input;                   // empty: the built-in journey embeddings; "-": stdin
   std::string random_input;            // "TxD": torch.randn(T, D) embeddings instead
+  TextOptions text;                    // --text, --text-file: the learner's own sentence
   std::string format = "text";         // text, json or html
   std::string output = "-";
   bool list_stages = false;

@@ -39,6 +39,7 @@ Tensor softmax_lastdim(const Tensor& t);
 Tensor softmax_naive(const Tensor& t);
 
 Tensor exp(const Tensor& t);
+Tensor add(const Tensor& a, const Tensor& b);        // same shape, elementwise
 Tensor mul(const Tensor& a, const Tensor& b);        // same shape, elementwise
 Tensor mul_scalar(const Tensor& a, double s);        // a * s (s cast to float, as PyTorch does)
 Tensor div_scalar(const Tensor& a, double s);        // a / s (s cast to float)
@@ -53,6 +54,9 @@ Tensor tril_ones(int64_t n);                         // torch.tril(torch.ones(n,
 Tensor triu_ones(int64_t n, int64_t diagonal);       // torch.triu(torch.ones(n, n), diagonal)
 // t.masked_fill(mask.bool(), value) where mask is (T, T), applied to every (T, T) block.
 Tensor masked_fill(const Tensor& t, const Tensor& mask, float value);
+
+// nn.Embedding's lookup: the rows of `weight` (num_embeddings, D) at `ids`, as (len(ids), D).
+Tensor embedding(const Tensor& weight, const std::vector<int64_t>& ids);
 
 // torch.stack((t,) * copies): a new leading dimension.
 Tensor stack_copies(const Tensor& t, int64_t copies);

@@ -25,6 +25,14 @@ struct Step {
   std::string explanation;
   // Extra lines shown under the tensor (e.g. a parameter-count breakdown).
   std::vector<std::string> details;
+  // An integer tensor (token ids, exact in float32): printed as torch prints int64.
+  bool is_int64 = false;
+  // A step that holds words rather than numbers (the text, its BPE pieces): the words,
+  // and no tensor. JSON carries them as the step's data.
+  std::vector<std::string> words;
+  // If set, shown verbatim instead of the tensor (the words, or a Python list as print()
+  // shows it).
+  std::string printed;
 };
 
 // A check a learner would make, computed from the walk's own tensors.
@@ -59,6 +67,10 @@ struct Walk {
   // Record a check, shown after the latest step; its label comes from src/lang/ by id.
   void add_check(std::string id, bool passed, double max_diff);
 };
+
+// Put `first`'s steps, checks and notes before `walk`'s (steps localized already keep
+// their texts); `walk`'s checks move along with their steps.
+void prepend_steps(Walk& walk, Walk&& first);
 
 // --only: keep the steps named in `keep`, and the checks shown after them.
 void keep_only(Walk& walk, const std::set<std::string>& keep);

@@ -15,6 +15,7 @@
 
 #include "config.h"
 #include "embeddings.h"
+#include "render/render.h"
 #include "tensor.h"
 #include "walk.h"
 
@@ -104,6 +105,25 @@ inline int64_t count_bit_differences(const std::vector<float>& got, const std::v
     *max_diff = std::max(*max_diff, std::fabs(static_cast<double>(got[i]) - want[i]));
   }
   return n;
+}
+
+// The walk's steps are PyTorch's recorded ones (torch_walk.py's Recorder): the same names in
+// the same order, the same shapes, the same float32 bits, the same printed text.
+inline void expect_steps_equal(const Walk& walk, const nlohmann::json& expected) {
+  std::vector<std::string> got_names, want_names;
+  for (const auto& s : walk.steps) got_names.push_back(s.name);
+  for (const auto& s : expected) want_names.push_back(s["name"].get<std::string>());
+  ASSERT_EQ(got_names, want_names);
+  for (size_t i = 0; i < walk.steps.size(); ++i) {
+    const Step& step = walk.steps[i];
+    const auto& want = expected[i];
+    SCOPED_TRACE("step " + step.name);
+    EXPECT_EQ(step.value.shape, want["shape"].get<Shape>());
+    double max_diff = 0;
+    const auto n = count_bit_differences(step.value.data, flatten(want["data"]), &max_diff);
+    EXPECT_EQ(n, 0) << n << " values are not PyTorch's float32 (largest difference " << max_diff << ")";
+    EXPECT_EQ(printed_step(step), want["printed"].get<std::string>());
+  }
 }
 
 // A Config from a golden's "options", "tokens" and "embeddings" (named as the CLI flags).

@@ -30,21 +30,7 @@ TEST_P(WalkGolden, EveryStepEqualsPyTorch) {
     SCOPED_TRACE("stage " + stage);
     const StageInfo* info = find_stage(stage);
     ASSERT_NE(info, nullptr);
-    const Walk walk = info->run(cfg);
-    std::vector<std::string> got_names, want_names;
-    for (const auto& s : walk.steps) got_names.push_back(s.name);
-    for (const auto& s : expected) want_names.push_back(s["name"].get<std::string>());
-    ASSERT_EQ(got_names, want_names);
-    for (size_t i = 0; i < walk.steps.size(); ++i) {
-      const Step& step = walk.steps[i];
-      const auto& want = expected[i];
-      SCOPED_TRACE("step " + step.name);
-      EXPECT_EQ(step.value.shape, want["shape"].get<Shape>());
-      double max_diff = 0;
-      const auto n = test::count_bit_differences(step.value.data, test::flatten(want["data"]), &max_diff);
-      EXPECT_EQ(n, 0) << n << " values are not PyTorch's float32 (largest difference " << max_diff << ")";
-      EXPECT_EQ(printed_step(step), want["printed"].get<std::string>());
-    }
+    test::expect_steps_equal(info->run(cfg), expected);
   }
 }
 

@@ -4,9 +4,14 @@
 
 namespace attn {
 
+LangTable text_en();  // text_en.cpp: --text and the tokens stage
+LangTable text_zh();  // text_zh.cpp
+
 const std::vector<LangPart>& lang_parts() {
   // One line per feature and language: {"en", some_feature_en}, {"zh", some_feature_zh}.
   static const std::vector<LangPart> parts = {
+      {"en", text_en},
+      {"zh", text_zh},
   };
   return parts;
 }

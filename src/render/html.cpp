@@ -318,7 +318,7 @@ std::string stage_heading(const Walk& walk, Lang lang) {
   std::string out = "<code>" + esc(walk.stage) + "</code>";
   if (info)
     out += fmt::format(" <span class=\"section\">{}</span> <span class=\"stage-desc\">{}</span>",
-                       esc(fill_placeholders(ui_text(lang, "section"), {{"section", info->section}})),
+                       esc(fill_placeholders(ui_text(lang, "section"), {{"section", info->section}, {"chapter", chapter_of(info->section)}})),
                        esc(ui_text(lang, std::string("stage.") + walk.stage)));
   return out;
 }
@@ -330,7 +330,8 @@ std::string step_html(const Walk& walk, size_t i, Lang lang) {
   out += fmt::format("<h3><a class=\"num\" href=\"#{}\">{}</a> <code class=\"name\">{}</code>", step_id(walk, i),
                      i + 1, esc(step.name));
   if (!step.title.empty()) out += " <span class=\"title\">" + esc(step.title) + "</span>";
-  out += " <code class=\"shape\">" + esc(torch_size_str(step.value.shape)) + "</code></h3>\n";
+  if (step.words.empty()) out += " <code class=\"shape\">" + esc(torch_size_str(step.value.shape)) + "</code>";
+  out += "</h3>\n";
   if (!step.explanation.empty()) out += "<p class=\"explanation\">" + esc(step.explanation) + "</p>\n";
   out += "<pre class=\"tensor\">" + esc(printed_step(step)) + "</pre>\n";
   if (!step.details.empty()) {

@@ -8,8 +8,9 @@
 namespace attn {
 
 std::string printed_step(const Step& step) {
+  if (!step.printed.empty()) return step.printed;
   return step.is_parameter ? torch_parameter_str(step.value, step.suffixes)
-                           : torch_str(step.value, step.suffixes);
+                           : torch_str(step.value, step.suffixes, step.is_int64);
 }
 
 namespace {
@@ -30,7 +31,7 @@ std::string render_text_header(const Walk& walk, const RenderOptions& opts) {
   out += fmt::format("attn-walk {}", walk.stage);
   if (info)
     out += fmt::format(" ({}): {}",
-                       fill_placeholders(ui_text(opts.lang, "section"), {{"section", info->section}}),
+                       fill_placeholders(ui_text(opts.lang, "section"), {{"section", info->section}, {"chapter", chapter_of(info->section)}}),
                        ui_text(opts.lang, std::string("stage.") + walk.stage));
   out += "\n";
   std::string tokens;
@@ -46,8 +47,8 @@ std::string render_text_step(const Walk& walk, size_t index, const RenderOptions
   const Step& step = walk.steps[index];
   std::string out;
   // Heading: number, the chapter's name, what it is, and its shape.
-  std::string heading = fmt::format("[{}] {} — {} — {}", index + 1, step.name, step.title,
-                                    torch_size_str(step.value.shape));
+  std::string heading = fmt::format("[{}] {} — {}", index + 1, step.name, step.title);
+  if (step.words.empty()) heading += " — " + torch_size_str(step.value.shape);
   out += "\n" + (opts.color ? "\033[1m" + heading + "\033[0m" : heading) + "\n";
   out += printed_step(step) + "\n";
   for (const auto& line : step.details) out += line + "\n";

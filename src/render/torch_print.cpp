@@ -61,7 +61,13 @@ std::string pad_left(const std::string& s, size_t width) {
 // _Formatter: decides once, from the values that will be shown, how every value prints.
 class Formatter {
  public:
-  explicit Formatter(const std::vector<float>& shown) {
+  // An integer tensor (int64 token ids) prints every shown value as f"{value}", padded to
+  // the widest of them: no trailing dot, no scientific mode.
+  Formatter(const std::vector<float>& shown, bool int64) : int64_(int64) {
+    if (int64_) {
+      for (float f : shown) max_width_ = std::max(max_width_, py_fixed(static_cast<double>(f), 0).size());
+      return;
+    }
     // Only nonzero finite values take part. Zeros, infinities and NaNs never widen a column
     // and never switch modes, which is why a row of "0." or "-inf" can overflow its width.
     std::vector<double> vals;
@@ -108,7 +114,9 @@ class Formatter {
   std::string format(float value) const {
     const double v = static_cast<double>(value);
     std::string ret;
-    if (sci_mode_) {
+    if (int64_) {
+      ret = py_fixed(v, 0);
+    } else if (sci_mode_) {
       ret = py_sci(v, kPrecision);
     } else if (int_mode_) {
       ret = py_fixed(v, 0);
@@ -120,6 +128,7 @@ class Formatter {
   }
 
  private:
+  bool int64_ = false;
   bool int_mode_ = true;
   bool sci_mode_ = false;
   size_t max_width_ = 1;
@@ -211,7 +220,7 @@ std::string tensor_str_with_formatter(const Tensor& t, int indent, bool summariz
 }
 
 // _tensor_str: the bracketed contents, without "tensor(" and the suffixes.
-std::string tensor_str(const Tensor& t, int indent) {
+std::string tensor_str(const Tensor& t, int indent, bool int64) {
   if (t.numel() == 0) return "[]";
   const bool summarize = t.numel() > kThreshold;
   std::vector<float> shown;
@@ -219,7 +228,7 @@ std::string tensor_str(const Tensor& t, int indent) {
     get_summarized_data(t, shown);
   else
     shown = t.data;
-  const Formatter fmt(shown);
+  const Formatter fmt(shown, int64);
   return tensor_str_with_formatter(t, indent, summarize, fmt);
 }
 
@@ -249,8 +258,8 @@ std::string add_suffixes(const std::string& tensor_str, const std::vector<std::s
 
 }  // namespace
 
-// _str_intern for a dense float32 CPU tensor: no device or dtype suffix applies.
-std::string torch_str(const Tensor& t, const std::vector<std::string>& suffixes) {
+// _str_intern for a dense float32 (or int64) CPU tensor: no device or dtype suffix applies.
+std::string torch_str(const Tensor& t, const std::vector<std::string>& suffixes, bool int64) {
   const std::string prefix = "tensor(";
   const int indent = static_cast<int>(prefix.size());
 
@@ -259,7 +268,7 @@ std::string torch_str(const Tensor& t, const std::vector<std::string>& suffixes)
   if (t.numel() == 0 && t.dim() != 1) all_suffixes.push_back("size=" + shape_str(t.shape));
   all_suffixes.insert(all_suffixes.end(), suffixes.begin(), suffixes.end());
 
-  return add_suffixes(prefix + tensor_str(t, indent), all_suffixes, indent);
+  return add_suffixes(prefix + tensor_str(t, indent, int64), all_suffixes, indent);
 }
 
 // nn.Parameter.__repr__ prepends one line; the tensor itself still prints as "tensor(".
