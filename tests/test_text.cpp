@@ -13,6 +13,7 @@
 #include "text/tokenizer.h"
 #include "text/unicode_class.h"
 #include "text/vocab.h"
+#include "torch_random.h"
 
 namespace attn {
 namespace {
@@ -204,6 +205,29 @@ TEST(TokensStage, IsNotPartOfStageAll) {
   ASSERT_NE(tokens, nullptr);
   EXPECT_FALSE(tokens->in_all);
   EXPECT_EQ(chapter_of(tokens->section), "2");
+}
+
+}  // namespace
+}  // namespace attn
+
+namespace attn {
+namespace {
+
+// nn.Embedding(50257, D) drawn whole but kept only at the ids: the same rows as randn's,
+// and the generator left where randn leaves it (the position table comes next).
+TEST(RandnRows, EqualsRandnAtTheRowsAndLeavesTheGeneratorAlike) {
+  for (const auto& [rows, cols] : std::vector<std::pair<int64_t, int64_t>>{
+           {50257, 3}, {50257, 4}, {50257, 16}, {7, 2}, {5, 3}, {9, 7}, {1, 16}}) {
+    SCOPED_TRACE(std::to_string(rows) + "x" + std::to_string(cols));
+    const std::vector<int64_t> ids = {rows - 1, 0, rows / 2, rows - 1, std::max<int64_t>(rows - 2, 0)};
+    TorchGenerator a(123), b(123);
+    const Tensor all = randn(a, {rows, cols});
+    const Tensor some = randn_rows(b, rows, cols, ids);
+    EXPECT_EQ(some.shape, (Shape{5, cols}));
+    double max_diff = 0;
+    EXPECT_EQ(test::count_bit_differences(some.data, embedding(all, ids).data, &max_diff), 0);
+    EXPECT_EQ(a.random(), b.random());
+  }
 }
 
 }  // namespace

@@ -35,11 +35,11 @@ TextEmbeddings embed_text(std::string text, const std::string& source, int64_t e
   for (const auto& b : enc.bytes) e.pieces.push_back(readable_piece(b));
 
   TorchGenerator gen(seed);
-  const Tensor token_table = randn(gen, {vocab_size(), embed_dim});  // nn.Embedding(50257, D).weight
-  const Tensor pos_table = randn(gen, {T, embed_dim});               // nn.Embedding(T, D).weight
+  // nn.Embedding(50257, D) at the ids: the whole table is drawn, only the rows used are kept.
+  e.token_embeddings = randn_rows(gen, vocab_size(), embed_dim, e.ids);
+  const Tensor pos_table = randn(gen, {T, embed_dim});  // nn.Embedding(T, D).weight
   std::vector<int64_t> positions(static_cast<size_t>(T));
   for (int64_t i = 0; i < T; ++i) positions[static_cast<size_t>(i)] = i;  // torch.arange(T)
-  e.token_embeddings = embedding(token_table, e.ids);
   e.pos_embeddings = embedding(pos_table, positions);
   e.input_embeddings = add(e.token_embeddings, e.pos_embeddings);
   return e;
