@@ -280,6 +280,8 @@ int run_cli(int argc, char** argv) {
   const auto text = load_text(o.text, o.seed_given ? o.seed : 123);
   if (text) {
     emb = {text->pieces, text->input_embeddings};
+    // A one-token text has no x(2): the default query becomes x(1).
+    if (app.count("--query") == 0) o.query = std::min<int64_t>(o.query, static_cast<int64_t>(text->ids.size()));
   } else if (!o.random_input.empty()) {
     const auto [T, D] = parse_size(o.random_input);
     emb = random_embeddings(T, D, o.seed_given ? o.seed : 123);

@@ -37,8 +37,12 @@ std::optional<text::TextEmbeddings> load_text(const TextOptions& t, uint64_t see
   if (!t.text_file.empty()) {
     std::ifstream in(t.text_file, std::ios::binary);
     if (!in) throw InputError(t.text_file + ": cannot read the file");
-    content.assign(std::istreambuf_iterator<char>(in), {});
-    if (in.bad()) throw InputError(t.text_file + ": cannot read the file");
+    try {
+      content.assign(std::istreambuf_iterator<char>(in), {});
+    } catch (const std::exception&) {  // e.g. a directory: the read itself fails
+      in.setstate(std::ios::badbit);
+    }
+    if (in.bad()) throw InputError(t.text_file + ": cannot read the file (is it a directory?)");
   } else if (t.text == "-") {
     content.assign(std::istreambuf_iterator<char>(std::cin), {});
     if (!content.empty() && content.back() == '\n') content.pop_back();
