@@ -5,16 +5,20 @@ BUILD_DIR ?= build
 JOBS      ?= $(shell nproc)
 PACKAGES  := cmake g++ make libeigen3-dev libcli11-dev libfmt-dev nlohmann-json3-dev \
              libgtest-dev libgmock-dev libbenchmark-dev chromium tmux man-db \
-             emscripten node-acorn node-ws
+             emscripten node-acorn node-ws unicode-data nodejs
 SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps build run test clean goldens difftest bench-deps bench-compare web
+.PHONY: all deps build run test clean goldens text-goldens difftest bench-deps bench-compare web
 
 all: build
 
 # chromium renders the HTML page in the browser tests; tmux drives --step in the terminal test;
 # emscripten (with node-acorn for its optimizer) compiles the web page's engine, and node-ws
 # lets the web page's test drive chromium through the DevTools protocol.
+# unicode-data: the \p{L}, \p{N} and \s classes of --text's tokenizer, generated at build time.
+# nodejs, npm: the tokenizer's differential test runs tiktoken (@dqbd/tiktoken) and
+# gpt-3-encoder from tests/node/package-lock.json. Debian's npm only if there is no npm yet
+# (a NodeSource nodejs ships its own, and Debian's npm package would conflict with it).
 # Install only what is missing, so a set-up machine does not touch the network.
 # $(call install-missing,PACKAGES): apt-get install those not installed yet.
 define install-missing
@@ -29,6 +33,8 @@ endef
 
 deps:
 	$(call install-missing,$(PACKAGES))
+	@command -v npm >/dev/null || DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq npm
+	@[ -d tests/node/node_modules ] || (cd tests/node && npm ci --ignore-scripts --no-audit --no-fund)
 
 $(BUILD_DIR)/CMakeCache.txt: | deps
 	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=Release
@@ -52,6 +58,10 @@ goldens:
 	/usr/bin/python3 tests/golden/make_check_goldens.py
 	/usr/bin/python3 tests/golden/make_bonus_goldens.py
 	/usr/bin/python3 tests/golden/make_sleef_goldens.py
+
+# The --text goldens: tiktoken's and gpt-3-encoder's ids (node), embeddings and walks (PyTorch).
+text-goldens:
+	/usr/bin/python3 tests/golden/make_text_goldens.py
 
 # Compare against PyTorch directly on random configurations (needs python3-torch).
 difftest: build

@@ -15,7 +15,8 @@ export NODE_PATH=/usr/share/nodejs
 command -v emcmake >/dev/null || { echo "emscripten is not installed (make deps installs it)" >&2; exit 1; }
 [ -x "$BUILD/attn-walk-page" ] || { echo "no $BUILD/attn-walk-page: build the native tree first" >&2; exit 1; }
 if [ ! -f "$BUILD/wasm/CMakeCache.txt" ]; then
-  emcmake cmake -S "$SRC" -B "$BUILD/wasm" -DCMAKE_BUILD_TYPE=Release >/dev/null
+  emcmake cmake -S "$SRC" -B "$BUILD/wasm" -DCMAKE_BUILD_TYPE=Release \
+    -DATTN_WALK_HOST_TEXT_TABLES="$BUILD/generated/text_tables.cpp" >/dev/null
 fi
 cmake --build "$BUILD/wasm" --target attn-walk-engine -j "$(nproc)"
 mkdir -p "$BUILD/web"

@@ -3,7 +3,7 @@ _attn_walk() {
   local cur prev
   cur="${COMP_WORDS[COMP_CWORD]}"
   prev="${COMP_WORDS[COMP_CWORD-1]}"
-  local opts="--stage --input --random-input --format --output --list-stages --list-steps --only
+  local opts="--stage --input --random-input --text --text-file --embed-dim --max-tokens --format --output --list-stages --list-steps --only
     --query --seed --d-out --heads --dropout --attn-dropout --batch --qkv-bias --init --dropout-rng
     --kv-groups --window --rope-base --block
     --explain --lang --heatmap --color --step --stats --help --version"
@@ -19,7 +19,7 @@ _attn_walk() {
     -s|--stage)  # the stages as --list-stages lists them (indented), then the two groups
       local stages
       stages="$(attn-walk --list-stages 2>/dev/null | awk '/^  /{print $1}')"
-      stages="${stages:-dot-product softmax trainable causal dropout multi-head}"
+      stages="${stages:-tokens dot-product softmax trainable causal dropout multi-head}"
       if (( in_check )); then COMPREPLY=($(compgen -W "$stages" -- "$cur"));
       else COMPREPLY=($(compgen -W "$stages all bonus" -- "$cur")); fi
       return ;;
@@ -31,7 +31,7 @@ _attn_walk() {
     --dropout-rng) COMPREPLY=($(compgen -W "default mkl" -- "$cur")); return ;;
     --lang) COMPREPLY=($(compgen -W "en zh" -- "$cur")); return ;;
     --color) COMPREPLY=($(compgen -W "auto always never" -- "$cur")); return ;;
-    -i|--input|-o|--output) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+    -i|--input|-o|--output|--text-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --only)
       local stage="dot-product" i
       for ((i = 1; i < COMP_CWORD; i++)); do

@@ -19,6 +19,7 @@
 #include "render/check.h"
 #include "render/render.h"
 #include "stages/stages.h"
+#include "stages/tokens.h"
 #include "torch_random.h"
 #include "web/page_data.h"
 
@@ -66,9 +67,10 @@ void bind_walk_options(CLI::App& app, Options& o) {
   auto* input = app.add_option("-i,--input", o.input,
                                "Embeddings (.json or .npy); '-' reads JSON from stdin "
                                "(default: the chapter's six tokens)");
-  app.add_option("--random-input", o.random_input,
+  auto* random_input = app.add_option("--random-input", o.random_input,
                  "TxD: use torch.randn(T, D) embeddings drawn after torch.manual_seed(seed)")
       ->excludes(input);
+  bind_text_options(app, o.text, {input, random_input});
   app.add_option("-q,--query", o.query, "The query token x(N), 1-based (the chapter uses x(2))")
       ->capture_default_str();
   app.add_option("--seed", o.seed, "Replace both seeds (123 and 789) with S");
@@ -356,6 +358,8 @@ Options parse_walk_options(const std::vector<std::string>& args) {
   o.seed_given = app.count("--seed") > 0;
   o.d_out_given = app.count("--d-out") > 0;
   o.heads_given = app.count("--heads") > 0;
+  o.query_given = app.count("--query") > 0;
+  o.text.given = app.count("--text") + app.count("--text-file") > 0;
   return o;
 }
 
@@ -390,6 +394,7 @@ std::string options_json() {
 }
 
 Embeddings load_input(const Options& o) {
+  if (const auto text = load_text(o.text, o.seed_given ? o.seed : 123)) return {text->pieces, text->input_embeddings};
   if (!o.random_input.empty()) {
     const auto [T, D] = parse_size(o.random_input);
     return random_embeddings(T, D, o.seed_given ? o.seed : 123);
@@ -397,14 +402,32 @@ Embeddings load_input(const Options& o) {
   return o.input.empty() ? builtin_journey() : load_embeddings(o.input);
 }
 
-std::vector<Walk> make_walks(const Options& o, Embeddings emb, RenderOptions* ro) {
-  const Config cfg = make_config(o, std::move(emb));
+std::vector<Walk> make_walks(Options o, Embeddings emb, RenderOptions* ro) {
+  // --text: chapter 2's embeddings of the learner's own text replace `emb`.
+  const auto text = load_text(o.text, o.seed_given ? o.seed : 123);
+  if (text) {
+    emb = {text->pieces, text->input_embeddings};
+    // A one-token text has no x(2): the default query becomes x(1).
+    if (!o.query_given) o.query = std::min<int64_t>(o.query, static_cast<int64_t>(text->ids.size()));
+  }
+  Config cfg = make_config(o, std::move(emb));
+  if (text) {
+    cfg.input_name = text_source(o.text);
+    cfg.text = text->text;
+    cfg.token_ids = text->ids;
+  }
   std::vector<Walk> walks = run_walks(o, cfg);
   parse_lang(o.lang, &ro->lang);
   ro->explain = o.explain;
   ro->heatmap = o.heatmap;
   // HTML always carries the explanations; text and JSON only with --explain.
-  for (auto& w : walks) localize(w, ro->lang, o.explain || o.format == "html");
+  const bool explain = o.explain || o.format == "html";
+  for (auto& w : walks) localize(w, ro->lang, explain);
+  if (text) {  // chapter 2's steps from the text to its embeddings come first
+    Walk steps = run_text_steps(*text, cfg);
+    localize(steps, ro->lang, explain);
+    prepend_steps(walks.front(), std::move(steps));
+  }
   apply_only(walks, o.only);
   return walks;
 }
@@ -434,6 +457,8 @@ int run_cli(int argc, char** argv) {
   o.seed_given = app.count("--seed") > 0;
   o.d_out_given = app.count("--d-out") > 0;
   o.heads_given = app.count("--heads") > 0;
+  o.text.given = app.count("--text") + app.count("--text-file") > 0;
+  o.query_given = app.count("--query") > 0;
 
   if (check->parsed()) {
     o.seed_given = check->count("--seed") > 0;
@@ -452,8 +477,8 @@ int run_cli(int argc, char** argv) {
     return 0;
   }
 
-  Embeddings emb = load_input(o);
-  const int64_t num_tokens = emb.inputs.size(0), d_in = emb.inputs.size(1);
+  // --text: make_walks tokenizes and embeds it, in place of these embeddings.
+  Embeddings emb = o.text.given ? Embeddings{} : load_input(o);
   RenderOptions ro;
   std::vector<Walk> walks = make_walks(o, std::move(emb), &ro);
   ro.color = use_color(o);
@@ -482,7 +507,8 @@ int run_cli(int argc, char** argv) {
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     std::cerr << fmt::format("attn-walk: {} on {} tokens x {}: {:.2f} s, peak memory {:.0f} MiB\n",
-                             o.stage, num_tokens, d_in, seconds, peak_rss_mib());
+                             o.stage, walks.front().config.num_tokens(), walks.front().config.d_in(), seconds,
+                             peak_rss_mib());
   }
   return 0;
 }

@@ -10,6 +10,7 @@
 #include "embeddings.h"
 #include "render/render.h"
 #include "walk.h"
+#include "text/text_options.h"
 
 namespace attn {
 
@@ -22,6 +23,7 @@ struct Options {
   std::string stage = "dot-product";  // a stage name, "all" (the chapter) or "bonus"
   std::string input;                   // empty: the built-in journey embeddings; "-": stdin
   std::string random_input;            // "TxD": torch.randn(T, D) embeddings instead
+  TextOptions text;                    // --text, --text-file: the learner's own sentence
   std::string format = "text";         // text, json or html
   std::string output = "-";
   bool list_stages = false;
@@ -40,6 +42,7 @@ struct Options {
   std::string init = "rand";
   std::string dropout_rng = "default";
   bool d_out_given = false, heads_given = false;  // else the bonus stages use their own
+  bool query_given = false;  // else a one-token --text uses x(1)
   BonusConfig bonus;                   // --kv-groups, --window, --rope-base, --block
 
   bool explain = false;
@@ -59,13 +62,13 @@ Options parse_walk_options(const std::vector<std::string>& args);
 // {"name": "d-out", "flag": bool, "type": "INT", "choices": [...], "default": "2", "help": "..."}.
 std::string options_json();
 
-// The embeddings the options ask for (--input file, --random-input, or the chapter's six).
+// The embeddings the options ask for (--text, --input file, --random-input, or the chapter's six).
 Embeddings load_input(const Options& o);
 
 // The walks of o.stage on `emb`, localized, and --only applied. Fills `ro` (language,
 // explain, heatmap; colour is left to the caller). Throws UsageError for option combinations
 // that need the input (--query, --heads) and for unknown --only names.
-std::vector<Walk> make_walks(const Options& o, Embeddings emb, RenderOptions* ro);
+std::vector<Walk> make_walks(Options o, Embeddings emb, RenderOptions* ro);
 
 // Parse argv and run. Returns the exit code; throws InputError/UsageError/OutputError.
 int run_cli(int argc, char** argv);

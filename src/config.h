@@ -34,6 +34,9 @@ struct Config {
   std::vector<std::string> tokens;  // one per row of inputs
   Tensor inputs;                    // (T, d_in) embeddings
   std::string input_name = "<built-in>";  // file name, for messages and JSON
+  // --text: the text as given and its GPT-2 token ids; tokens are then its BPE pieces.
+  std::string text;
+  std::vector<int64_t> token_ids;
 
   int64_t query = 2;                // --query N, 1-based: x(N) is the query
   uint64_t seed1 = 123;             // torch.manual_seed before W_*, v1, dropout demos, CA, MHA

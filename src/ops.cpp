@@ -188,6 +188,21 @@ Tensor exp(const Tensor& t) {
   return out;
 }
 
+Tensor add(const Tensor& a, const Tensor& b) {
+  if (a.shape != b.shape) shape_error("add", a.shape, b.shape);
+  Tensor out = a;
+  for (int64_t i = 0; i < a.numel(); ++i) out.data[i] += b.data[i];
+  return out;
+}
+
+Tensor embedding(const Tensor& weight, const std::vector<int64_t>& ids) {
+  const int64_t D = weight.size(1);
+  Tensor out = Tensor::zeros({static_cast<int64_t>(ids.size()), D});
+  for (size_t i = 0; i < ids.size(); ++i)
+    std::copy_n(weight.data.begin() + ids[i] * D, D, out.data.begin() + static_cast<int64_t>(i) * D);
+  return out;
+}
+
 Tensor mul(const Tensor& a, const Tensor& b) {
   if (a.shape != b.shape) shape_error("mul", a.shape, b.shape);
   Tensor out = a;

@@ -44,6 +44,7 @@ Tensor softmax_lastdim(const Tensor& t);
 Tensor softmax_naive(const Tensor& t);
 
 Tensor exp(const Tensor& t);
+Tensor add(const Tensor& a, const Tensor& b);        // same shape, elementwise
 Tensor mul(const Tensor& a, const Tensor& b);        // same shape, elementwise
 Tensor mul_scalar(const Tensor& a, double s);        // a * s (s cast to float, as PyTorch does)
 Tensor div_scalar(const Tensor& a, double s);        // a / s (s cast to float)
@@ -62,6 +63,9 @@ Tensor masked_fill(const Tensor& t, const Tensor& mask, float value);
 void masked_fill_(Tensor& t, const Tensor& mask, float value);  // in place, as masked_fill_
 // dst[..., col:col + part.size(-1)] = part, for dst and part alike but in the last dimension.
 void copy_into_lastdim(Tensor& dst, const Tensor& part, int64_t col);
+
+// nn.Embedding's lookup: the rows of `weight` (num_embeddings, D) at `ids`, as (len(ids), D).
+Tensor embedding(const Tensor& weight, const std::vector<int64_t>& ids);
 
 // torch.stack((t,) * copies): a new leading dimension.
 Tensor stack_copies(const Tensor& t, int64_t copies);

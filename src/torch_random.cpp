@@ -1,5 +1,6 @@
 #include "torch_random.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -165,6 +166,45 @@ Tensor randn(TorchGenerator& gen, Shape shape) {
     normal_fill_16(tail);
   }
   return t;
+}
+
+Tensor randn_rows(TorchGenerator& gen, int64_t rows, int64_t cols, const std::vector<int64_t>& wanted) {
+  const int64_t n = rows * cols;
+  Tensor out = Tensor::zeros({static_cast<int64_t>(wanted.size()), cols});
+  if (n < 16) {  // the serial path draws per element: nothing to skip
+    const Tensor all = randn(gen, {rows, cols});
+    for (size_t r = 0; r < wanted.size(); ++r)
+      std::copy_n(all.data.begin() + wanted[r] * cols, cols, out.data.begin() + static_cast<int64_t>(r) * cols);
+    return out;
+  }
+  // Element k comes from block k / 16, except the last 16 when n % 16 != 0: the tail block.
+  const int64_t tail_start = n % 16 != 0 ? n - 16 : n;
+  std::vector<int64_t> slot(static_cast<size_t>(n / 16), -1);  // block -> its place in `blocks`
+  std::vector<float> blocks;
+  for (const int64_t r : wanted)
+    for (int64_t k = r * cols; k < std::min((r + 1) * cols, tail_start); k += 16 - k % 16)
+      if (slot[static_cast<size_t>(k / 16)] < 0) {
+        slot[static_cast<size_t>(k / 16)] = static_cast<int64_t>(blocks.size());
+        blocks.resize(blocks.size() + 16);
+      }
+  for (int64_t i = 0; i < n; ++i) {
+    const float u = gen.uniform_float();
+    const int64_t s = i / 16 < n / 16 ? slot[static_cast<size_t>(i / 16)] : -1;
+    if (s >= 0) blocks[static_cast<size_t>(s + i % 16)] = u;
+  }
+  for (size_t b = 0; b < blocks.size(); b += 16) normal_fill_16(blocks.data() + b);
+  float tail[16] = {};
+  if (tail_start < n) {
+    for (float& u : tail) u = gen.uniform_float();
+    normal_fill_16(tail);
+  }
+  for (size_t r = 0; r < wanted.size(); ++r)
+    for (int64_t c = 0; c < cols; ++c) {
+      const int64_t k = wanted[r] * cols + c;
+      out.data[r * static_cast<size_t>(cols) + static_cast<size_t>(c)] =
+          k >= tail_start ? tail[k - tail_start] : blocks[static_cast<size_t>(slot[static_cast<size_t>(k / 16)] + k % 16)];
+    }
+  return out;
 }
 
 std::vector<uint8_t> dropout_keep_mask(TorchGenerator& gen, int64_t n, double p,

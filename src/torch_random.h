@@ -39,6 +39,11 @@ Tensor uniform(TorchGenerator& gen, Shape shape, double a, double b);
 // torch.randn(shape): the serial path below 16 elements, the 16-block path from 16 up.
 Tensor randn(TorchGenerator& gen, Shape shape);
 
+// Rows `wanted` of randn(gen, {rows, cols}), as a (wanted.size(), cols) tensor, leaving the
+// generator exactly where randn would: every uniform is still drawn, but only the 16-blocks
+// that hold a wanted row are transformed. nn.Embedding(50257, D) looked up at a few ids.
+Tensor randn_rows(TorchGenerator& gen, int64_t rows, int64_t cols, const std::vector<int64_t>& wanted);
+
 // Bernoulli keep-masks as nn.Dropout(p) draws them (1 = keep), for p strictly in (0, 1).
 
 std::vector<uint8_t> dropout_keep_mask(TorchGenerator& gen, int64_t n, double p, DropoutKernel kernel);

@@ -70,6 +70,15 @@ void summarize(Walk& walk) {
   for (auto& step : walk.steps) summarize_step(step);
 }
 
+void prepend_steps(Walk& walk, Walk&& first) {
+  const size_t shift = first.steps.size();
+  for (auto& c : walk.checks)
+    if (c.after_step > 0) c.after_step += shift;
+  walk.checks.insert(walk.checks.begin(), first.checks.begin(), first.checks.end());
+  walk.notes.insert(walk.notes.begin(), first.notes.begin(), first.notes.end());
+  for (auto it = first.steps.rbegin(); it != first.steps.rend(); ++it) walk.steps.push_front(std::move(*it));
+}
+
 void keep_only(Walk& walk, const std::set<std::string>& keep) {
   // A check stays with the step it follows: it goes if that step goes.
   std::vector<size_t> new_index(walk.steps.size() + 1, 0);  // 1-based position after filtering

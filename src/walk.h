@@ -44,6 +44,14 @@ struct Step {
   // text "<stage>/<step>#<variant>" for this step only (as walk.vars["variant:<step>"] does
   // for every step of that name).
   std::map<std::string, std::string> vars;
+  // An integer tensor (token ids, exact in float32): printed as torch prints int64.
+  bool is_int64 = false;
+  // A step that holds words rather than numbers (the text, its BPE pieces): the words,
+  // and no tensor. JSON carries them as the step's data.
+  std::vector<std::string> words;
+  // If set, shown verbatim instead of the tensor (the words, or a Python list as print()
+  // shows it).
+  std::string printed;
 };
 
 // A check a learner would make, computed from the walk's own tensors.
@@ -96,6 +104,9 @@ struct Walk {
 // With walk.summaries_only: cut every step's tensor to what print() shows (record() does
 // it for one step at once). Run when the stage has finished with its values.
 void summarize(Walk& walk);
+// Put `first`'s steps, checks and notes before `walk`'s (steps localized already keep
+// their texts); `walk`'s checks move along with their steps.
+void prepend_steps(Walk& walk, Walk&& first);
 
 // --only: keep the steps named in `keep`, and the checks shown after them.
 void keep_only(Walk& walk, const std::set<std::string>& keep);

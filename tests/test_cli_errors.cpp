@@ -529,3 +529,55 @@ TEST_F(CliErrors, BonusOptionsOutOfRangeExitTwo) {
 }
 
 }  // namespace
+
+// ---------------------------------------------------------------------------
+// --text and --text-file (src/text/): bad text exits 1 saying what and where, with nothing
+// on stdout; misuse of the options exits 2.
+
+TEST_F(CliErrors, TextEmptyOrOnlyWhitespace) {
+  expect_input_error(run_cli({"--text", ""}), "--text", "--text: the text is empty; give a sentence to tokenize");
+  expect_input_error(run_cli({"--text", " \n\t\xE3\x80\x80"}), "--text",
+                     "--text: the text is only whitespace; give a sentence to tokenize");
+  expect_input_error(run_cli({"--text", "-"}, "\n"), "<stdin>", "<stdin>: the text is empty; give a sentence to tokenize");
+}
+
+TEST_F(CliErrors, TextInvalidUtf8NamesTheByteOffset) {
+  TempDir dir;
+  const std::string path = dir.write("notes.txt", "caf\xC3 au lait");
+  expect_input_error(run_cli({"--text-file", path}), path, path + ": byte 3: invalid UTF-8 (byte 0xc3)");
+  expect_input_error(run_cli({"--text", "-"}, "ok \xFF"), "<stdin>", "<stdin>: byte 3: invalid UTF-8 (byte 0xff)");
+}
+
+TEST_F(CliErrors, TextLongerThanMaxTokensSaysHowToRaiseIt) {
+  const RunResult r = run_cli({"--text", "one two three four", "--max-tokens", "3"});
+  expect_input_error(r, "--text", "");
+  EXPECT_NE(r.err.find("4 tokens, more than --max-tokens 3"), std::string::npos) << describe(r);
+  EXPECT_NE(r.err.find("raise the limit with --max-tokens 4"), std::string::npos) << describe(r);
+}
+
+TEST_F(CliErrors, TextFileMissingOrADirectory) {
+  TempDir dir;
+  expect_input_error(run_cli({"--text-file", dir.file("missing.txt")}), dir.file("missing.txt"), "");
+  expect_input_error(run_cli({"--text-file", dir.path.string()}), dir.path.string(), "");
+}
+
+TEST_F(CliErrors, TextExcludesTheOtherInputs) {
+  expect_option_error(run_cli({"--text", "hi", "--input", kDataDir + "/journey.json"}), {"--text", "--input"});
+  expect_option_error(run_cli({"--text", "hi", "--random-input", "3x2"}), {"--text", "--random-input"});
+  expect_option_error(run_cli({"--text", "hi", "--text-file", "x"}), {"--text", "--text-file"});
+  expect_option_error(run_cli({"--text", "hi", "--embed-dim", "0"}), {"--embed-dim"});
+}
+
+TEST_F(CliErrors, TextFromStdinWalksItsPieces) {
+  const RunResult r = run_cli({"--text", "-", "--stage", "causal", "--format", "json", "--only", "token_ids,pieces"},
+                              "Your journey starts with one step\n");
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  const auto doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc["text"], "Your journey starts with one step");
+  EXPECT_EQ(doc["token_ids"], nlohmann::json::parse("[7120, 7002, 4940, 351, 530, 2239]"));
+  EXPECT_EQ(doc["pieces"][1], "\xC2\xB7journey");
+  EXPECT_EQ(doc["tokens"], doc["pieces"]);
+  EXPECT_EQ(doc["steps"][0]["name"], "pieces");
+  EXPECT_EQ(doc["steps"][0]["data"], doc["pieces"]);
+  EXPECT_EQ(doc["steps"][1]["data"], doc["token_ids"]);
+}

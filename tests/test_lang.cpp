@@ -12,6 +12,8 @@
 #include "lang/lang.h"
 #include "lang/parts.h"
 #include "stages/stages.h"
+#include "stages/tokens.h"
+#include "text/text_embeddings.h"
 #include "test_util.h"
 
 namespace attn {
@@ -81,6 +83,12 @@ const std::vector<std::pair<std::string, Walk>>& all_walks() {
     std::vector<std::pair<std::string, Walk>> out;
     for (const auto& [name, cfg] : configs())
       for (const auto& s : all_stages()) out.emplace_back(name, s.run(cfg));
+    // --text: chapter 2's steps from a sentence to its embeddings (texts "text/<step>").
+    const auto e = text::embed_text("Your journey starts with one step", "--text", 3, 123, 1024);
+    Config c;
+    c.tokens = e.pieces;
+    c.inputs = e.input_embeddings;
+    out.emplace_back("text", run_text_steps(e, c));
     return out;
   }();
   return walks;

@@ -529,7 +529,7 @@ static LangTable chapter_en() {
            "Exercise 3.3: the count equals 3 × {ex_d}² + ({ex_d}² + {ex_d}) worked by hand"},
       },
       {
-          {"section", "chapter 3, section {section}"},
+          {"section", "chapter {chapter}, section {section}"},
           {"input", "input"},
           {"note", "note"},
           {"max_diff", "largest difference"},

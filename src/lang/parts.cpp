@@ -12,6 +12,8 @@ LangTable review_en();  // review_en.cpp: the learner review's words (issue 12)
 LangTable review_zh();
 LangTable web_en();  // web_en.cpp: the page's controls
 LangTable web_zh();  // web_zh.cpp
+LangTable text_en();  // text_en.cpp: --text and the tokens stage
+LangTable text_zh();  // text_zh.cpp
 
 const std::vector<LangPart>& lang_parts() {
   // One line per feature: {"en", some_feature_en}, {"zh", some_feature_zh}.
@@ -24,6 +26,7 @@ const std::vector<LangPart>& lang_parts() {
       {"en", gqa_en}, {"zh", gqa_zh},
       {"en", bonus_b_en}, {"zh", bonus_b_zh},      // swa, rope, flash
       {"en", web_en}, {"zh", web_zh},              // the browser page's controls
+      {"en", text_en}, {"zh", text_zh},            // --text and the tokens stage
   };
   return parts;
 }

@@ -490,7 +490,7 @@ static LangTable chapter_zh() {
            "练习 3.3：参数量等于手算的 3 × {ex_d}² + ({ex_d}² + {ex_d})"},
       },
       {
-          {"section", "第 3 章 {section} 节"},
+          {"section", "第 {chapter} 章 {section} 节"},
           {"input", "输入"},
           {"note", "注"},
           {"max_diff", "最大差值"},

@@ -333,7 +333,7 @@ std::string stage_heading(const Walk& walk, Lang lang) {
   std::string out = "<code>" + esc(walk.stage) + "</code>";
   if (info)
     out += fmt::format(" <span class=\"section\">{}</span> <span class=\"stage-desc\">{}</span>",
-                       esc(fill_placeholders(ui_text(lang, section_text_key(*info)), {{"section", info->section}})),
+                       esc(fill_placeholders(ui_text(lang, section_text_key(*info)), {{"section", info->section}, {"chapter", chapter_of(info->section)}})),
                        esc(ui_text(lang, std::string("stage.") + walk.stage)));
   return out;
 }
@@ -345,7 +345,7 @@ std::string step_html(const Walk& walk, size_t i, Lang lang) {
   out += fmt::format("<h3><a class=\"num\" href=\"#{}\">{}</a> <code class=\"name\">{}</code>", step_id(walk, i),
                      i + 1, esc(step.name));
   if (!step.title.empty()) out += " <span class=\"title\">" + esc(step.title) + "</span>";
-  out += " <code class=\"shape\">" + esc(torch_size_str(step.value.shape)) + "</code>";
+  if (step.words.empty()) out += " <code class=\"shape\">" + esc(torch_size_str(step.shape())) + "</code>";
   if (const StageInfo* info = find_stage(walk.stage))
     out += fmt::format(" <a class=\"chapter\" href=\"{}\" title=\"{}\">\xC2\xA7{}</a>", kChapterUrl,
                        esc(page_text(lang, "chapter")), esc(info->section));

@@ -14,8 +14,9 @@ namespace {
 
 // One float as JSON: the shortest decimal that reads back as the same double
 // (what Python's json.dumps prints for tensor.tolist()); non-finite values as strings.
-void append_number(std::string& out, float v) {
-  if (std::isnan(v)) out += "\"nan\"";
+void append_number(std::string& out, float v, bool int64) {
+  if (int64) fmt::format_to(std::back_inserter(out), "{}", static_cast<int64_t>(v));
+  else if (std::isnan(v)) out += "\"nan\"";
   else if (std::isinf(v)) out += v > 0 ? "\"inf\"" : "\"-inf\"";
   else {
     const size_t start = out.size();
@@ -28,15 +29,15 @@ void append_number(std::string& out, float v) {
 
 // Nested lists that match the shape. Written by hand rather than through a JSON DOM,
 // so a (2, 12, 1024, 1024) tensor streams out without a node per number.
-void append_data(std::string& out, const Tensor& t, size_t dim, int64_t& pos) {
+void append_data(std::string& out, const Tensor& t, size_t dim, int64_t& pos, bool int64) {
   if (dim == t.shape.size()) {
-    append_number(out, t.data[static_cast<size_t>(pos++)]);
+    append_number(out, t.data[static_cast<size_t>(pos++)], int64);
     return;
   }
   out += '[';
   for (int64_t i = 0; i < t.shape[dim]; ++i) {
     if (i) out += ", ";
-    append_data(out, t, dim + 1, pos);
+    append_data(out, t, dim + 1, pos, int64);
   }
   out += ']';
 }
@@ -47,18 +48,24 @@ void append_steps(std::string& out, const Walk& walk, bool with_stage, bool& fir
     first = false;
     nlohmann::json meta = {{"name", step.name},
                            {"title", step.title},
-                           {"shape", step.value.shape},
+                           {"shape", step.words.empty() ? step.value.shape : Shape{static_cast<int64_t>(step.words.size())}},
                            {"parameter", step.is_parameter},
                            {"suffixes", step.suffixes},
                            {"printed", printed_step(step)}};
     if (with_stage) meta["stage"] = walk.stage;
     if (!step.explanation.empty()) meta["explanation"] = step.explanation;
     if (!step.details.empty()) meta["details"] = step.details;
+    if (step.is_int64) meta["int64"] = true;
+    if (!step.words.empty()) meta["data"] = step.words;  // the text, or its pieces
     std::string m = meta.dump();
     m.pop_back();
-    out += m + ", \"data\": ";
-    int64_t pos = 0;
-    append_data(out, step.value, 0, pos);
+    if (step.words.empty()) {
+      out += m + ", \"data\": ";
+      int64_t pos = 0;
+      append_data(out, step.value, 0, pos, step.is_int64);
+    } else {
+      out += m;
+    }
     out += "}";
   }
 }
@@ -119,6 +126,11 @@ std::string render_json(const std::vector<Walk>& walks) {
                          {"tokens", first_walk.config.tokens},
                          {"notes", notes},
                          {"checks", checks_json(walks)}};
+  if (!first_walk.config.token_ids.empty()) {  // --text
+    head["text"] = first_walk.config.text;
+    head["pieces"] = first_walk.config.tokens;
+    head["token_ids"] = first_walk.config.token_ids;
+  }
   std::string out = head.dump();
   out.pop_back();  // reopen the object to append the steps
   out += ", \"steps\": [";

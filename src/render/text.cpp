@@ -8,9 +8,10 @@
 namespace attn {
 
 std::string printed_step(const Step& step) {
+  if (!step.printed.empty()) return step.printed;
   const std::string tensor = step.summarized
-                                 ? torch_str_shown(step.value, step.full_shape, step.suffixes)
-                                 : torch_str(step.value, step.suffixes);
+                                 ? torch_str_shown(step.value, step.full_shape, step.suffixes, step.is_int64)
+                                 : torch_str(step.value, step.suffixes, step.is_int64);
   const std::string value = !step.python_value.empty() ? step.python_value
                             : step.is_parameter        ? "Parameter containing:\n" + tensor
                                                        : tensor;
@@ -42,7 +43,7 @@ std::string render_text_header(const Walk& walk, const RenderOptions& opts) {
   out += fmt::format("attn-walk {}", walk.stage);
   if (info)
     out += parenthesized(opts.lang, fill_placeholders(ui_text(opts.lang, section_text_key(*info)),
-                                                      {{"section", info->section}})) +
+                                                      {{"section", info->section}, {"chapter", chapter_of(info->section)}})) +
            ui_text(opts.lang, "colon") + ui_text(opts.lang, std::string("stage.") + walk.stage);
   out += "\n";
   std::string tokens;
@@ -59,10 +60,12 @@ std::string render_text_step(const Walk& walk, size_t index, const RenderOptions
   const Step& step = walk.steps[index];
   std::string out;
   // Heading: number, the chapter's name, what it is, and its shape.
-  // A Python number shows its type as type() prints it, a tensor its torch.Size.
-  const std::string kind = step.python_type.empty() ? torch_size_str(step.shape())
-                                                    : fmt::format("<class '{}'>", step.python_type);
-  std::string heading = fmt::format("[{}] {} — {} — {}", index + 1, step.name, step.title, kind);
+  // A Python number shows its type as type() prints it, a tensor its torch.Size; words have none.
+  std::string heading = fmt::format("[{}] {} — {}", index + 1, step.name, step.title);
+  if (!step.python_type.empty())
+    heading += fmt::format(" — <class '{}'>", step.python_type);
+  else if (step.words.empty())
+    heading += " — " + torch_size_str(step.shape());
   out += "\n" + (opts.color ? "\033[1m" + heading + "\033[0m" : heading) + "\n";
   out += printed_step(step) + "\n";
   for (const auto& line : step.details) out += line + "\n";

@@ -62,7 +62,13 @@ std::string pad_left(const std::string& s, size_t width) {
 // _Formatter: decides once, from the values that will be shown, how every value prints.
 class Formatter {
  public:
-  explicit Formatter(const std::vector<float>& shown) {
+  // An integer tensor (int64 token ids) prints every shown value as f"{value}", padded to
+  // the widest of them: no trailing dot, no scientific mode.
+  Formatter(const std::vector<float>& shown, bool int64) : int64_(int64) {
+    if (int64_) {
+      for (float f : shown) max_width_ = std::max(max_width_, py_fixed(static_cast<double>(f), 0).size());
+      return;
+    }
     // Only nonzero finite values take part. Zeros, infinities and NaNs never widen a column
     // and never switch modes, which is why a row of "0." or "-inf" can overflow its width.
     std::vector<double> vals;
@@ -109,7 +115,9 @@ class Formatter {
   std::string format(float value) const {
     const double v = static_cast<double>(value);
     std::string ret;
-    if (sci_mode_) {
+    if (int64_) {
+      ret = py_fixed(v, 0);
+    } else if (sci_mode_) {
       ret = py_sci(v, kPrecision);
     } else if (int_mode_) {
       ret = py_fixed(v, 0);
@@ -121,6 +129,7 @@ class Formatter {
   }
 
  private:
+  bool int64_ = false;
   bool int_mode_ = true;
   bool sci_mode_ = false;
   size_t max_width_ = 1;
@@ -195,12 +204,12 @@ std::string tensor_str_with_formatter(const Shown& t, size_t d, int64_t offset, 
 // _tensor_str: the bracketed contents, without "tensor(" and the suffixes. `shown` is the
 // whole tensor, or for a summarised print (more than 1000 elements in `shape`) the part
 // shown_part() keeps.
-std::string tensor_str(const Tensor& shown, const Shape& shape, int indent) {
+std::string tensor_str(const Tensor& shown, const Shape& shape, int indent, bool int64) {
   if (numel_of(shape) == 0) return "[]";
   const bool summarize = print_summarizes(shape);
   Shown t{shown, std::vector<bool>(shape.size(), false)};
   for (size_t d = 0; d < shape.size(); ++d) t.cut[d] = summarize && print_cuts(shape[d]);
-  const Formatter fmt(shown.data);
+  const Formatter fmt(shown.data, int64);
   return tensor_str_with_formatter(t, 0, 0, indent, fmt);
 }
 
@@ -230,9 +239,9 @@ std::string add_suffixes(const std::string& tensor_str, const std::vector<std::s
 
 }  // namespace
 
-// _str_intern for a dense float32 CPU tensor: no device or dtype suffix applies.
+// _str_intern for a dense float32 (or int64) CPU tensor: no device or dtype suffix applies.
 std::string torch_str_shown(const Tensor& shown, const Shape& shape,
-                            const std::vector<std::string>& suffixes) {
+                            const std::vector<std::string>& suffixes, bool int64) {
   const std::string prefix = "tensor(";
   const int indent = static_cast<int>(prefix.size());
 
@@ -241,12 +250,12 @@ std::string torch_str_shown(const Tensor& shown, const Shape& shape,
   if (numel_of(shape) == 0 && shape.size() != 1) all_suffixes.push_back("size=" + shape_str(shape));
   all_suffixes.insert(all_suffixes.end(), suffixes.begin(), suffixes.end());
 
-  return add_suffixes(prefix + tensor_str(shown, shape, indent), all_suffixes, indent);
+  return add_suffixes(prefix + tensor_str(shown, shape, indent, int64), all_suffixes, indent);
 }
 
-std::string torch_str(const Tensor& t, const std::vector<std::string>& suffixes) {
-  if (print_summarizes(t.shape)) return torch_str_shown(shown_part(t), t.shape, suffixes);
-  return torch_str_shown(t, t.shape, suffixes);
+std::string torch_str(const Tensor& t, const std::vector<std::string>& suffixes, bool int64) {
+  if (print_summarizes(t.shape)) return torch_str_shown(shown_part(t), t.shape, suffixes, int64);
+  return torch_str_shown(t, t.shape, suffixes, int64);
 }
 
 // nn.Parameter.__repr__ prepends one line; the tensor itself still prints as "tensor(".

@@ -18,6 +18,7 @@ const char* summary(const char* stage) {
 
 const std::vector<StageInfo>& all_stages() {
   static const std::vector<StageInfo> stages = {
+      {"tokens", "2.7", summary("tokens"), run_tokens, false},
       {"dot-product", "3.3", summary("dot-product"), run_dot_product},
       {"softmax", "3.3.1", summary("softmax"), run_softmax},
       {"trainable", "3.4", summary("trainable"), run_trainable},
@@ -41,7 +42,7 @@ const std::vector<StageInfo>& all_stages() {
 }
 
 bool stage_selected(const StageInfo& s, const std::string& choice) {
-  if (choice == "all") return s.group == StageGroup::Chapter;
+  if (choice == "all") return s.group == StageGroup::Chapter && s.in_all;
   if (choice == "bonus") return s.group == StageGroup::Bonus;
   return choice == s.name;
 }

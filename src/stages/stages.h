@@ -16,6 +16,7 @@ Walk run_trainable(const Config& cfg);    // 3.4          W_query, W_key, W_valu
 Walk run_causal(const Config& cfg);       // 3.5.1        hiding future words
 Walk run_dropout(const Config& cfg);      // 3.5.2-3.5.3  dropout masks; CausalAttention
 Walk run_multi_head(const Config& cfg);   // 3.6          the wrapper and MultiHeadAttention
+Walk run_tokens(const Config& cfg);       // 2.5-2.7      chapter 2's cells: nn.Embedding, GPT-2's BPE
 
 // Beyond chapter 3 (one file each, in the book repository's vocabulary): the bonus stages,
 // each with the check of the options it cannot run with (StageInfo::misuse).
@@ -44,10 +45,13 @@ struct StageInfo {
   // Options this stage cannot run with: "" if none, else a message naming the option
   // (a usage error, exit 2). nullptr: the stage takes any configuration.
   std::string (*misuse)(const Config&) = nullptr;
+  bool in_all = true;   // part of --stage all (chapter 3); chapter 2's tokens stage is not
 };
 
 // Every stage: the chapter's in order, then the bonus stages in order.
 const std::vector<StageInfo>& all_stages();
+// "3" for section "3.5.1": the chapter a stage belongs to.
+inline std::string chapter_of(const std::string& section) { return section.substr(0, section.find('.')); }
 const StageInfo* find_stage(const std::string& name);
 // Whether --stage `choice` walks stage s: its own name, "all" (the chapter) or "bonus".
 bool stage_selected(const StageInfo& s, const std::string& choice);

@@ -1,0 +1,56 @@
+#include "text/text_options.h"
+
+#include <fstream>
+#include <iostream>
+#include <iterator>
+
+#include "embeddings.h"
+
+namespace attn {
+
+void bind_text_options(CLI::App& app, TextOptions& t, std::initializer_list<CLI::Option*> excluded) {
+  auto* text = app.add_option("--text", t.text,
+                              "Tokenize this text with GPT-2's BPE and embed it as chapter 2 does "
+                              "('-' reads standard input)");
+  auto* file = app.add_option("--text-file", t.text_file, "The same for the text of a UTF-8 file");
+  text->excludes(file);
+  for (CLI::Option* o : excluded) {
+    text->excludes(o);
+    file->excludes(o);
+  }
+  app.add_option("--embed-dim", t.embed_dim, "Width D of the token and position embeddings of --text")
+      ->check(CLI::Range(int64_t{1}, int64_t{1024}))
+      ->capture_default_str();
+  app.add_option("--max-tokens", t.max_tokens, "Longest --text accepted, in tokens (GPT-2's context length)")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 20))
+      ->capture_default_str();
+}
+
+std::string text_source(const TextOptions& t) {
+  if (!t.text_file.empty()) return t.text_file;
+  return t.text == "-" ? "<stdin>" : "--text";
+}
+
+std::optional<text::TextEmbeddings> load_text(const TextOptions& t, uint64_t seed) {
+  if (!t.given) return std::nullopt;
+  std::string content;
+  if (!t.text_file.empty()) {
+    std::ifstream in(t.text_file, std::ios::binary);
+    if (!in) throw InputError(t.text_file + ": cannot read the file");
+    try {
+      content.assign(std::istreambuf_iterator<char>(in), {});
+    } catch (const std::exception&) {  // e.g. a directory: the read itself fails
+      in.setstate(std::ios::badbit);
+    }
+    if (in.bad()) throw InputError(t.text_file + ": cannot read the file (is it a directory?)");
+  } else if (t.text == "-") {
+    content.assign(std::istreambuf_iterator<char>(std::cin), {});
+    if (!content.empty() && content.back() == '\n') content.pop_back();
+    if (!content.empty() && content.back() == '\r') content.pop_back();
+  } else {
+    content = t.text;
+  }
+  return text::embed_text(std::move(content), text_source(t), t.embed_dim, seed, t.max_tokens);
+}
+
+}  // namespace attn

@@ -1,0 +1,34 @@
+// --text, --text-file, --embed-dim and --max-tokens: the learner's own sentence as the
+// input of a walk (chapter 2's tokenizer and embeddings, then any stage).
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "text/text_embeddings.h"
+
+namespace attn {
+
+struct TextOptions {
+  std::string text;         // --text: the text itself; "-" reads standard input
+  std::string text_file;    // --text-file: a UTF-8 file, read as is
+  int64_t embed_dim = 3;    // --embed-dim D: nn.Embedding(..., D), the chapter's 3
+  int64_t max_tokens = 1024;  // --max-tokens: GPT-2's context length
+  bool given = false;       // --text or --text-file was on the command line (even if empty)
+};
+
+// Adds the four options; --text and --text-file exclude each other and `excluded`
+// (--input, --random-input).
+void bind_text_options(CLI::App& app, TextOptions& t, std::initializer_list<CLI::Option*> excluded);
+
+// The text's tokens and embeddings if --text or --text-file was given. Standard input
+// loses one trailing newline (the one echo adds); a file is taken as it is.
+std::optional<text::TextEmbeddings> load_text(const TextOptions& t, uint64_t seed);
+
+// The name messages and JSON give the text: "--text", "<stdin>" or the file's name.
+std::string text_source(const TextOptions& t);
+
+}  // namespace attn
