@@ -18,7 +18,7 @@ const char* summary(const char* stage) {
 
 const std::vector<StageInfo>& all_stages() {
   static const std::vector<StageInfo> stages = {
-      {"tokens", "2.7", summary("tokens"), run_tokens, false},
+      {"tokens", "2.7", summary("tokens"), run_tokens, StageGroup::Chapter, nullptr, false},
       {"dot-product", "3.3", summary("dot-product"), run_dot_product},
       {"softmax", "3.3.1", summary("softmax"), run_softmax},
       {"trainable", "3.4", summary("trainable"), run_trainable},
