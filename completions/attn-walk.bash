@@ -5,7 +5,7 @@ _attn_walk() {
   prev="${COMP_WORDS[COMP_CWORD-1]}"
   local opts="--stage --input --random-input --format --output --list-stages --list-steps --only
     --query --seed --d-out --heads --dropout --attn-dropout --batch --qkv-bias --init --dropout-rng
-    --explain --lang --heatmap --color --step --stats --help --version"
+    --explain --lang --heatmap --color --step --stats --max-input-mb --help --version"
   local bench_opts="--tokens --d-model --heads --batch --repeat --threads --seed --format --help"
   local in_bench=0 w
   for w in "${COMP_WORDS[@]:1:COMP_CWORD-1}"; do [[ $w == bench ]] && in_bench=1; done

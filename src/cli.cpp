@@ -7,10 +7,13 @@
 #include <chrono>
 #include <cstdlib>
 #include <iostream>
+#include <optional>
 #include <set>
 
 #include "bench/bench.h"
 #include "embeddings.h"
+#include "input_stream.h"
+#include "limits.h"
 #include "lang/lang.h"
 #include "output.h"
 #include "render/render.h"
@@ -116,6 +119,9 @@ void bind(CLI::App& app, Options& o) {
       ->capture_default_str();
   app.add_flag("--step", o.step, "Pause after each step until Enter ('q' quits); terminals only");
   app.add_flag("--stats", o.stats, "Report the time taken and the peak memory on stderr");
+  app.add_option("--max-input-mb", o.max_input_mb, "Refuse input files and streams larger than N MiB")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 20))
+      ->capture_default_str();
 }
 
 void bind_bench(CLI::App& bench, BenchOptions& b) {
@@ -159,6 +165,72 @@ Embeddings random_embeddings(int64_t T, int64_t D, uint64_t seed) {
 }
 
 // Checks that need the input (token count) or several options together.
+void check_walk_options(const Options& o, int64_t T) {
+  if (o.query < 1 || o.query > T)
+    throw UsageError(fmt::format("--query: must be between 1 and {} (the number of tokens), got {}",
+                                 T, o.query));
+  if ((o.stage == "multi-head" || o.stage == "all") && o.d_out % o.heads != 0)
+    throw UsageError(fmt::format(
+        "--heads: MultiHeadAttention needs --d-out divisible by --heads, got d_out {} and {} heads",
+        o.d_out, o.heads));
+}
+
+// Refuses, before anything is allocated, a walk whose tensors cannot fit in memory (exit 1:
+// the options are well formed, the machine is too small for them, as with a huge input).
+void check_walk_fits(const Options& o, int64_t T, int64_t d_in, const std::string& what) {
+  WalkSize w;
+  w.stage = o.stage;
+  w.format = o.format;
+  w.tokens = static_cast<double>(T);
+  w.d_in = static_cast<double>(d_in);
+  w.d_out = static_cast<double>(o.d_out);
+  w.heads = static_cast<double>(o.heads);
+  w.batch = static_cast<double>(o.batch);
+  check_fits(w, what);
+}
+
+void check_bench(const BenchOptions& b) {
+  if (b.d_model % b.heads != 0)
+    throw UsageError(fmt::format("--heads: must divide --d-model, got d_model {} and {} heads", b.d_model, b.heads));
+  WalkSize w;
+  w.stage = "bench";
+  w.format = "text";
+  w.tokens = static_cast<double>(b.tokens);
+  w.d_in = w.d_out = static_cast<double>(b.d_model);
+  w.heads = static_cast<double>(b.heads);
+  w.batch = static_cast<double>(b.batch);
+  check_fits(w, "bench");
+}
+
+struct ParsedArgs {
+  Options o;
+  BenchOptions bench;
+  bool is_bench = false;
+};
+
+// Parses argv. Returns an exit code when parsing finished the run (--help, --version),
+// having printed it only with `print`; throws UsageError for misuse.
+std::optional<int> parse_args(int argc, char** argv, ParsedArgs& p, bool print) {
+  CLI::App app{"", "attn-walk"};
+  bind(app, p.o);
+  CLI::App* bench = app.add_subcommand("bench", "Benchmark GPT-2-sized MultiHeadAttention");
+  bind_bench(*bench, p.bench);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return print ? app.exit(e) : 0;
+  } catch (const CLI::CallForAllHelp& e) {
+    return print ? app.exit(e) : 0;
+  } catch (const CLI::CallForVersion& e) {
+    return print ? app.exit(e) : 0;
+  } catch (const CLI::ParseError& e) {
+    throw UsageError(e.what());
+  }
+  p.o.seed_given = app.count("--seed") > 0;
+  p.is_bench = bench->parsed();
+  return std::nullopt;
+}
+
 Config make_config(const Options& o, Embeddings emb) {
   Config c;
   c.tokens = std::move(emb.tokens);
@@ -167,18 +239,11 @@ Config make_config(const Options& o, Embeddings emb) {
                  : o.input.empty()       ? "<built-in>"
                  : o.input == "-"        ? "<stdin>"
                                          : o.input;
-  const int64_t T = c.num_tokens();
-  if (o.query < 1 || o.query > T)
-    throw UsageError(fmt::format("--query: must be between 1 and {} (the number of tokens), got {}",
-                                 T, o.query));
+  check_walk_options(o, c.num_tokens());
   c.query = o.query;
   if (o.seed_given) c.seed1 = c.seed2 = o.seed;
   c.d_out = o.d_out;
   c.heads = o.heads;
-  if ((o.stage == "multi-head" || o.stage == "all") && o.d_out % o.heads != 0)
-    throw UsageError(fmt::format(
-        "--heads: MultiHeadAttention needs --d-out divisible by --heads, got d_out {} and {} heads",
-        o.d_out, o.heads));
   c.dropout = o.dropout;
   c.attn_dropout = o.attn_dropout;
   c.batch = o.batch;
@@ -238,30 +303,13 @@ int run_stepwise(const std::vector<Walk>& walks, const RenderOptions& ro) {
 
 int run_cli(int argc, char** argv) {
   const auto started = std::chrono::steady_clock::now();
-  CLI::App app{"", "attn-walk"};
-  Options o;
-  bind(app, o);
-  BenchOptions bo;
-  CLI::App* bench = app.add_subcommand("bench", "Benchmark GPT-2-sized MultiHeadAttention");
-  bind_bench(*bench, bo);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForVersion& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    throw UsageError(e.what());
-  }
-  o.seed_given = app.count("--seed") > 0;
+  ParsedArgs parsed;
+  if (const auto code = parse_args(argc, argv, parsed, /*print=*/true)) return *code;
+  const Options& o = parsed.o;
 
-  if (bench->parsed()) {
-    if (bo.d_model % bo.heads != 0)
-      throw UsageError(fmt::format("--heads: must divide --d-model, got d_model {} and {} heads",
-                                   bo.d_model, bo.heads));
-    write_output("-", run_bench(bo));
+  if (parsed.is_bench) {
+    check_bench(parsed.bench);
+    write_output("-", run_bench(parsed.bench));
     return 0;
   }
 
@@ -276,9 +324,11 @@ int run_cli(int argc, char** argv) {
   Embeddings emb;
   if (!o.random_input.empty()) {
     const auto [T, D] = parse_size(o.random_input);
+    check_walk_fits(o, T, D, "--random-input " + o.random_input);
     emb = random_embeddings(T, D, o.seed_given ? o.seed : 123);
   } else {
-    emb = o.input.empty() ? builtin_journey() : load_embeddings(o.input);
+    emb = o.input.empty() ? builtin_journey() : load_embeddings(o.input, o.max_input_mb * kBytesPerMb);
+    check_walk_fits(o, emb.inputs.size(0), emb.inputs.size(1), o.input.empty() ? "<built-in>" : o.input == "-" ? "<stdin>" : o.input);
   }
   const Config cfg = make_config(o, std::move(emb));
   std::vector<Walk> walks = run_walks(o, cfg);
@@ -318,6 +368,28 @@ int run_cli(int argc, char** argv) {
                              o.stage, cfg.num_tokens(), cfg.d_in(), seconds, peak_rss_mib());
   }
   return 0;
+}
+
+void check_cli(const std::vector<std::string>& args) {
+  std::vector<std::string> strings{"attn-walk"};
+  strings.insert(strings.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& a : strings) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  ParsedArgs parsed;
+  if (parse_args(static_cast<int>(strings.size()), argv.data(), parsed, /*print=*/false)) return;
+  const Options& o = parsed.o;
+  if (parsed.is_bench) return check_bench(parsed.bench);
+  if (o.list_stages) return;
+  if (!o.random_input.empty()) {
+    const auto [T, D] = parse_size(o.random_input);
+    check_walk_fits(o, T, D, "--random-input " + o.random_input);
+    check_walk_options(o, T);
+  } else if (o.input.empty()) {
+    const Embeddings emb = builtin_journey();
+    check_walk_fits(o, emb.inputs.size(0), emb.inputs.size(1), "<built-in>");
+    check_walk_options(o, emb.inputs.size(0));
+  }
 }
 
 }  // namespace attn

@@ -46,7 +46,7 @@ TEST(Docs, ReadmeAndManPageNameEveryStageAndOption) {
   for (const char* opt : {"stage", "input", "random-input", "query", "seed", "d-out", "heads", "dropout",
                           "attn-dropout", "batch", "qkv-bias", "init", "dropout-rng", "format", "output",
                           "only", "list-stages", "list-steps", "explain", "lang", "heatmap", "color",
-                          "step", "stats", "version"}) {
+                          "step", "stats", "max-input-mb", "version"}) {
     EXPECT_NE(readme.find(std::string("--") + opt), std::string::npos) << "README lacks --" << opt;
     std::string man_opt;
     for (const char* c = opt; *c; ++c) man_opt += (*c == '-') ? std::string("\\-") : std::string(1, *c);
