@@ -5,10 +5,20 @@ BUILD_DIR ?= build
 JOBS      ?= $(shell nproc)
 PACKAGES  := cmake g++ make libeigen3-dev libcli11-dev libfmt-dev nlohmann-json3-dev \
              libgtest-dev libgmock-dev libbenchmark-dev chromium tmux man-db \
-             emscripten node-acorn node-ws unicode-data nodejs
+             emscripten node-acorn node-ws unicode-data nodejs \
+             clang libfuzzer-14-dev libclang-rt-14-dev
 SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps build run test clean goldens text-goldens difftest bench-deps bench-compare web
+SAN_DIR      ?= build-sanitize
+FUZZ_SECONDS ?= 300
+# Under the sanitizers the whole suite runs except the browser tests (minutes of browser time
+# on the same HTML the unit tests check); SANITIZE_SKIP=none runs them too.
+SANITIZE_SKIP ?= browser_html_chromium|browser_web_page
+SAN_ENV := ASAN_OPTIONS=allocator_may_return_null=1:detect_leaks=1:abort_on_error=1 \
+           UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+
+.PHONY: all deps build run test clean goldens text-goldens difftest bench-deps bench-compare web \
+        sanitize sanitize-build fuzz
 
 all: build
 
@@ -19,6 +29,7 @@ all: build
 # nodejs, npm: the tokenizer's differential test runs tiktoken (@dqbd/tiktoken) and
 # gpt-3-encoder from tests/node/package-lock.json. Debian's npm only if there is no npm yet
 # (a NodeSource nodejs ships its own, and Debian's npm package would conflict with it).
+# clang, libFuzzer and clang's sanitizer runtimes build `make sanitize` and the fuzzers.
 # Install only what is missing, so a set-up machine does not touch the network.
 # $(call install-missing,PACKAGES): apt-get install those not installed yet.
 define install-missing
@@ -45,8 +56,27 @@ build: deps $(BUILD_DIR)/CMakeCache.txt
 run: build
 	./$(BUILD_DIR)/attn-walk --stage causal --input data/journey.json
 
+# The whole suite, then the sanitizer build's unit, CLI and fuzz tests (make sanitize).
 test: build
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
+	$(MAKE) sanitize
+
+# One clang build with -fsanitize=address,undefined and libFuzzer's coverage (fuzz/):
+# the unit and CLI tests under the sanitizers, and each fuzzer for 12 s.
+$(SAN_DIR)/CMakeCache.txt: | deps
+	CXX=clang++ cmake -S . -B $(SAN_DIR) -DCMAKE_BUILD_TYPE=Release -DATTN_WALK_FUZZ=ON
+
+sanitize-build: deps $(SAN_DIR)/CMakeCache.txt
+	cmake --build $(SAN_DIR) -j $(JOBS)
+
+sanitize: sanitize-build
+	cd $(SAN_DIR) && $(SAN_ENV) ctest --output-on-failure -j $(JOBS) -E '$(SANITIZE_SKIP)'
+
+# Longer fuzzing on demand: FUZZ_SECONDS per target (default 300); crashing inputs land in
+# fuzz/findings/ (then copy them into fuzz/corpus/<target>/ as regression inputs).
+fuzz: sanitize-build
+	cd $(SAN_DIR) && ATTN_WALK_FUZZ_TIME=$(FUZZ_SECONDS) ATTN_WALK_FUZZ_ARTIFACTS=$(CURDIR)/fuzz/findings \
+	  ctest -L fuzz -V
 
 # The web page: one self-contained file, the same engine compiled to WebAssembly.
 web: build
@@ -87,4 +117,4 @@ bench-compare: build bench-deps
 	  --ort $(BUILD_DIR)/bench-node/node_modules
 
 clean:
-	rm -rf $(BUILD_DIR)
+	rm -rf $(BUILD_DIR) $(SAN_DIR)

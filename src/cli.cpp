@@ -9,11 +9,14 @@
 #include <chrono>
 #include <cstdlib>
 #include <iostream>
+#include <optional>
 #include <set>
 
 #include "bench/bench.h"
 #include "check/check.h"
 #include "embeddings.h"
+#include "input_stream.h"
+#include "limits.h"
 #include "lang/lang.h"
 #include "output.h"
 #include "render/check.h"
@@ -146,6 +149,9 @@ void bind(CLI::App& app, Options& o) {
       ->capture_default_str();
   app.add_flag("--step", o.step, "Pause after each step until Enter ('q' quits); terminals only");
   app.add_flag("--stats", o.stats, "Report the time taken and the peak memory on stderr");
+  app.add_option("--max-input-mb", o.max_input_mb, "Refuse input files and streams larger than N MiB")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 20))
+      ->capture_default_str();
 }
 
 void bind_bench(CLI::App& bench, BenchOptions& b) {
@@ -217,6 +223,85 @@ Embeddings random_embeddings(int64_t T, int64_t D, uint64_t seed) {
 }
 
 // Checks that need the input (token count) or several options together.
+void check_walk_options(const Options& o, int64_t T) {
+  bool chapter = false;  // the bonus stages have no query token
+  for (const auto& s : all_stages()) chapter |= stage_selected(s, o.stage) && s.group == StageGroup::Chapter;
+  if (chapter && (o.query < 1 || o.query > T))
+    throw UsageError(fmt::format("--query: must be between 1 and {} (the number of tokens), got {}",
+                                 T, o.query));
+  if ((o.stage == "multi-head" || o.stage == "all") && o.d_out % o.heads != 0)
+    throw UsageError(fmt::format(
+        "--heads: MultiHeadAttention needs --d-out divisible by --heads, got d_out {} and {} heads",
+        o.d_out, o.heads));
+}
+
+// Refuses, before anything is allocated, a walk whose tensors cannot fit in memory (exit 1:
+// the options are well formed, the machine is too small for them, as with a huge input).
+void check_walk_fits(const Options& o, int64_t T, int64_t d_in, const std::string& what) {
+  WalkSize w;
+  w.stage = o.stage;
+  w.format = o.format;
+  w.tokens = static_cast<double>(T);
+  w.d_in = static_cast<double>(d_in);
+  w.d_out = static_cast<double>(o.d_out);
+  w.heads = static_cast<double>(o.heads);
+  w.batch = static_cast<double>(o.batch);
+  check_fits(w, what);
+}
+
+void check_bench(const BenchOptions& b) {
+  if (b.d_model % b.heads != 0)
+    throw UsageError(fmt::format("--heads: must divide --d-model, got d_model {} and {} heads", b.d_model, b.heads));
+  WalkSize w;
+  w.stage = "bench";
+  w.format = "text";
+  w.tokens = static_cast<double>(b.tokens);
+  w.d_in = w.d_out = static_cast<double>(b.d_model);
+  w.heads = static_cast<double>(b.heads);
+  w.batch = static_cast<double>(b.batch);
+  check_fits(w, "bench");
+}
+
+struct ParsedArgs {
+  Options o;
+  BenchOptions bench;
+  bool is_bench = false;
+  CheckOptions check;
+  bool is_check = false;
+};
+
+// Parses argv. Returns an exit code when parsing finished the run (--help, --version),
+// having printed it only with `print`; throws UsageError for misuse.
+std::optional<int> parse_args(int argc, char** argv, ParsedArgs& p, bool print) {
+  CLI::App app{"", "attn-walk"};
+  bind(app, p.o);
+  CLI::App* bench = app.add_subcommand("bench", "Benchmark GPT-2-sized MultiHeadAttention");
+  bind_bench(*bench, p.bench);
+  CLI::App* check = app.add_subcommand("check", "Grade your own tensors against the walk and name the mistake");
+  bind_check(*check, p.check, p.o);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return print ? app.exit(e) : 0;
+  } catch (const CLI::CallForAllHelp& e) {
+    return print ? app.exit(e) : 0;
+  } catch (const CLI::CallForVersion& e) {
+    return print ? app.exit(e) : 0;
+  } catch (const CLI::ParseError& e) {
+    throw UsageError(e.what());
+  }
+  p.is_bench = bench->parsed();
+  p.is_check = check->parsed();
+  // check takes the walk's options on its own command line.
+  const CLI::App& walk_app = p.is_check ? *check : app;
+  p.o.seed_given = walk_app.count("--seed") > 0;
+  p.o.d_out_given = walk_app.count("--d-out") > 0;
+  p.o.heads_given = walk_app.count("--heads") > 0;
+  p.o.query_given = walk_app.count("--query") > 0;
+  p.o.text.given = walk_app.count("--text") + walk_app.count("--text-file") > 0;
+  return std::nullopt;
+}
+
 Config make_config(const Options& o, Embeddings emb) {
   Config c;
   c.tokens = std::move(emb.tokens);
@@ -225,20 +310,11 @@ Config make_config(const Options& o, Embeddings emb) {
                  : o.input.empty()       ? "<built-in>"
                  : o.input == "-"        ? "<stdin>"
                                          : o.input;
-  const int64_t T = c.num_tokens();
-  bool chapter = false;  // the bonus stages have no query token
-  for (const auto& s : all_stages()) chapter |= stage_selected(s, o.stage) && s.group == StageGroup::Chapter;
-  if (chapter && (o.query < 1 || o.query > T))
-    throw UsageError(fmt::format("--query: must be between 1 and {} (the number of tokens), got {}",
-                                 T, o.query));
-  c.query = std::clamp<int64_t>(o.query, 1, std::max<int64_t>(T, 1));
+  check_walk_options(o, c.num_tokens());
+  c.query = std::clamp<int64_t>(o.query, 1, std::max<int64_t>(c.num_tokens(), 1));
   if (o.seed_given) c.seed1 = c.seed2 = o.seed;
   c.d_out = o.d_out;
   c.heads = o.heads;
-  if ((o.stage == "multi-head" || o.stage == "all") && o.d_out % o.heads != 0)
-    throw UsageError(fmt::format(
-        "--heads: MultiHeadAttention needs --d-out divisible by --heads, got d_out {} and {} heads",
-        o.d_out, o.heads));
   c.dropout = o.dropout;
   c.attn_dropout = o.attn_dropout;
   c.batch = o.batch;
@@ -397,9 +473,13 @@ Embeddings load_input(const Options& o) {
   if (const auto text = load_text(o.text, o.seed_given ? o.seed : 123)) return {text->pieces, text->input_embeddings};
   if (!o.random_input.empty()) {
     const auto [T, D] = parse_size(o.random_input);
+    check_walk_fits(o, T, D, "--random-input " + o.random_input);
     return random_embeddings(T, D, o.seed_given ? o.seed : 123);
   }
-  return o.input.empty() ? builtin_journey() : load_embeddings(o.input);
+  Embeddings emb = o.input.empty() ? builtin_journey() : load_embeddings(o.input, o.max_input_mb * kBytesPerMb);
+  check_walk_fits(o, emb.inputs.size(0), emb.inputs.size(1),
+                  o.input.empty() ? "<built-in>" : o.input == "-" ? "<stdin>" : o.input);
+  return emb;
 }
 
 std::vector<Walk> make_walks(Options o, Embeddings emb, RenderOptions* ro) {
@@ -434,41 +514,14 @@ std::vector<Walk> make_walks(Options o, Embeddings emb, RenderOptions* ro) {
 
 int run_cli(int argc, char** argv) {
   const auto started = std::chrono::steady_clock::now();
-  CLI::App app{"", "attn-walk"};
-  Options o;
-  bind(app, o);
-  BenchOptions bo;
-  CLI::App* bench = app.add_subcommand("bench", "Benchmark GPT-2-sized MultiHeadAttention");
-  bind_bench(*bench, bo);
-  CheckOptions co;
-  CLI::App* check = app.add_subcommand("check", "Grade your own tensors against the walk and name the mistake");
-  bind_check(*check, co, o);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForVersion& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    throw_usage(e);
-  }
-  o.seed_given = app.count("--seed") > 0;
-  o.d_out_given = app.count("--d-out") > 0;
-  o.heads_given = app.count("--heads") > 0;
-  o.text.given = app.count("--text") + app.count("--text-file") > 0;
-  o.query_given = app.count("--query") > 0;
+  ParsedArgs parsed;
+  if (const auto code = parse_args(argc, argv, parsed, /*print=*/true)) return *code;
+  Options& o = parsed.o;
 
-  if (check->parsed()) {
-    o.seed_given = check->count("--seed") > 0;
-    return run_check(o, co);
-  }
-  if (bench->parsed()) {
-    if (bo.d_model % bo.heads != 0)
-      throw UsageError(fmt::format("--heads: must divide --d-model, got d_model {} and {} heads",
-                                   bo.d_model, bo.heads));
-    write_output("-", run_bench(bo));
+  if (parsed.is_check) return run_check(o, parsed.check);
+  if (parsed.is_bench) {
+    check_bench(parsed.bench);
+    write_output("-", run_bench(parsed.bench));
     return 0;
   }
 
@@ -511,6 +564,28 @@ int run_cli(int argc, char** argv) {
                              peak_rss_mib());
   }
   return 0;
+}
+
+void check_cli(const std::vector<std::string>& args) {
+  std::vector<std::string> strings{"attn-walk"};
+  strings.insert(strings.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& a : strings) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  ParsedArgs parsed;
+  if (parse_args(static_cast<int>(strings.size()), argv.data(), parsed, /*print=*/false)) return;
+  const Options& o = parsed.o;
+  if (parsed.is_bench) return check_bench(parsed.bench);
+  if (parsed.is_check || o.list_stages) return;
+  if (!o.random_input.empty()) {
+    const auto [T, D] = parse_size(o.random_input);
+    check_walk_fits(o, T, D, "--random-input " + o.random_input);
+    check_walk_options(o, T);
+  } else if (o.input.empty()) {
+    const Embeddings emb = builtin_journey();
+    check_walk_fits(o, emb.inputs.size(0), emb.inputs.size(1), "<built-in>");
+    check_walk_options(o, emb.inputs.size(0));
+  }
 }
 
 }  // namespace attn

@@ -11,6 +11,7 @@
 #include "render/render.h"
 #include "walk.h"
 #include "text/text_options.h"
+#include "input_stream.h"
 
 namespace attn {
 
@@ -51,6 +52,7 @@ struct Options {
   std::string color = "auto";          // auto, always, never
   bool step = false;                   // pause after each step (terminal only)
   bool stats = false;                  // time and peak memory on stderr
+  uint64_t max_input_mb = kDefaultMaxInputMb;  // --max-input-mb: larger inputs are refused
 };
 
 // The walk options alone (no bench, no output or terminal options needed), parsed with the
@@ -72,5 +74,10 @@ std::vector<Walk> make_walks(Options o, Embeddings emb, RenderOptions* ro);
 
 // Parse argv and run. Returns the exit code; throws InputError/UsageError/OutputError.
 int run_cli(int argc, char** argv);
+
+// Everything run_cli checks before it reads an input file or runs a walk: parsing, option
+// combinations, --random-input and whether the walk fits in memory. Writes nothing (not even
+// --help) and touches no file; throws UsageError/InputError. For the argv fuzzer.
+void check_cli(const std::vector<std::string>& args);
 
 }  // namespace attn

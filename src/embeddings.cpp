@@ -13,6 +13,7 @@
 // an iterator that publishes how far the lexer has read; a value starts at the first
 // byte after the previous event that is not whitespace, ',' or ':'.
 #include "embeddings.h"
+#include "input_stream.h"
 #include "npy.h"
 
 #include <fcntl.h>
@@ -28,7 +29,6 @@
 #include <cstddef>
 #include <cstdlib>
 #include <cstring>
-#include <iostream>
 #include <iterator>
 #include <optional>
 #include <string>
@@ -155,34 +155,45 @@ size_t utf8_sequence_length(const std::string& text, size_t i) {
   return len;
 }
 
-// Checks 1-3 from the top of the file.
-void check_text(const std::string& text, const std::string& source) {
-  if (text.empty()) fail(source, std::string("empty input; ") + kExampleForms);
-
+void check_not_utf16(const std::string& text, const std::string& source) {
   const auto byte = [&](size_t k) { return static_cast<unsigned char>(text[k]); };
   if (text.size() >= 2 && ((byte(0) == 0xFF && byte(1) == 0xFE) || (byte(0) == 0xFE && byte(1) == 0xFF)))
     fail(source, "the text is UTF-16 encoded (it starts with a UTF-16 byte-order mark); "
                  "save it as UTF-8 JSON");
+}
 
-  // A NUL byte anywhere means binary data; report the first one.
-  if (const void* nul = std::memchr(text.data(), '\0', text.size()))
+// Check 2 on text[from, text.size()): a NUL byte means binary data (the first one is
+// reported), then every sequence must be valid UTF-8. With `more_to_come`, a sequence cut
+// off by the end of the text is left for the next call; returns where checking stopped.
+size_t check_encoding(const std::string& text, size_t from, bool more_to_come, const std::string& source) {
+  if (const void* nul = std::memchr(text.data() + from, '\0', text.size() - from))
     fail_at(source, text, static_cast<size_t>(static_cast<const char*>(nul) - text.data()),
             "contains a NUL byte: this looks like a binary file, not JSON text");
-
-  const size_t bom = has_bom(text) ? 3 : 0;
-  for (size_t i = bom; i < text.size();) {
+  size_t i = std::max(from, has_bom(text) ? size_t{3} : size_t{0});
+  while (i < text.size()) {
     if (static_cast<unsigned char>(text[i]) < 0x80) {  // ASCII: the common case
       ++i;
       continue;
     }
     const size_t len = utf8_sequence_length(text, i);
-    if (len == 0)
+    if (len == 0) {
+      if (more_to_come && text.size() - i < 4) break;  // maybe cut by the chunk's end
       fail_at(source, text, i,
               fmt::format("invalid UTF-8 (byte 0x{:02x}): the input must be UTF-8 JSON text "
                           "(is it a binary file, or saved in another encoding such as Latin-1?)",
-                          byte(i)));
+                          static_cast<unsigned char>(text[i])));
+    }
     i += len;
   }
+  return i;
+}
+
+// Checks 1-3 from the top of the file.
+void check_text(const std::string& text, const std::string& source) {
+  if (text.empty()) fail(source, std::string("empty input; ") + kExampleForms);
+  check_not_utf16(text, source);
+  check_encoding(text, 0, /*more_to_come=*/false, source);
+  const size_t bom = has_bom(text) ? 3 : 0;
   if (text.find_first_not_of(" \t\r\n", bom) == std::string::npos)
     fail(source, std::string("input contains only whitespace; ") + kExampleForms);
 
@@ -697,44 +708,26 @@ class Builder {
 // ---------------------------------------------------------------------------
 // Reading
 
-std::string errno_text(int err) { return std::strerror(err); }
-
-std::string read_stdin() {
-  std::string text;
-  char buffer[1 << 16];
-  while (std::cin.read(buffer, sizeof buffer) || std::cin.gcount() > 0) {
-    text.append(buffer, static_cast<size_t>(std::cin.gcount()));
+// JSON text, checked chunk by chunk as it arrives, so a binary stream stops at its first
+// chunk instead of filling memory up to the size limit.
+std::string read_json_text(InputStream& in) {
+  size_t checked = 0;
+  while (in.read_chunk()) {
+    if (checked == 0) check_not_utf16(in.bytes(), in.source());
+    checked = check_encoding(in.bytes(), checked, /*more_to_come=*/true, in.source());
   }
-  if (std::cin.bad()) fail("<stdin>", "cannot read: " + errno_text(errno ? errno : EIO));
-  std::cin.clear();
-  return text;
+  return in.take();
 }
 
-std::string read_file(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) fail(path, "cannot open: " + errno_text(errno));
-  struct Closer {
-    int fd;
-    ~Closer() { ::close(fd); }
-  } closer{fd};
-
-  struct stat st {};
-  if (::fstat(fd, &st) != 0) fail(path, "cannot open: " + errno_text(errno));
-  if (S_ISDIR(st.st_mode)) fail(path, "cannot open: " + errno_text(EISDIR) + "; give a JSON file");
-
-  std::string text;
-  if (S_ISREG(st.st_mode) && st.st_size > 0) text.reserve(static_cast<size_t>(st.st_size));
-  char buffer[1 << 16];
-  for (;;) {
-    const ssize_t n = ::read(fd, buffer, sizeof buffer);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      fail(path, "cannot read: " + errno_text(errno));
-    }
-    if (n == 0) break;
-    text.append(buffer, static_cast<size_t>(n));
-  }
-  return text;
+// A .npy file: the header is read and checked before any of the data.
+Embeddings read_npy(InputStream& in) {
+  in.fill(12);  // the magic, the version and either size of the header length
+  in.fill(npy_header_end(in.bytes(), in.source()));
+  const NpyLayout layout = parse_npy_header(in.bytes(), in.source());
+  const uint64_t total = layout.data_start + layout.data_bytes();
+  if (total > in.max_bytes()) in.too_large(total);
+  in.fill(total + 1);  // one byte more shows trailing data
+  return npy_values(layout, in.bytes(), in.source());
 }
 
 // ---------------------------------------------------------------------------
@@ -938,13 +931,13 @@ Embeddings parse_embeddings(const std::string& text, const std::string& source) 
   return builder.finish();
 }
 
-Embeddings load_embeddings(const std::string& path) {
-  if (path == "-") return parse_embeddings(read_stdin(), "<stdin>");
-  const std::string bytes = read_file(path);
+Embeddings load_embeddings(const std::string& path, uint64_t max_bytes) {
+  InputStream in(path, max_bytes);
+  in.fill(6);
   // NumPy's .npy: by its magic bytes, or by name (then a wrong file gets the .npy message).
   const bool npy_name = path.size() >= 4 && path.compare(path.size() - 4, 4, ".npy") == 0;
-  if (starts_with_npy_magic(bytes) || npy_name) return parse_npy(bytes, path);
-  return parse_embeddings(bytes, path);
+  if (starts_with_npy_magic(in.bytes()) || npy_name) return read_npy(in);
+  return parse_embeddings(read_json_text(in), in.source());
 }
 
 }  // namespace attn

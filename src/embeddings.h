@@ -7,10 +7,12 @@
 // where known, the line and column.
 #pragma once
 
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "input_stream.h"
 #include "tensor.h"
 
 namespace attn {
@@ -31,7 +33,8 @@ Embeddings builtin_journey();
 // Parse JSON text; `source` names where it came from ("data/journey.json", "<stdin>").
 Embeddings parse_embeddings(const std::string& text, const std::string& source);
 
-// Read and parse a file; "-" reads standard input.
-Embeddings load_embeddings(const std::string& path);
+// Read and parse a file; "-" reads standard input. Inputs above `max_bytes` are refused
+// (the default is --max-input-mb's, kDefaultMaxInputMb MiB).
+Embeddings load_embeddings(const std::string& path, uint64_t max_bytes = kDefaultMaxInputMb * kBytesPerMb);
 
 }  // namespace attn

@@ -198,7 +198,7 @@ bool starts_with_npy_magic(const std::string& bytes) {
   return bytes.size() >= kMagicSize && std::memcmp(bytes.data(), kMagic, kMagicSize) == 0;
 }
 
-Embeddings parse_npy(const std::string& bytes, const std::string& source) {
+size_t npy_header_end(const std::string& bytes, const std::string& source) {
   if (!starts_with_npy_magic(bytes))
     fail(source, bytes.empty() ? "empty file; expected a NumPy .npy file"
                                : "not a NumPy .npy file (it does not start with \\x93NUMPY); " + std::string(kSaveHint));
@@ -209,15 +209,20 @@ Embeddings parse_npy(const std::string& bytes, const std::string& source) {
   const size_t len_size = major == 1 ? 2 : 4;
   const size_t header_start = kMagicSize + 2 + len_size;
   if (bytes.size() < header_start) fail(source, "truncated .npy file: it ends inside the header length");
-  const size_t header_len = read_le(bytes, kMagicSize + 2, len_size);
-  if (bytes.size() < header_start + header_len)
+  return header_start + read_le(bytes, kMagicSize + 2, len_size);
+}
+
+NpyLayout parse_npy_header(const std::string& bytes, const std::string& source) {
+  const size_t header_end = npy_header_end(bytes, source);
+  const size_t header_start = static_cast<unsigned char>(bytes[6]) == 1 ? kMagicSize + 4 : kMagicSize + 6;
+  const size_t header_len = header_end - header_start;
+  if (bytes.size() < header_end)
     fail(source, fmt::format("truncated .npy file: the header needs {} bytes, the file has {} after the preamble",
                              header_len, bytes.size() - header_start));
   const std::string header = bytes.substr(header_start, header_len);
   const auto h = HeaderParser(header, source).parse();
 
   const size_t item = element_size(*h.descr, source);
-  const char* type_name = item == 4 ? "float32" : "float64";
   if (*h.fortran_order)
     fail(source, "the array is stored in Fortran (column-major) order; save it in C order with "
                  "np.save(path, np.ascontiguousarray(a))");
@@ -234,9 +239,15 @@ Embeddings parse_npy(const std::string& bytes, const std::string& source) {
     fail(source, fmt::format("the rows are empty (shape {}); every token needs at least one number", shape_text(shape)));
   constexpr uint64_t kMaxElements = uint64_t{1} << 36;
   if (rows > kMaxElements / cols) fail(source, fmt::format("shape {} is too large", shape_text(shape)));
+  return NpyLayout{header_end, rows, cols, item};
+}
 
-  const size_t data_start = header_start + header_len;
-  const uint64_t need = rows * cols * item, have = bytes.size() - data_start;
+Embeddings npy_values(const NpyLayout& layout, const std::string& bytes, const std::string& source) {
+  const uint64_t rows = layout.rows, cols = layout.cols;
+  const size_t item = layout.item, data_start = layout.data_start;
+  const std::vector<uint64_t> shape{rows, cols};
+  const char* type_name = item == 4 ? "float32" : "float64";
+  const uint64_t need = layout.data_bytes(), have = bytes.size() - data_start;
   if (have < need)
     fail(source, fmt::format("truncated .npy file: shape {} {} needs {} bytes of data, the file has {}",
                              shape_text(shape), type_name, need, have));
@@ -273,6 +284,10 @@ Embeddings parse_npy(const std::string& bytes, const std::string& source) {
   e.tokens.reserve(static_cast<size_t>(T));
   for (int64_t i = 0; i < T; ++i) e.tokens.push_back("x" + std::to_string(i + 1));
   return e;
+}
+
+Embeddings parse_npy(const std::string& bytes, const std::string& source) {
+  return npy_values(parse_npy_header(bytes, source), bytes, source);
 }
 
 }  // namespace attn

@@ -14,6 +14,10 @@ namespace attn::kernels {
 // then scale by 2^q. With FMA available every "mla" is one fused multiply-add.
 float sleef_expf(float d) {
   if (std::isnan(d)) return d;
+  // Out of range the result is 0 or inf whatever q is; returning first also keeps q's
+  // float-to-int conversion defined (-inf or 1e30 has no int32_t value: UBSan's finding).
+  if (d < -104.0f) return 0.0f;
+  if (d > 100.0f) return std::numeric_limits<float>::infinity();
   const float q_f = std::nearbyint(d * 1.442695040888963407359924681001892137426645954152985934135449406931f);
   const int32_t q = static_cast<int32_t>(q_f);
   float s = std::fma(q_f, -0.693145751953125f, d);
@@ -29,10 +33,7 @@ float sleef_expf(float d) {
 
   // ldexp in two halves so that neither power of two overflows on its own.
   const int32_t q1 = q >> 1, q2 = q - q1;
-  u = u * std::ldexp(1.0f, q1) * std::ldexp(1.0f, q2);
-  if (d < -104.0f) u = 0.0f;
-  if (d > 100.0f) u = std::numeric_limits<float>::infinity();
-  return u;
+  return u * std::ldexp(1.0f, q1) * std::ldexp(1.0f, q2);
 }
 
 // ---- sum ---------------------------------------------------------------------------------

@@ -84,18 +84,22 @@ void expect_message(const std::string& message, const std::string& prefix,
     EXPECT_NE(message.find(f), std::string::npos) << "message: " << message << "\nmissing: " << f;
 }
 
-// Feeds `text` to std::cin for the duration of the call.
+// Feeds `text` (at most a pipe's 64 KiB) to standard input, fd 0, for the duration of the call.
 template <typename F>
 auto with_stdin(const std::string& text, F f) {
-  std::istringstream in(text);
-  std::streambuf* old = std::cin.rdbuf(in.rdbuf());
+  int fds[2];
+  if (::pipe(fds) != 0 || ::write(fds[1], text.data(), text.size()) != static_cast<ssize_t>(text.size()))
+    throw std::runtime_error("with_stdin: cannot fill a pipe");
+  ::close(fds[1]);
   struct Restore {
-    std::streambuf* old;
+    int saved;
     ~Restore() {
-      std::cin.rdbuf(old);
-      std::cin.clear();
+      ::dup2(saved, STDIN_FILENO);
+      ::close(saved);
     }
-  } restore{old};
+  } restore{::dup(STDIN_FILENO)};
+  ::dup2(fds[0], STDIN_FILENO);
+  ::close(fds[0]);
   return f();
 }
 
