@@ -16,7 +16,7 @@
 #include "check/check.h"
 #include "embeddings.h"
 #include "input_stream.h"
-#include "limits.h"
+#include "size_limits.h"
 #include "lang/lang.h"
 #include "output.h"
 #include "render/check.h"

@@ -15,7 +15,7 @@
 
 #include "cli.h"
 #include "embeddings.h"
-#include "limits.h"
+#include "size_limits.h"
 #include "run_process.h"
 #include "test_util.h"
 

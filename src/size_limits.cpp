@@ -1,4 +1,4 @@
-#include "limits.h"
+#include "size_limits.h"
 
 #include <sys/resource.h>
 
