@@ -351,7 +351,10 @@ std::string step_html(const Walk& walk, size_t i, Lang lang) {
                        esc(page_text(lang, "chapter")), esc(info->section));
   out += "</h3>\n";
   if (!step.explanation.empty()) out += "<p class=\"explanation\">" + esc(step.explanation) + "</p>\n";
-  out += "<pre class=\"tensor\">" + esc(printed_step(step)) + "</pre>\n";
+  // An HTML parser drops one newline right after <pre>: a print that starts with one (the
+  // notebook's "\nSecond head:") gets it back from a second.
+  const std::string printed = printed_step(step);
+  out += "<pre class=\"tensor\">" + std::string(printed.rfind('\n', 0) == 0 ? "\n" : "") + esc(printed) + "</pre>\n";
   if (!step.details.empty()) {
     out += "<div class=\"details\">";
     for (const auto& d : step.details) out += "<div>" + esc(d) + "</div>";
