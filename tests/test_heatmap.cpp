@@ -435,5 +435,20 @@ TEST(Heatmap, CellNumbersNeverShowMinusZero) {
   EXPECT_NE(page.find(">0.00<"), std::string::npos);
 }
 
+// The legend says what a 1 in the mask means, for the mask the stage shows: the chapter's
+// triu mask hides the future, swa's banded mask_bool also hides keys W or more tokens back.
+TEST(Heatmap, EachStageLegendDescribesItsOwnMask) {
+  RenderOptions o;
+  o.heatmap = true;
+  o.color = false;
+  Walk causal = run_causal(test::book_config());
+  const std::string chapter = render_heatmap(causal, test::step_named(causal, "mask"), o);
+  EXPECT_NE(chapter.find("torch.triu"), std::string::npos) << chapter;
+  Walk swa = run_swa(test::book_config());
+  const std::string banded = render_heatmap(swa, test::step_named(swa, "mask"), o);
+  EXPECT_NE(banded.find("mask_bool"), std::string::npos) << banded;
+  EXPECT_EQ(banded.find("torch.triu"), std::string::npos) << banded;
+}
+
 }  // namespace
 }  // namespace attn

@@ -129,6 +129,7 @@ LangTable bonus_b_en() {
       {"flash_output_equals_module", "the output equals MultiHeadAttention's, up to float rounding"},
   };
   t.ui = {
+      {"heatmap.swa.mask", "mask_bool = (diff < 0) | (diff >= W): a 1 marks what is hidden, a future key or one W or more tokens back"},
       {"stage.swa", "sliding-window attention: the banded mask, at most W tokens per query"},
       {"stage.rope", "rotary position embeddings: cos/sin tables, rotated queries and keys"},
       {"stage.flash", "flash attention: online softmax over blocks of keys (running m, l, acc)"},

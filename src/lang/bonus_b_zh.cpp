@@ -111,6 +111,7 @@ LangTable bonus_b_zh() {
       {"flash_output_equals_module", "输出等于 MultiHeadAttention 的输出（只差浮点舍入）"},
   };
   t.ui = {
+      {"heatmap.swa.mask", "mask_bool = (diff < 0) | (diff >= W)：1 表示被遮住的键，即未来的键或往前 W 个及以上的键"},
       {"stage.swa", "滑动窗口注意力：带状掩码，每个查询最多关注 W 个词元"},
       {"stage.rope", "旋转位置编码：cos/sin 表，旋转后的查询和键"},
       {"stage.flash", "flash attention：按键分块的在线 softmax（运行中的 m、l、acc）"},

@@ -67,13 +67,16 @@ HeatmapPlan plan_heatmap(const Walk& walk, const Step& step, int64_t max_cells, 
   const Shape& s = v.shape;
   const int64_t T = s.empty() ? 0 : s.back();
   plan.T = T;
-  (void)walk;
   if (s.size() < 2 || T < 1) return plan;
   const auto dot = step.name.rfind('.');
   const std::string base = dot == std::string::npos ? step.name : step.name.substr(dot + 1);
   plan.probabilities = base.rfind("attn_weights", 0) == 0 || base.rfind("masked_simple", 0) == 0 ||
                        base == "mask" || base == "mask_simple";
-  if (base == "mask" || base == "mask_simple") plan.mask_meaning = base;
+  if (base == "mask" || base == "mask_simple") {
+    // A stage may mean something else by the name (swa's banded mask): its own legend first.
+    const std::string own = walk.stage + "." + base;
+    plan.mask_meaning = lang_en().ui.count("heatmap." + own) ? own : base;
+  }
   max_cells = std::max<int64_t>(2, max_cells);
 
   // Rows and columns: all of them, or max_cells evenly spaced ones including both ends.
