@@ -32,7 +32,13 @@ async function launch() {
   browser.close = () => {
     try { ws.close(); } catch (e) { /* gone already */ }
     proc.kill("SIGKILL");
-    fs.rmSync(profile, {recursive: true, force: true});
+    // Chromium's helper processes may still write into the profile for a moment after the
+    // browser is killed (ENOTEMPTY): retry, and never fail a test over a temporary folder.
+    try {
+      fs.rmSync(profile, {recursive: true, force: true, maxRetries: 20, retryDelay: 100});
+    } catch (e) {
+      console.error(`note: could not remove ${profile}: ${e.message}`);
+    }
   };
   return browser;
 }
