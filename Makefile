@@ -88,6 +88,7 @@ goldens:
 	/usr/bin/python3 tests/golden/make_check_goldens.py
 	/usr/bin/python3 tests/golden/make_bonus_goldens.py
 	/usr/bin/python3 tests/golden/make_sleef_goldens.py
+	/usr/bin/python3 tests/golden/make_softmax_dim_goldens.py
 
 # The --text goldens: tiktoken's and gpt-3-encoder's ids (node), embeddings and walks (PyTorch).
 text-goldens:

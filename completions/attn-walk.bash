@@ -5,11 +5,12 @@ _attn_walk() {
   prev="${COMP_WORDS[COMP_CWORD-1]}"
   local opts="--stage --input --random-input --text --text-file --embed-dim --max-tokens --format --output --list-stages --list-steps --only
     --query --seed --d-out --heads --dropout --attn-dropout --batch --qkv-bias --init --dropout-rng
-    --kv-groups --window --rope-base --block
+    --softmax-dim --torch-threads --kv-groups --window --rope-base --block
     --explain --lang --heatmap --color --step --stats --max-input-mb --help --version"
   local bench_opts="--tokens --d-model --heads --batch --repeat --threads --seed --format --help"
   local check_opts="--stage --format --output --lang --rtol --atol --input --random-input --query --seed
-    --d-out --heads --dropout --attn-dropout --batch --qkv-bias --init --dropout-rng --help"
+    --d-out --heads --dropout --attn-dropout --batch --qkv-bias --init --dropout-rng
+    --softmax-dim --torch-threads --help"
   local in_bench=0 in_check=0 w
   for w in "${COMP_WORDS[@]:1:COMP_CWORD-1}"; do
     [[ $w == bench ]] && in_bench=1
@@ -29,6 +30,7 @@ _attn_walk() {
       return ;;
     --init) COMPREPLY=($(compgen -W "rand randn" -- "$cur")); return ;;
     --dropout-rng) COMPREPLY=($(compgen -W "default mkl" -- "$cur")); return ;;
+    --softmax-dim) COMPREPLY=($(compgen -W "-1 1" -- "$cur")); return ;;
     --lang) COMPREPLY=($(compgen -W "en zh" -- "$cur")); return ;;
     --color) COMPREPLY=($(compgen -W "auto always never" -- "$cur")); return ;;
     -i|--input|-o|--output|--text-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <chrono>
 #include <cstdlib>
 #include <iostream>
@@ -100,6 +101,15 @@ void bind_walk_options(CLI::App& app, Options& o) {
   app.add_option("--dropout-rng", o.dropout_rng,
                  "Which PyTorch dropout kernel to reproduce: default (the book) or mkl (Intel)")
       ->check(CLI::IsMember({"default", "mkl"}))
+      ->capture_default_str();
+  app.add_option("--softmax-dim", o.causal_softmax.dim,
+                 "CausalAttention's softmax: -1 over the keys (the chapter) or 1 over the queries "
+                 "(the first ch03.ipynb, as exercise 3.2's solution prints)")
+      ->check(CLI::IsMember({int64_t{-1}, int64_t{1}}))
+      ->capture_default_str();
+  app.add_option("--torch-threads", o.causal_softmax.torch_threads,
+                 "torch.get_num_threads() of the PyTorch run to match (only --softmax-dim 1 depends on it)")
+      ->check(CLI::Range(int64_t{1}, int64_t{1024}))
       ->capture_default_str();
 }
 
@@ -321,6 +331,10 @@ Config make_config(const Options& o, Embeddings emb) {
   c.qkv_bias = o.qkv_bias;
   c.init = o.init == "randn" ? InitKind::Randn : InitKind::Rand;
   c.dropout_rng = o.dropout_rng == "mkl" ? DropoutKernel::Mkl : DropoutKernel::Default;
+  c.causal_softmax = o.causal_softmax;
+  // CLI::Range lets nan through.
+  if (std::isnan(o.dropout)) throw UsageError("--dropout: must be a number in [0, 1], got nan");
+  if (std::isnan(o.attn_dropout)) throw UsageError("--attn-dropout: must be a number in [0, 1], got nan");
   c.bonus = o.bonus;
   if (!(o.bonus.rope_base >= 1.0 && o.bonus.rope_base <= 1.0e12))  // CLI::Range lets nan through
     throw UsageError(fmt::format("--rope-base: must be a number in [1, 1e12], got {}", o.bonus.rope_base));

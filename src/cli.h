@@ -42,6 +42,7 @@ struct Options {
   bool qkv_bias = false;
   std::string init = "rand";
   std::string dropout_rng = "default";
+  CausalSoftmax causal_softmax;        // --softmax-dim, --torch-threads
   bool d_out_given = false, heads_given = false;  // else the bonus stages use their own
   bool query_given = false;  // else a one-token --text uses x(1)
   BonusConfig bonus;                   // --kv-groups, --window, --rope-base, --block

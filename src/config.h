@@ -30,6 +30,16 @@ struct BonusConfig {
   int64_t head_dim() const { return heads > 0 ? d_out / heads : 0; }
 };
 
+// --softmax-dim, --torch-threads: the dimension CausalAttention normalises its (b, T, T) scores
+// over. -1 (the keys: each row sums to 1) is the chapter's code. 1 (the queries: each column
+// sums to 1) is what the first ch03.ipynb did, copying dim=1 from the 2-D code, where dim 1
+// was the last: exercise 3.2's solution prints those numbers. PyTorch runs that softmax
+// with a kernel whose vectorised and scalar columns depend on torch.get_num_threads().
+struct CausalSoftmax {
+  int64_t dim = -1;           // --softmax-dim: -1 or 1
+  int64_t torch_threads = 2;  // --torch-threads: the PyTorch run's torch.get_num_threads()
+};
+
 struct Config {
   std::vector<std::string> tokens;  // one per row of inputs
   Tensor inputs;                    // (T, d_in) embeddings
@@ -50,6 +60,7 @@ struct Config {
   InitKind init = InitKind::Rand;
   DropoutKernel dropout_rng = DropoutKernel::Default;
   BonusConfig bonus;                // the bonus stages' own sizes and knobs
+  CausalSoftmax causal_softmax;     // CausalAttention's softmax dim (exercise 3.2's solution)
 
   // Not a number but what the output needs: only text is rendered (no JSON, HTML or
   // heatmaps), so walks may keep only what print() shows of large tensors (Walk::summaries_only).

@@ -125,16 +125,26 @@ Tensor SelfAttention_v2::forward(const Tensor& x) const {
 
 CausalAttention::CausalAttention(TorchGenerator& gen, int64_t d_in, int64_t d_out,
                                  int64_t context_length, double p, bool qkv_bias,
-                                 DropoutKernel kernel)
+                                 DropoutKernel kernel, CausalSoftmax softmax_)
     : W_query(gen, d_in, d_out, qkv_bias), W_key(gen, d_in, d_out, qkv_bias),
       W_value(gen, d_in, d_out, qkv_bias), dropout{p, kernel},
-      mask(triu_ones(context_length, 1)) {}
+      mask(triu_ones(context_length, 1)), softmax(softmax_) {}
 
 Tensor CausalAttention::forward(TorchGenerator& gen, const Tensor& x) const {
   const Tensor keys = W_key(x);        // (B, T, d_out)
   const Tensor queries = W_query(x);   // (B, T, d_out)
   const Tensor values = W_value(x);    // (B, T, d_out)
   const int64_t b = x.size(0), T = x.size(1), d_out = keys.size(-1);
+  if (softmax.dim == 1) {
+    // As the first ch03.ipynb: torch.softmax(attn_scores / d_k**0.5, dim=1), over the
+    // queries. In 2-D code dim 1 was the last; with the batch in front it is not.
+    Tensor attn_scores = matmul_transposed(queries, keys);  // (B, T, T)
+    masked_fill_(attn_scores, T == mask.size(0) ? mask : triu_ones(T, 1),
+                 -std::numeric_limits<float>::infinity());
+    Tensor attn_weights = softmax_dim1(div_scalar(attn_scores, std::sqrt(static_cast<double>(d_out))),
+                                       softmax.torch_threads);  // each column sums to 1
+    return matmul(dropout(gen, attn_weights), values);  // (B, T, d_out)
+  }
   if (dropout.p == 0.0 && T <= mask.size(0) && kernels::causal_attention_fusable(b, T, d_out)) {
     // Only the output is wanted: the same numbers from the fused kernel, which computes
     // just the unmasked scores and never holds the (B, T, T) weights (kernels/attention.h).
@@ -153,9 +163,9 @@ Tensor CausalAttention::forward(TorchGenerator& gen, const Tensor& x) const {
 MultiHeadAttentionWrapper::MultiHeadAttentionWrapper(TorchGenerator& gen, int64_t d_in,
                                                      int64_t d_out, int64_t context_length,
                                                      double p, int64_t num_heads, bool qkv_bias,
-                                                     DropoutKernel kernel)
+                                                     DropoutKernel kernel, CausalSoftmax softmax)
     : d_in_(d_in), d_out_(d_out), context_length_(context_length), dropout_(p),
-      qkv_bias_(qkv_bias), kernel_(kernel) {
+      qkv_bias_(qkv_bias), kernel_(kernel), softmax_(softmax) {
   // nn.ModuleList([...]) builds every head before any forward pass: each draws W_query,
   // W_key and W_value in turn. Remember where each head starts and skip its draws.
   for (int64_t h = 0; h < num_heads; ++h) {
@@ -166,7 +176,7 @@ MultiHeadAttentionWrapper::MultiHeadAttentionWrapper(TorchGenerator& gen, int64_
 
 CausalAttention MultiHeadAttentionWrapper::head(int64_t h) const {
   TorchGenerator gen = head_rng_.at(static_cast<size_t>(h));
-  return CausalAttention(gen, d_in_, d_out_, context_length_, dropout_, qkv_bias_, kernel_);
+  return CausalAttention(gen, d_in_, d_out_, context_length_, dropout_, qkv_bias_, kernel_, softmax_);
 }
 
 Tensor MultiHeadAttentionWrapper::forward(TorchGenerator& gen, const Tensor& x) const {

@@ -60,8 +60,9 @@ struct CausalAttention {
   Linear W_query, W_key, W_value;
   Dropout dropout;
   Tensor mask;  // triu(ones(context_length, context_length), diagonal=1)
+  CausalSoftmax softmax;  // dim=-1 as the chapter; dim=1 as the first ch03.ipynb (config.h)
   CausalAttention(TorchGenerator& gen, int64_t d_in, int64_t d_out, int64_t context_length,
-                  double dropout, bool qkv_bias, DropoutKernel kernel);
+                  double dropout, bool qkv_bias, DropoutKernel kernel, CausalSoftmax softmax = {});
   Tensor forward(TorchGenerator& gen, const Tensor& x) const;  // (B, T, d_in) -> (B, T, d_out)
 };
 
@@ -73,7 +74,7 @@ struct CausalAttention {
 struct MultiHeadAttentionWrapper {
   MultiHeadAttentionWrapper(TorchGenerator& gen, int64_t d_in, int64_t d_out,
                             int64_t context_length, double dropout, int64_t num_heads,
-                            bool qkv_bias, DropoutKernel kernel);
+                            bool qkv_bias, DropoutKernel kernel, CausalSoftmax softmax = {});
   int64_t num_heads() const { return static_cast<int64_t>(head_rng_.size()); }
   CausalAttention head(int64_t h) const;  // self.heads[h]
   Tensor forward(TorchGenerator& gen, const Tensor& x) const;  // -> (B, T, num_heads * d_out)
@@ -83,6 +84,7 @@ struct MultiHeadAttentionWrapper {
   double dropout_;
   bool qkv_bias_;
   DropoutKernel kernel_;
+  CausalSoftmax softmax_;
   std::vector<TorchGenerator> head_rng_;  // the generator before head h drew its weights
 };
 

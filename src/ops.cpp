@@ -177,6 +177,14 @@ Tensor softmax_lastdim(const Tensor& t) {
   return out;
 }
 
+Tensor softmax_dim1(const Tensor& t, int64_t torch_threads) {
+  if (t.dim() != 3) throw std::invalid_argument("softmax_dim1 expects a (b, T, T) tensor");
+  Tensor out = t;
+  kernels::softmax_over_dim(t.data.data(), out.data.data(), t.size(0), t.size(1), t.size(2),
+                            torch_threads);
+  return out;
+}
+
 Tensor softmax_naive(const Tensor& t) {
   const Tensor e = exp(t);
   return div_keepdim(e, sum_lastdim(e, /*keepdim=*/true));

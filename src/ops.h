@@ -40,6 +40,9 @@ Tensor view(Tensor t, Shape new_shape);
 
 // torch.softmax(t, dim=-1), numerically stable (max subtracted first).
 Tensor softmax_lastdim(const Tensor& t);
+// torch.softmax(t, dim=1) of a (b, T, T) tensor: over the queries, each column summing to 1.
+// `torch_threads` is the PyTorch run's torch.get_num_threads() (torch_kernels.h).
+Tensor softmax_dim1(const Tensor& t, int64_t torch_threads);
 // The chapter's softmax_naive: exp(x) / exp(x).sum(dim=-1), no max subtraction.
 Tensor softmax_naive(const Tensor& t);
 

@@ -194,6 +194,69 @@ float blas_sdot(const float* x, const float* y, int64_t n) {
   return static_cast<float>(dot);
 }
 
+// ---- softmax over a dimension that is not the last --------------------------------------
+// _vec_softmax: parallel_for over the outer * inner columns with a grain of
+// GRAIN_SIZE / dim_size (32768 / dim_size): serial unless there are more columns than that,
+// and then n = min(threads, ceil(columns / grain)) threads each take one contiguous range of
+// ceil(columns / n) columns (ParallelOpenMP.h). Within its range a thread takes 8 columns at once (Vectorized<float> of the AVX2
+// build) while they lie in one row of `inner` and in its range; the others go one by one.
+// Both compute the same steps: the column's maximum, exp(x - max) summed from the top,
+// then each divided by the sum. Only the exp differs: SLEEF's expf (u10) for the vectors,
+// the C library's expf (std::exp) for single columns. Their last bits differ now and then.
+namespace {
+
+void softmax_column(const float* in, float* out, int64_t dim_size, int64_t stride, bool vectorised) {
+  float max_input = in[0];
+  for (int64_t d = 1; d < dim_size; ++d) {
+    const float x = in[d * stride];
+    if (vectorised)  // vec::maximum: _mm256_max_ps, NaN if either is NaN
+      max_input = (std::isnan(max_input) || std::isnan(x)) ? std::numeric_limits<float>::quiet_NaN()
+                                                           : (max_input > x ? max_input : x);
+    else
+      max_input = std::max(max_input, x);
+  }
+  float sum = 0.0f;
+  for (int64_t d = 0; d < dim_size; ++d) {
+    const float diff = in[d * stride] - max_input;
+    const float e = vectorised ? sleef_expf(diff) : std::exp(diff);
+    out[d * stride] = e;
+    sum = sum + e;
+  }
+  for (int64_t d = 0; d < dim_size; ++d) out[d * stride] = out[d * stride] / sum;
+}
+
+}  // namespace
+
+void softmax_over_dim(const float* in, float* out, int64_t outer, int64_t dim_size, int64_t inner,
+                      int64_t threads) {
+  constexpr int64_t kStep = 8;  // Vectorized<float>::size()
+  const int64_t columns = outer * inner;
+  if (columns <= 0 || dim_size <= 0) return;
+  const auto run = [&](int64_t begin, int64_t end) {
+    int64_t idx = begin;
+    while (idx < end) {
+      const int64_t inner_idx = idx % inner;
+      const bool vectorised = inner_idx + kStep <= inner && idx + kStep <= end;
+      // A vector of 8 columns, or the scalar tail: to the end of the range or of the row.
+      const int64_t count = vectorised ? kStep : (idx + kStep > end ? end - idx : inner - inner_idx);
+      for (int64_t i = idx; i < idx + count && i < end; ++i) {
+        const int64_t offset = (i / inner) * dim_size * inner + i % inner;
+        softmax_column(in + offset, out + offset, dim_size, inner, vectorised);
+      }
+      idx += count;
+    }
+  };
+  // parallel_for(0, columns, grain): one range per thread, or one range in all.
+  const int64_t grain = 32768 / dim_size;  // at::internal::GRAIN_SIZE / dim_size
+  if (!(columns > grain && columns > 1 && threads > 1)) return run(0, columns);
+  const int64_t num_threads = grain > 0 ? std::min(threads, (columns + grain - 1) / grain) : threads;
+  const int64_t chunk = (columns + num_threads - 1) / num_threads;
+  for (int64_t tid = 0; tid < num_threads; ++tid) {
+    const int64_t begin = tid * chunk;
+    if (begin < columns) run(begin, std::min(columns, begin + chunk));
+  }
+}
+
 // ---- sgemm ---------------------------------------------------------------------------------
 // PyTorch calls OpenBLAS in column-major terms, i.e. on the transposed problem
 // C^T = B^T A^T, so OpenBLAS's "A" is our B (its rows are our columns) and its "transa" is

@@ -20,6 +20,13 @@ float reduce_all_sum(const float* x, int64_t n);
 float reduce_all_max(const float* x, int64_t n);
 float blas_sdot(const float* x, const float* y, int64_t n);
 
+// torch.softmax(x, dim) for a dim that is not the last (SoftMaxKernel.cpp's _vec_softmax),
+// x seen as (outer, dim_size, inner): each of the outer * inner columns is normalised alone.
+// `threads` is the PyTorch run's torch.get_num_threads(): it decides which columns take the
+// vectorised exp and which the scalar one (see torch_kernels.cpp).
+void softmax_over_dim(const float* in, float* out, int64_t outer, int64_t dim_size, int64_t inner,
+                      int64_t threads);
+
 // ---- sgemm ---------------------------------------------------------------------------------
 // One float32 matrix product as PyTorch hands it to OpenBLAS:
 //   C (M, N) = A (M, K) @ B (K, N) [+ bias]

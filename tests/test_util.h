@@ -137,6 +137,8 @@ inline Config config_from_golden(const nlohmann::json& doc) {
   c.batch = o["batch"].get<int64_t>();
   c.qkv_bias = o["qkv_bias"].get<bool>();
   c.init = o["init"].get<std::string>() == "randn" ? InitKind::Randn : InitKind::Rand;
+  if (o.contains("softmax_dim")) c.causal_softmax.dim = o["softmax_dim"].get<int64_t>();
+  if (o.contains("torch_threads")) c.causal_softmax.torch_threads = o["torch_threads"].get<int64_t>();
   return c;
 }
 

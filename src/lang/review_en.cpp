@@ -25,7 +25,20 @@ LangTable review_en() {
        "not what the chapter's code gives (with its inputs and seed 123, [[-0.5740, 0.2216], …]). "
        "Its output comes from the first version of CausalAttention, whose torch.softmax(..., "
        "dim=1) normalised over the queries instead of the keys (dim=-1); "
-       "tests/golden/exercise_3_2_solution.py reproduces it with PyTorch"},
+       "tests/golden/exercise_3_2_solution.py reproduces it with PyTorch, and "
+       "attn-walk --stage multi-head --softmax-dim 1 shows it"},
+      {"note.exercise_3_2_solution#dim1",
+       "exercise 3.2: with --softmax-dim 1 these are the numbers the book's "
+       "exercise-solutions.ipynb prints (with the chapter's inputs and seed 123, "
+       "[[-9.1476e-02, 3.4164e-02], …]): the first CausalAttention's softmax over dim=1"},
+      {"note.softmax_dim1",
+       "--softmax-dim 1: CausalAttention normalises with torch.softmax(attn_scores / d_k**0.5, "
+       "dim=1), as the first ch03.ipynb did. That dim=1 came from the 2-D code, where dim 1 is "
+       "the last; with the batch in front, dim 1 is the queries, so each column of weights sums "
+       "to 1 instead of each row, and a query mixes values with weights that do not sum to 1. "
+       "PyTorch computes some columns of this softmax with a vectorised exp and others with "
+       "the C library's, by torch.get_num_threads(): this walk matches {torch_threads} "
+       "thread(s) (--torch-threads)"},
       {"heatmap.scale_fixed",
        "scale (fixed for all weights and masks)"},
       {"heatmap.mask",

@@ -24,7 +24,19 @@ LangTable review_zh() {
        "练习 3.2：书中 exercise-solutions.ipynb 打印的是 [[-9.1476e-02, 3.4164e-02], …]，"
        "与本章代码的结果不同（用本章的输入和随机种子 123 得到 [[-0.5740, 0.2216], …]）。"
        "那份输出来自 CausalAttention 的第一个版本：它用 torch.softmax(..., dim=1) 沿查询而不是"
-       "沿键（dim=-1）归一化；tests/golden/exercise_3_2_solution.py 用 PyTorch 复现了它"},
+       "沿键（dim=-1）归一化；tests/golden/exercise_3_2_solution.py 用 PyTorch 复现了它，"
+       "attn-walk --stage multi-head --softmax-dim 1 也能显示它"},
+      {"note.exercise_3_2_solution#dim1",
+       "练习 3.2：加上 --softmax-dim 1 后，这里就是书中 exercise-solutions.ipynb 打印的数值"
+       "（用本章的输入和随机种子 123，得到 [[-9.1476e-02, 3.4164e-02], …]），"
+       "来自第一个版本的 CausalAttention 沿 dim=1 的 softmax"},
+      {"note.softmax_dim1",
+       "--softmax-dim 1：CausalAttention 用 torch.softmax(attn_scores / d_k**0.5, dim=1) 归一化，"
+       "和第一版 ch03.ipynb 一样。这个 dim=1 沿用自二维的代码，在那里第 1 维就是最后一维；"
+       "批次维加在最前面之后，第 1 维变成了查询，于是每一列权重之和为 1，而不是每一行，"
+       "一个查询混合值向量时用的权重之和也就不再是 1。PyTorch 计算这种 softmax 时，"
+       "按 torch.get_num_threads() 让一部分列用向量化的 exp、另一部分用 C 库的 exp："
+       "本次演示对应 {torch_threads} 个线程（--torch-threads）"},
       {"heatmap.scale_fixed",
        "色标（所有权重和掩码共用）"},
       {"heatmap.mask",

@@ -102,6 +102,8 @@ nlohmann::json config_json(const Config& c) {
           {"qkv_bias", c.qkv_bias},
           {"init", to_string(c.init)},
           {"dropout_rng", to_string(c.dropout_rng)},
+          {"softmax_dim", c.causal_softmax.dim},
+          {"torch_threads", c.causal_softmax.torch_threads},
           {"bonus", {{"d_out", c.bonus.d_out},
                      {"heads", c.bonus.heads},
                      {"kv_groups", c.bonus.kv_groups},

@@ -35,6 +35,20 @@ std::string format_number(double v);
 // The notebook prints the latest step with a label: print("Sum:", t).
 inline void label_last(Walk& walk, std::string label) { walk.steps.back().print_label = std::move(label); }
 
+// The notebook prints the latest step's shape under it: print("keys.shape:", keys.shape)
+// shows "keys.shape: torch.Size([6, 2])"; with no label, print(batch.shape).
+inline void print_shape_last(Walk& walk, const std::string& label) {
+  const std::string size = torch_size_str(walk.steps.back().shape());
+  walk.steps.back().details.push_back(label.empty() ? size : label + " " + size);
+}
+
+// --softmax-dim 1 (config.h): say so, once per walk that runs CausalAttention.
+inline void note_causal_softmax(Walk& walk, const Config& cfg) {
+  if (cfg.causal_softmax.dim != 1) return;
+  walk.vars["torch_threads"] = std::to_string(cfg.causal_softmax.torch_threads);
+  walk.notes.push_back("note.softmax_dim1");
+}
+
 // Steps [first, end) are attn-walk's own demonstrations, not the chapter's.
 inline void mark_beyond_chapter(Walk& walk, size_t first) {
   for (size_t i = first; i < walk.steps.size(); ++i) walk.steps[i].beyond_chapter = true;

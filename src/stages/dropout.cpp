@@ -83,11 +83,14 @@ Walk run_dropout(const Config& cfg) {
 
   // 3.5.3: a batch of identical inputs through the CausalAttention module.
   const Tensor& batch = walk.add("batch", stack_copies(cfg.inputs, cfg.batch));  // (B, T, d_in)
+  print_shape_last(walk, "");
+  note_causal_softmax(walk, cfg);
   gen.manual_seed(cfg.seed1);
   const CausalAttention ca(gen, cfg.d_in(), cfg.d_out, T, cfg.attn_dropout, cfg.qkv_bias,
-                           cfg.dropout_rng);
+                           cfg.dropout_rng, cfg.causal_softmax);
   walk.add("causal_attention_context_vecs", ca.forward(gen, batch),
            {"grad_fn=<UnsafeViewBackward0>"});  // (B, T, d_out)
+  print_shape_last(walk, "context_vecs.shape:");
 
   // Beyond the chapter (its bonus notebook on buffers): register_buffer makes the mask part
   // of the module's state (saved, moved to the GPU with it), sized for the longest context;

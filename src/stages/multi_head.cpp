@@ -43,6 +43,7 @@ Walk run_multi_head(const Config& cfg) {
   set_common_vars(walk, cfg);
   const int64_t T = cfg.num_tokens(), d_in = cfg.d_in(), d_out = cfg.d_out, H = cfg.heads;
   if (cfg.attn_dropout > 0.0) walk.notes.push_back(dropout_kernel_note(cfg.dropout_rng));
+  note_causal_softmax(walk, cfg);
   walk.vars["wrapper_width"] = std::to_string(H * d_out);
   TorchGenerator gen;
 
@@ -51,7 +52,7 @@ Walk run_multi_head(const Config& cfg) {
   // 3.6.1: H independent CausalAttention heads, outputs concatenated.
   gen.manual_seed(cfg.seed1);
   const MultiHeadAttentionWrapper wrapper(gen, d_in, d_out, T, cfg.attn_dropout, H, cfg.qkv_bias,
-                                          cfg.dropout_rng);
+                                          cfg.dropout_rng, cfg.causal_softmax);
   Tensor wrapper_out = wrapper.forward(gen, batch);  // (B, T, H * d_out)
   Comparison first_head_check;
   if (cfg.attn_dropout == 0.0) {
@@ -59,10 +60,12 @@ Walk run_multi_head(const Config& cfg) {
     // With dropout the masks come from different points of the random stream, so only
     // the dropout-free walk can compare them.
     gen.manual_seed(cfg.seed1);
-    const CausalAttention ca(gen, d_in, d_out, T, cfg.attn_dropout, cfg.qkv_bias, cfg.dropout_rng);
+    const CausalAttention ca(gen, d_in, d_out, T, cfg.attn_dropout, cfg.qkv_bias, cfg.dropout_rng,
+                             cfg.causal_softmax);
     first_head_check = compare_close(slice_lastdim(wrapper_out, 0, d_out), ca.forward(gen, batch));
   }
   walk.record("wrapper_context_vecs", std::move(wrapper_out), {"grad_fn=<CatBackward0>"});
+  print_shape_last(walk, "context_vecs.shape:");
   if (cfg.attn_dropout == 0.0) add_check(walk, "wrapper_first_head_equals_causal_attention", first_head_check);
 
   // The batched matrix product MultiHeadAttention relies on, on the chapter's fixed tensor.
@@ -114,6 +117,7 @@ Walk run_multi_head(const Config& cfg) {
   walk.add_parameter("out_proj.weight", mha.out_proj.weight);
   walk.add_parameter("out_proj.bias", *mha.out_proj.bias);
   walk.record("mha_context_vecs", std::move(mha_out), {"grad_fn=<ViewBackward0>"});  // (B, T, d_out)
+  print_shape_last(walk, "context_vecs.shape:");
 
   // Beyond the chapter: with its default head_dim = 1, view and transpose above move nothing
   // visible. Here b = 1, 3 tokens, d_out = 4 = 2 heads x head_dim 2, on the numbers 0..11,
@@ -145,10 +149,11 @@ Walk run_multi_head(const Config& cfg) {
 
   // Exercise 3.2: two heads of d_out = 1 give 2-dimensional context vectors. The book's
   // solution prints other numbers, from an early softmax(dim=1): the note says so.
-  walk.notes.push_back("note.exercise_3_2_solution");
+  walk.notes.push_back(cfg.causal_softmax.dim == 1 ? "note.exercise_3_2_solution#dim1"
+                                                   : "note.exercise_3_2_solution");
   gen.manual_seed(cfg.seed1);
   const MultiHeadAttentionWrapper wrapper_2d(gen, d_in, 1, T, cfg.attn_dropout, 2, cfg.qkv_bias,
-                                             cfg.dropout_rng);
+                                             cfg.dropout_rng, cfg.causal_softmax);
   walk.record("exercise_3_2_context_vecs", wrapper_2d.forward(gen, batch), {"grad_fn=<CatBackward0>"});
 
   // Exercise 3.3: a GPT-2-sized MultiHeadAttention, counted from its actual parameters.

@@ -34,7 +34,9 @@ Walk run_trainable(const Config& cfg) {
   walk.add("value_2", matmul(x_2, W_value));
 
   const Tensor& keys = walk.add("keys", matmul(inputs, W_key));        // (T, d_out)
+  print_shape_last(walk, "keys.shape:");
   const Tensor& values = walk.add("values", matmul(inputs, W_value));  // (T, d_out)
+  print_shape_last(walk, "values.shape:");
 
   const Tensor keys_2 = keys[q];
   const Tensor& attn_score_22 = walk.add("attn_score_22", dot(query_2, keys_2));

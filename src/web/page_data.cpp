@@ -52,6 +52,9 @@ json state_of(const std::vector<Walk>& walks, Lang lang) {
   if (c.qkv_bias) s["qkv-bias"] = "1";
   if (c.init != d.init) s["init"] = to_string(c.init);
   if (c.dropout_rng != d.dropout_rng) s["dropout-rng"] = to_string(c.dropout_rng);
+  if (c.causal_softmax.dim != d.causal_softmax.dim) s["softmax-dim"] = std::to_string(c.causal_softmax.dim);
+  if (c.causal_softmax.torch_threads != d.causal_softmax.torch_threads)
+    s["torch-threads"] = std::to_string(c.causal_softmax.torch_threads);
   if (lang != Lang::En) s["lang"] = lang_table(lang).code;
   return s;
 }

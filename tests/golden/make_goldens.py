@@ -20,7 +20,7 @@ OUT = os.path.join(HERE, "walks")
 JOURNEY = json.load(open(os.path.join(HERE, "..", "..", "data", "journey.json")))
 
 OPTION_DEFAULTS = dict(query=2, seed=None, d_out=2, heads=2, dropout=0.5, attn_dropout=0.0,
-                       batch=2, qkv_bias=False, init="rand")
+                       batch=2, qkv_bias=False, init="rand", softmax_dim=-1, torch_threads=2)
 
 
 def random_embeddings(seed, T, d_in):
@@ -36,7 +36,8 @@ def to_cfg(opts, embeddings):
         seed1, seed2 = 123, 789
     return torch_walk.Cfg(embeddings, query=o["query"], seed1=seed1, seed2=seed2, d_out=o["d_out"],
                           heads=o["heads"], dropout=o["dropout"], attn_dropout=o["attn_dropout"],
-                          batch=o["batch"], qkv_bias=o["qkv_bias"], init=o["init"])
+                          batch=o["batch"], qkv_bias=o["qkv_bias"], init=o["init"],
+                          softmax_dim=o["softmax_dim"], torch_threads=o["torch_threads"])
 
 
 def golden(name, opts, tokens, embeddings, stages=None):
@@ -65,6 +66,9 @@ def configurations():
     yield "book_dropout_edges", {"dropout": 1.0, "attn_dropout": 0.2, "seed": 7}, j_tok, j_emb
     yield "book_dropout0", {"dropout": 0.0, "d_out": 3, "heads": 1}, j_tok, j_emb
 
+    # Exercise 3.2's solution: CausalAttention's softmax over dim=1, as the first ch03.ipynb.
+    yield "book_softmax_dim1", {"softmax_dim": 1}, j_tok, j_emb
+
     def rnd(name, data_seed, T, d_in, **opts):
         emb = random_embeddings(data_seed, T, d_in)
         return name, opts, [f"x{i + 1}" for i in range(T)], emb
@@ -82,6 +86,14 @@ def configurations():
               qkv_bias=True, seed=2**32 + 5, dropout=0.15, attn_dropout=0.25, batch=2)
     # Long enough that the (T, T) matrices are summarised with "...".
     yield rnd("d6_t40_long", 7, 40, 6, d_out=4, heads=2, seed=11, batch=1)
+    # dim=1 with 8 or more keys: vectorised and scalar columns (the thread count only matters
+    # from b*T*T > 32768 on: make_softmax_dim_goldens.py covers that).
+    yield rnd("d4_t11_softmax_dim1_b3_threads3", 9, 11, 4, d_out=4, heads=2, seed=8, batch=3,
+              softmax_dim=1, torch_threads=3)
+    yield rnd("d5_t20_softmax_dim1_threads1_attn02", 10, 20, 5, d_out=2, heads=1, seed=9, batch=2,
+              softmax_dim=1, torch_threads=1, attn_dropout=0.2)
+    yield rnd("d3_t17_softmax_dim1_b3_threads4_randn", 11, 17, 3, d_out=2, heads=2, seed=10,
+              batch=3, softmax_dim=1, torch_threads=4, init="randn")
     yield rnd("d3_t33_long_randn", 8, 33, 3, d_out=2, heads=2, init="randn", seed=3, batch=1,
               attn_dropout=0.1)
 

@@ -49,9 +49,10 @@ class SelfAttention_v2(nn.Module):
 
 
 class CausalAttention(nn.Module):
-    def __init__(self, d_in, d_out, context_length, dropout, qkv_bias=False):
+    def __init__(self, d_in, d_out, context_length, dropout, qkv_bias=False, softmax_dim=-1):
         super().__init__()
         self.d_out = d_out
+        self.softmax_dim = softmax_dim  # 1: the first ch03.ipynb (exercise 3.2's solution)
         self.W_query = nn.Linear(d_in, d_out, bias=qkv_bias)
         self.W_key = nn.Linear(d_in, d_out, bias=qkv_bias)
         self.W_value = nn.Linear(d_in, d_out, bias=qkv_bias)
@@ -65,16 +66,17 @@ class CausalAttention(nn.Module):
         values = self.W_value(x)
         attn_scores = queries @ keys.transpose(1, 2)
         attn_scores.masked_fill_(self.mask.bool()[:num_tokens, :num_tokens], -torch.inf)
-        attn_weights = torch.softmax(attn_scores / keys.shape[-1] ** 0.5, dim=-1)
+        attn_weights = torch.softmax(attn_scores / keys.shape[-1] ** 0.5, dim=self.softmax_dim)
         attn_weights = self.dropout(attn_weights)
         return attn_weights @ values
 
 
 class MultiHeadAttentionWrapper(nn.Module):
-    def __init__(self, d_in, d_out, context_length, dropout, num_heads, qkv_bias=False):
+    def __init__(self, d_in, d_out, context_length, dropout, num_heads, qkv_bias=False, softmax_dim=-1):
         super().__init__()
         self.heads = nn.ModuleList(
-            [CausalAttention(d_in, d_out, context_length, dropout, qkv_bias) for _ in range(num_heads)])
+            [CausalAttention(d_in, d_out, context_length, dropout, qkv_bias, softmax_dim)
+             for _ in range(num_heads)])
 
     def forward(self, x):
         return torch.cat([head(x) for head in self.heads], dim=-1)
@@ -170,11 +172,14 @@ class Recorder:
 
 class Cfg:
     def __init__(self, inputs, query=2, seed1=123, seed2=789, d_out=2, heads=2, dropout=0.5,
-                 attn_dropout=0.0, batch=2, qkv_bias=False, init="rand", dropout_rng="default"):
+                 attn_dropout=0.0, batch=2, qkv_bias=False, init="rand", dropout_rng="default",
+                 softmax_dim=-1, torch_threads=2):
         self.inputs = torch.tensor(inputs, dtype=torch.float32)
         self.query, self.seed1, self.seed2 = query, seed1, seed2
         self.d_out, self.heads, self.dropout, self.attn_dropout = d_out, heads, dropout, attn_dropout
         self.batch, self.qkv_bias, self.init, self.dropout_rng = batch, qkv_bias, init, dropout_rng
+        # CausalAttention's softmax dim; its kernel for dim=1 depends on the thread count.
+        self.softmax_dim, self.torch_threads = softmax_dim, torch_threads
 
 
 # ---- the stages --------------------------------------------------------------------------
@@ -257,8 +262,10 @@ def stage_trainable(c):
     query_2 = rec("query_2", x_2 @ W_query)
     rec("key_2", x_2 @ W_key)
     rec("value_2", x_2 @ W_value)
-    keys = rec("keys", inputs @ W_key)
-    values = rec("values", inputs @ W_value)
+    keys = inputs @ W_key
+    values = inputs @ W_value
+    rec("keys", keys, details=[f"keys.shape: {keys.shape}"])
+    rec("values", values, details=[f"values.shape: {values.shape}"])
     keys_2 = keys[c.query - 1]
     rec("attn_score_22", query_2.dot(keys_2))
     attn_scores_2 = rec("attn_scores_2", query_2 @ keys.T)
@@ -326,10 +333,12 @@ def stage_dropout(c):
     torch.manual_seed(c.seed1)
     dropped = rec("dropout_attn_weights", dropout(attn_weights))
     rec("dropout_attn_weights_row_sums", dropped.sum(dim=-1))
-    batch = rec("batch", torch.stack((inputs,) * c.batch, dim=0))
+    batch = torch.stack((inputs,) * c.batch, dim=0)
+    rec("batch", batch, details=[str(batch.shape)])  # print(batch.shape)
     torch.manual_seed(c.seed1)
-    ca = CausalAttention(inputs.shape[1], c.d_out, T, c.attn_dropout, c.qkv_bias)
-    rec("causal_attention_context_vecs", ca(batch))
+    ca = CausalAttention(inputs.shape[1], c.d_out, T, c.attn_dropout, c.qkv_bias, c.softmax_dim)
+    context_vecs = ca(batch)
+    rec("causal_attention_context_vecs", context_vecs, details=[f"context_vecs.shape: {context_vecs.shape}"])
     # Beyond the chapter (ch03/03_understanding-buffers): the mask as a buffer, made for a
     # context longer than the input and cut to it; it is in the state_dict only as a buffer.
     torch.manual_seed(c.seed1)
@@ -362,8 +371,10 @@ def stage_multi_head(c):
     T, d_in = inputs.shape
     batch = rec("batch", torch.stack((inputs,) * c.batch, dim=0))
     torch.manual_seed(c.seed1)
-    wrapper = MultiHeadAttentionWrapper(d_in, c.d_out, T, c.attn_dropout, c.heads, c.qkv_bias)
-    rec("wrapper_context_vecs", wrapper(batch))
+    wrapper = MultiHeadAttentionWrapper(d_in, c.d_out, T, c.attn_dropout, c.heads, c.qkv_bias,
+                                        c.softmax_dim)
+    context_vecs = wrapper(batch)
+    rec("wrapper_context_vecs", context_vecs, details=[f"context_vecs.shape: {context_vecs.shape}"])
     a = rec("a", torch.tensor(CHAPTER_A))
     rec("a_at_a_T", a @ a.transpose(2, 3))
     first_head = a[0, 0, :, :]
@@ -373,7 +384,7 @@ def stage_multi_head(c):
     torch.manual_seed(c.seed1)
     mha = MultiHeadAttention(d_in, c.d_out, T, c.attn_dropout, c.heads, c.qkv_bias)
     out = mha(batch, rec)
-    rec("mha_context_vecs", out)
+    rec("mha_context_vecs", out, details=[f"context_vecs.shape: {out.shape}"])
     # Beyond the chapter: view and transpose with head_dim = 2 (b = 1, 3 tokens, 2 heads),
     # on numbers that say where they come from, with the layout in memory.
     keys = rec("hd2_keys", torch.arange(12.0).view(1, 3, 4), details=_layout(torch.arange(12.0).view(1, 3, 4)))
@@ -389,7 +400,7 @@ def stage_multi_head(c):
     rec("hd2_merged", merged, details=_layout(merged))
     # Exercise 3.2: two heads with d_out = 1 each give 2-dimensional context vectors.
     torch.manual_seed(c.seed1)
-    wrapper_2d = MultiHeadAttentionWrapper(d_in, 1, T, c.attn_dropout, 2, c.qkv_bias)
+    wrapper_2d = MultiHeadAttentionWrapper(d_in, 1, T, c.attn_dropout, 2, c.qkv_bias, c.softmax_dim)
     rec("exercise_3_2_context_vecs", wrapper_2d(batch))
     # Exercise 3.3: the parameters of a GPT-2-sized MultiHeadAttention.
     torch.manual_seed(c.seed1)
@@ -412,4 +423,5 @@ STAGES = {
 def run_stage(stage, cfg):
     if cfg.dropout_rng != "default":
         raise ValueError("Debian's PyTorch has no MKL: the mkl kernel cannot be run here")
+    torch.set_num_threads(cfg.torch_threads)
     return STAGES[stage](cfg)
