@@ -15,6 +15,7 @@
 #include "kernels/parallel.h"
 #include "kernels/softmax.h"
 #include "torch_kernels.h"
+#include "torch_random.h"
 
 namespace attn::kernels {
 namespace {
@@ -387,6 +388,38 @@ TEST(GemmChains, DISABLED_Rate) {
     }
   }
   set_num_threads(0);
+}
+
+// The bulk draws (Mt19937::fill, discard, fill_uniform_float on every path) against
+// std::mt19937 and one uniform_float at a time.
+TEST(RandomFill, BulkDrawsEqualOneAtATime) {
+  std::mt19937 reference(1234);
+  Mt19937 engine;
+  engine.seed(1234);
+  std::vector<uint32_t> bulk(2000);
+  engine.fill(bulk.data(), 5);
+  engine.discard(1300);
+  engine.fill(bulk.data() + 5, 1995);
+  for (int i = 0; i < 5; ++i) EXPECT_EQ(bulk[static_cast<size_t>(i)], reference()) << i;
+  reference.discard(1300);
+  for (size_t i = 5; i < bulk.size(); ++i) ASSERT_EQ(bulk[i], reference()) << i;
+
+  const Isa saved = active_isa();
+  for (Isa isa : {Isa::Scalar, Isa::Avx2, Isa::Avx512}) {
+    if (set_active_isa(isa) != isa) continue;
+    TorchGenerator one, many;
+    one.manual_seed(77);
+    many.manual_seed(77);
+    std::vector<float> got(1500);
+    many.fill_uniform_float(got.data(), 3, -0.25f, 0.5f);
+    many.fill_uniform_float(got.data() + 3, 1497, -0.25f, 0.5f);
+    for (size_t i = 0; i < got.size(); ++i) {
+      const float want = one.uniform_float(-0.25f, 0.5f);
+      ASSERT_EQ(std::memcmp(&got[i], &want, sizeof want), 0) << isa_name(isa) << " " << i;
+    }
+    EXPECT_EQ(one.random(), many.random());
+  }
+  set_active_isa(saved);
 }
 
 }  // namespace
