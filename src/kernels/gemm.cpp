@@ -112,7 +112,8 @@ int64_t last_nonfinite_row(int64_t K, int64_t N, ConstMat B) {
 
 // The tiles: rows in blocks of kTaskRows x columns in blocks of kTaskCols, one per task.
 void run_tiles(int64_t M, int64_t n, ConstMat A, const PackedB& P, float* C, int64_t ldc,
-               const int64_t* row_k_end, bool threaded) {
+               const int64_t* row_k_end, bool threaded, const float* c_init) {
+  if (!P.order.add_to_c) c_init = nullptr;  // the first block is stored: no start values
   const Isa isa = static_cast<Isa>(P.isa);
   const int64_t K = P.K;
   const int64_t col_tasks = (n + kTaskCols - 1) / kTaskCols;
@@ -124,6 +125,8 @@ void run_tiles(int64_t M, int64_t n, ConstMat A, const PackedB& P, float* C, int
     const int64_t i0 = (t / col_tasks) * kTaskRows, j0 = (t % col_tasks) * kTaskCols;
     const int64_t m = std::min(kTaskRows, M - i0), cols = std::min(kTaskCols, n - j0);
     if (isa == Isa::Scalar) {
+      if (c_init)
+        for (int64_t i = i0; i < i0 + m; ++i) std::copy_n(c_init + j0, cols, C + i * ldc + j0);
       gemm_chains_reference(m, cols, K, A.offset(i0, 0), ConstMat{P.data.data() + j0, P.N, false},
                             C + i0 * ldc + j0, ldc, P.order);
       return;
@@ -143,6 +146,7 @@ void run_tiles(int64_t M, int64_t n, ConstMat A, const PackedB& P, float* C, int
     r.k_bounds = P.order.k_bounds.data();
     r.n_bounds = static_cast<int>(P.order.k_bounds.size());
     r.add_to_c = P.order.add_to_c;
+    r.c_init = c_init ? c_init + j0 : nullptr;
     r.row_k_end = row_k_end ? row_k_end + i0 : nullptr;
     r.scratch_a = scratch.data();
     if (isa == Isa::Avx512) detail::gemm_region_avx512(r);
@@ -201,17 +205,23 @@ void pack_b(int64_t K, int64_t N, ConstMat B, const ChainOrder& order, PackedB& 
   out.last_nonfinite_row = check_finite ? last_nonfinite_row(K, N, B) : K;
 }
 
+const float* zero_row(int64_t n) {
+  thread_local std::vector<float> zeros;
+  if (zeros.size() < static_cast<size_t>(n)) zeros.assign(static_cast<size_t>(n), 0.0f);
+  return zeros.data();
+}
+
 void gemm_chains_packed(int64_t M, int64_t n, ConstMat A, const PackedB& B, float* C, int64_t ldc,
-                        const int64_t* row_k_end) {
+                        const int64_t* row_k_end, const float* c_init) {
   if (M <= 0 || n <= 0) return;
   if (n > B.N) throw std::logic_error("gemm_chains_packed: more columns than B has");
   if (!use_hint(M, B.K, row_k_end, B.last_nonfinite_row)) row_k_end = nullptr;
-  run_tiles(M, n, A, B, C, ldc, row_k_end, M * n * B.K >= (int64_t{1} << 16));
+  run_tiles(M, n, A, B, C, ldc, row_k_end, M * n * B.K >= (int64_t{1} << 16), c_init);
   if (row_k_end) fix_negative_zeros(M, n, A, B.source, C, ldc, B.order, row_k_end);
 }
 
 void gemm_chains(int64_t M, int64_t N, int64_t K, ConstMat A, ConstMat B, float* C, int64_t ldc,
-                 const ChainOrder& order, const int64_t* row_k_end) {
+                 const ChainOrder& order, const int64_t* row_k_end, const float* c_init) {
   check_order(K, order);
   if (M <= 0 || N <= 0) return;
   const bool threaded = M * N * K >= (int64_t{1} << 16);
@@ -238,7 +248,7 @@ void gemm_chains(int64_t M, int64_t N, int64_t K, ConstMat A, ConstMat B, float*
   else for (int64_t t = 0; t < col_chunks; ++t) pack_chunk(t);
 
   // 2. The tiles of C.
-  run_tiles(M, N, A, P, C, ldc, row_k_end, threaded);
+  run_tiles(M, N, A, P, C, ldc, row_k_end, threaded, c_init);
   if (row_k_end) fix_negative_zeros(M, N, A, B, C, ldc, order, row_k_end);
 }
 
