@@ -49,6 +49,8 @@ bool finite_rows(ConstMat B, int64_t k_from, int64_t K, int64_t N) {
 
 constexpr int64_t kTaskRows = 96;  // a multiple of every kernel's MR (8 and 6)
 constexpr int64_t kTaskCols = detail::kTileCols;
+constexpr int64_t kFewRows = 2 * kTaskRows + kTaskRows / 2;  // up to 240 rows: one row task
+static_assert(kTaskCols / 2 % detail::kPanelAvx512 == 0 && kTaskCols / 2 % detail::kPanelAvx2 == 0, "strips");
 
 }  // namespace
 
@@ -116,14 +118,18 @@ void run_tiles(int64_t M, int64_t n, ConstMat A, const PackedB& P, float* C, int
   if (!P.order.add_to_c) c_init = nullptr;  // the first block is stored: no start values
   const Isa isa = static_cast<Isa>(P.isa);
   const int64_t K = P.K;
-  const int64_t col_tasks = (n + kTaskCols - 1) / kTaskCols;
-  const int64_t tasks = ((M + kTaskRows - 1) / kTaskRows) * col_tasks;
+  // Few rows (a short sequence): every row in one task and narrower column strips, so that
+  // each part of the packed B is read from memory once, not once per row task.
+  const bool few_rows = M <= kFewRows;
+  const int64_t task_rows = few_rows ? M : kTaskRows, task_cols = few_rows ? kTaskCols / 2 : kTaskCols;
+  const int64_t col_tasks = (n + task_cols - 1) / task_cols;
+  const int64_t tasks = ((M + task_rows - 1) / task_rows) * col_tasks;
   int64_t max_block = 0;
   for (size_t b = 0; b + 1 < P.order.k_bounds.size(); ++b)
     max_block = std::max(max_block, P.order.k_bounds[b + 1] - P.order.k_bounds[b]);
   auto task = [&](int64_t t) {
-    const int64_t i0 = (t / col_tasks) * kTaskRows, j0 = (t % col_tasks) * kTaskCols;
-    const int64_t m = std::min(kTaskRows, M - i0), cols = std::min(kTaskCols, n - j0);
+    const int64_t i0 = (t / col_tasks) * task_rows, j0 = (t % col_tasks) * task_cols;
+    const int64_t m = std::min(task_rows, M - i0), cols = std::min(task_cols, n - j0);
     if (isa == Isa::Scalar) {
       if (c_init)
         for (int64_t i = i0; i < i0 + m; ++i) std::copy_n(c_init + j0, cols, C + i * ldc + j0);
