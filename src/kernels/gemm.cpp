@@ -49,7 +49,7 @@ bool finite_rows(ConstMat B, int64_t k_from, int64_t K, int64_t N) {
 
 constexpr int64_t kTaskRows = 96;  // a multiple of every kernel's MR (8 and 6)
 constexpr int64_t kTaskCols = detail::kTileCols;
-constexpr int64_t kFewRows = 2 * kTaskRows + kTaskRows / 2;  // up to 240 rows: one row task
+constexpr int64_t kFewRows = 240;  // up to 240 rows (a multiple of 8 and 6): one row task
 static_assert(kTaskCols / 2 % detail::kPanelAvx512 == 0 && kTaskCols / 2 % detail::kPanelAvx2 == 0, "strips");
 
 }  // namespace
