@@ -105,9 +105,14 @@ int64_t last_nonfinite_row(int64_t K, int64_t N, ConstMat B) {
   }
   for (int64_t k = K - 1; k >= 0; --k) {
     const float* row = B.data + k * B.ld;
-    bool finite = true;
-    for (int64_t j = 0; j < N; ++j) finite &= std::fabs(row[j]) <= std::numeric_limits<float>::max();
-    if (!finite) return k;
+    // inf and NaN have every exponent bit set; an integer scan vectorises.
+    uint32_t nonfinite = 0;
+    for (int64_t j = 0; j < N; ++j) {
+      uint32_t bits;
+      std::memcpy(&bits, row + j, sizeof bits);
+      nonfinite |= static_cast<uint32_t>((bits & 0x7f800000u) == 0x7f800000u);
+    }
+    if (nonfinite) return k;
   }
   return -1;
 }
