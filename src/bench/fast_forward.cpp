@@ -63,10 +63,21 @@ void PreparedMultiHeadAttention::forward(TorchGenerator& gen, const Tensor& x, T
   for (auto* buffer : {&queries_, &keys_, &values_, &context_})
     if (buffer->size() != size) buffer->resize(size);
 
-  // 1. Projections, as nn.Linear computes them: (b, T, d_in) -> (b, T, d_out)
-  project(mha.W_key, key_, x.data.data(), rows, keys_.data());
-  project(mha.W_query, query_, x.data.data(), rows, queries_.data());
-  project(mha.W_value, value_, x.data.data(), rows, values_.data());
+  // 1. Projections, as nn.Linear computes them: (b, T, d_in) -> (b, T, d_out); the three
+  //    in one parallel job.
+  const Linear* linears[3] = {&mha.W_key, &mha.W_query, &mha.W_value};
+  const kernels::PackedB* packed[3] = {&key_, &query_, &value_};
+  float* outs[3] = {keys_.data(), queries_.data(), values_.data()};
+  const float* starts[3];
+  for (int p = 0; p < 3; ++p) starts[p] = linears[p]->bias ? linears[p]->bias->data.data() : kernels::zero_row(d_out);
+  kernels::gemm_tasks_packed(rows, d_out, parts_);
+  const int64_t per_product = static_cast<int64_t>(parts_.size() / 4);
+  const kernels::ConstMat xs{x.data.data(), d_in_, false};
+  kernels::parallel_for(3 * per_product, [&](int64_t t) {
+    const int64_t p = t / per_product;
+    const int64_t* part = parts_.data() + 4 * (t % per_product);
+    kernels::gemm_chains_packed_part(part[0], part[1], part[2], part[3], xs, *packed[p], outs[p], d_out, starts[p]);
+  });
   // 2. Every head: causal scores, / sqrt(head_dim), softmax, @ values. The heads are read
   //    in place (view + transpose(1, 2)); the result comes out as (b, T, H, head_dim),
   //    which is the merged (b, T, d_out) already.

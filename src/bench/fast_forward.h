@@ -33,6 +33,7 @@ class PreparedMultiHeadAttention {
   int64_t d_in_;
   kernels::PackedB query_, key_, value_, out_;
   std::vector<float> queries_, keys_, values_, context_;
+  std::vector<int64_t> parts_;  // the projections' parts (kernels::gemm_tasks_packed)
 };
 
 }  // namespace attn

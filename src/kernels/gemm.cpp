@@ -118,8 +118,9 @@ int64_t last_nonfinite_row(int64_t K, int64_t N, ConstMat B) {
 }
 
 // The tiles: rows in blocks of kTaskRows x columns in blocks of kTaskCols, one per task.
+// Columns [j_begin, j_begin + n) of C (j_begin a multiple of every NR).
 void run_tiles(int64_t M, int64_t n, ConstMat A, const PackedB& P, float* C, int64_t ldc,
-               const int64_t* row_k_end, bool threaded, const float* c_init) {
+               const int64_t* row_k_end, bool threaded, const float* c_init, int64_t j_begin = 0) {
   if (!P.order.add_to_c) c_init = nullptr;  // the first block is stored: no start values
   const Isa isa = static_cast<Isa>(P.isa);
   const int64_t K = P.K;
@@ -133,8 +134,8 @@ void run_tiles(int64_t M, int64_t n, ConstMat A, const PackedB& P, float* C, int
   for (size_t b = 0; b + 1 < P.order.k_bounds.size(); ++b)
     max_block = std::max(max_block, P.order.k_bounds[b + 1] - P.order.k_bounds[b]);
   auto task = [&](int64_t t) {
-    const int64_t i0 = (t / col_tasks) * task_rows, j0 = (t % col_tasks) * task_cols;
-    const int64_t m = std::min(task_rows, M - i0), cols = std::min(task_cols, n - j0);
+    const int64_t i0 = (t / col_tasks) * task_rows, j = (t % col_tasks) * task_cols;
+    const int64_t m = std::min(task_rows, M - i0), cols = std::min(task_cols, n - j), j0 = j_begin + j;
     if (isa == Isa::Scalar) {
       if (c_init)
         for (int64_t i = i0; i < i0 + m; ++i) std::copy_n(c_init + j0, cols, C + i * ldc + j0);
@@ -214,6 +215,22 @@ void pack_b(int64_t K, int64_t N, ConstMat B, const ChainOrder& order, PackedB& 
   prepare_packed(out, K, N, B, order);
   pack_columns(out, B, K, 0, N, out.data.data());
   out.last_nonfinite_row = check_finite ? last_nonfinite_row(K, N, B) : K;
+}
+
+void gemm_tasks_packed(int64_t M, int64_t N, std::vector<int64_t>& tasks) {
+  const bool few_rows = M <= kFewRows;
+  const int64_t task_rows = few_rows ? M : kTaskRows, task_cols = few_rows ? kTaskCols / 2 : kTaskCols;
+  tasks.clear();
+  for (int64_t i0 = 0; i0 < M; i0 += task_rows)
+    for (int64_t j0 = 0; j0 < N; j0 += task_cols)
+      for (int64_t v : {i0, std::min(task_rows, M - i0), j0, std::min(task_cols, N - j0)}) tasks.push_back(v);
+}
+
+void gemm_chains_packed_part(int64_t i0, int64_t m, int64_t j0, int64_t n, ConstMat A, const PackedB& B, float* C,
+                             int64_t ldc, const float* c_init) {
+  if (m <= 0 || n <= 0) return;
+  if (j0 + n > B.N) throw std::logic_error("gemm_chains_packed_part: more columns than B has");
+  run_tiles(m, n, A.offset(i0, 0), B, C + i0 * ldc, ldc, nullptr, false, c_init, j0);
 }
 
 const float* zero_row(int64_t n) {
