@@ -382,9 +382,10 @@ void sgemm(const SgemmCall& g) {
   const int64_t* hint = row_k_end.empty() ? nullptr : row_k_end.data();
 
   if (kernel == SgemmKernel::Blocked) {
-    for (int64_t i = 0; i < g.M; ++i)
-      for (int64_t j = 0; j < g.N; ++j) g.C[i * g.ldc + j] = g.bias ? g.bias[j] : 0.0f;
-    gemm_chains(g.M, g.N, g.K, A, g.B, g.C, g.ldc, blocked_chain_order(g.K), hint);
+    // C starts as the bias or as zeros (beta = 0), given to the kernel rather than filled in.
+    std::vector<float> zeros;
+    if (!g.bias) zeros.assign(static_cast<size_t>(g.N), 0.0f);
+    gemm_chains(g.M, g.N, g.K, A, g.B, g.C, g.ldc, blocked_chain_order(g.K), hint, g.bias ? g.bias : zeros.data());
     return;
   }
   // Small kernels: chains for the leading columns, dot-like for the rest, then the bias.

@@ -5,17 +5,65 @@
 #include <cstring>
 
 #include "config.h"
+#include "kernels/random_fill.h"
 
 namespace attn {
 
+// init_genrand, as std::mt19937::seed and PyTorch's at::mt19937 seed the state.
+void Mt19937::seed(uint32_t s) {
+  state_[0] = s;
+  for (int i = 1; i < kN; ++i) state_[i] = 1812433253u * (state_[i - 1] ^ (state_[i - 1] >> 30)) + static_cast<uint32_t>(i);
+  index_ = kN;
+}
+
+// The next 624 state words, all at once (the loops have no dependence shorter than 227
+// words, so they vectorise).
+void Mt19937::twist() {
+  constexpr int kM = 397;
+  constexpr uint32_t kUpper = 0x80000000u, kLower = 0x7fffffffu, kMatrix = 0x9908b0dfu;
+  uint32_t* mt = state_;
+  for (int i = 0; i < kN - kM; ++i) {
+    const uint32_t y = (mt[i] & kUpper) | (mt[i + 1] & kLower);
+    mt[i] = mt[i + kM] ^ (y >> 1) ^ ((0u - (y & 1u)) & kMatrix);
+  }
+  for (int i = kN - kM; i < kN - 1; ++i) {
+    const uint32_t y = (mt[i] & kUpper) | (mt[i + 1] & kLower);
+    mt[i] = mt[i + kM - kN] ^ (y >> 1) ^ ((0u - (y & 1u)) & kMatrix);
+  }
+  const uint32_t y = (mt[kN - 1] & kUpper) | (mt[0] & kLower);
+  mt[kN - 1] = mt[kM - 1] ^ (y >> 1) ^ ((0u - (y & 1u)) & kMatrix);
+  index_ = 0;
+}
+
+void Mt19937::discard(uint64_t n) {
+  // Skipped draws need no tempering: only the state's regenerations matter.
+  while (n > 0) {
+    if (index_ >= kN) twist();
+    const uint64_t step = std::min<uint64_t>(n, static_cast<uint64_t>(kN - index_));
+    index_ += static_cast<int>(step);
+    n -= step;
+  }
+}
+
+void Mt19937::fill(uint32_t* out, int64_t n) {
+  while (n > 0) {
+    if (index_ >= kN) twist();
+    const int step = static_cast<int>(std::min<int64_t>(n, kN - index_));
+    const uint32_t* src = state_ + index_;
+    for (int i = 0; i < step; ++i) out[i] = temper(src[i]);
+    index_ += step;
+    out += step;
+    n -= step;
+  }
+}
+
 void TorchGenerator::manual_seed(uint64_t seed) {
-  // PyTorch's mt19937 uses the standard init_genrand recurrence on the low 32 bits,
-  // which is exactly std::mt19937's seeding.
+  // PyTorch's mt19937 uses the standard init_genrand recurrence on the low 32 bits.
   engine_.seed(static_cast<uint32_t>(seed & 0xFFFFFFFFu));
   next_double_normal_.reset();
 }
 
-uint32_t TorchGenerator::random() { return static_cast<uint32_t>(engine_()); }
+uint32_t TorchGenerator::random() { return engine_(); }
 
 uint64_t TorchGenerator::random64() {
   const uint64_t hi = random();
@@ -28,6 +76,17 @@ float TorchGenerator::uniform_float(float from, float to) {
   // PyTorch's build fuses x * (to - from) + from into one multiply-add.
   const float x = static_cast<float>(random() & 0xFFFFFFu) * (1.0f / 16777216.0f);
   return std::fma(x, to - from, from);
+}
+
+void TorchGenerator::fill_uniform_float(float* out, int64_t n, float from, float to) {
+  uint32_t bits[Mt19937::kN];
+  while (n > 0) {
+    const int64_t step = std::min<int64_t>(n, Mt19937::kN);
+    engine_.fill(bits, step);
+    kernels::uniform_from_bits(bits, out, step, from, to);
+    out += step;
+    n -= step;
+  }
 }
 
 double TorchGenerator::uniform_double() {
@@ -56,7 +115,7 @@ Tensor uniform(TorchGenerator& gen, Shape shape, double a, double b) {
   Tensor t = Tensor::zeros(std::move(shape));
   // The kernel casts the bounds to the tensor's dtype before drawing.
   const float from = static_cast<float>(a), to = static_cast<float>(b);
-  for (float& v : t.data) v = gen.uniform_float(from, to);
+  gen.fill_uniform_float(t.data.data(), t.numel(), from, to);
   return t;
 }
 
@@ -157,7 +216,7 @@ Tensor randn(TorchGenerator& gen, Shape shape) {
     return t;
   }
   // Block path: uniforms for every element first, then Box-Muller 16 at a time.
-  for (int64_t i = 0; i < n; ++i) d[i] = gen.uniform_float();
+  gen.fill_uniform_float(d, n);
   for (int64_t i = 0; i + 16 <= n; i += 16) normal_fill_16(d + i);
   if (n % 16 != 0) {
     // The tail: redraw the last 16 slots (overlapping finished ones) and redo them.
@@ -187,10 +246,15 @@ Tensor randn_rows(TorchGenerator& gen, int64_t rows, int64_t cols, const std::ve
         slot[static_cast<size_t>(k / 16)] = static_cast<int64_t>(blocks.size());
         blocks.resize(blocks.size() + 16);
       }
-  for (int64_t i = 0; i < n; ++i) {
-    const float u = gen.uniform_float();
-    const int64_t s = i / 16 < n / 16 ? slot[static_cast<size_t>(i / 16)] : -1;
-    if (s >= 0) blocks[static_cast<size_t>(s + i % 16)] = u;
+  constexpr int64_t kChunk = 4096;  // a multiple of 16: the chunks hold whole blocks
+  float chunk[kChunk];
+  for (int64_t c0 = 0; c0 < n; c0 += kChunk) {
+    const int64_t len = std::min(kChunk, n - c0);
+    gen.fill_uniform_float(chunk, len);
+    for (int64_t i = c0; i < c0 + len; i += 16) {
+      const int64_t s = i / 16 < n / 16 ? slot[static_cast<size_t>(i / 16)] : -1;
+      if (s >= 0) std::copy_n(chunk + (i - c0), std::min<int64_t>(16, n - i), blocks.begin() + s);
+    }
   }
   for (size_t b = 0; b < blocks.size(); b += 16) normal_fill_16(blocks.data() + b);
   float tail[16] = {};

@@ -12,6 +12,34 @@
 
 namespace attn {
 
+// MT19937 (Matsumoto and Nishimura), the same sequence as std::mt19937 and PyTorch's
+// at::mt19937, with 32-bit state words (std::mt19937 keeps 64-bit ones on x86-64) so that
+// regenerating the state and tempering a block of outputs run as vector loops, and with a
+// discard() that regenerates the state once per 624 skipped draws instead of drawing each.
+class Mt19937 {
+ public:
+  static constexpr int kN = 624;
+  void seed(uint32_t s);
+  uint32_t operator()() {
+    if (index_ >= kN) twist();
+    return temper(state_[index_++]);
+  }
+  void discard(uint64_t n);
+  // The next n draws into out.
+  void fill(uint32_t* out, int64_t n);
+
+ private:
+  static uint32_t temper(uint32_t y) {
+    y ^= y >> 11;
+    y ^= (y << 7) & 0x9d2c5680u;
+    y ^= (y << 15) & 0xefc60000u;
+    return y ^ (y >> 18);
+  }
+  void twist();
+  uint32_t state_[kN] = {};
+  int index_ = kN;
+};
+
 class TorchGenerator {
  public:
   explicit TorchGenerator(uint64_t seed = 67280421310721ULL) { manual_seed(seed); }
@@ -24,11 +52,13 @@ class TorchGenerator {
   uint64_t random64();  // two draws, the first one is the high word
 
   float uniform_float(float from = 0.0f, float to = 1.0f);  // 24 random bits
+  // n calls of uniform_float(from, to) into out, in order (vectorised; the same bits).
+  void fill_uniform_float(float* out, int64_t n, float from = 0.0f, float to = 1.0f);
   double uniform_double();                                  // 53 random bits, [0, 1)
   double normal_double();  // serial Box-Muller with the cached spare sample
 
  private:
-  std::mt19937 engine_;
+  Mt19937 engine_;
   std::optional<double> next_double_normal_;
 };
 

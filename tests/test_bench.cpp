@@ -36,6 +36,7 @@ void expect_same_bits(const Tensor& got, const Tensor& want, const std::string& 
 
 struct Sizes {
   int64_t B, T, D, H;
+  bool qkv_bias = false;
 };
 
 TEST(FastForward, EqualsTheStepByStepForward) {
@@ -43,12 +44,21 @@ TEST(FastForward, EqualsTheStepByStepForward) {
                          {2, 150, 96, 2},    // batch of two (keys copied, not viewed), head_dim 48
                          {1, 300, 64, 2},    // head_dim 32, rows not a multiple of the row block
                          {3, 70, 256, 4},    // head_dim 64, T < 128: the context product's small kernel
-                         {1, 16, 8, 2}};     // tiny: falls back to the step-by-step forward
+                         {1, 16, 8, 2},      // tiny: falls back to the step-by-step forward
+                         {2, 260, 96, 2, true}};  // qkv_bias: the projections start from their bias
   for (const auto& s : sizes) {
     TorchGenerator gen(123);
     const Tensor x = randn(gen, {s.B, s.T, s.D});
-    const MultiHeadAttention mha(gen, s.D, s.D, s.T, 0.0, s.H, false, DropoutKernel::Default);
+    const MultiHeadAttention mha(gen, s.D, s.D, s.T, 0.0, s.H, s.qkv_bias, DropoutKernel::Default);
     const Tensor want = mha.forward_traced(gen, x).context_vecs;
+    {  // the prepared module, twice: its kept buffers and y's storage reused
+      PreparedMultiHeadAttention prepared(mha);
+      Tensor y;
+      for (int call = 0; call < 2; ++call) {
+        prepared.forward(gen, x, y);
+        expect_same_bits(y, want, "prepared, call " + std::to_string(call) + " T=" + std::to_string(s.T));
+      }
+    }
     for (auto isa : {kernels::Isa::Scalar, kernels::Isa::Avx2, kernels::Isa::Avx512}) {
       kernels::set_active_isa(isa);
       for (int threads : {1, 2}) {

@@ -15,6 +15,7 @@
 #include "kernels/parallel.h"
 #include "kernels/softmax.h"
 #include "torch_kernels.h"
+#include "torch_random.h"
 
 namespace attn::kernels {
 namespace {
@@ -118,6 +119,46 @@ TEST(GemmChains, BlockedOrderBiasStridesAndThreads) {
   for (Isa isa : isas())
     for (int threads : {1, 2, 3})
       for (const auto& c : cases) check_gemm(c, isa, threads, rng);
+}
+
+// C's start values given as a row (c_init) instead of filled into C: the same bits, signs of
+// zero included (+0 and -0 starts, products that cancel), with and without the zero-tail
+// hint, whole and in parts (gemm_chains_packed_part), on every path.
+TEST(GemmChains, StartRowEqualsFilledC) {
+  std::mt19937 rng(12);
+  const int64_t M = 37, N = 300, K = 700;
+  auto A = random_values(rng, static_cast<size_t>(M * K));
+  const auto B = random_values(rng, static_cast<size_t>(K * N));
+  auto start = random_values(rng, static_cast<size_t>(N));
+  for (int64_t j = 0; j < N; j += 3) start[static_cast<size_t>(j)] = j % 2 ? -0.0f : 0.0f;
+  std::vector<int64_t> row_end(static_cast<size_t>(M));
+  for (int64_t i = 0; i < M; ++i) {
+    row_end[static_cast<size_t>(i)] = i * 19;  // rows ending in zeros, some all zero
+    for (int64_t k = i * 19; k < K; ++k) A[static_cast<size_t>(i * K + k)] = i % 2 ? 0.0f : -0.0f;
+  }
+  const ChainOrder order = blocked_chain_order(K);
+  const ConstMat a{A.data(), K, false}, b{B.data(), N, false};
+  std::vector<float> want(static_cast<size_t>(M * N));
+  for (int64_t i = 0; i < M; ++i) std::copy(start.begin(), start.end(), want.begin() + i * N);
+  gemm_chains_reference(M, N, K, a, b, want.data(), N, order);
+  for (Isa isa : isas())
+    for (int threads : {1, 2}) {
+      IsaAndThreads use(isa, threads);
+      for (bool hint : {false, true}) {
+        std::vector<float> got(want.size(), 1234.0f);
+        gemm_chains(M, N, K, a, b, got.data(), N, order, hint ? row_end.data() : nullptr, start.data());
+        EXPECT_TRUE(same_floats(got, want)) << isa_name(isa) << " threads " << threads << " hint " << hint;
+      }
+      PackedB packed;
+      pack_b(K, N, b, order, packed);
+      std::vector<int64_t> parts;
+      gemm_tasks_packed(M, N, parts);
+      std::vector<float> got(want.size(), 1234.0f);
+      for (size_t p = 0; p < parts.size(); p += 4)
+        gemm_chains_packed_part(parts[p], parts[p + 1], parts[p + 2], parts[p + 3], a, packed, got.data(), N,
+                                start.data());
+      EXPECT_TRUE(same_floats(got, want)) << isa_name(isa) << " in parts";
+    }
 }
 
 TEST(GemmChains, BlockedOrderFollowsOpenBlas) {
@@ -387,6 +428,38 @@ TEST(GemmChains, DISABLED_Rate) {
     }
   }
   set_num_threads(0);
+}
+
+// The bulk draws (Mt19937::fill, discard, fill_uniform_float on every path) against
+// std::mt19937 and one uniform_float at a time.
+TEST(RandomFill, BulkDrawsEqualOneAtATime) {
+  std::mt19937 reference(1234);
+  Mt19937 engine;
+  engine.seed(1234);
+  std::vector<uint32_t> bulk(2000);
+  engine.fill(bulk.data(), 5);
+  engine.discard(1300);
+  engine.fill(bulk.data() + 5, 1995);
+  for (int i = 0; i < 5; ++i) EXPECT_EQ(bulk[static_cast<size_t>(i)], reference()) << i;
+  reference.discard(1300);
+  for (size_t i = 5; i < bulk.size(); ++i) ASSERT_EQ(bulk[i], reference()) << i;
+
+  const Isa saved = active_isa();
+  for (Isa isa : {Isa::Scalar, Isa::Avx2, Isa::Avx512}) {
+    if (set_active_isa(isa) != isa) continue;
+    TorchGenerator one, many;
+    one.manual_seed(77);
+    many.manual_seed(77);
+    std::vector<float> got(1500);
+    many.fill_uniform_float(got.data(), 3, -0.25f, 0.5f);
+    many.fill_uniform_float(got.data() + 3, 1497, -0.25f, 0.5f);
+    for (size_t i = 0; i < got.size(); ++i) {
+      const float want = one.uniform_float(-0.25f, 0.5f);
+      ASSERT_EQ(std::memcmp(&got[i], &want, sizeof want), 0) << isa_name(isa) << " " << i;
+    }
+    EXPECT_EQ(one.random(), many.random());
+  }
+  set_active_isa(saved);
 }
 
 }  // namespace

@@ -1,28 +1,92 @@
 #include "bench/fast_forward.h"
 
 #include "kernels/attention.h"
+#include "kernels/parallel.h"
 #include "ops.h"
+#include "torch_kernels.h"
 
 namespace attn {
 
-Tensor multi_head_attention_output(const MultiHeadAttention& mha, TorchGenerator& gen, const Tensor& x) {
-  const int64_t b = x.dim() == 3 ? x.size(0) : 0, num_tokens = x.dim() == 3 ? x.size(1) : 0;
-  if (mha.dropout.p != 0.0 || x.dim() != 3 || num_tokens > mha.mask.size(0) ||
-      !kernels::causal_attention_fusable(b, num_tokens, mha.head_dim))
-    return mha.forward_traced(gen, x).context_vecs;
+namespace {
 
-  // 1. Projections, as nn.Linear computes them: (b, T, d_in) -> (b, T, d_out)
-  const Tensor keys = mha.W_key(x);
-  const Tensor queries = mha.W_query(x);
-  const Tensor values = mha.W_value(x);
+// Whether the fused pass applies to x (b, T, d_in) at all.
+bool fusable(const MultiHeadAttention& mha, const Tensor& x) {
+  const int64_t b = x.dim() == 3 ? x.size(0) : 0, num_tokens = x.dim() == 3 ? x.size(1) : 0;
+  return mha.dropout.p == 0.0 && x.dim() == 3 && num_tokens <= mha.mask.size(0) &&
+         kernels::causal_attention_fusable(b, num_tokens, mha.head_dim);
+}
+
+}  // namespace
+
+Tensor multi_head_attention_output(const MultiHeadAttention& mha, TorchGenerator& gen, const Tensor& x) {
+  if (!fusable(mha, x)) return mha.forward_traced(gen, x).context_vecs;
+  PreparedMultiHeadAttention prepared(mha);
+  Tensor y;
+  prepared.forward(gen, x, y);
+  return y;
+}
+
+PreparedMultiHeadAttention::PreparedMultiHeadAttention(const MultiHeadAttention& mha)
+    : mha_(mha), d_in_(mha.W_query.weight.size(1)) {
+  // x @ W.T with W (d_out, d_in) stored row-major: B = W.T, a transposed operand, cut into
+  // the blocked kernel's K-blocks. One weight per task.
+  const Linear* linears[4] = {&mha.W_query, &mha.W_key, &mha.W_value, &mha.out_proj};
+  kernels::PackedB* packed[4] = {&query_, &key_, &value_, &out_};
+  kernels::parallel_for(4, [&](int64_t i) {
+    const Tensor& w = linears[i]->weight;
+    const int64_t n = w.size(0), k = w.size(1);
+    kernels::pack_b(k, n, kernels::ConstMat{w.data.data(), k, true}, kernels::blocked_chain_order(k), *packed[i]);
+  });
+}
+
+void PreparedMultiHeadAttention::project(const Linear& linear, const kernels::PackedB& packed, const float* x,
+                                         int64_t rows, float* out) const {
+  // addmm (with a bias) or mm: C starts as the bias or as zeros, then every K-block is added.
+  const float* start = linear.bias ? linear.bias->data.data() : kernels::zero_row(packed.N);
+  kernels::gemm_chains_packed(rows, packed.N, kernels::ConstMat{x, packed.K, false}, packed, out, packed.N, nullptr,
+                              start);
+}
+
+void PreparedMultiHeadAttention::forward(TorchGenerator& gen, const Tensor& x, Tensor& y) {
+  const MultiHeadAttention& mha = mha_;
+  // The packed weights reproduce OpenBLAS's blocked kernel, which nn.Linear reaches for
+  // every size the fused pass handles but the smallest: there, the step-by-step forward.
+  const int64_t rows = x.dim() == 3 ? x.size(0) * x.size(1) : 0;
+  if (!fusable(mha, x) || x.size(2) != d_in_ ||
+      kernels::sgemm_kernel(rows, mha.d_out, d_in_, true) != kernels::SgemmKernel::Blocked ||
+      kernels::sgemm_kernel(rows, mha.d_out, mha.d_out, true) != kernels::SgemmKernel::Blocked) {
+    y = mha.forward_traced(gen, x).context_vecs;
+    return;
+  }
+  const int64_t b = x.size(0), num_tokens = x.size(1), d_out = mha.d_out;
+  const size_t size = static_cast<size_t>(rows * d_out);
+  for (auto* buffer : {&queries_, &keys_, &values_, &context_})
+    if (buffer->size() != size) buffer->resize(size);
+
+  // 1. Projections, as nn.Linear computes them: (b, T, d_in) -> (b, T, d_out); the three
+  //    in one parallel job.
+  const Linear* linears[3] = {&mha.W_key, &mha.W_query, &mha.W_value};
+  const kernels::PackedB* packed[3] = {&key_, &query_, &value_};
+  float* outs[3] = {keys_.data(), queries_.data(), values_.data()};
+  const float* starts[3];
+  for (int p = 0; p < 3; ++p) starts[p] = linears[p]->bias ? linears[p]->bias->data.data() : kernels::zero_row(d_out);
+  kernels::gemm_tasks_packed(rows, d_out, parts_);
+  const int64_t per_product = static_cast<int64_t>(parts_.size() / 4);
+  const kernels::ConstMat xs{x.data.data(), d_in_, false};
+  kernels::parallel_for(3 * per_product, [&](int64_t t) {
+    const int64_t p = t / per_product;
+    const int64_t* part = parts_.data() + 4 * (t % per_product);
+    kernels::gemm_chains_packed_part(part[0], part[1], part[2], part[3], xs, *packed[p], outs[p], d_out, starts[p]);
+  });
   // 2. Every head: causal scores, / sqrt(head_dim), softmax, @ values. The heads are read
   //    in place (view + transpose(1, 2)); the result comes out as (b, T, H, head_dim),
   //    which is the merged (b, T, d_out) already.
-  Tensor context_vec = Tensor::zeros({b, num_tokens, mha.d_out});
-  kernels::causal_attention(queries.data.data(), keys.data.data(), values.data.data(), context_vec.data.data(), b,
-                            num_tokens, mha.num_heads, mha.head_dim);
+  kernels::causal_attention(queries_.data(), keys_.data(), values_.data(), context_.data(), b, num_tokens,
+                            mha.num_heads, mha.head_dim);
   // 3. The output projection: (b, T, d_out) -> (b, T, d_out)
-  return mha.out_proj(context_vec);
+  if (y.data.size() != size) y = Tensor::zeros({b, num_tokens, d_out});
+  y.shape = {b, num_tokens, d_out};
+  project(mha.out_proj, out_, context_.data(), rows, y.data.data());
 }
 
 }  // namespace attn

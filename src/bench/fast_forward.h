@@ -3,6 +3,9 @@
 // materialising the (b, H, T, T) scores and weights (kernels/attention.h).
 #pragma once
 
+#include <vector>
+
+#include "kernels/gemm.h"
 #include "modules.h"
 
 namespace attn {
@@ -10,5 +13,27 @@ namespace attn {
 // Falls back to the step-by-step forward where the fused pass does not apply
 // (attention dropout, or sizes small enough for OpenBLAS's small-matrix kernels).
 Tensor multi_head_attention_output(const MultiHeadAttention& mha, TorchGenerator& gen, const Tensor& x);
+
+// The same forward for repeated calls on one module, as an inference runtime prepares a
+// model once (ONNX Runtime prepacks its constant weights when a session starts): the four
+// weight matrices are packed for the matrix kernel once, here, and the projections' buffers
+// are kept from one call to the next. `mha` must outlive this object and not change.
+class PreparedMultiHeadAttention {
+ public:
+  explicit PreparedMultiHeadAttention(const MultiHeadAttention& mha);
+  // y = mha(x), the same bits as multi_head_attention_output; y's storage is reused when
+  // it already has the right size.
+  void forward(TorchGenerator& gen, const Tensor& x, Tensor& y);
+
+ private:
+  // out (rows, d_out) = x (rows, d_in) @ W.T (+ bias), as nn.Linear computes it.
+  void project(const Linear& linear, const kernels::PackedB& packed, const float* x, int64_t rows, float* out) const;
+
+  const MultiHeadAttention& mha_;
+  int64_t d_in_;
+  kernels::PackedB query_, key_, value_, out_;
+  std::vector<float> queries_, keys_, values_, context_;
+  std::vector<int64_t> parts_;  // the projections' parts (kernels::gemm_tasks_packed)
+};
 
 }  // namespace attn

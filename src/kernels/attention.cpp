@@ -89,8 +89,7 @@ void causal_attention(const float* queries, const float* keys, const float* valu
       const int64_t i0 = block * kRowBlock, i1 = std::min(T, i0 + kRowBlock), m = i1 - i0;
 
       // 1. scores of rows [i0, i1) against the keys they can see, [0, i1): q @ k.T
-      for (int64_t r = 0; r < m; ++r) std::fill(w + r * T, w + r * T + i1, 0.0f);  // C starts at 0
-      gemm_chains_packed(m, i1, ConstMat{q + i0 * D, D, false}, keys_t, w, T);
+      gemm_chains_packed(m, i1, ConstMat{q + i0 * D, D, false}, keys_t, w, T, nullptr, zero_row(i1));  // C starts at 0
 
       // 2. mask (j > i), divide by sqrt(head_dim), softmax: row i keeps i + 1 scores
       for (int64_t r = 0; r < m; ++r) {
@@ -105,9 +104,7 @@ void causal_attention(const float* queries, const float* keys, const float* valu
       }
 
       // 3. context rows = weights @ v, straight into (b, T, H, head_dim); masked weights skipped
-      if (context_order.add_to_c)
-        for (int64_t r = 0; r < m; ++r) std::fill(ctx + (i0 + r) * D, ctx + (i0 + r) * D + hd, 0.0f);
-      gemm_chains_packed(m, hd, ConstMat{w, T, false}, vals, ctx + i0 * D, D, row_end);
+      gemm_chains_packed(m, hd, ConstMat{w, T, false}, vals, ctx + i0 * D, D, row_end, zero_row(hd));
     }
   });
 }

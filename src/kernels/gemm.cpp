@@ -49,6 +49,8 @@ bool finite_rows(ConstMat B, int64_t k_from, int64_t K, int64_t N) {
 
 constexpr int64_t kTaskRows = 96;  // a multiple of every kernel's MR (8 and 6)
 constexpr int64_t kTaskCols = detail::kTileCols;
+constexpr int64_t kFewRows = 240;  // up to 240 rows (a multiple of 8 and 6): one row task
+static_assert(kTaskCols / 2 % detail::kPanelAvx512 == 0 && kTaskCols / 2 % detail::kPanelAvx2 == 0, "strips");
 
 }  // namespace
 
@@ -103,27 +105,40 @@ int64_t last_nonfinite_row(int64_t K, int64_t N, ConstMat B) {
   }
   for (int64_t k = K - 1; k >= 0; --k) {
     const float* row = B.data + k * B.ld;
-    bool finite = true;
-    for (int64_t j = 0; j < N; ++j) finite &= std::fabs(row[j]) <= std::numeric_limits<float>::max();
-    if (!finite) return k;
+    // inf and NaN have every exponent bit set; an integer scan vectorises.
+    uint32_t nonfinite = 0;
+    for (int64_t j = 0; j < N; ++j) {
+      uint32_t bits;
+      std::memcpy(&bits, row + j, sizeof bits);
+      nonfinite |= static_cast<uint32_t>((bits & 0x7f800000u) == 0x7f800000u);
+    }
+    if (nonfinite) return k;
   }
   return -1;
 }
 
 // The tiles: rows in blocks of kTaskRows x columns in blocks of kTaskCols, one per task.
+// Columns [j_begin, j_begin + n) of C (j_begin a multiple of every NR).
 void run_tiles(int64_t M, int64_t n, ConstMat A, const PackedB& P, float* C, int64_t ldc,
-               const int64_t* row_k_end, bool threaded) {
+               const int64_t* row_k_end, bool threaded, const float* c_init, int64_t j_begin = 0) {
+  if (!P.order.add_to_c) c_init = nullptr;  // the first block is stored: no start values
   const Isa isa = static_cast<Isa>(P.isa);
   const int64_t K = P.K;
-  const int64_t col_tasks = (n + kTaskCols - 1) / kTaskCols;
-  const int64_t tasks = ((M + kTaskRows - 1) / kTaskRows) * col_tasks;
+  // Few rows (a short sequence): every row in one task and narrower column strips, so that
+  // each part of the packed B is read from memory once, not once per row task.
+  const bool few_rows = M <= kFewRows;
+  const int64_t task_rows = few_rows ? M : kTaskRows, task_cols = few_rows ? kTaskCols / 2 : kTaskCols;
+  const int64_t col_tasks = (n + task_cols - 1) / task_cols;
+  const int64_t tasks = ((M + task_rows - 1) / task_rows) * col_tasks;
   int64_t max_block = 0;
   for (size_t b = 0; b + 1 < P.order.k_bounds.size(); ++b)
     max_block = std::max(max_block, P.order.k_bounds[b + 1] - P.order.k_bounds[b]);
   auto task = [&](int64_t t) {
-    const int64_t i0 = (t / col_tasks) * kTaskRows, j0 = (t % col_tasks) * kTaskCols;
-    const int64_t m = std::min(kTaskRows, M - i0), cols = std::min(kTaskCols, n - j0);
+    const int64_t i0 = (t / col_tasks) * task_rows, j = (t % col_tasks) * task_cols;
+    const int64_t m = std::min(task_rows, M - i0), cols = std::min(task_cols, n - j), j0 = j_begin + j;
     if (isa == Isa::Scalar) {
+      if (c_init)
+        for (int64_t i = i0; i < i0 + m; ++i) std::copy_n(c_init + j0, cols, C + i * ldc + j0);
       gemm_chains_reference(m, cols, K, A.offset(i0, 0), ConstMat{P.data.data() + j0, P.N, false},
                             C + i0 * ldc + j0, ldc, P.order);
       return;
@@ -143,6 +158,7 @@ void run_tiles(int64_t M, int64_t n, ConstMat A, const PackedB& P, float* C, int
     r.k_bounds = P.order.k_bounds.data();
     r.n_bounds = static_cast<int>(P.order.k_bounds.size());
     r.add_to_c = P.order.add_to_c;
+    r.c_init = c_init ? c_init + j0 : nullptr;
     r.row_k_end = row_k_end ? row_k_end + i0 : nullptr;
     r.scratch_a = scratch.data();
     if (isa == Isa::Avx512) detail::gemm_region_avx512(r);
@@ -201,17 +217,39 @@ void pack_b(int64_t K, int64_t N, ConstMat B, const ChainOrder& order, PackedB& 
   out.last_nonfinite_row = check_finite ? last_nonfinite_row(K, N, B) : K;
 }
 
+void gemm_tasks_packed(int64_t M, int64_t N, std::vector<int64_t>& tasks) {
+  const bool few_rows = M <= kFewRows;
+  const int64_t task_rows = few_rows ? M : kTaskRows, task_cols = few_rows ? kTaskCols / 2 : kTaskCols;
+  tasks.clear();
+  for (int64_t i0 = 0; i0 < M; i0 += task_rows)
+    for (int64_t j0 = 0; j0 < N; j0 += task_cols)
+      for (int64_t v : {i0, std::min(task_rows, M - i0), j0, std::min(task_cols, N - j0)}) tasks.push_back(v);
+}
+
+void gemm_chains_packed_part(int64_t i0, int64_t m, int64_t j0, int64_t n, ConstMat A, const PackedB& B, float* C,
+                             int64_t ldc, const float* c_init) {
+  if (m <= 0 || n <= 0) return;
+  if (j0 + n > B.N) throw std::logic_error("gemm_chains_packed_part: more columns than B has");
+  run_tiles(m, n, A.offset(i0, 0), B, C + i0 * ldc, ldc, nullptr, false, c_init, j0);
+}
+
+const float* zero_row(int64_t n) {
+  thread_local std::vector<float> zeros;
+  if (zeros.size() < static_cast<size_t>(n)) zeros.assign(static_cast<size_t>(n), 0.0f);
+  return zeros.data();
+}
+
 void gemm_chains_packed(int64_t M, int64_t n, ConstMat A, const PackedB& B, float* C, int64_t ldc,
-                        const int64_t* row_k_end) {
+                        const int64_t* row_k_end, const float* c_init) {
   if (M <= 0 || n <= 0) return;
   if (n > B.N) throw std::logic_error("gemm_chains_packed: more columns than B has");
   if (!use_hint(M, B.K, row_k_end, B.last_nonfinite_row)) row_k_end = nullptr;
-  run_tiles(M, n, A, B, C, ldc, row_k_end, M * n * B.K >= (int64_t{1} << 16));
+  run_tiles(M, n, A, B, C, ldc, row_k_end, M * n * B.K >= (int64_t{1} << 16), c_init);
   if (row_k_end) fix_negative_zeros(M, n, A, B.source, C, ldc, B.order, row_k_end);
 }
 
 void gemm_chains(int64_t M, int64_t N, int64_t K, ConstMat A, ConstMat B, float* C, int64_t ldc,
-                 const ChainOrder& order, const int64_t* row_k_end) {
+                 const ChainOrder& order, const int64_t* row_k_end, const float* c_init) {
   check_order(K, order);
   if (M <= 0 || N <= 0) return;
   const bool threaded = M * N * K >= (int64_t{1} << 16);
@@ -238,7 +276,7 @@ void gemm_chains(int64_t M, int64_t N, int64_t K, ConstMat A, ConstMat B, float*
   else for (int64_t t = 0; t < col_chunks; ++t) pack_chunk(t);
 
   // 2. The tiles of C.
-  run_tiles(M, N, A, P, C, ldc, row_k_end, threaded);
+  run_tiles(M, N, A, P, C, ldc, row_k_end, threaded, c_init);
   if (row_k_end) fix_negative_zeros(M, N, A, B, C, ldc, order, row_k_end);
 }
 

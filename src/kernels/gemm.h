@@ -46,8 +46,12 @@ ChainOrder single_chain(int64_t K);
 // are then skipped. That is exact when B is finite there: adding 0 * b = +-0 never moves a
 // sum, and the one thing it can change, the sign of a zero result, is detected (-0) and
 // recomputed in full. If B is not finite there, the hint is ignored.
+//
+// c_init (optional, N entries; only with order.add_to_c) gives C's start values, the same
+// for every row (a bias, or zeros), so C need not be filled with them first: C's own
+// contents are then never read.
 void gemm_chains(int64_t M, int64_t N, int64_t K, ConstMat A, ConstMat B, float* C, int64_t ldc,
-                 const ChainOrder& order, const int64_t* row_k_end = nullptr);
+                 const ChainOrder& order, const int64_t* row_k_end = nullptr, const float* c_init = nullptr);
 
 // The definition: scalar loops, one element at a time.
 void gemm_chains_reference(int64_t M, int64_t N, int64_t K, ConstMat A, ConstMat B, float* C,
@@ -73,6 +77,17 @@ struct PackedB {
 void pack_b(int64_t K, int64_t N, ConstMat B, const ChainOrder& order, PackedB& out, bool check_finite = false);
 // C (M, n) = A (M, K) @ the first n <= N columns of the packed B, as gemm_chains().
 void gemm_chains_packed(int64_t M, int64_t n, ConstMat A, const PackedB& B, float* C, int64_t ldc,
-                        const int64_t* row_k_end = nullptr);
+                        const int64_t* row_k_end = nullptr, const float* c_init = nullptr);
+
+// Several products in one parallel job (one wake-up of the threads instead of one each):
+// gemm_tasks_packed cuts an (M, N) product into parts, 4 values each (i0, m, j0, n), and
+// gemm_chains_packed_part computes rows [i0, i0 + m) x columns [j0, j0 + n) of C (all of A,
+// C and c_init given from their origin), on the calling thread, as gemm_chains_packed would.
+void gemm_tasks_packed(int64_t M, int64_t N, std::vector<int64_t>& tasks);
+void gemm_chains_packed_part(int64_t i0, int64_t m, int64_t j0, int64_t n, ConstMat A, const PackedB& B, float* C,
+                             int64_t ldc, const float* c_init = nullptr);
+
+// n zeros (at least): a c_init for products whose C starts at 0.
+const float* zero_row(int64_t n);
 
 }  // namespace attn::kernels

@@ -20,6 +20,8 @@ struct Region {
   const int64_t* k_bounds = nullptr;   // the ChainOrder's blocks
   int n_bounds = 0;
   bool add_to_c = false;
+  const float* c_init = nullptr;       // with add_to_c: C's start values for the rectangle's
+                                       // columns, the same for every row, instead of C's own
   const int64_t* row_k_end = nullptr;  // per row of the rectangle, or null
   float* scratch_a = nullptr;          // room for max_block_k * kScratchRowsA floats
 };

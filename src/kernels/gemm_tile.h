@@ -29,8 +29,10 @@ struct TileKernel {
   // acc(r, c) = chain over kc steps of a(r, k) * Bp[k*NR + c]; then C = acc (+ C).
   // a(r, k) is Ap[r * a_row + k * a_k]: a packed sliver (a_row = 1, a_k = MR) or rows of A
   // read in place (a_row = lda, a_k = 1).
+  // `start`, when not null, replaces C as what the chains are added to: the same NR values
+  // for every row (C's start values, not yet written into C).
   static void micro(int64_t kc, const float* Ap, int64_t a_row, int64_t a_k, const float* Bp, float* C,
-                    int64_t ldc, int rows, int cols, bool add) {
+                    int64_t ldc, int rows, int cols, bool add, const float* start) {
     typename V::vec acc[MR][NV];
     for (int r = 0; r < MR; ++r)
       for (int v = 0; v < NV; ++v) acc[r][v] = V::zero();
@@ -45,6 +47,13 @@ struct TileKernel {
       }
     }
     if (rows == MR && cols == NR) {
+      if (add && start) {
+        for (int v = 0; v < NV; ++v) {
+          const typename V::vec s = V::load(start + v * W);
+          for (int r = 0; r < MR; ++r) V::store(C + r * ldc + v * W, V::add(acc[r][v], s));
+        }
+        return;
+      }
       for (int r = 0; r < MR; ++r)
         for (int v = 0; v < NV; ++v) {
           float* c = C + r * ldc + v * W;
@@ -60,7 +69,7 @@ struct TileKernel {
       for (int c = 0; c < cols; ++c) {
         const float a = tile[r * NR + c];
         float& out = C[r * ldc + c];
-        out = add ? a + out : a;
+        out = add ? a + (start ? start[c] : out) : a;
       }
   }
 
@@ -124,6 +133,7 @@ struct TileKernel {
     for (int b = 0; b + 1 < g.n_bounds; ++b) {
       const int64_t k0 = g.k_bounds[b], k1 = g.k_bounds[b + 1], kc_block = k1 - k0;
       const bool add = g.add_to_c || b > 0;
+      const float* start = b == 0 && g.add_to_c ? g.c_init : nullptr;
       const float* block = g.packed_b + k0 * g.n_padded;
       for (int64_t j0 = 0; j0 < g.n; j0 += NC) {
         const int64_t n = min64(NC, g.n - j0);
@@ -148,7 +158,7 @@ struct TileKernel {
             const int64_t col = g.j0 + j0 + p * NR;  // in B's columns; a multiple of NR
             const int cols = static_cast<int>(min64(NR, n - p * NR));
             micro(k_end - k0, a, a_row, a_k, block + (col / NR) * kc_block * NR,
-                  g.C + i0 * g.ldc + j0 + p * NR, g.ldc, rows, cols, add);
+                  g.C + i0 * g.ldc + j0 + p * NR, g.ldc, rows, cols, add, start ? start + j0 + p * NR : nullptr);
           }
         }
       }

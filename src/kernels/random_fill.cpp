@@ -1,0 +1,19 @@
+#include "kernels/random_fill.h"
+
+#include <cmath>
+
+#include "kernels/cpu.h"
+
+namespace attn::kernels {
+
+void uniform_from_bits(const uint32_t* bits, float* out, int64_t n, float from, float to) {
+  if (active_isa() != Isa::Scalar) {
+    detail::uniform_from_bits_avx2(bits, out, n, from, to);
+    return;
+  }
+  const float range = to - from;
+  for (int64_t i = 0; i < n; ++i)
+    out[i] = std::fma(static_cast<float>(bits[i] & 0xFFFFFFu) * (1.0f / 16777216.0f), range, from);
+}
+
+}  // namespace attn::kernels
