@@ -1,6 +1,6 @@
 // The page's engine: the CLI's own option binding, stages and renderers, compiled to
-// WebAssembly (`make web`). The page's script calls these two functions; it computes
-// nothing itself.
+// WebAssembly (`make web`). The page's script calls these functions; it computes nothing
+// itself.
 #include <emscripten/emscripten.h>
 
 #include <exception>
@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench.h"
 #include "cli.h"
 #include "embeddings.h"
 #include "render/render.h"
@@ -49,14 +50,12 @@ json failure(const char* kind, const std::string& message) {
   return {{"ok", false}, {"kind", kind}, {"message", message}};
 }
 
-}  // namespace
-
-extern "C" {
-
-EMSCRIPTEN_KEEPALIVE const char* attn_walk_run(const char* args_json, const char* input, int with_json) {
+// What a call returns: its result, or the failure, as JSON text.
+template <class F>
+const char* answer(F&& f) {
   json out;
   try {
-    out = run(args_json, input, with_json != 0);
+    out = f();
   } catch (const attn::UsageError& e) {
     out = failure("usage", e.what());
   } catch (const attn::InputError& e) {
@@ -68,6 +67,33 @@ EMSCRIPTEN_KEEPALIVE const char* attn_walk_run(const char* args_json, const char
   }
   result = out.dump(-1, ' ', false, json::error_handler_t::replace);
   return result.c_str();
+}
+
+}  // namespace
+
+extern "C" {
+
+EMSCRIPTEN_KEEPALIVE const char* attn_walk_run(const char* args_json, const char* input, int with_json) {
+  return answer([&] { return run(args_json, input, with_json != 0); });
+}
+
+// `attn-walk bench` in the page (docs/performance.md puts it beside the native one): the same
+// forward, on one thread (a file:// page has no threads) with the portable kernels. Returns
+// {"ok": true, "bench": the bench's JSON report}. Not used by the page itself.
+EMSCRIPTEN_KEEPALIVE const char* attn_walk_bench(int tokens, int d_model, int heads, int repeat) {
+  return answer([&] {
+    attn::BenchOptions b;
+    b.tokens = tokens;
+    b.d_model = d_model;
+    b.heads = heads;
+    b.repeat = repeat;
+    b.threads = 1;
+    b.probe = false;  // the FMA probe measures native instruction sets
+    b.format = "json";
+    if (tokens < 1 || d_model < 1 || heads < 1 || repeat < 1 || d_model % heads != 0)
+      throw attn::UsageError("bench: sizes must be positive and heads must divide d_model");
+    return json{{"ok", true}, {"bench", json::parse(attn::run_bench(b))}};
+  });
 }
 
 // The controls' data (src/web/page_data.h), for a page that has none yet.
