@@ -244,7 +244,7 @@ async function main() {
       console.log(JSON.stringify(report));
       // `attn-walk bench` in the page's engine (one thread, portable kernels) beside the native
       // one on one thread and on all cores: the page's speed as a fraction of the native.
-      for (const [T, repeat] of [[128, 5], [1024, 3]]) {
+      for (const [T, repeat] of [[128, 5], [1024, 2]]) {
         const web = await evaluate(tab, `window.attnWalk.bench(${T}, 768, 12, ${repeat})`);
         if (!web || !web.ok) { check(false, `bench in the page: ${JSON.stringify(web)}`); continue; }
         const native = (threads) => JSON.parse(execFileSync(binary, ["bench", "--tokens", String(T), "--d-model", "768",

@@ -69,8 +69,12 @@
 
   // ---- computing: the engine renders; a failure leaves the last good walk standing ----
   function run(argList, input, withJson) {
-    return JSON.parse(engine.ccall("attn_walk_run", "string", ["string", "string", "number"],
-                                   [JSON.stringify(argList), input || "", withJson ? 1 : 0]));
+    // The engine answers with JSON, then (if it walked) a newline and the walk's HTML.
+    var answer = engine.ccall("attn_walk_run", "string", ["string", "string", "number"],
+                              [JSON.stringify(argList), input || "", withJson ? 1 : 0]);
+    var nl = answer.indexOf("\n"), r = JSON.parse(nl < 0 ? answer : answer.slice(0, nl));
+    if (nl >= 0) r.html = answer.slice(nl + 1);
+    return r;
   }
   function compute(next) {
     if (!engine) return false;

@@ -22,9 +22,9 @@ using nlohmann::json;
 std::string result;  // what the last call returned; the page copies it before the next call
 
 // One walk: the options as the CLI takes them, and the embeddings as JSON text (empty: the
-// chapter's six tokens). Returns {"ok": true, "title", "lang", "html"[, "json"]} or
-// {"ok": false, "kind": "usage" | "input" | "internal", "message"}.
-json run(const std::string& args_json, const std::string& input, bool with_json) {
+// chapter's six tokens). Returns {"ok": true, "title", "lang"[, "json"]} and the walk's HTML
+// in *html, or throws.
+json run(const std::string& args_json, const std::string& input, bool with_json, std::string* html) {
   std::vector<std::string> args;
   try {
     args = json::parse(args_json).get<std::vector<std::string>>();
@@ -40,8 +40,8 @@ json run(const std::string& args_json, const std::string& input, bool with_json)
   const auto walks = attn::make_walks(o, std::move(emb), &ro);
   json out = {{"ok", true},
               {"title", attn::html_title(walks, ro.lang)},
-              {"lang", ro.lang == attn::Lang::Zh ? "zh-CN" : "en"},
-              {"html", attn::render_html_body(walks, ro.lang)}};
+              {"lang", ro.lang == attn::Lang::Zh ? "zh-CN" : "en"}};
+  *html = attn::render_html_body(walks, ro.lang);
   if (with_json) out["json"] = attn::render_json(walks);
   return out;
 }
@@ -73,8 +73,20 @@ const char* answer(F&& f) {
 
 extern "C" {
 
+// The answer is {"ok": true, "title", "lang"[, "json"]}, a newline, and the walk's HTML as it
+// is (a few hundred KB for stage all: not escaped into JSON and parsed back in the page); or
+// {"ok": false, "kind": "usage" | "input" | "internal", "message"} alone. JSON text written
+// by dump(-1) holds no raw newline.
 EMSCRIPTEN_KEEPALIVE const char* attn_walk_run(const char* args_json, const char* input, int with_json) {
-  return answer([&] { return run(args_json, input, with_json != 0); });
+  std::string html;
+  bool walked = false;
+  answer([&] {
+    json meta = run(args_json, input, with_json != 0, &html);
+    walked = true;
+    return meta;
+  });
+  if (walked) result.append("\n").append(html);
+  return result.c_str();
 }
 
 // `attn-walk bench` in the page (docs/performance.md puts it beside the native one): the same
