@@ -322,6 +322,17 @@
     var inflated = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
     return new Response(inflated).arrayBuffer();
   }
+  // Each stage computed once when the page is idle, the answers dropped: the browser compiles
+  // the engine's code for a stage the first time it runs (and --text builds its tables), which
+  // made the first walk of each stage several times slower than the next. Done one stage per
+  // idle moment, so it never holds up a learner's change.
+  function warmUp(stages) {
+    var idle = window.requestIdleCallback || function (f) { return setTimeout(f, 20); };
+    (function next() {
+      if (!stages.length) { mark("warm"); document.body.setAttribute("data-warm", "1"); return; }
+      idle(function () { run(["--stage", stages.shift()], "", false); next(); });
+    })();
+  }
   mark("script");
   engineBinary().then(function (wasm) {
     mark("inflated");
@@ -344,6 +355,7 @@
       if (location.hash && JSON.stringify(s) !== JSON.stringify(state)) { compute(s); buildControls(); }
     });
     document.body.setAttribute("data-ready", "1");
+    warmUp(data.stages.map(function (s) { return s.name; }));
   }, function (e) {
     errorBox.textContent = "The engine did not start: " + e;
   });
