@@ -10,7 +10,8 @@
 //    key row, the value row and the context-vector row in the printed tensors.
 // 4. Pasted bad JSON: the engine's message (with line and column) shows, the last good walk
 //    stays; then an edited embedding cell recomputes.
-// 5. No request leaves the page (file:// of the page itself and data: only).
+// 5. The page is under 2 MB, and --text works in it (the tokens stage equals the CLI's).
+// 6. No request leaves the page (file:// of the page itself and data: only).
 // --bench: prints the page size, the time to the first walk (median of 9 loads) and to a
 // recompute (median of 21), and `attn-walk bench` in the page against the native one.
 "use strict";
@@ -202,7 +203,7 @@ async function main() {
     await open(tab, fragment({opts: textOpts, input: null}));
     compareSteps("--text", await pageSteps(tab), cli({opts: textOpts, input: null}));
 
-    // 5. Nothing but the page itself was requested.
+    // 6. Nothing but the page itself was requested.
     const outside = tab.requests.filter((u) => !(u.startsWith(pageUrl) || u.startsWith("data:") || u === "about:blank"));
     check(outside.length === 0, "requests left the page: " + outside.slice(0, 5).join(" "));
     check(tab.console.length === 0, "script errors in the page: " + tab.console.slice(0, 3).join("\n"));
