@@ -88,9 +88,11 @@ TEST(Html, SelfContainedPage) {
   EXPECT_NE(page.find("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"), std::string::npos);
   EXPECT_EQ(count(page, "<style>"), 1u);
   EXPECT_TRUE(page.size() > 10 && page.substr(page.size() - 8) == "</html>\n");
-  // The page's own three scripts (its data, the engine's place, its code), and nothing fetched:
-  // no links, images, imports, or URLs but the SVG namespace and the chapter's links.
-  EXPECT_EQ(count(page, "<script"), 3u);
+  // The page's own four scripts (its data, the places of the engine's wasm and loader, its
+  // code), and nothing fetched: no links, images, imports, or URLs but the SVG namespace and
+  // the chapter's links.
+  EXPECT_EQ(count(page, "<script"), 4u);
+  EXPECT_EQ(count(page, "<script type=\"application/octet-stream\" id=\"aw-wasm\"></script>"), 1u);
   EXPECT_EQ(count(page, "<script type=\"application/json\" id=\"aw-data\">"), 1u);
   EXPECT_NE(page.find("Content-Security-Policy\" content=\"default-src 'none';"), std::string::npos);
   for (const char* bad : {"<link", "<img", "<iframe", "@import", "url(", " src=", "//cdn"})
@@ -171,7 +173,7 @@ TEST(Html, EscapesEveryText) {
   o.page_data = page_data_json({walk}, Lang::En, false);  // holds the tokens too
   const std::string page = render_html({walk}, o);
   EXPECT_EQ(page.find("<script>alert"), std::string::npos);
-  EXPECT_EQ(count(page, "<script"), 3u);  // the page's own
+  EXPECT_EQ(count(page, "<script"), 4u);  // the page's own: data, the wasm (empty here), engine, script
   EXPECT_EQ(page.find("<b>"), std::string::npos);
   EXPECT_EQ(page.find("<img"), std::string::npos);
   EXPECT_EQ(page.find("<evil>"), std::string::npos);

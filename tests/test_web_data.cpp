@@ -78,5 +78,18 @@ TEST(WebData, ScriptDataCannotCloseItsElement) {
   EXPECT_EQ(script_safe(R"({"t": "</script><!--"})"), R"({"t": "\u003c/script>\u003c!--"})");
 }
 
+// The page carries the engine's compressed wasm as base64: RFC 4648's test vectors, and every
+// byte value (the page decodes it with atob, so it must be the standard alphabet).
+TEST(WebData, Base64IsRfc4648) {
+  EXPECT_EQ(base64(""), "");
+  EXPECT_EQ(base64("f"), "Zg==");
+  EXPECT_EQ(base64("fo"), "Zm8=");
+  EXPECT_EQ(base64("foo"), "Zm9v");
+  EXPECT_EQ(base64("foob"), "Zm9vYg==");
+  EXPECT_EQ(base64("fooba"), "Zm9vYmE=");
+  EXPECT_EQ(base64("foobar"), "Zm9vYmFy");
+  EXPECT_EQ(base64(std::string("\xfb\xff\x00", 3)), "+/8A");
+}
+
 }  // namespace
 }  // namespace attn

@@ -1,5 +1,6 @@
 #include "render/page.h"
 
+#include <cstdint>
 #include <stdexcept>
 
 #include "render/render.h"
@@ -12,6 +13,19 @@ std::string script_safe(const std::string& text) {
   for (char c : text) {
     if (c == '<') out += "\\u003c";
     else out += c;
+  }
+  return out;
+}
+
+std::string base64(const std::string& bytes) {
+  static const char kDigits[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  out.reserve((bytes.size() + 2) / 3 * 4);
+  for (size_t i = 0; i < bytes.size(); i += 3) {
+    const size_t n = bytes.size() - i < 3 ? bytes.size() - i : 3;
+    uint32_t v = 0;
+    for (size_t k = 0; k < 3; ++k) v = (v << 8) | (k < n ? static_cast<unsigned char>(bytes[i + k]) : 0u);
+    for (size_t k = 0; k < 4; ++k) out += k <= n ? kDigits[(v >> (18 - 6 * k)) & 63] : '=';
   }
   return out;
 }
@@ -38,6 +52,7 @@ std::string render_page(const PageParts& parts) {
       {"@CSS@", kPageCss},
       {"@BODY@", parts.body},
       {"@DATA@", script_safe(parts.data_json)},
+      {"@WASM@", base64(parts.engine_wasm)},
       {"@ENGINE@", checked_script(parts.engine_js)},
       {"@JS@", kPageJs},
   };

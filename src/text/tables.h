@@ -18,9 +18,10 @@ extern const size_t kNumberRanges_size;
 extern const CodeRange kSpaceRanges[];   // \s: White_Space (PropList.txt)
 extern const size_t kSpaceRanges_size;
 
+// The vocabulary in its smallest form (the web page carries it): the offsets and the sorted
+// index are built from it on first use (src/text/vocab.cpp).
 extern const size_t kVocabSize;          // 50257, <|endoftext|> (the last id) included
 extern const char kTokenBytes[];         // every token's bytes, by id, one after another
-extern const uint32_t kTokenOffsets[];   // token i is kTokenBytes[off[i], off[i + 1])
-extern const uint32_t kIdsByBytes[];     // the ids but <|endoftext|>, sorted by their bytes
+extern const uint8_t kTokenLengths[];    // the number of bytes of each token, by id
 
 }  // namespace attn::text

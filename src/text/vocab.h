@@ -1,6 +1,7 @@
 // GPT-2's vocabulary: 50257 tokens, each a string of bytes. Ids 0..50255 are also BPE
-// ranks (a lower id was merged earlier); 50256 is <|endoftext|>. The tables are compiled
-// in (src/text/tables.h), so there is nothing to load.
+// ranks (a lower id was merged earlier); 50256 is <|endoftext|>. The tokens' bytes are
+// compiled in (src/text/tables.h), so there is nothing to load; the lookup tables are built
+// from them on first use.
 #pragma once
 
 #include <cstdint>

@@ -127,9 +127,10 @@ def check_dom(args):
     for tag in ("img", "iframe", "link", "object", "embed"):
         if d.tags.get(tag):
             fail(f"the page has a <{tag}> element: something was not escaped")
-    # The page's own scripts: its data, the engine's place and its code; a token made none.
-    if d.tags.get("script", 0) != 3:
-        fail(f"the page has {d.tags.get('script', 0)} <script> elements, expected its own 3")
+    # The page's own scripts: its data, the places of the engine's wasm and loader, and its
+    # code; a token made none.
+    if d.tags.get("script", 0) != 4:
+        fail(f"the page has {d.tags.get('script', 0)} <script> elements, expected its own 4")
     urls = [u for u in d.urls if u != CHAPTER_URL]
     if urls:
         fail(f"the page refers to URLs: {urls[:5]}")

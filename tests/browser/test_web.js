@@ -10,8 +10,10 @@
 //    key row, the value row and the context-vector row in the printed tensors.
 // 4. Pasted bad JSON: the engine's message (with line and column) shows, the last good walk
 //    stays; then an edited embedding cell recomputes.
-// 5. No request leaves the page (file:// of the page itself and data: only).
-// --bench: prints the page size, the time to the first walk and a recompute (median of 20).
+// 5. The page is under 2 MB, and --text works in it (the tokens stage equals the CLI's).
+// 6. No request leaves the page (file:// of the page itself and data: only).
+// --bench: prints the page size, the time to the first walk (median of 9 loads) and to a
+// recompute (median of 21), and `attn-walk bench` in the page against the native one.
 "use strict";
 const {execFileSync} = require("child_process");
 const fs = require("fs");
@@ -190,50 +192,72 @@ async function main() {
       fs.writeFileSync(path.join(shots, "web-causal-zh.png"), Buffer.from(data, "base64"));
     }
 
-    // One self-contained file. Issue 11's budget is 2 MB; with GPT-2's vocabulary inside (for
-    // --text, the tokens stage) the page is about 3 MB, reported here and in docs/performance.md
-    // like the time budgets rather than failed on. 4 MB still catches a page that balloons.
+    // One self-contained file, under issue 11's budget of 2 MB (GPT-2's vocabulary for --text
+    // included: the engine's wasm is in it gzip-compressed).
     const size = fs.statSync(page).size;
     console.log(`page size: ${size} bytes (budget 2 MB)`);
-    check(size < 4e6, `the page is ${size} bytes, more than 4 MB`);
+    check(size < 2e6, `the page is ${size} bytes, more than 2 MB`);
 
-    // 5. Nothing but the page itself was requested.
+    // --text works in the page: its tokens stage is the CLI's.
+    const textOpts = {stage: "tokens", text: "Hello, world! 你好 attention", seed: "3"};
+    await open(tab, fragment({opts: textOpts, input: null}));
+    compareSteps("--text", await pageSteps(tab), cli({opts: textOpts, input: null}));
+
+    // 6. Nothing but the page itself was requested.
     const outside = tab.requests.filter((u) => !(u.startsWith(pageUrl) || u.startsWith("data:") || u === "about:blank"));
     check(outside.length === 0, "requests left the page: " + outside.slice(0, 5).join(" "));
     check(tab.console.length === 0, "script errors in the page: " + tab.console.slice(0, 3).join("\n"));
 
     if (bench) {
-      const size = fs.statSync(page).size;
-      const firsts = [];
-      for (let k = 0; k < 5; k++) {
+      const median = (xs) => { const s = xs.slice().sort((a, b) => a - b); return s[(s.length - 1) >> 1]; };
+      // From the start of navigation to the first walk (the default one) laid out in the page,
+      // with the page's own marks (page.js: the script starts, the wasm is inflated, the engine
+      // is instantiated, the first walk is laid out).
+      const loads = [];
+      for (let k = 0; k < 9; k++) {
         await tab.send("Page.navigate", {url: "about:blank"});
         await waitFor(tab, `location.href === "about:blank"`);
         await tab.send("Page.navigate", {url: pageUrl});
         await waitFor(tab, `document.body && document.body.getAttribute("data-ready") === "1"`, 30000);
-        // From the start of navigation to the first walk (the default one) in the page.
-        firsts.push(await evaluate(tab, `performance.now()`));
+        loads.push(await evaluate(tab, `window.attnWalk.timings`));
       }
-      const recompute = await evaluate(tab, `(function () {
-        window.attnWalk.set("stage", "all");
+      const phase = (name) => median(loads.map((t) => t[name]));
+      // A recompute: the engine's walk, its HTML put into the page, and the page laid out.
+      const recompute = async (stage, seed0) => evaluate(tab, `(function () {
+        window.attnWalk.set("stage", ${JSON.stringify(stage)});
         var times = [];
-        for (var k = 0; k < 20; k++) {
+        for (var k = 0; k < 21; k++) {
           var t0 = performance.now();
-          window.attnWalk.set("seed", String(100 + k));
+          window.attnWalk.set("seed", String(${seed0} + k));
+          void document.body.offsetHeight;
           times.push(performance.now() - t0);
         }
         return times.sort(function (a, b) { return a - b; })[10]; })()`);
-      const recomputeOne = await evaluate(tab, `(function () {
-        window.attnWalk.set("stage", "multi-head");
-        var times = [];
-        for (var k = 0; k < 20; k++) {
-          var t0 = performance.now();
-          window.attnWalk.set("seed", String(200 + k));
-          times.push(performance.now() - t0);
-        }
-        return times.sort(function (a, b) { return a - b; })[10]; })()`);
-      firsts.sort((a, b) => a - b);
-      console.log(JSON.stringify({page_bytes: size, first_walk_ms_median: +firsts[2].toFixed(1),
-        recompute_all_stages_ms_median: +recompute.toFixed(1), recompute_multi_head_ms_median: +recomputeOne.toFixed(1)}));
+      const report = {page_bytes: size, loads: loads.length,
+        script_start_ms_median: phase("script"), wasm_inflated_ms_median: phase("inflated"),
+        engine_ready_ms_median: phase("engine"), first_walk_ms_median: phase("first_walk")};
+      for (const stage of ["dot-product", "causal", "multi-head", "all"])
+        report[`recompute_${stage}_ms_median`] = +(await recompute(stage, 100)).toFixed(1);
+      report.recompute_tokens_text_ms_median = +(await (async () => {
+        await evaluate(tab, `window.attnWalk.set("text", "Your journey starts with one step")`);
+        return recompute("tokens", 300);
+      })()).toFixed(1);
+      console.log(JSON.stringify(report));
+      // `attn-walk bench` in the page's engine (one thread, portable kernels) beside the native
+      // one on one thread and on all cores: the page's speed as a fraction of the native.
+      for (const [T, repeat] of [[128, 5], [1024, 2]]) {
+        const web = await evaluate(tab, `window.attnWalk.bench(${T}, 768, 12, ${repeat})`);
+        if (!web || !web.ok) { check(false, `bench in the page: ${JSON.stringify(web)}`); continue; }
+        const native = (threads) => JSON.parse(execFileSync(binary, ["bench", "--tokens", String(T), "--d-model", "768",
+          "--heads", "12", "--repeat", String(repeat), "--threads", String(threads), "--no-probe", "--format", "json"]).toString());
+        const n1 = native(1), n0 = native(0);
+        const ms = (b) => b.median_ms;
+        console.log(JSON.stringify({bench_tokens: T, web_ms: ms(web.bench), native_1_thread_ms: ms(n1),
+          native_all_threads_ms: ms(n0), native_isa: n1.isa, web_over_native_1_thread: +(ms(n1) / ms(web.bench)).toFixed(3),
+          web_over_native_all_threads: +(ms(n0) / ms(web.bench)).toFixed(3)}));
+        const bits = (b) => JSON.stringify([b.sum, b.abs_sum, b.first, b.shape]);
+        check(bits(web.bench) === bits(n1), `bench T=${T}: the page's output differs from the native one`);
+      }
     }
   } finally {
     browser.close();

@@ -69,8 +69,12 @@
 
   // ---- computing: the engine renders; a failure leaves the last good walk standing ----
   function run(argList, input, withJson) {
-    return JSON.parse(engine.ccall("attn_walk_run", "string", ["string", "string", "number"],
-                                   [JSON.stringify(argList), input || "", withJson ? 1 : 0]));
+    // The engine answers with JSON, then (if it walked) a newline and the walk's HTML.
+    var answer = engine.ccall("attn_walk_run", "string", ["string", "string", "number"],
+                              [JSON.stringify(argList), input || "", withJson ? 1 : 0]);
+    var nl = answer.indexOf("\n"), r = JSON.parse(nl < 0 ? answer : answer.slice(0, nl));
+    if (nl >= 0) r.html = answer.slice(nl + 1);
+    return r;
   }
   function compute(next) {
     if (!engine) return false;
@@ -292,7 +296,12 @@
   window.attnWalk = {
     run: function (argList, input, withJson) { return engine ? run(argList, input, withJson) : null; },
     state: function () { return copy(state); },
-    set: function (name, value) { return change(name, value); }
+    set: function (name, value) { return change(name, value); },
+    // `attn-walk bench` in the engine (tests/browser/test_web.js --bench): its JSON report.
+    bench: function (tokens, dModel, heads, repeat) {
+      return engine ? JSON.parse(engine.ccall("attn_walk_bench", "string", ["number", "number", "number", "number"],
+                                              [tokens, dModel, heads, repeat])) : null;
+    }
   };
 
   decorate();
@@ -301,7 +310,35 @@
     return;
   }
   walkBox.textContent = text("web.loading");
-  createAttnWalk().then(function (m) {
+  var timings = window.attnWalk.timings = {};
+  function mark(name) { timings[name] = Math.round(performance.now() * 10) / 10; }
+  // The engine's WebAssembly is in the page gzip-compressed, as base64 (cmake/build_web.sh);
+  // the browser's own DecompressionStream inflates it, so nothing is fetched.
+  function engineBinary() {
+    var b64 = document.getElementById("aw-wasm").textContent.trim();
+    if (!b64) return Promise.resolve(undefined);  // an engine with its wasm inside (-sSINGLE_FILE)
+    var raw = atob(b64), bytes = new Uint8Array(raw.length);
+    for (var i = 0; i < raw.length; i++) bytes[i] = raw.charCodeAt(i);
+    var inflated = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+    return new Response(inflated).arrayBuffer();
+  }
+  // Each stage computed once when the page is idle, the answers dropped: the browser compiles
+  // the engine's code for a stage the first time it runs (and --text builds its tables), which
+  // made the first walk of each stage several times slower than the next. Done one stage per
+  // idle moment, so it never holds up a learner's change.
+  function warmUp(stages) {
+    var idle = window.requestIdleCallback || function (f) { return setTimeout(f, 20); };
+    (function next() {
+      if (!stages.length) { mark("warm"); document.body.setAttribute("data-warm", "1"); return; }
+      idle(function () { run(["--stage", stages.shift()], "", false); next(); });
+    })();
+  }
+  mark("script");
+  engineBinary().then(function (wasm) {
+    mark("inflated");
+    return createAttnWalk(wasm ? {wasmBinary: wasm} : {});
+  }).then(function (m) {
+    mark("engine");
     engine = m;
     var fromLink = readHash();
     if (!compute(Object.keys(fromLink).length ? fromLink : state)) {
@@ -311,10 +348,15 @@
       errorBox.textContent = message;
     }
     buildControls();
+    void document.body.offsetHeight;  // laid out: the first walk is on screen from here
+    mark("first_walk");
     window.addEventListener("hashchange", function () {
       var s = readHash();
       if (location.hash && JSON.stringify(s) !== JSON.stringify(state)) { compute(s); buildControls(); }
     });
     document.body.setAttribute("data-ready", "1");
+    warmUp(data.stages.map(function (s) { return s.name; }));
+  }, function (e) {
+    errorBox.textContent = "The engine did not start: " + e;
   });
 })();

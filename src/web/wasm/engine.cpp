@@ -1,6 +1,6 @@
 // The page's engine: the CLI's own option binding, stages and renderers, compiled to
-// WebAssembly (`make web`). The page's script calls these two functions; it computes
-// nothing itself.
+// WebAssembly (`make web`). The page's script calls these functions; it computes nothing
+// itself.
 #include <emscripten/emscripten.h>
 
 #include <exception>
@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench.h"
 #include "cli.h"
 #include "embeddings.h"
 #include "render/render.h"
@@ -21,9 +22,9 @@ using nlohmann::json;
 std::string result;  // what the last call returned; the page copies it before the next call
 
 // One walk: the options as the CLI takes them, and the embeddings as JSON text (empty: the
-// chapter's six tokens). Returns {"ok": true, "title", "lang", "html"[, "json"]} or
-// {"ok": false, "kind": "usage" | "input" | "internal", "message"}.
-json run(const std::string& args_json, const std::string& input, bool with_json) {
+// chapter's six tokens). Returns {"ok": true, "title", "lang"[, "json"]} and the walk's HTML
+// in *html, or throws.
+json run(const std::string& args_json, const std::string& input, bool with_json, std::string* html) {
   std::vector<std::string> args;
   try {
     args = json::parse(args_json).get<std::vector<std::string>>();
@@ -39,8 +40,8 @@ json run(const std::string& args_json, const std::string& input, bool with_json)
   const auto walks = attn::make_walks(o, std::move(emb), &ro);
   json out = {{"ok", true},
               {"title", attn::html_title(walks, ro.lang)},
-              {"lang", ro.lang == attn::Lang::Zh ? "zh-CN" : "en"},
-              {"html", attn::render_html_body(walks, ro.lang)}};
+              {"lang", ro.lang == attn::Lang::Zh ? "zh-CN" : "en"}};
+  *html = attn::render_html_body(walks, ro.lang);
   if (with_json) out["json"] = attn::render_json(walks);
   return out;
 }
@@ -49,14 +50,12 @@ json failure(const char* kind, const std::string& message) {
   return {{"ok", false}, {"kind", kind}, {"message", message}};
 }
 
-}  // namespace
-
-extern "C" {
-
-EMSCRIPTEN_KEEPALIVE const char* attn_walk_run(const char* args_json, const char* input, int with_json) {
+// What a call returns: its result, or the failure, as JSON text.
+template <class F>
+const char* answer(F&& f) {
   json out;
   try {
-    out = run(args_json, input, with_json != 0);
+    out = f();
   } catch (const attn::UsageError& e) {
     out = failure("usage", e.what());
   } catch (const attn::InputError& e) {
@@ -68,6 +67,45 @@ EMSCRIPTEN_KEEPALIVE const char* attn_walk_run(const char* args_json, const char
   }
   result = out.dump(-1, ' ', false, json::error_handler_t::replace);
   return result.c_str();
+}
+
+}  // namespace
+
+extern "C" {
+
+// The answer is {"ok": true, "title", "lang"[, "json"]}, a newline, and the walk's HTML as it
+// is (a few hundred KB for stage all: not escaped into JSON and parsed back in the page); or
+// {"ok": false, "kind": "usage" | "input" | "internal", "message"} alone. JSON text written
+// by dump(-1) holds no raw newline.
+EMSCRIPTEN_KEEPALIVE const char* attn_walk_run(const char* args_json, const char* input, int with_json) {
+  std::string html;
+  bool walked = false;
+  answer([&] {
+    json meta = run(args_json, input, with_json != 0, &html);
+    walked = true;
+    return meta;
+  });
+  if (walked) result.append("\n").append(html);
+  return result.c_str();
+}
+
+// `attn-walk bench` in the page (docs/performance.md puts it beside the native one): the same
+// forward, on one thread (a file:// page has no threads) with the portable kernels. Returns
+// {"ok": true, "bench": the bench's JSON report}. Not used by the page itself.
+EMSCRIPTEN_KEEPALIVE const char* attn_walk_bench(int tokens, int d_model, int heads, int repeat) {
+  return answer([&] {
+    attn::BenchOptions b;
+    b.tokens = tokens;
+    b.d_model = d_model;
+    b.heads = heads;
+    b.repeat = repeat;
+    b.threads = 1;
+    b.probe = false;  // the FMA probe measures native instruction sets
+    b.format = "json";
+    if (tokens < 1 || d_model < 1 || heads < 1 || repeat < 1 || d_model % heads != 0)
+      throw attn::UsageError("bench: sizes must be positive and heads must divide d_model");
+    return json{{"ok", true}, {"bench", json::parse(attn::run_bench(b))}};
+  });
 }
 
 // The controls' data (src/web/page_data.h), for a page that has none yet.
