@@ -1,9 +1,10 @@
-// The bonus stages swa, rope and flash beyond their PyTorch goldens: the ideas each walk's
+// The bonus stages efficient, swa, rope and flash beyond their PyTorch goldens: the ideas each walk's
 // checks rest on, and configurations they must refuse.
 #include <gtest/gtest.h>
 
 #include "modules.h"
 #include "modules/flash.h"
+#include "modules/mha_einsum.h"
 #include "modules/rope.h"
 #include "modules/sliding_window.h"
 #include "ops.h"
@@ -26,6 +27,52 @@ const Check& check_named(const Walk& w, const std::string& id) {
   for (const auto& c : w.checks)
     if (c.id == id) return c;
   throw std::runtime_error("no check " + id);
+}
+
+bool has_step(const Walk& w, const std::string& name) {
+  for (const auto& st : w.steps)
+    if (st.name == name) return true;
+  return false;
+}
+
+// MHAEinsum always; nn.MultiheadAttention only when its inputs are embed_dim = d_out wide (the
+// notebook's d_in == d_out), else a note says why. Every check holds: the outputs differ
+// after the seed and agree with the chapter's once its weights are copied in.
+TEST(Efficient, EinsumAlwaysTorchMhaOnlyWhenDinEqualsDout) {
+  const Walk wide = run_efficient(bonus_config());  // d_in 3, d_out 8
+  EXPECT_TRUE(has_step(wide, "einsum_scores"));
+  EXPECT_FALSE(has_step(wide, "torch_mha_scores"));
+  EXPECT_NE(std::find(wide.notes.begin(), wide.notes.end(), "note.efficient_torch_mha_needs_square"), wide.notes.end());
+  EXPECT_EQ(wide.vars.at("einsum_proj_eq"), "bnd,id->bni");
+  for (const bool bias : {false, true}) {
+    Config c = bonus_config(3, 3);
+    c.qkv_bias = bias;
+    const Walk w = run_efficient(c);
+    SCOPED_TRACE(bias ? "qkv_bias" : "no bias");
+    EXPECT_EQ(w.vars.at("einsum_proj_eq"), "bnd,di->bni");
+    EXPECT_TRUE(has_step(w, "torch_mha_scores"));
+    EXPECT_EQ(has_step(w, "torch_mha.bias_k"), bias);
+    // add_bias_kv: one more key, a column every query sees
+    EXPECT_EQ(test::step_named(w, "torch_mha_scores").value.shape, (Shape{2 * 3, 6, bias ? 7 : 6}));
+    for (const char* id : {"efficient_einsum_differs_by_weights", "efficient_einsum_copied_equal_mha",
+                           "efficient_torch_mha_differs_by_weights", "efficient_torch_mha_copied_equal_mha",
+                           "efficient_all_copied_outputs_equal"})
+      EXPECT_TRUE(check_named(w, id).passed) << id;
+  }
+  for (const auto& chk : wide.checks) EXPECT_TRUE(chk.passed) << chk.id;
+}
+
+// The notebook's "bnd,di->bni" multiplies by W itself, so the chapter's nn.Linear weight goes
+// in transposed; "bnd,id->bni" takes it as it is.
+TEST(Efficient, EinsumCopiesTheChaptersWeightsTransposedForTheNotebooksEquation) {
+  for (const int64_t d_in : {3, 4}) {
+    TorchGenerator gen(123);
+    MHAEinsum e(gen, d_in, 4, 2, false);
+    gen.manual_seed(123);
+    const MultiHeadAttention mha(gen, d_in, 4, 6, 0.0, 2, false, DropoutKernel::Default);
+    e.copy_from(mha);
+    EXPECT_EQ(e.W_query.data, d_in == 4 ? transpose2d(mha.W_query.weight).data : mha.W_query.weight.data);
+  }
 }
 
 TEST(Swa, MaskIsTheBandOfTheWindow) {

@@ -90,6 +90,12 @@ def configurations():
               kv_groups=2, window=1, block=7, rope_base=100.0)
     yield rnd("d4_t1_one_token", 23, 1, 4, seed=0, batch=1, d_out=6, heads=3, kv_groups=3, window=4,
               block=1)
+    # d_in == d_out, as the notebook runs its modules: efficient's nn.MultiheadAttention needs it;
+    # with biases (add_bias_kv) below and from 16 features (torch.normal_'s vectorised path) up.
+    yield rnd("d8_t5_dout8_h2_bias", 25, 5, 8, seed=5, batch=2, qkv_bias=True, d_out=8, heads=2,
+              kv_groups=1, window=2, block=2)
+    yield rnd("d16_t6_dout16_h4_bias", 26, 6, 16, seed=99, batch=1, qkv_bias=True, d_out=16, heads=4,
+              kv_groups=2, window=3, block=4, rope_base=500000.0)
     yield rnd("d6_t40_long", 24, 40, 6, seed=11, batch=1, d_out=8, heads=2, kv_groups=1, window=9,
               block=16)
 
