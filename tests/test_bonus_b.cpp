@@ -8,6 +8,8 @@
 #include "modules/rope.h"
 #include "modules/sliding_window.h"
 #include "ops.h"
+#include "render/heatmap.h"
+#include "render/render.h"
 #include "stages/common.h"
 #include "stages/stages.h"
 #include "test_util.h"
@@ -73,6 +75,56 @@ TEST(Efficient, EinsumCopiesTheChaptersWeightsTransposedForTheNotebooksEquation)
     e.copy_from(mha);
     EXPECT_EQ(e.W_query.data, d_in == 4 ? transpose2d(mha.W_query.weight).data : mha.W_query.weight.data);
   }
+}
+
+size_t count_of(const std::string& hay, const std::string& needle) {
+  size_t n = 0;
+  for (size_t at = hay.find(needle); at != std::string::npos; at = hay.find(needle, at + 1)) ++n;
+  return n;
+}
+
+// GQA's heatmaps show which heads share one key/value group: in the terminal a rule naming
+// the group and its heads before the group's first head, in HTML a frame around its heads.
+TEST(GqaHeatmap, HeadsAreDrawnInTheirKeyValueGroups) {
+  RenderOptions o;
+  o.heatmap = true;
+  o.color = false;
+  Config c = bonus_config();  // 4 heads, 2 groups
+  const Walk w = run_gqa(c);
+  const Step& weights = test::step_named(w, "attn_weights");
+  EXPECT_EQ(weights.head_groups, (std::vector<int64_t>{0, 0, 1, 1}));
+  const std::string term = render_heatmap(w, weights, o);
+  const size_t g0 = term.find("K/V group 0: keys and values shared by heads 0, 1");
+  const size_t g1 = term.find("K/V group 1: keys and values shared by heads 2, 3");
+  ASSERT_NE(g0, std::string::npos) << term;
+  ASSERT_NE(g1, std::string::npos) << term;
+  EXPECT_LT(g0, term.find("head 0:"));
+  EXPECT_LT(term.find("head 1:"), g1);
+  EXPECT_LT(g1, term.find("head 2:"));
+  // Batch 1 repeats batch 0, so each group is drawn once: two rules.
+  EXPECT_EQ(count_of(term, "K/V group"), 2u) << term;
+
+  o.lang = Lang::Zh;
+  EXPECT_NE(render_heatmap(w, weights, o).find("K/V 组 1：头 2, 3 共用这组键和值"), std::string::npos);
+  o.lang = Lang::En;
+
+  // HTML: two steps with heatmaps (scores, weights), two groups each, in balanced divs.
+  const std::string page = render_html({w}, o);
+  EXPECT_EQ(count_of(page, "<div class=\"hm-group\""), 4u);
+  EXPECT_NE(page.find("shared by heads 2, 3</p>"), std::string::npos);
+  EXPECT_EQ(count_of(page, "<div"), count_of(page, "</div>"));
+
+  // One group holds every head; as many groups as heads is plain multi-head attention.
+  c.bonus.kv_groups = 1;
+  const Walk one_group = run_gqa(c);
+  EXPECT_NE(render_heatmap(one_group, test::step_named(one_group, "attn_weights"), o).find("shared by heads 0, 1, 2, 3"),
+            std::string::npos);
+  c.bonus.kv_groups = 4;
+  const Walk mha_like = run_gqa(c);
+  EXPECT_EQ(count_of(render_heatmap(mha_like, test::step_named(mha_like, "attn_weights"), o), "K/V group"), 4u);
+  // Stages that do not group their heads draw none.
+  const Walk chapter = run_multi_head(test::book_config());
+  EXPECT_EQ(render_html({chapter}, o).find("<div class=\"hm-group\""), std::string::npos);
 }
 
 TEST(Swa, MaskIsTheBandOfTheWindow) {
