@@ -127,6 +127,23 @@ TEST(GqaHeatmap, HeadsAreDrawnInTheirKeyValueGroups) {
   EXPECT_EQ(render_html({chapter}, o).find("<div class=\"hm-group\""), std::string::npos);
 }
 
+// MLA: one token at a time with only the latent cached gives the full pass, for any latent
+// size; the cache holds latent_dim numbers per token, and the text says when that saves nothing.
+TEST(Mla, CachedLatentPassEqualsTheFullPassAndTheCacheShrinks) {
+  for (const int64_t L : {1, 4, 16, 40}) {
+    Config c = bonus_config();
+    c.bonus.latent_dim = L;
+    const Walk w = run_mla(c);
+    SCOPED_TRACE("latent_dim " + std::to_string(L));
+    for (const auto& chk : w.checks) EXPECT_TRUE(chk.passed) << chk.id << " " << chk.max_diff;
+    EXPECT_EQ(test::step_named(w, "cache_c_kv").value.shape, (Shape{2, 6, L}));
+    const Tensor& size = test::step_named(w, "kv_cache_size").value;
+    EXPECT_EQ(size.data[0], 2.0f * 2 * 6 * 8);
+    EXPECT_EQ(size.data[1], 2.0f * 6 * L);
+    EXPECT_EQ(w.vars.count("variant:kv_cache_size") == 1, L >= 16);
+  }
+}
+
 TEST(Swa, MaskIsTheBandOfTheWindow) {
   const Tensor m = sliding_window_mask(5, 2);
   for (int64_t i = 0; i < 5; ++i)

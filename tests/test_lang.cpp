@@ -82,6 +82,7 @@ std::vector<Named> configs() {
   c.bonus.d_out = 4;
   c.bonus.heads = 2;
   c.bonus.kv_groups = 1;
+  c.bonus.latent_dim = 8;  // mla: as many numbers as a token's keys and values, no saving
   out.push_back({"bonus_square", c});
   c.qkv_bias = true;
   out.push_back({"bonus_square_bias", c});
