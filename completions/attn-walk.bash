@@ -5,7 +5,7 @@ _attn_walk() {
   prev="${COMP_WORDS[COMP_CWORD-1]}"
   local opts="--stage --input --random-input --text --text-file --embed-dim --max-tokens --format --output --list-stages --list-steps --only
     --query --seed --d-out --heads --dropout --attn-dropout --batch --qkv-bias --init --dropout-rng
-    --softmax-dim --torch-threads --kv-groups --window --rope-base --block
+    --softmax-dim --torch-threads --kv-groups --window --rope-base --block --latent-dim
     --explain --lang --heatmap --color --step --stats --max-input-mb --help --version"
   local bench_opts="--tokens --d-model --heads --batch --repeat --threads --seed --format --help"
   local check_opts="--stage --format --output --lang --rtol --atol --input --random-input --query --seed

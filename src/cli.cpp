@@ -148,6 +148,10 @@ void bind(CLI::App& app, Options& o) {
   app.add_option("--block", o.bonus.block, "Keys per block of flash attention (flash; at least 1)")
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 20))
       ->capture_default_str();
+  app.add_option("--latent-dim", o.bonus.latent_dim,
+                 "Latent size of MultiHeadLatentAttention (mla; at least 1)")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 16))
+      ->capture_default_str();
 
   app.add_flag("--explain", o.explain, "Explain each step: what, why, and how shapes change");
   app.add_option("--lang", o.lang, "Language of headings and explanations: " + join(lang_codes(), ", "))

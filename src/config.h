@@ -18,7 +18,8 @@ enum class DropoutKernel { Default, Mkl };     // --dropout-rng: which PyTorch b
 // RoPE's rotated pairs or for grouped keys to show. --d-out and --heads replace them.
 // Defaults make each idea visible on the chapter's six tokens: 4 heads of 2 dimensions,
 // 2 key/value groups (so repeat and repeat_interleave differ), a window of 3 < 6 tokens,
-// blocks of 2 keys (3 blocks).
+// blocks of 2 keys (3 blocks), a latent of 4 (what MLA caches per token, against 16 for keys
+// and values).
 struct BonusConfig {
   int64_t d_out = 8;          // --d-out
   int64_t heads = 4;          // --heads
@@ -26,6 +27,7 @@ struct BonusConfig {
   int64_t window = 3;         // --window: sliding-window size (tokens a query may see)
   double rope_base = 10000.0; // --rope-base: RoPE's theta_base
   int64_t block = 2;          // --block: keys per block of flash attention
+  int64_t latent_dim = 4;     // --latent-dim: MultiHeadLatentAttention's latent (4 < 2 * d_out)
 
   int64_t head_dim() const { return heads > 0 ? d_out / heads : 0; }
 };

@@ -44,6 +44,12 @@ struct Step {
   // text "<stage>/<step>#<variant>" for this step only (as walk.vars["variant:<step>"] does
   // for every step of that name).
   std::map<std::string, std::string> vars;
+  // Heatmaps of a (B, H, T, T) step: heads that belong together, as one group index per
+  // head (dimension 1), and the ui text that names a group (src/lang/, "{}" the group, then
+  // "{}" its heads). Empty when every head stands alone. A stage sets them (GQA: the heads
+  // that share one key/value group); renderers only draw the groups.
+  std::vector<int64_t> head_groups;
+  std::string head_group_text;
   // An integer tensor (token ids, exact in float32): printed as torch prints int64.
   bool is_int64 = false;
   // A step that holds words rather than numbers (the text, its BPE pieces): the words,

@@ -1,12 +1,15 @@
-// The bonus stages swa, rope and flash beyond their PyTorch goldens: the ideas each walk's
+// The bonus stages efficient, swa, rope and flash beyond their PyTorch goldens: the ideas each walk's
 // checks rest on, and configurations they must refuse.
 #include <gtest/gtest.h>
 
 #include "modules.h"
 #include "modules/flash.h"
+#include "modules/mha_einsum.h"
 #include "modules/rope.h"
 #include "modules/sliding_window.h"
 #include "ops.h"
+#include "render/heatmap.h"
+#include "render/render.h"
 #include "stages/common.h"
 #include "stages/stages.h"
 #include "test_util.h"
@@ -26,6 +29,119 @@ const Check& check_named(const Walk& w, const std::string& id) {
   for (const auto& c : w.checks)
     if (c.id == id) return c;
   throw std::runtime_error("no check " + id);
+}
+
+bool has_step(const Walk& w, const std::string& name) {
+  for (const auto& st : w.steps)
+    if (st.name == name) return true;
+  return false;
+}
+
+// MHAEinsum always; nn.MultiheadAttention only when its inputs are embed_dim = d_out wide (the
+// notebook's d_in == d_out), else a note says why. Every check holds: the outputs differ
+// after the seed and agree with the chapter's once its weights are copied in.
+TEST(Efficient, EinsumAlwaysTorchMhaOnlyWhenDinEqualsDout) {
+  const Walk wide = run_efficient(bonus_config());  // d_in 3, d_out 8
+  EXPECT_TRUE(has_step(wide, "einsum_scores"));
+  EXPECT_FALSE(has_step(wide, "torch_mha_scores"));
+  EXPECT_NE(std::find(wide.notes.begin(), wide.notes.end(), "note.efficient_torch_mha_needs_square"), wide.notes.end());
+  EXPECT_EQ(wide.vars.at("einsum_proj_eq"), "bnd,id->bni");
+  for (const bool bias : {false, true}) {
+    Config c = bonus_config(3, 3);
+    c.qkv_bias = bias;
+    const Walk w = run_efficient(c);
+    SCOPED_TRACE(bias ? "qkv_bias" : "no bias");
+    EXPECT_EQ(w.vars.at("einsum_proj_eq"), "bnd,di->bni");
+    EXPECT_TRUE(has_step(w, "torch_mha_scores"));
+    EXPECT_EQ(has_step(w, "torch_mha.bias_k"), bias);
+    // add_bias_kv: one more key, a column every query sees
+    EXPECT_EQ(test::step_named(w, "torch_mha_scores").value.shape, (Shape{2 * 3, 6, bias ? 7 : 6}));
+    for (const char* id : {"efficient_einsum_differs_by_weights", "efficient_einsum_copied_equal_mha",
+                           "efficient_torch_mha_differs_by_weights", "efficient_torch_mha_copied_equal_mha",
+                           "efficient_all_copied_outputs_equal"})
+      EXPECT_TRUE(check_named(w, id).passed) << id;
+  }
+  for (const auto& chk : wide.checks) EXPECT_TRUE(chk.passed) << chk.id;
+}
+
+// The notebook's "bnd,di->bni" multiplies by W itself, so the chapter's nn.Linear weight goes
+// in transposed; "bnd,id->bni" takes it as it is.
+TEST(Efficient, EinsumCopiesTheChaptersWeightsTransposedForTheNotebooksEquation) {
+  for (const int64_t d_in : {3, 4}) {
+    TorchGenerator gen(123);
+    MHAEinsum e(gen, d_in, 4, 2, false);
+    gen.manual_seed(123);
+    const MultiHeadAttention mha(gen, d_in, 4, 6, 0.0, 2, false, DropoutKernel::Default);
+    e.copy_from(mha);
+    EXPECT_EQ(e.W_query.data, d_in == 4 ? transpose2d(mha.W_query.weight).data : mha.W_query.weight.data);
+  }
+}
+
+size_t count_of(const std::string& hay, const std::string& needle) {
+  size_t n = 0;
+  for (size_t at = hay.find(needle); at != std::string::npos; at = hay.find(needle, at + 1)) ++n;
+  return n;
+}
+
+// GQA's heatmaps show which heads share one key/value group: in the terminal a rule naming
+// the group and its heads before the group's first head, in HTML a frame around its heads.
+TEST(GqaHeatmap, HeadsAreDrawnInTheirKeyValueGroups) {
+  RenderOptions o;
+  o.heatmap = true;
+  o.color = false;
+  Config c = bonus_config();  // 4 heads, 2 groups
+  const Walk w = run_gqa(c);
+  const Step& weights = test::step_named(w, "attn_weights");
+  EXPECT_EQ(weights.head_groups, (std::vector<int64_t>{0, 0, 1, 1}));
+  const std::string term = render_heatmap(w, weights, o);
+  const size_t g0 = term.find("K/V group 0: keys and values shared by heads 0, 1");
+  const size_t g1 = term.find("K/V group 1: keys and values shared by heads 2, 3");
+  ASSERT_NE(g0, std::string::npos) << term;
+  ASSERT_NE(g1, std::string::npos) << term;
+  EXPECT_LT(g0, term.find("head 0:"));
+  EXPECT_LT(term.find("head 1:"), g1);
+  EXPECT_LT(g1, term.find("head 2:"));
+  // Batch 1 repeats batch 0, so each group is drawn once: two rules.
+  EXPECT_EQ(count_of(term, "K/V group"), 2u) << term;
+
+  o.lang = Lang::Zh;
+  EXPECT_NE(render_heatmap(w, weights, o).find("K/V 组 1：头 2, 3 共用这组键和值"), std::string::npos);
+  o.lang = Lang::En;
+
+  // HTML: two steps with heatmaps (scores, weights), two groups each, in balanced divs.
+  const std::string page = render_html({w}, o);
+  EXPECT_EQ(count_of(page, "<div class=\"hm-group\""), 4u);
+  EXPECT_NE(page.find("shared by heads 2, 3</p>"), std::string::npos);
+  EXPECT_EQ(count_of(page, "<div"), count_of(page, "</div>"));
+
+  // One group holds every head; as many groups as heads is plain multi-head attention.
+  c.bonus.kv_groups = 1;
+  const Walk one_group = run_gqa(c);
+  EXPECT_NE(render_heatmap(one_group, test::step_named(one_group, "attn_weights"), o).find("shared by heads 0, 1, 2, 3"),
+            std::string::npos);
+  c.bonus.kv_groups = 4;
+  const Walk mha_like = run_gqa(c);
+  EXPECT_EQ(count_of(render_heatmap(mha_like, test::step_named(mha_like, "attn_weights"), o), "K/V group"), 4u);
+  // Stages that do not group their heads draw none.
+  const Walk chapter = run_multi_head(test::book_config());
+  EXPECT_EQ(render_html({chapter}, o).find("<div class=\"hm-group\""), std::string::npos);
+}
+
+// MLA: one token at a time with only the latent cached gives the full pass, for any latent
+// size; the cache holds latent_dim numbers per token, and the text says when that saves nothing.
+TEST(Mla, CachedLatentPassEqualsTheFullPassAndTheCacheShrinks) {
+  for (const int64_t L : {1, 4, 16, 40}) {
+    Config c = bonus_config();
+    c.bonus.latent_dim = L;
+    const Walk w = run_mla(c);
+    SCOPED_TRACE("latent_dim " + std::to_string(L));
+    for (const auto& chk : w.checks) EXPECT_TRUE(chk.passed) << chk.id << " " << chk.max_diff;
+    EXPECT_EQ(test::step_named(w, "cache_c_kv").value.shape, (Shape{2, 6, L}));
+    const Tensor& size = test::step_named(w, "kv_cache_size").value;
+    EXPECT_EQ(size.data[0], 2.0f * 2 * 6 * 8);
+    EXPECT_EQ(size.data[1], 2.0f * 6 * L);
+    EXPECT_EQ(w.vars.count("variant:kv_cache_size") == 1, L >= 16);
+  }
 }
 
 TEST(Swa, MaskIsTheBandOfTheWindow) {

@@ -372,6 +372,7 @@ TEST_F(CliErrors, ListStagesShowsTheChapterThenTheBonusGroup) {
 
 TEST_F(CliErrors, BonusOptionsOutOfRangeExitTwo) {
   expect_option_error(run_cli({"--kv-groups", "0"}), {"--kv-groups"});
+  expect_option_error(run_cli({"--latent-dim", "0"}), {"--latent-dim"});
   expect_option_error(run_cli({"--window", "0"}), {"--window"});
   expect_option_error(run_cli({"--block", "-1"}), {"--block"});
   expect_option_error(run_cli({"--rope-base", "0.5"}), {"--rope-base"});

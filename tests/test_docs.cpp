@@ -47,7 +47,7 @@ TEST(Docs, ReadmeAndManPageNameEveryStageAndOption) {
                           "attn-dropout", "batch", "qkv-bias", "init", "dropout-rng", "format", "output",
                           "only", "list-stages", "list-steps", "explain", "lang", "heatmap", "color",
                           "step", "stats", "version", "kv-groups", "window", "rope-base", "block",
-                          "text", "text-file", "embed-dim", "max-tokens", "max-input-mb"}) {
+                          "text", "text-file", "embed-dim", "max-tokens", "max-input-mb", "latent-dim"}) {
     EXPECT_NE(readme.find(std::string("--") + opt), std::string::npos) << "README lacks --" << opt;
     std::string man_opt;
     for (const char* c = opt; *c; ++c) man_opt += (*c == '-') ? std::string("\\-") : std::string(1, *c);

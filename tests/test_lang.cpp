@@ -74,6 +74,18 @@ std::vector<Named> configs() {
   c.bonus.kv_groups = 1;
   c.qkv_bias = true;
   out.push_back({"bonus_one_group", c});
+  // d_in == d_out, as the bonus notebook runs its modules: efficient's nn.MultiheadAttention,
+  // without and with biases (add_bias_kv's extra key).
+  c = test::book_config();
+  c.inputs = Tensor({6, 4}, {0.43f, 0.15f, 0.89f, -0.1f, 0.55f, 0.87f, 0.66f, 0.2f, 0.57f, 0.85f, 0.64f, -0.3f,
+                             0.22f, 0.58f, 0.33f, 0.4f, 0.77f, 0.25f, 0.10f, -0.5f, 0.05f, 0.80f, 0.55f, 0.1f});
+  c.bonus.d_out = 4;
+  c.bonus.heads = 2;
+  c.bonus.kv_groups = 1;
+  c.bonus.latent_dim = 8;  // mla: as many numbers as a token's keys and values, no saving
+  out.push_back({"bonus_square", c});
+  c.qkv_bias = true;
+  out.push_back({"bonus_square_bias", c});
   return out;
 }
 

@@ -153,6 +153,7 @@ inline Config bonus_config_from_golden(const nlohmann::json& doc) {
   c.bonus.window = o["window"].get<int64_t>();
   c.bonus.rope_base = o["rope_base"].get<double>();
   c.bonus.block = o["block"].get<int64_t>();
+  c.bonus.latent_dim = o["latent_dim"].get<int64_t>();
   return c;
 }
 

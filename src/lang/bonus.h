@@ -16,5 +16,7 @@ LangTable kv_cache_en();
 LangTable kv_cache_zh();
 LangTable gqa_en();
 LangTable gqa_zh();
+LangTable mla_en();  // mla_{en,zh}.cpp
+LangTable mla_zh();
 
 }  // namespace attn

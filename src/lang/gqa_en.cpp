@@ -74,6 +74,7 @@ LangTable gqa_en() {
       {"gqa_repeat_differs", "repeat gives different keys than repeat_interleave: the wrong heads would share"},
   };
   t.ui = {
+      {"heatmap.gqa.kv_group", "K/V group {}: keys and values shared by heads {}"},
       {"stage.gqa", "grouped-query attention: keys and values in --kv-groups groups, a smaller KV cache"},
       {"word.floats", "floats"},
   };

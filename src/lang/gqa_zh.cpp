@@ -70,6 +70,7 @@ LangTable gqa_zh() {
       {"gqa_repeat_differs", "repeat 得到的键与 repeat_interleave 不同：共享键的头会配错"},
   };
   t.ui = {
+      {"heatmap.gqa.kv_group", "K/V 组 {}：头 {} 共用这组键和值"},
       {"stage.gqa", "分组查询注意力：键和值分成 --kv-groups 组，KV 缓存更小"},
       {"word.floats", "个浮点数"},
   };

@@ -24,6 +24,7 @@ const std::vector<LangPart>& lang_parts() {
       {"en", efficient_en}, {"zh", efficient_zh},  // bonus stages
       {"en", kv_cache_en}, {"zh", kv_cache_zh},
       {"en", gqa_en}, {"zh", gqa_zh},
+      {"en", mla_en}, {"zh", mla_zh},
       {"en", bonus_b_en}, {"zh", bonus_b_zh},      // swa, rope, flash
       {"en", web_en}, {"zh", web_zh},              // the browser page's controls
       {"en", text_en}, {"zh", text_zh},            // --text and the tokens stage

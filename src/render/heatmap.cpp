@@ -77,6 +77,10 @@ HeatmapPlan plan_heatmap(const Walk& walk, const Step& step, int64_t max_cells, 
     const std::string own = walk.stage + "." + base;
     plan.mask_meaning = lang_en().ui.count("heatmap." + own) ? own : base;
   }
+  if (s.size() == 4 && static_cast<int64_t>(step.head_groups.size()) == s[1] && !step.head_group_text.empty()) {
+    plan.head_groups = step.head_groups;
+    plan.head_group_text = step.head_group_text;
+  }
   max_cells = std::max<int64_t>(2, max_cells);
 
   // Rows and columns: all of them, or max_cells evenly spaced ones including both ends.
@@ -105,6 +109,7 @@ HeatmapPlan plan_heatmap(const Walk& walk, const Step& step, int64_t max_cells, 
       HeatmapBlock blk;
       blk.batch = s.size() >= 3 ? b : -1;
       blk.head = s.size() == 4 ? h : -1;
+      blk.group = plan.head_groups.empty() ? -1 : plan.head_groups[static_cast<size_t>(h)];
       blk.offset = static_cast<size_t>(b) * batch_size + static_cast<size_t>(h) * block_size;
       plan.blocks.push_back(blk);
     }
@@ -168,6 +173,21 @@ std::vector<std::string> heatmap_notes(const HeatmapPlan& plan, Lang lang) {
   }
   if (plan.blocks_left_out) notes.push_back(fmt::format(heatmap_text(lang, "left_out"), plan.blocks_left_out));
   return notes;
+}
+
+bool starts_group(const HeatmapPlan& plan, size_t i) {
+  const HeatmapBlock& b = plan.blocks.at(i);
+  if (b.group < 0) return false;
+  if (i == 0) return true;
+  const HeatmapBlock& prev = plan.blocks[i - 1];
+  return prev.group != b.group || prev.batch != b.batch;
+}
+
+std::string group_caption(const HeatmapPlan& plan, int64_t group, Lang lang) {
+  std::string heads;
+  for (size_t h = 0; h < plan.head_groups.size(); ++h)
+    if (plan.head_groups[h] == group) heads += (heads.empty() ? "" : ", ") + std::to_string(h);
+  return fmt::format(ui_text(lang, plan.head_group_text), group, heads);
 }
 
 std::string scale_number(double v) {
@@ -529,7 +549,9 @@ std::string render_heatmap(const Walk& walk, const Step& step, const RenderOptio
   for (size_t bi = 0; bi < plan.blocks.size(); ++bi) {
     const HeatmapBlock& blk = plan.blocks[bi];
     const std::string caption = block_caption(blk, opts.lang);
-    if (!caption.empty()) out += (bi ? "\n" : "") + caption + rtrim(heatmap_text(opts.lang, "colon")) + "\n";
+    // A group of heads (GQA's shared keys and values): a rule with its name before its first block.
+    if (starts_group(plan, bi)) out += (bi ? "\n" : "") + std::string("\u2501\u2501 ") + group_caption(plan, blk.group, opts.lang) + " \u2501\u2501\n";
+    if (!caption.empty()) out += (bi && !starts_group(plan, bi) ? "\n" : "") + caption + rtrim(heatmap_text(opts.lang, "colon")) + "\n";
     out += column_header;
     for (size_t r = 0; r < plan.index.size(); ++r) {
       const int64_t i = plan.index[r];

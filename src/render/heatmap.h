@@ -16,7 +16,9 @@
 //
 // How a step is drawn (plan_heatmap):
 //   - every (T, T) block: a 2-D tensor is one block; (B, T, T) is labelled "batch b";
-//     (B, H, T, T) is labelled "batch b, head h";
+//     (B, H, T, T) is labelled "batch b, head h"; when the step groups its heads
+//     (Step::head_groups), each block knows its group and each group gets a caption that
+//     names it and its heads, drawn before (terminal) or around (HTML) its blocks;
 //   - a batch that is bit-for-bit the same as batch 0 (the chapter stacks copies of the
 //     same inputs) is drawn once, with a note naming the batches left out;
 //   - at most `max_blocks` blocks are drawn, with a note saying how many were left out;
@@ -54,6 +56,7 @@ enum class CellKind { Value, Zero, Masked, Invalid };  // Invalid: NaN or +inf
 struct HeatmapBlock {
   int64_t batch = -1;  // -1 when the tensor has no such dimension
   int64_t head = -1;
+  int64_t group = -1;  // Step::head_groups[head], or -1
   size_t offset = 0;   // index into step.value.data of the block's [0][0]
 };
 
@@ -69,6 +72,9 @@ struct HeatmapPlan {
   bool probabilities = false;
   // "mask" (triu: 1 = hidden) or "mask_simple" (tril: 1 = kept): the legend's key, else "".
   std::string mask_meaning;
+  // Step::head_groups and Step::head_group_text (empty: no groups).
+  std::vector<int64_t> head_groups;
+  std::string head_group_text;
   bool sampled() const { return static_cast<int64_t>(index.size()) < T; }
 };
 
@@ -87,6 +93,10 @@ double cell_level(const HeatmapPlan& plan, float v);
 std::string block_caption(const HeatmapBlock& block, Lang lang);
 // The notes a plan needs (sampling, repeated batches, blocks left out), in the chosen language.
 std::vector<std::string> heatmap_notes(const HeatmapPlan& plan, Lang lang);
+// True if blocks[i] is the first block of its head group (in its batch); then
+// group_caption() names the group and lists its heads ("K/V group 0, shared by heads 0, 1").
+bool starts_group(const HeatmapPlan& plan, size_t i);
+std::string group_caption(const HeatmapPlan& plan, int64_t group, Lang lang);
 // Short words of the heatmap legends: "rows", "masked", "zero", "invalid", "scale", "title".
 std::string heatmap_text(Lang lang, const std::string& key);
 // A number on a legend: 4 significant digits, no trailing zeros ("0.1921", "1", "-0.05").

@@ -291,21 +291,29 @@ std::string heatmaps_html(const Walk& walk, const Step& step, Lang lang) {
   out += fmt::format("<p class=\"hm-title\">{} \xC2\xB7 {}</p>\n", esc(heatmap_text(lang, "rows")),
                      esc(heatmap_text(lang, "cols")));
   for (const auto& note : heatmap_notes(plan, lang)) out += "<p class=\"hm-note\">" + esc(note) + "</p>\n";
-  // One row of figures per batch: the heads of a batch side by side.
+  // One row of figures per batch: the heads of a batch side by side; a group of heads
+  // (Step::head_groups) framed together under its caption.
   int64_t current_batch = -2;
-  for (const auto& blk : plan.blocks) {
+  for (size_t bi = 0; bi < plan.blocks.size(); ++bi) {
+    const HeatmapBlock& blk = plan.blocks[bi];
+    const bool in_group = blk.group >= 0;
     if (blk.batch != current_batch) {
-      if (current_batch != -2) out += "</div>\n";
+      if (current_batch != -2) out += in_group ? "</div></div>\n" : "</div>\n";
       out += "<div class=\"hm-row\">";
       current_batch = blk.batch;
+    } else if (starts_group(plan, bi)) {
+      out += "</div>";
     }
+    if (starts_group(plan, bi))
+      out += fmt::format("<div class=\"hm-group\" data-group=\"{}\"><p class=\"hm-group-label\">{}</p>", blk.group,
+                         esc(group_caption(plan, blk.group, lang)));
     const std::string caption = block_caption(blk, lang);
     out += "<figure class=\"hm\">";
     if (!caption.empty()) out += "<figcaption>" + esc(caption) + "</figcaption>";
     out += svg_block(step, plan, blk, labels, positions, caption);
     out += "</figure>";
   }
-  out += "</div>\n";
+  out += !plan.blocks.empty() && plan.blocks.back().group >= 0 ? "</div></div>\n" : "</div>\n";
   out += legend_html(plan, lang);
   return out + "</div>\n";
 }

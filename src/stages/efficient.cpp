@@ -1,19 +1,90 @@
 // Beyond chapter 3: the bonus notebook's efficient multi-head attention
-// (ch03/02_bonus_efficient-multihead-attention/mha-implementations.ipynb). Here its
-// MultiHeadAttentionCombinedQKV: one qkv projection, reshaped, permuted and unbound; the same
-// math as the chapter's MultiHeadAttention, and equal outputs once the chapter module's
-// weights are copied in.
+// (ch03/02_bonus_efficient-multihead-attention/mha-implementations.ipynb). Its
+// MultiHeadAttentionCombinedQKV (one qkv projection, reshaped, permuted and unbound), MHAEinsum
+// (every product a torch.einsum) and torch.nn.MultiheadAttention with a causal attn_mask: the
+// same math as the chapter's MultiHeadAttention with other weights, and equal outputs once
+// the chapter module's weights are copied in.
 #include <cmath>
 #include <limits>
 
 #include "modules.h"
 #include "modules/combined_qkv.h"
+#include "modules/mha_einsum.h"
+#include "modules/torch_mha.h"
 #include "ops.h"
 #include "stages/bonus_common.h"
 #include "stages/common.h"
 #include "stages/stages.h"
 
 namespace attn {
+
+namespace {
+
+// "differ": same math, other random weights, so the outputs are not close.
+Comparison differs(const Tensor& a, const Tensor& b) {
+  const Comparison same = compare_close(a, b);
+  return {!same.passed, same.max_diff};
+}
+
+// MHAEinsum after the seed, then with the chapter module's weights. Returns the copied output.
+Tensor walk_einsum(Walk& walk, const Config& cfg, const Tensor& batch, const MultiHeadAttention& mha,
+                   const Tensor& mha_out) {
+  const BonusConfig& bc = cfg.bonus;
+  TorchGenerator gen;
+  gen.manual_seed(cfg.seed1);
+  MHAEinsum einsum(gen, cfg.d_in(), bc.d_out, bc.heads, cfg.qkv_bias);
+  walk.vars["einsum_proj_eq"] = einsum.proj_eq;
+  if (!einsum.multiplies_by_w()) walk.vars["variant:einsum_Q"] = "linear_eq";
+  walk.add_parameter("einsum.W_query", einsum.W_query);  // (d_out, d_in)
+  MHAEinsum::Trace t = einsum.forward_traced(batch);
+  walk.add("einsum_Q", std::move(t.Q));                       // (B, T, d_out)
+  walk.add("einsum_scores", std::move(t.scores));             // (B, H, T, T)
+  walk.add("einsum_attn_weights", std::move(t.attn_weights)); // (B, H, T, T)
+  const Tensor& out = walk.add("einsum_context_vec", std::move(t.context_vec));  // (B, T, d_out)
+  add_check(walk, "efficient_einsum_differs_by_weights", differs(out, mha_out));
+  einsum.copy_from(mha);
+  if (!einsum.multiplies_by_w()) walk.vars["variant:einsum.W_query_copied"] = "linear_eq";
+  walk.add_parameter("einsum.W_query_copied", einsum.W_query);
+  const Tensor& copied = walk.add("einsum_context_vec_copied", einsum.forward_traced(batch).context_vec);
+  add_check(walk, "efficient_einsum_copied_equal_mha", compare_close(copied, mha_out));
+  return copied;
+}
+
+// The notebook's MHAPyTorchClass (nn.MultiheadAttention, then proj) after the seed, the steps
+// of F.multi_head_attention_forward, then with the chapter module's weights. Returns the
+// copied output.
+Tensor walk_torch_mha(Walk& walk, const Config& cfg, const Tensor& batch, const MultiHeadAttention& mha,
+                      const Tensor& mha_out) {
+  const BonusConfig& bc = cfg.bonus;
+  TorchGenerator gen;
+  gen.manual_seed(cfg.seed1);
+  MHAPyTorchClass pt(gen, bc.d_out, bc.heads, cfg.qkv_bias);
+  walk.vars["in_proj_width"] = std::to_string(3 * bc.d_out);
+  walk.vars["xavier_bound"] = format_number(std::sqrt(6.0 / static_cast<double>(4 * bc.d_out)));
+  if (cfg.qkv_bias) {
+    walk.vars["variant:torch_mha_attn_mask"] = "bias_kv";
+    walk.vars["variant:torch_mha_context_vec_copied"] = "bias_kv";
+  }
+  walk.vars["keys_seen"] = std::to_string(cfg.num_tokens() + (cfg.qkv_bias ? 1 : 0));
+  walk.add_parameter("torch_mha.in_proj_weight", pt.multihead_attn.in_proj_weight);   // (3 * d_out, d_out)
+  walk.add_parameter("torch_mha.out_proj.weight", pt.multihead_attn.out_proj.weight); // (d_out, d_out)
+  if (pt.multihead_attn.bias_k) walk.add_parameter("torch_mha.bias_k", *pt.multihead_attn.bias_k);  // (1, 1, d_out)
+  MHAPyTorchClass::Trace t = pt.forward_traced(batch);
+  walk.add("torch_mha_attn_mask", std::move(t.attn_mask));        // (1, T, S)
+  walk.add("torch_mha_q_scaled", std::move(t.q_scaled));          // (B * H, T, head_dim)
+  walk.add("torch_mha_scores", std::move(t.scores));              // (B * H, T, S)
+  walk.add("torch_mha_attn_weights", std::move(t.attn_weights));  // (B * H, T, S)
+  walk.add("torch_mha_attn_output", std::move(t.attn_output));    // (B, T, d_out)
+  walk.add("torch_mha_avg_weights", std::move(t.avg_weights));    // (B, T, S)
+  const Tensor& out = walk.add("torch_mha_context_vec", std::move(t.context_vec));  // (B, T, d_out)
+  add_check(walk, "efficient_torch_mha_differs_by_weights", differs(out, mha_out));
+  pt.copy_from(mha);
+  const Tensor& copied = walk.add("torch_mha_context_vec_copied", pt.forward_traced(batch).context_vec);
+  add_check(walk, "efficient_torch_mha_copied_equal_mha", compare_close(copied, mha_out));
+  return copied;
+}
+
+}  // namespace
 
 std::string efficient_misuse(const Config& cfg) { return bonus_heads_misuse(cfg); }
 
@@ -80,6 +151,18 @@ Walk run_efficient(const Config& cfg) {
       walk.add("sdpa_attn_weight", softmax_lastdim(masked_fill(sdpa_scores, triu_ones(T, 1), -inf)));
   const Tensor& sdpa_out = walk.add("sdpa_output", matmul(sdpa_weight, values));  // (B, H, T, head_dim)
   add_check(walk, "efficient_sdpa_equals_chapter_math", compare_close(sdpa_out, matmul(attn_weights, values)));
+
+  // MHAEinsum; then nn.MultiheadAttention, whose inputs must be d_out wide (embed_dim), as
+  // in the notebook where d_in == d_out.
+  const Tensor einsum_out = walk_einsum(walk, cfg, batch, mha, mha_out);
+  if (d_in != bc.d_out) {
+    walk.notes.push_back("note.efficient_torch_mha_needs_square");
+    return walk;
+  }
+  const Tensor torch_out = walk_torch_mha(walk, cfg, batch, mha, mha_out);
+  add_check(walk, "efficient_all_copied_outputs_equal",
+            both(both(compare_close(copied_out, mha_out), compare_close(einsum_out, mha_out)),
+                 compare_close(torch_out, mha_out)));
   return walk;
 }
 

@@ -3,6 +3,8 @@
 // by several query heads, so the KV cache shrinks by the group size.
 #include <fmt/format.h>
 
+#include <vector>
+
 #include "modules/gqa.h"
 #include "ops.h"
 #include "stages/bonus_common.h"
@@ -63,8 +65,18 @@ Walk run_gqa(const Config& cfg) {
     walk.vars["variant:keys_repeat"] = "same";  // one group, or one head per group: no difference
   }
 
+  // Heatmaps show which heads read the same keys and values: head h belongs to group
+  // h // group_size.
+  std::vector<int64_t> head_groups;
+  for (int64_t h = 0; h < H; ++h) head_groups.push_back(h / gqa.group_size);
+  auto group_heads = [&walk, &head_groups]() {
+    walk.steps.back().head_groups = head_groups;
+    walk.steps.back().head_group_text = "heatmap.gqa.kv_group";
+  };
   walk.add("attn_scores", std::move(t.attn_scores));         // (B, H, T, T), -inf above the diagonal
+  group_heads();
   const Tensor& attn_weights = walk.add("attn_weights", std::move(t.attn_weights));
+  group_heads();
   add_check(walk, "causal_no_future_weight", zero_above_diagonal(attn_weights));
   add_check(walk, "softmax_rows_sum_to_1", rows_sum_to_one(attn_weights));
   walk.add("context_vec", std::move(t.context_vec));         // (B, T, d_out)

@@ -36,6 +36,7 @@ const std::vector<StageInfo>& all_stages() {
       {"swa", "ch04/06_swa", summary("swa"), run_swa, StageGroup::Bonus, swa_misuse},
       {"rope", "llama3.py", summary("rope"), run_rope, StageGroup::Bonus, rope_misuse},
       {"flash", "online softmax", summary("flash"), run_flash, StageGroup::Bonus, flash_misuse},
+      {"mla", "ch04/05_mla", summary("mla"), run_mla, StageGroup::Bonus, mla_misuse},
 
   };
   return stages;

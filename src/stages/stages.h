@@ -29,9 +29,11 @@ std::string gqa_misuse(const Config& cfg);
 Walk run_swa(const Config& cfg);          // ch04/06_swa  sliding-window attention
 Walk run_rope(const Config& cfg);         // llama3.py    rotary position embeddings
 Walk run_flash(const Config& cfg);        // (own)        flash attention's online softmax
+Walk run_mla(const Config& cfg);          // ch04/05_mla       multi-head latent attention, the latent cache
 std::string swa_misuse(const Config& cfg);
 std::string rope_misuse(const Config& cfg);
 std::string flash_misuse(const Config& cfg);
+std::string mla_misuse(const Config& cfg);
 
 // The chapter's stages (--stage all) and the bonus material beyond it (--stage bonus).
 enum class StageGroup { Chapter, Bonus };

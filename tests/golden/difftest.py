@@ -27,7 +27,7 @@ import make_goldens  # noqa: E402
 
 FLAG_NAMES = {"query": "--query", "seed": "--seed", "d_out": "--d-out", "heads": "--heads",
               "dropout": "--dropout", "attn_dropout": "--attn-dropout", "batch": "--batch",
-              "init": "--init", "kv_groups": "--kv-groups", "window": "--window",
+              "init": "--init", "kv_groups": "--kv-groups", "window": "--window", "latent_dim": "--latent-dim",
               "rope_base": "--rope-base", "block": "--block"}
 
 
@@ -135,6 +135,11 @@ def random_bonus_configs(rng, i, oracles):
         "block": rng.randint(1, T + 1),
         "rope_base": rng.choice([10000.0, 10000.0, 500000.0, 100.0, 2.0]),
     }
+    opts["latent_dim"] = rng.randint(1, 20)
+    # Often d_in == d_out, as the bonus notebook runs its modules: efficient's
+    # nn.MultiheadAttention and MHAEinsum's own einsum equation need it.
+    if rng.random() < 0.4:
+        d_in = opts["d_out"]
     scale = rng.choice([1.0, 1.0, 10.0, 0.01])
     emb = [[round((rng.random() * 2 - 1) * scale, 4) for _ in range(d_in)] for _ in range(T)]
     tokens = [f"x{k + 1}" for k in range(T)]

@@ -78,18 +78,24 @@ def configurations():
     j_tok, j_emb = make_goldens.JOURNEY["tokens"], make_goldens.JOURNEY["embeddings"]
     yield "book", {}, j_tok, j_emb
     yield "book_seed42_bias_b1", dict(seed=42, qkv_bias=True, batch=1, d_out=12, heads=6, kv_groups=3,
-                                      window=2, block=4, rope_base=500000.0), j_tok, j_emb
+                                      window=2, block=4, rope_base=500000.0, latent_dim=6), j_tok, j_emb
 
     def rnd(name, data_seed, T, d_in, **opts):
         emb = make_goldens.random_embeddings(data_seed, T, d_in)
         return name, opts, [f"x{i + 1}" for i in range(T)], emb
 
     yield rnd("d16_t11_dout16_h4_g1", 21, 11, 16, seed=7, batch=3, d_out=16, heads=4, kv_groups=1,
-              window=5, block=3)
+              window=5, block=3, latent_dim=16)
     yield rnd("d5_t7_dout4_h2_g2_bias", 22, 7, 5, seed=2024, batch=2, qkv_bias=True, d_out=4, heads=2,
               kv_groups=2, window=1, block=7, rope_base=100.0)
     yield rnd("d4_t1_one_token", 23, 1, 4, seed=0, batch=1, d_out=6, heads=3, kv_groups=3, window=4,
-              block=1)
+              block=1, latent_dim=1)
+    # d_in == d_out, as the notebook runs its modules: efficient's nn.MultiheadAttention needs it;
+    # with biases (add_bias_kv) below and from 16 features (torch.normal_'s vectorised path) up.
+    yield rnd("d8_t5_dout8_h2_bias", 25, 5, 8, seed=5, batch=2, qkv_bias=True, d_out=8, heads=2,
+              kv_groups=1, window=2, block=2)
+    yield rnd("d16_t6_dout16_h4_bias", 26, 6, 16, seed=99, batch=1, qkv_bias=True, d_out=16, heads=4,
+              kv_groups=2, window=3, block=4, rope_base=500000.0)
     yield rnd("d6_t40_long", 24, 40, 6, seed=11, batch=1, d_out=8, heads=2, kv_groups=1, window=9,
               block=16)
 

@@ -18,20 +18,21 @@ import torch  # noqa: E402
 from torch_walk import MultiHeadAttention, Recorder  # noqa: E402,F401
 
 # The bonus options, named as attn-walk's flags (--d-out, --heads, --kv-groups, --window,
-# --rope-base, --block), with the bonus stages' defaults (src/config.h: BonusConfig).
-BONUS_DEFAULTS = dict(d_out=8, heads=4, kv_groups=2, window=3, rope_base=10000.0, block=2)
+# --rope-base, --block, --latent-dim), with the bonus stages' defaults (src/config.h: BonusConfig).
+BONUS_DEFAULTS = dict(d_out=8, heads=4, kv_groups=2, window=3, rope_base=10000.0, block=2, latent_dim=4)
 
 
 class BonusCfg:
     """A bonus stage's configuration: inputs, seed (S1), batch, qkv_bias and the bonus knobs."""
 
     def __init__(self, inputs, seed=None, batch=2, qkv_bias=False, d_out=8, heads=4, kv_groups=2,
-                 window=3, rope_base=10000.0, block=2):
+                 window=3, rope_base=10000.0, block=2, latent_dim=4):
         self.inputs = torch.tensor(inputs, dtype=torch.float32)
         self.seed1 = 123 if seed is None else seed
         self.batch, self.qkv_bias = batch, qkv_bias
         self.d_out, self.heads, self.kv_groups = d_out, heads, kv_groups
         self.window, self.rope_base, self.block = window, rope_base, block
+        self.latent_dim = latent_dim
         self.head_dim = d_out // heads
 
     @property
