@@ -282,4 +282,15 @@ std::vector<NamedShape> named_parameter_shapes(const MultiHeadAttention& m) {
   return out;
 }
 
+std::vector<NamedShape> named_parameter_shapes(int64_t d_in, int64_t d_out, bool qkv_bias) {
+  std::vector<NamedShape> out;
+  for (const char* name : {"W_query", "W_key", "W_value"}) {
+    out.push_back({std::string(name) + ".weight", {d_out, d_in}});  // nn.Linear(d_in, d_out)
+    if (qkv_bias) out.push_back({std::string(name) + ".bias", {d_out}});
+  }
+  out.push_back({"out_proj.weight", {d_out, d_out}});  // nn.Linear(d_out, d_out), with a bias
+  out.push_back({"out_proj.bias", {d_out}});
+  return out;
+}
+
 }  // namespace attn

@@ -138,5 +138,9 @@ struct NamedShape {
   Shape shape;
 };
 std::vector<NamedShape> named_parameter_shapes(const MultiHeadAttention& m);
+// The same list for MultiHeadAttention(d_in, d_out, ..., qkv_bias) without building it: the
+// shapes its nn.Linear layers allocate. Exercise 3.3 needs the count, not the 2.4 million
+// random draws of a GPT-2-sized module (most of a multi-head walk's time in the web page).
+std::vector<NamedShape> named_parameter_shapes(int64_t d_in, int64_t d_out, bool qkv_bias);
 
 }  // namespace attn

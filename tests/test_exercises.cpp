@@ -81,6 +81,23 @@ TEST(Exercise3_3, CountsTheParametersOfAGpt2SizedModule) {
   EXPECT_NE(en.steps.back().explanation.find("2,360,064"), std::string::npos);
 }
 
+// The walk counts exercise 3.3 from the shapes alone: they must be those of a built module.
+TEST(Exercise3_3, ShapesWithoutBuildingEqualABuiltModules) {
+  for (const bool bias : {false, true}) {
+    for (const auto& [d_in, d_out] : {std::pair<int64_t, int64_t>{768, 768}, {5, 6}, {3, 2}}) {
+      TorchGenerator gen(123);
+      const MultiHeadAttention mha(gen, d_in, d_out, 4, 0.0, d_out == 5 ? 5 : 2, bias, DropoutKernel::Default);
+      const auto built = named_parameter_shapes(mha);
+      const auto listed = named_parameter_shapes(d_in, d_out, bias);
+      ASSERT_EQ(built.size(), listed.size());
+      for (size_t i = 0; i < built.size(); ++i) {
+        EXPECT_EQ(built[i].name, listed[i].name);
+        EXPECT_EQ(built[i].shape, listed[i].shape) << built[i].name;
+      }
+    }
+  }
+}
+
 TEST(Exercise3_3, NamedParameterShapesFollowPyTorchsOrder) {
   TorchGenerator gen(1);
   const MultiHeadAttention mha(gen, 5, 6, 4, 0.0, 3, /*qkv_bias=*/true, DropoutKernel::Default);
