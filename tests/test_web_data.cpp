@@ -68,6 +68,22 @@ TEST(WebData, ACliPageKeepsItsSettingsAndInput) {
   EXPECT_EQ(data["input"]["embeddings"], json({{0.1, 0.2}, {0.3, 0.4}}));
 }
 
+// A bonus stage's page keeps its knobs, and --softmax-dim, so that a change recomputes the
+// same configuration.
+TEST(WebData, ACliPageKeepsTheBonusKnobsAndTheSoftmaxDim) {
+  Options o = parse_walk_options({"--stage", "gqa", "--kv-groups", "1", "--window", "2", "--rope-base", "500",
+                                  "--block", "3", "--latent-dim", "2", "--softmax-dim", "1",
+                                  "--torch-threads", "3"});
+  Embeddings e = parse_embeddings(R"({"tokens": ["a", "b"], "embeddings": [[0.1, 0.2], [0.3, 0.4]]})", "t.json");
+  RenderOptions ro;
+  o.format = "html";
+  const auto walks = make_walks(o, e, &ro);
+  const json data = json::parse(page_data_json(walks, ro.lang, false));
+  EXPECT_EQ(data["state"], json({{"stage", "gqa"}, {"kv-groups", "1"}, {"window", "2"}, {"rope-base", "500"},
+                                 {"block", "3"}, {"latent-dim", "2"}, {"softmax-dim", "1"},
+                                 {"torch-threads", "3"}}));
+}
+
 TEST(WebData, OptionErrorsAreTheClis) {
   EXPECT_THROW(parse_walk_options({"--d-out", "0"}), UsageError);
   EXPECT_THROW(parse_walk_options({"--stage", "nope"}), UsageError);

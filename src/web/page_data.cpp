@@ -55,6 +55,13 @@ json state_of(const std::vector<Walk>& walks, Lang lang) {
   if (c.causal_softmax.dim != d.causal_softmax.dim) s["softmax-dim"] = std::to_string(c.causal_softmax.dim);
   if (c.causal_softmax.torch_threads != d.causal_softmax.torch_threads)
     s["torch-threads"] = std::to_string(c.causal_softmax.torch_threads);
+  // The bonus stages' knobs (their --d-out and --heads are the chapter's, above).
+  const BonusConfig &b = c.bonus, &bd = d.bonus;
+  if (b.kv_groups != bd.kv_groups) s["kv-groups"] = std::to_string(b.kv_groups);
+  if (b.window != bd.window) s["window"] = std::to_string(b.window);
+  if (b.rope_base != bd.rope_base) s["rope-base"] = fmt::format("{}", b.rope_base);
+  if (b.block != bd.block) s["block"] = std::to_string(b.block);
+  if (b.latent_dim != bd.latent_dim) s["latent-dim"] = std::to_string(b.latent_dim);
   if (lang != Lang::En) s["lang"] = lang_table(lang).code;
   return s;
 }
