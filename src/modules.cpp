@@ -71,7 +71,7 @@ Tensor xavier_uniform(TorchGenerator& gen, int64_t rows, int64_t cols) {
 // ---- shared attention core -------------------------------------------------------------
 
 Tensor causal_attention_weights(const Tensor& queries, const Tensor& keys, const Tensor& mask,
-                                const Tracer& trace) {
+                                const Tracer& trace, CausalSoftmax softmax) {
   const int64_t T = queries.size(-2);
   // queries @ keys.transpose(-2, -1): PyTorch multiplies by the transposed view, except
   // for 4-D heads with a batch of more than one, where matmul's reshape to 3-D copies it.
@@ -86,6 +86,9 @@ Tensor causal_attention_weights(const Tensor& queries, const Tensor& keys, const
   if (trace) trace("attn_scores_masked", attn_weights);
   // Divide by sqrt(d_k) so the softmax does not saturate as d_k grows.
   div_scalar_(attn_weights, std::sqrt(static_cast<double>(keys.size(-1))));
+  // As the first ch03.ipynb, --softmax-dim 1: over dim 1 of (b, T, T), the queries. In the
+  // 2-D code dim 1 was the last; with the batch in front it is not. Each column sums to 1.
+  if (softmax.dim == 1) return softmax_dim1(attn_weights, softmax.torch_threads);
   if (T > 0) kernels::softmax_rows(attn_weights.data.data(), attn_weights.numel() / T, T);  // in place
   return attn_weights;
 }
@@ -135,17 +138,10 @@ Tensor CausalAttention::forward(TorchGenerator& gen, const Tensor& x) const {
   const Tensor queries = W_query(x);   // (B, T, d_out)
   const Tensor values = W_value(x);    // (B, T, d_out)
   const int64_t b = x.size(0), T = x.size(1), d_out = keys.size(-1);
-  if (softmax.dim == 1) {
-    // As the first ch03.ipynb: torch.softmax(attn_scores / d_k**0.5, dim=1), over the
-    // queries. In 2-D code dim 1 was the last; with the batch in front it is not.
-    Tensor attn_scores = matmul_transposed(queries, keys);  // (B, T, T)
-    masked_fill_(attn_scores, T == mask.size(0) ? mask : triu_ones(T, 1),
-                 -std::numeric_limits<float>::infinity());
-    Tensor attn_weights = softmax_dim1(div_scalar(attn_scores, std::sqrt(static_cast<double>(d_out))),
-                                       softmax.torch_threads);  // each column sums to 1
-    return matmul(dropout(gen, attn_weights), values);  // (B, T, d_out)
-  }
-  if (dropout.p == 0.0 && T <= mask.size(0) && kernels::causal_attention_fusable(b, T, d_out)) {
+  // The fused kernel normalises rows: the first ch03.ipynb's softmax over dim=1 takes the
+  // general path.
+  if (softmax.dim == -1 && dropout.p == 0.0 && T <= mask.size(0) &&
+      kernels::causal_attention_fusable(b, T, d_out)) {
     // Only the output is wanted: the same numbers from the fused kernel, which computes
     // just the unmasked scores and never holds the (B, T, T) weights (kernels/attention.h).
     Tensor context_vecs = Tensor::zeros({b, T, d_out});
@@ -153,7 +149,7 @@ Tensor CausalAttention::forward(TorchGenerator& gen, const Tensor& x) const {
                               context_vecs.data.data(), b, T, /*H=*/1, d_out);
     return context_vecs;  // (B, T, d_out)
   }
-  Tensor attn_weights = causal_attention_weights(queries, keys, mask);  // (B, T, T)
+  Tensor attn_weights = causal_attention_weights(queries, keys, mask, nullptr, softmax);  // (B, T, T)
   attn_weights = dropout(gen, attn_weights);
   return matmul(attn_weights, values);  // (B, T, d_out)
 }

@@ -124,8 +124,9 @@ struct MultiHeadAttention {
 // The attention core every module shares: scores -> causal mask -> scaled softmax.
 // Returns the attention weights before dropout. keys/queries are (..., T, d_k). `trace`, if
 // given, sees "attn_scores" and "attn_scores_masked" on the way.
+// `softmax` dim 1 (3-D scores only) normalises over the queries instead (config.h).
 Tensor causal_attention_weights(const Tensor& queries, const Tensor& keys, const Tensor& mask,
-                                const Tracer& trace = nullptr);
+                                const Tracer& trace = nullptr, CausalSoftmax softmax = {});
 
 }  // namespace attn
 
