@@ -347,11 +347,15 @@ TEST(Softmax, RowsEqualReference) {
 
 TEST(Softmax, MaskedRowEqualsMaskingThenReference) {
   std::mt19937 rng(7);
-  for (int64_t full_n : {3, 8, 9, 64, 130}) {
+  // Divisors: sqrt(64), a power of two (divided by multiplying with its reciprocal), and
+  // sqrt(48), which is not. Scales: 400 puts many shifted scores below -104 (exp is 0) and
+  // in the range where exp is subnormal. Rows of 130 and 1000 cover the 64-value steps.
+  for (int64_t full_n : {3, 8, 9, 64, 130, 1000}) {
     for (int64_t valid = 1; valid <= full_n; valid += std::max<int64_t>(1, full_n / 7)) {
-      for (float scale : {1.0f, 50.0f}) {
-        const auto scores = random_values(rng, static_cast<size_t>(full_n), scale);
-        const float divisor = 8.0f;
+      for (float scale : {1.0f, 50.0f, 400.0f})
+      for (float divisor : {8.0f, static_cast<float>(std::sqrt(48.0))}) {
+        auto scores = random_values(rng, static_cast<size_t>(full_n), scale);
+        if (valid > 4) scores[static_cast<size_t>(valid / 2)] = -kInf;  // a kept -inf score: weight 0
         // The definition: masked_fill(-inf), / divisor, softmax over the whole row.
         std::vector<float> want = scores;
         for (int64_t i = 0; i < full_n; ++i) want[i] = i < valid ? want[i] / divisor : -kInf;
@@ -362,7 +366,8 @@ TEST(Softmax, MaskedRowEqualsMaskingThenReference) {
           IsaAndThreads use(isa, 1);
           masked_softmax_row(got.data(), valid, n, full_n, divisor);
           EXPECT_TRUE(same_floats(got, std::vector<float>(want.begin(), want.begin() + n)))
-              << isa_name(isa) << " full_n=" << full_n << " valid=" << valid;
+              << isa_name(isa) << " full_n=" << full_n << " valid=" << valid << " scale=" << scale
+              << " divisor=" << divisor;
         }
       }
     }

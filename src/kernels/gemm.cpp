@@ -175,8 +175,12 @@ void fix_negative_zeros(int64_t M, int64_t n, ConstMat A, ConstMat B, float* C, 
   for (int64_t i = 0; i < M; ++i) {
     if (row_k_end[i] >= order.k_bounds.back()) continue;
     float* row = C + i * ldc;
-    bool any = false;  // a branch-free scan first: -0 results are rare
-    for (int64_t j = 0; j < n; ++j) any |= is_negative_zero(row[j]);
+    uint32_t any = 0;  // a branch-free integer scan first (it vectorises): -0 results are rare
+    for (int64_t j = 0; j < n; ++j) {
+      uint32_t bits;
+      std::memcpy(&bits, row + j, sizeof bits);
+      any |= static_cast<uint32_t>(bits == 0x80000000u);
+    }
     if (!any) continue;
     for (int64_t j = 0; j < n; ++j) {
       if (!is_negative_zero(row[j])) continue;

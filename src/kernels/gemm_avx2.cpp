@@ -23,6 +23,12 @@ struct Avx2 {
   static vec broadcast(const float* p) { return _mm256_broadcast_ss(p); }
   static vec fma(vec a, vec b, vec c) { return _mm256_fmadd_ps(a, b, c); }  // a * b + c, one rounding
   static vec add(vec a, vec b) { return _mm256_add_ps(a, b); }
+  // The first `count` (>= 1) lanes; a full vector from 8 on. Lanes past them are not touched.
+  static __m256i first(int count) {
+    return _mm256_cmpgt_epi32(_mm256_set1_epi32(count), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+  }
+  static vec load_first(const float* p, int count) { return _mm256_maskload_ps(p, first(count)); }
+  static void store_first(float* p, vec v, int count) { _mm256_maskstore_ps(p, first(count), v); }
 
   // dst[r * dst_ld + c] = src[c * src_ld + r] for an 8 x 8 block (moves only, no arithmetic).
   static void transpose(const float* src, int64_t src_ld, float* dst, int64_t dst_ld) {

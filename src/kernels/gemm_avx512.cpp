@@ -26,6 +26,10 @@ struct Avx512 {
   static vec broadcast(const float* p) { return _mm512_set1_ps(*p); }
   static vec fma(vec a, vec b, vec c) { return _mm512_fmadd_ps(a, b, c); }  // a * b + c, one rounding
   static vec add(vec a, vec b) { return _mm512_add_ps(a, b); }
+  // The first `count` (>= 1) lanes; a full vector from 16 on. Lanes past them are not touched.
+  static __mmask16 first(int count) { return count >= 16 ? __mmask16(0xffff) : __mmask16((1u << count) - 1u); }
+  static vec load_first(const float* p, int count) { return _mm512_maskz_loadu_ps(first(count), p); }
+  static void store_first(float* p, vec v, int count) { _mm512_mask_storeu_ps(p, first(count), v); }
 
   // dst[r * dst_ld + c] = src[c * src_ld + r] for a 16 x 16 block (moves only, no arithmetic).
   static void transpose(const float* src, int64_t src_ld, float* dst, int64_t dst_ld) {

@@ -33,44 +33,66 @@ struct TileKernel {
   // for every row (C's start values, not yet written into C).
   static void micro(int64_t kc, const float* Ap, int64_t a_row, int64_t a_k, const float* Bp, float* C,
                     int64_t ldc, int rows, int cols, bool add, const float* start) {
+    if (rows == MR && cols == NR) micro_tile<true>(kc, Ap, a_row, a_k, Bp, C, ldc, rows, cols, add, start);
+    else micro_tile<false>(kc, Ap, a_row, a_k, Bp, C, ldc, rows, cols, add, start);
+  }
+  // Full: a whole MR x NR tile. Its own instantiation, so that the edge tiles' code does not
+  // make the compiler keep the accumulators on the stack.
+  template <bool Full>
+  static void micro_tile(int64_t kc, const float* Ap, int64_t a_row, int64_t a_k, const float* Bp, float* C,
+                         int64_t ldc, int rows, int cols, bool add, const float* start) {
+    // Every loop over rows and vectors is unrolled, so that acc is indexed by constants and
+    // lives in registers (GCC otherwise keeps a copy of it on the stack).
     typename V::vec acc[MR][NV];
+    #pragma GCC unroll 16
     for (int r = 0; r < MR; ++r)
+      #pragma GCC unroll 16
       for (int v = 0; v < NV; ++v) acc[r][v] = V::zero();
     const float* a_rows[MR];
+    #pragma GCC unroll 16
     for (int r = 0; r < MR; ++r) a_rows[r] = Ap + (r < rows ? r : rows - 1) * a_row;  // edge: repeat a row
     for (int64_t k = 0; k < kc; ++k) {
       typename V::vec b[NV];
+      #pragma GCC unroll 16
       for (int v = 0; v < NV; ++v) b[v] = V::load(Bp + k * NR + v * W);
+      #pragma GCC unroll 16
       for (int r = 0; r < MR; ++r) {
         const typename V::vec a = V::broadcast(a_rows[r] + k * a_k);
+        #pragma GCC unroll 16
         for (int v = 0; v < NV; ++v) acc[r][v] = V::fma(a, b[v], acc[r][v]);
       }
     }
-    if (rows == MR && cols == NR) {
+    if (Full) {
       if (add && start) {
+        #pragma GCC unroll 16
         for (int v = 0; v < NV; ++v) {
           const typename V::vec s = V::load(start + v * W);
+          #pragma GCC unroll 16
           for (int r = 0; r < MR; ++r) V::store(C + r * ldc + v * W, V::add(acc[r][v], s));
         }
         return;
       }
+      #pragma GCC unroll 16
       for (int r = 0; r < MR; ++r)
+        #pragma GCC unroll 16
         for (int v = 0; v < NV; ++v) {
           float* c = C + r * ldc + v * W;
           V::store(c, add ? V::add(acc[r][v], V::load(c)) : acc[r][v]);
         }
       return;
     }
-    // An edge tile: spill, then write only the elements that exist.
-    alignas(64) float tile[MR * NR];
-    for (int r = 0; r < MR; ++r)
-      for (int v = 0; v < NV; ++v) V::store(tile + r * NR + v * W, acc[r][v]);
-    for (int r = 0; r < rows; ++r)
-      for (int c = 0; c < cols; ++c) {
-        const float a = tile[r * NR + c];
-        float& out = C[r * ldc + c];
-        out = add ? a + (start ? start[c] : out) : a;
+    // An edge tile: only the elements that exist, with masked loads and stores.
+    #pragma GCC unroll 16
+    for (int r = 0; r < MR; ++r) {
+      #pragma GCC unroll 16
+      for (int v = 0; v < NV; ++v) {
+        const int count = cols - v * W;
+        if (r >= rows || count <= 0) continue;
+        float* c = C + r * ldc + v * W;
+        const typename V::vec base = !add ? V::zero() : start ? V::load_first(start + v * W, count) : V::load_first(c, count);
+        V::store_first(c, add ? V::add(acc[r][v], base) : acc[r][v], count);
       }
+    }
   }
 
   // Columns [j_begin, j_end) of B (j_begin a multiple of NR), every K-block, into panels:

@@ -78,8 +78,26 @@ void softmax_rows(float* x, int64_t rows, int64_t n) {
 
 void masked_softmax_row(float* row, int64_t valid, int64_t n, int64_t full_n, float divisor) {
   // masked_fill then / divisor: the kept scores are divided (-inf / divisor stays -inf).
-  if (use_avx2()) divide(row, valid, divisor);
-  else for (int64_t i = 0; i < valid; ++i) row[i] /= divisor;
+  if (use_avx512() && vector_row(full_n) && valid > 0) {
+    // The same steps as below in two passes over the row instead of five: divide with the
+    // maximum, then exp with the sum (see the reasoning below on why `valid` values suffice).
+    bool nan = false;
+    const float max_input = detail::divide_max_avx512(row, valid, divisor, nan);
+    if (!nan && std::isfinite(max_input)) {
+      float lanes[8];
+      detail::exp_shifted_sum_avx512(row, valid, max_input, lanes);
+      for (int shift : {4, 2, 1})  // reduce_sum_avx2's fold
+        for (int l = 0; l < shift; ++l) lanes[l] = lanes[l] + lanes[l + shift];
+      multiply(row, valid, 1.0f / lanes[0]);
+      std::fill(row + valid, row + n, 0.0f);
+      return;
+    }
+    // (NaN or an infinite maximum: the row is divided; the steps below take it from there.)
+  } else if (use_avx2()) {
+    divide(row, valid, divisor);
+  } else {
+    for (int64_t i = 0; i < valid; ++i) row[i] /= divisor;
+  }
   // In a row of 8 or more values, element e always goes to reduction lane e % 8, and the
   // masked entries are the identities of the reductions (-inf for max, 0 after exp for
   // the sum): the first `valid` values alone decide the result.

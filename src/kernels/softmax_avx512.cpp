@@ -10,16 +10,20 @@
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #include <immintrin.h>
 
+#include <cmath>
+
 namespace attn::kernels::detail {
 
 namespace {
 
 // SLEEF's xexpf on 16 lanes, step for step as sleef_expf() (see exp8 in softmax_avx2.cpp).
+// NonPositive: every d is <= 0 or -inf, never NaN (a shifted softmax row), so the two
+// replacements that only such lanes could take are left out.
+template <bool NonPositive = false>
 inline __m512 exp16(__m512 d) {
   const __m512 q_f = _mm512_roundscale_ps(
       _mm512_mul_ps(d, _mm512_set1_ps(1.442695040888963407359924681001892137426645954152985934135449406931f)),
       _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  const __m512i q = _mm512_cvtps_epi32(q_f);
   __m512 s = _mm512_fmadd_ps(q_f, _mm512_set1_ps(-0.693145751953125f), d);
   s = _mm512_fmadd_ps(q_f, _mm512_set1_ps(-1.428606765330187045e-06f), s);
 
@@ -31,13 +35,14 @@ inline __m512 exp16(__m512 d) {
   u = _mm512_fmadd_ps(u, s, _mm512_set1_ps(0.5f));
   u = _mm512_add_ps(_mm512_set1_ps(1.0f), _mm512_fmadd_ps(_mm512_mul_ps(s, s), u, s));
 
-  const __m512i q1 = _mm512_srai_epi32(q, 1), q2 = _mm512_sub_epi32(q, q1);
-  const __m512i bias = _mm512_set1_epi32(127);
-  const __m512 p1 = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(q1, bias), 23));
-  const __m512 p2 = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(q2, bias), 23));
-  u = _mm512_mul_ps(_mm512_mul_ps(u, p1), p2);
+  // SLEEF multiplies by 2^(q>>1), then by 2^(q - (q>>1)). For every d not replaced below,
+  // -150 <= q <= 145: the first product is exact (a normal float), so the only rounding is
+  // the second one, of the exact u * 2^q. scalef computes u * 2^q with one rounding: the
+  // same float.
+  u = _mm512_scalef_ps(u, q_f);
 
   u = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(d, _mm512_set1_ps(-104.0f), _CMP_LT_OQ), u, _mm512_setzero_ps());
+  if (NonPositive) return u;
   u = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(d, _mm512_set1_ps(100.0f), _CMP_GT_OQ), u,
                            _mm512_set1_ps(__builtin_inff()));
   return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(d, d, _CMP_UNORD_Q), u, d);  // NaN in, the same NaN out
@@ -77,6 +82,68 @@ void divide_avx512(float* x, int64_t n, float s) {
   }
 }
 
+namespace {
+
+template <bool ByReciprocal>
+float divide_max(float* x, int64_t n, float divisor, bool& nan) {
+  // The maximum of a set is the same in any order (up to the sign of a zero maximum, which
+  // exp(x - max) does not see), so four accumulators of 16 lanes replace the 8-lane chain.
+  const __m512 v = _mm512_set1_ps(ByReciprocal ? 1.0f / divisor : divisor);
+  const __m512 lowest = _mm512_set1_ps(-__builtin_inff());
+  const auto divide = [&](__m512 a) { return ByReciprocal ? _mm512_mul_ps(a, v) : _mm512_div_ps(a, v); };
+  __m512 acc[4] = {lowest, lowest, lowest, lowest};
+  __mmask16 unordered = 0;
+  int64_t i = 0;
+  for (; i + 64 <= n; i += 64)
+    for (int a = 0; a < 4; ++a) {
+      const __m512 y = divide(_mm512_loadu_ps(x + i + 16 * a));
+      _mm512_storeu_ps(x + i + 16 * a, y);
+      unordered |= _mm512_cmp_ps_mask(y, y, _CMP_UNORD_Q);
+      acc[a] = _mm512_max_ps(acc[a], y);
+    }
+  for (; i < n; i += 16) {
+    const __mmask16 m = i + 16 <= n ? static_cast<__mmask16>(0xffff) : first_lanes(n - i);
+    const __m512 y = divide(_mm512_maskz_loadu_ps(m, x + i));
+    _mm512_mask_storeu_ps(x + i, m, y);
+    unordered |= _mm512_mask_cmp_ps_mask(m, y, y, _CMP_UNORD_Q);
+    acc[0] = _mm512_mask_max_ps(acc[0], m, acc[0], y);
+  }
+  nan = unordered != 0;
+  return _mm512_reduce_max_ps(_mm512_max_ps(_mm512_max_ps(acc[0], acc[1]), _mm512_max_ps(acc[2], acc[3])));
+}
+
+}  // namespace
+
+float divide_max_avx512(float* x, int64_t n, float divisor, bool& nan) {
+  // x / 2^k and x * 2^-k are the same real number, rounded once: the same float, every x
+  // (when 2^-k is itself a normal float). A multiply costs far less than a divide.
+  int exponent = 0;
+  const bool power_of_two = std::frexp(divisor, &exponent) == 0.5f && exponent > -125 && exponent < 126;
+  return power_of_two ? divide_max<true>(x, n, divisor, nan) : divide_max<false>(x, n, divisor, nan);
+}
+
+void exp_shifted_sum_avx512(float* x, int64_t n, float shift, float lanes[8]) {
+  // The sum keeps reduce_sum_avx2's layout: element e goes to lane e % 8, each lane adds its
+  // elements in order, so each 16-lane exp is added as its low half, then its high half.
+  const __m512 sh = _mm512_set1_ps(shift);
+  __m256 acc = _mm256_setzero_ps();
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const __m512 e = exp16<true>(_mm512_sub_ps(_mm512_loadu_ps(x + i), sh));
+    _mm512_storeu_ps(x + i, e);
+    acc = _mm256_add_ps(acc, _mm512_castps512_ps256(e));
+    acc = _mm256_add_ps(acc, _mm512_extractf32x8_ps(e, 1));
+  }
+  if (i < n) {
+    // Lanes past the row add +0, which leaves every lane as it was (they are never -0).
+    const __mmask16 m = first_lanes(n - i);
+    const __m512 e = _mm512_maskz_mov_ps(m, exp16<true>(_mm512_sub_ps(_mm512_maskz_loadu_ps(m, x + i), sh)));
+    _mm512_mask_storeu_ps(x + i, m, e);
+    acc = _mm256_add_ps(acc, _mm512_castps512_ps256(e));
+    if (n - i > 8) acc = _mm256_add_ps(acc, _mm512_extractf32x8_ps(e, 1));
+  }
+  _mm256_storeu_ps(lanes, acc);
+}
 }  // namespace attn::kernels::detail
 
 #else
@@ -88,6 +155,8 @@ namespace attn::kernels::detail {
 void exp_shifted_avx512(const float*, float*, int64_t, float) { std::abort(); }
 void multiply_avx512(float*, int64_t, float) { std::abort(); }
 void divide_avx512(float*, int64_t, float) { std::abort(); }
+float divide_max_avx512(float*, int64_t, float, bool&) { std::abort(); }
+void exp_shifted_sum_avx512(float*, int64_t, float, float*) { std::abort(); }
 }  // namespace attn::kernels::detail
 
 #endif

@@ -21,4 +21,10 @@ void exp_shifted_avx512(const float* x, float* out, int64_t n, float shift);
 void multiply_avx512(float* x, int64_t n, float s);
 void divide_avx512(float* x, int64_t n, float s);
 
+// Two passes of the causal row fused (AVX-512): x[i] /= divisor, returning the maximum of
+// the results (nan: whether any is NaN); and x[i] = sleef_expf(x[i] - shift) with their
+// sum's 8 lanes as reduce_sum_avx2 leaves them before its fold; every x[i] <= shift.
+float divide_max_avx512(float* x, int64_t n, float divisor, bool& nan);
+void exp_shifted_sum_avx512(float* x, int64_t n, float shift, float lanes[8]);
+
 }  // namespace attn::kernels::detail
