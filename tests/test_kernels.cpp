@@ -184,8 +184,9 @@ TEST(GemmChains, ZeroTailHintIsExact) {
   std::mt19937 rng(3);
   for (Isa isa : isas()) {
     for (int threads : {1, 2}) {
-      for (int64_t K : {int64_t{40}, int64_t{333}, int64_t{1024}}) {
-        const int64_t M = 77, N = 70, offset = K / 3;
+      for (int64_t K : {int64_t{40}, int64_t{333}, int64_t{1024}})
+      for (int64_t M : {int64_t{77}, int64_t{300}}) {  // 300: shared out in parts of whole rows
+        const int64_t N = 70, offset = K / 3;
         const auto A = causal_weights(rng, M, K, offset);
         const auto B = random_values(rng, static_cast<size_t>(K * N));
         const auto ends = trailing_zero_bounds(M, K, ConstMat{A.data(), K, false});
@@ -196,7 +197,7 @@ TEST(GemmChains, ZeroTailHintIsExact) {
           IsaAndThreads use(isa, threads);
           gemm_chains(M, N, K, ConstMat{A.data(), K, false}, ConstMat{B.data(), N, false}, got.data(), N, order,
                       ends.data());
-          EXPECT_TRUE(same_floats(got, want)) << isa_name(isa) << " K=" << K << " blocked=" << blocked;
+          EXPECT_TRUE(same_floats(got, want)) << isa_name(isa) << " M=" << M << " K=" << K << " blocked=" << blocked;
           PackedB packed;
           pack_b(K, N, ConstMat{B.data(), N, false}, order, packed, /*check_finite=*/true);
           gemm_chains_packed(M, N, ConstMat{A.data(), K, false}, packed, got_packed.data(), N, ends.data());
@@ -391,6 +392,26 @@ TEST(Parallel, RunsEveryIndexOnceAndRethrows) {
   }
   set_num_threads(0);
   EXPECT_GE(num_threads(), 1);
+}
+
+TEST(Parallel, ThreadedProductInsideATaskRunsInline) {
+  // A product big enough to be shared out among the threads, started from inside a task
+  // (as a head's products are), asks for the thread count while parallel_for holds the
+  // pool: it must neither wait for the pool nor change its result.
+  std::mt19937 rng(11);
+  const int64_t M = 500, N = 64, K = 96;
+  const auto A = random_values(rng, static_cast<size_t>(M * K)), B = random_values(rng, static_cast<size_t>(K * N));
+  const ChainOrder order = blocked_chain_order(K);
+  std::vector<float> want(static_cast<size_t>(M * N), 0.0f);
+  gemm_chains_reference(M, N, K, ConstMat{A.data(), K, false}, ConstMat{B.data(), N, false}, want.data(), N, order);
+  IsaAndThreads use(best_isa(), 2);
+  std::vector<std::vector<float>> got(4, std::vector<float>(want.size(), 0.0f));
+  parallel_for(4, [&](int64_t t) {
+    EXPECT_EQ(num_threads(), 2);
+    gemm_chains(M, N, K, ConstMat{A.data(), K, false}, ConstMat{B.data(), N, false}, got[static_cast<size_t>(t)].data(),
+                N, order);
+  });
+  for (const auto& g : got) EXPECT_TRUE(same_floats(g, want));
 }
 
 }  // namespace

@@ -20,8 +20,8 @@ int hardware_threads() {
 #if defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)
   return 1;  // the page's engine is single-threaded: no pool, every task runs inline
 #endif
-  const unsigned n = std::thread::hardware_concurrency();
-  return n == 0 ? 1 : static_cast<int>(n);
+  static const int n = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));  // asked once
+  return n;
 }
 
 // Workers wait for a job, then take task indices from a shared counter. Waiting spins
@@ -119,10 +119,15 @@ class Pool {
 };
 
 std::mutex pool_mutex;  // guards the pool pointer (set_num_threads vs parallel_for)
-int requested_threads = 0;
+// Atomic, so that num_threads() needs no lock: it is asked from inside tasks too, while
+// parallel_for holds pool_mutex.
+std::atomic<int> requested_threads{0};
 std::unique_ptr<Pool> pool;
 
-int effective_threads() { return requested_threads > 0 ? requested_threads : hardware_threads(); }
+int effective_threads() {
+  const int n = requested_threads.load();
+  return n > 0 ? n : hardware_threads();
+}
 
 }  // namespace
 
@@ -132,10 +137,7 @@ void set_num_threads(int n) {
   if (pool && pool->size() != effective_threads()) pool.reset();
 }
 
-int num_threads() {
-  std::lock_guard<std::mutex> lock(pool_mutex);
-  return effective_threads();
-}
+int num_threads() { return effective_threads(); }
 
 void parallel_for(int64_t n, const std::function<void(int64_t)>& fn) {
   if (n <= 0) return;
