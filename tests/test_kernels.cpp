@@ -375,6 +375,36 @@ TEST(Softmax, MaskedRowEqualsMaskingThenReference) {
   }
 }
 
+TEST(Softmax, MaskedRowsEqualTheDefinitionRowByRow) {
+  // A causal block: row r keeps first_valid + r scores. Some rows take the generic steps
+  // (NaN, +inf, all kept scores -inf) in the same group of four as rows that do not.
+  std::mt19937 rng(9);
+  for (int64_t full_n : {9, 130, 700}) {
+    for (int64_t count : {1, 3, 4, 11}) {
+      const int64_t first_valid = std::max<int64_t>(1, full_n - count - 2), n = full_n;
+      if (first_valid + count - 1 > full_n) continue;  // a row cannot keep more than full_n
+      std::vector<float> block = random_values(rng, static_cast<size_t>(count * full_n), 20.0f);
+      auto at = [&](int64_t r, int64_t j) -> float& { return block[static_cast<size_t>(r * full_n + j)]; };
+      if (count > 2) at(2, 1) = std::numeric_limits<float>::quiet_NaN();
+      if (count > 5) at(5, 0) = kInf;
+      if (count > 7)
+        for (int64_t j = 0; j < first_valid + 7; ++j) at(7, j) = -kInf;
+      std::vector<float> want = block;
+      for (int64_t r = 0; r < count; ++r) {
+        float* row = want.data() + r * full_n;
+        for (int64_t j = 0; j < full_n; ++j) row[j] = j < first_valid + r ? row[j] / 8.0f : -kInf;
+        softmax_row_reference(row, full_n);
+      }
+      for (Isa isa : isas()) {
+        std::vector<float> got = block;
+        IsaAndThreads use(isa, 1);
+        masked_softmax_rows(got.data(), count, full_n, first_valid, n, full_n, 8.0f);
+        EXPECT_TRUE(same_floats(got, want)) << isa_name(isa) << " full_n=" << full_n << " count=" << count;
+      }
+    }
+  }
+}
+
 // ---- the thread pool ---------------------------------------------------------------------
 
 TEST(Parallel, RunsEveryIndexOnceAndRethrows) {

@@ -92,10 +92,10 @@ void causal_attention(const float* queries, const float* keys, const float* valu
       gemm_chains_packed(m, i1, ConstMat{q + i0 * D, D, false}, keys_t, w, T, nullptr, zero_row(i1));  // C starts at 0
 
       // 2. mask (j > i), divide by sqrt(head_dim), softmax: row i keeps i + 1 scores
+      masked_softmax_rows(w, m, T, i0 + 1, i1, T, divisor);
       for (int64_t r = 0; r < m; ++r) {
         const int64_t i = i0 + r;
         float* row = w + r * T;
-        masked_softmax_row(row, i + 1, i1, T, divisor);
         // Zero what an earlier, longer block left behind past this row's columns.
         int64_t& written = buffer.written[static_cast<size_t>(r)];
         if (written > i1) std::fill(row + i1, row + written, 0.0f);

@@ -76,28 +76,10 @@ void softmax_rows(float* x, int64_t rows, int64_t n) {
   });
 }
 
-void masked_softmax_row(float* row, int64_t valid, int64_t n, int64_t full_n, float divisor) {
-  // masked_fill then / divisor: the kept scores are divided (-inf / divisor stays -inf).
-  if (use_avx512() && vector_row(full_n) && valid > 0) {
-    // The same steps as below in two passes over the row instead of five: divide with the
-    // maximum, then exp with the sum (see the reasoning below on why `valid` values suffice).
-    bool nan = false;
-    const float max_input = detail::divide_max_avx512(row, valid, divisor, nan);
-    if (!nan && std::isfinite(max_input)) {
-      float lanes[8];
-      detail::exp_shifted_sum_avx512(row, valid, max_input, lanes);
-      for (int shift : {4, 2, 1})  // reduce_sum_avx2's fold
-        for (int l = 0; l < shift; ++l) lanes[l] = lanes[l] + lanes[l + shift];
-      multiply(row, valid, 1.0f / lanes[0]);
-      std::fill(row + valid, row + n, 0.0f);
-      return;
-    }
-    // (NaN or an infinite maximum: the row is divided; the steps below take it from there.)
-  } else if (use_avx2()) {
-    divide(row, valid, divisor);
-  } else {
-    for (int64_t i = 0; i < valid; ++i) row[i] /= divisor;
-  }
+namespace {
+
+// The rest of a causal row whose kept scores are already divided: the generic steps.
+void finish_divided_row(float* row, int64_t valid, int64_t n, int64_t full_n) {
   // In a row of 8 or more values, element e always goes to reduction lane e % 8, and the
   // masked entries are the identities of the reductions (-inf for max, 0 after exp for
   // the sum): the first `valid` values alone decide the result.
@@ -110,6 +92,66 @@ void masked_softmax_row(float* row, int64_t valid, int64_t n, int64_t full_n, fl
   std::copy(row, row + valid, full.begin());
   softmax_row_reference(full.data(), full_n);
   std::copy(full.begin(), full.begin() + n, row);
+}
+
+// Up to 4 causal rows with AVX-512, in two passes over each instead of five: divide with the
+// maximum, then exp with the sum, the rows' exps side by side. Rows whose maximum is NaN or
+// infinite (or that keep nothing) leave with the generic steps.
+void masked_rows_avx512(float* const* rows, const int64_t* valid, int count, int64_t n, int64_t full_n,
+                        float divisor) {
+  float* fast[4];
+  int64_t fast_valid[4];
+  float shift[4];
+  int fast_count = 0;
+  for (int r = 0; r < count; ++r) {
+    bool nan = false;
+    const float max_input = valid[r] > 0 ? detail::divide_max_avx512(rows[r], valid[r], divisor, nan) : 0.0f;
+    if (valid[r] > 0 && !nan && std::isfinite(max_input)) {
+      fast[fast_count] = rows[r];
+      fast_valid[fast_count] = valid[r];
+      shift[fast_count++] = max_input;
+    } else {
+      finish_divided_row(rows[r], valid[r], n, full_n);
+    }
+  }
+  if (fast_count == 0) return;
+  float lanes[4][8];
+  detail::exp_shifted_sum_rows_avx512(fast, fast_valid, shift, fast_count, lanes);
+  for (int r = 0; r < fast_count; ++r) {
+    for (int s : {4, 2, 1})  // reduce_sum_avx2's fold
+      for (int l = 0; l < s; ++l) lanes[r][l] = lanes[r][l] + lanes[r][l + s];
+    multiply(fast[r], fast_valid[r], 1.0f / lanes[r][0]);
+    std::fill(fast[r] + fast_valid[r], fast[r] + n, 0.0f);
+  }
+}
+
+}  // namespace
+
+void masked_softmax_rows(float* first_row, int64_t count, int64_t ld, int64_t first_valid, int64_t n,
+                         int64_t full_n, float divisor) {
+  for (int64_t g = 0; g < count; g += 4) {
+    const int k = static_cast<int>(std::min<int64_t>(4, count - g));
+    float* rows[4];
+    int64_t valid[4];
+    for (int r = 0; r < k; ++r) {
+      rows[r] = first_row + (g + r) * ld;
+      valid[r] = first_valid + g + r;
+    }
+    if (use_avx512() && vector_row(full_n)) {
+      masked_rows_avx512(rows, valid, k, n, full_n, divisor);
+      continue;
+    }
+    for (int r = 0; r < k; ++r) {
+      // masked_fill then / divisor: the kept scores are divided (-inf / divisor stays -inf).
+      if (use_avx2()) divide(rows[r], valid[r], divisor);
+      else for (int64_t i = 0; i < valid[r]; ++i) rows[r][i] /= divisor;
+      finish_divided_row(rows[r], valid[r], n, full_n);
+    }
+  }
+}
+
+void masked_softmax_row(float* row, int64_t valid, int64_t n, int64_t full_n, float divisor) {
+  masked_softmax_rows(row, 1, 0, valid, n, full_n, divisor);
 }
 
 void exp_values(const float* x, float* out, int64_t n) {

@@ -122,21 +122,10 @@ float divide_max_avx512(float* x, int64_t n, float divisor, bool& nan) {
   return power_of_two ? divide_max<true>(x, n, divisor, nan) : divide_max<false>(x, n, divisor, nan);
 }
 
-void exp_shifted_sum_avx512(float* x, int64_t n, float shift, float lanes[8]) {
-  // The sum keeps reduce_sum_avx2's layout: element e goes to lane e % 8, each lane adds its
-  // elements in order, so each 16-lane exp is added as its low half, then its high half.
-  const __m512 sh = _mm512_set1_ps(shift);
-  __m256 acc = _mm256_setzero_ps();
-  int64_t i = 0;
-  for (; i + 64 <= n; i += 64) {  // four exps side by side, then their adds in order
-    __m512 e[4];
-    for (int a = 0; a < 4; ++a) e[a] = exp16<true>(_mm512_sub_ps(_mm512_loadu_ps(x + i + 16 * a), sh));
-    for (int a = 0; a < 4; ++a) {
-      _mm512_storeu_ps(x + i + 16 * a, e[a]);
-      acc = _mm256_add_ps(acc, _mm512_castps512_ps256(e[a]));
-      acc = _mm256_add_ps(acc, _mm512_extractf32x8_ps(e[a], 1));
-    }
-  }
+namespace {
+
+// One row's exps and sum from element i on (the steps of exp_shifted_sum_rows_avx512 below).
+void exp_sum_from(float* x, int64_t i, int64_t n, __m512 sh, __m256& acc) {
   for (; i + 16 <= n; i += 16) {
     const __m512 e = exp16<true>(_mm512_sub_ps(_mm512_loadu_ps(x + i), sh));
     _mm512_storeu_ps(x + i, e);
@@ -151,8 +140,48 @@ void exp_shifted_sum_avx512(float* x, int64_t n, float shift, float lanes[8]) {
     acc = _mm256_add_ps(acc, _mm512_castps512_ps256(e));
     if (n - i > 8) acc = _mm256_add_ps(acc, _mm512_extractf32x8_ps(e, 1));
   }
-  _mm256_storeu_ps(lanes, acc);
 }
+
+// R rows side by side. Each row's sum is one chain of dependent adds (its order is fixed),
+// so a single row waits on the adder's latency; R rows keep R chains in flight.
+template <int R>
+void exp_sum_rows(float* const* x, const int64_t* n, const float* shift, float (*lanes)[8]) {
+  __m512 sh[R];
+  __m256 acc[R];
+  int64_t common = n[0];
+  for (int r = 0; r < R; ++r) {
+    sh[r] = _mm512_set1_ps(shift[r]);
+    acc[r] = _mm256_setzero_ps();
+    common = n[r] < common ? n[r] : common;
+  }
+  int64_t i = 0;
+  for (; i + 16 <= common; i += 16) {
+    __m512 e[R];
+    for (int r = 0; r < R; ++r) e[r] = exp16<true>(_mm512_sub_ps(_mm512_loadu_ps(x[r] + i), sh[r]));
+    for (int r = 0; r < R; ++r) {
+      _mm512_storeu_ps(x[r] + i, e[r]);
+      acc[r] = _mm256_add_ps(acc[r], _mm512_castps512_ps256(e[r]));
+      acc[r] = _mm256_add_ps(acc[r], _mm512_extractf32x8_ps(e[r], 1));
+    }
+  }
+  for (int r = 0; r < R; ++r) {
+    exp_sum_from(x[r], i, n[r], sh[r], acc[r]);
+    _mm256_storeu_ps(lanes[r], acc[r]);
+  }
+}
+
+}  // namespace
+
+void exp_shifted_sum_rows_avx512(float* const* x, const int64_t* n, const float* shift, int count,
+                                 float (*lanes)[8]) {
+  switch (count) {
+    case 1: return exp_sum_rows<1>(x, n, shift, lanes);
+    case 2: return exp_sum_rows<2>(x, n, shift, lanes);
+    case 3: return exp_sum_rows<3>(x, n, shift, lanes);
+    default: return exp_sum_rows<4>(x, n, shift, lanes);
+  }
+}
+
 }  // namespace attn::kernels::detail
 
 #else
@@ -165,7 +194,7 @@ void exp_shifted_avx512(const float*, float*, int64_t, float) { std::abort(); }
 void multiply_avx512(float*, int64_t, float) { std::abort(); }
 void divide_avx512(float*, int64_t, float) { std::abort(); }
 float divide_max_avx512(float*, int64_t, float, bool&) { std::abort(); }
-void exp_shifted_sum_avx512(float*, int64_t, float, float*) { std::abort(); }
+void exp_shifted_sum_rows_avx512(float* const*, const int64_t*, const float*, int, float (*)[8]) { std::abort(); }
 }  // namespace attn::kernels::detail
 
 #endif

@@ -22,9 +22,11 @@ void multiply_avx512(float* x, int64_t n, float s);
 void divide_avx512(float* x, int64_t n, float s);
 
 // Two passes of the causal row fused (AVX-512): x[i] /= divisor, returning the maximum of
-// the results (nan: whether any is NaN); and x[i] = sleef_expf(x[i] - shift) with their
-// sum's 8 lanes as reduce_sum_avx2 leaves them before its fold; every x[i] <= shift.
+// the results (nan: whether any is NaN); and, for `count` (1 to 4) rows at once,
+// x[r][i] = sleef_expf(x[r][i] - shift[r]) for i < n[r], with each row's sum as 8 lanes, as
+// reduce_sum_avx2 leaves them before its fold; every x[r][i] <= shift[r].
 float divide_max_avx512(float* x, int64_t n, float divisor, bool& nan);
-void exp_shifted_sum_avx512(float* x, int64_t n, float shift, float lanes[8]);
+void exp_shifted_sum_rows_avx512(float* const* x, const int64_t* n, const float* shift, int count,
+                                 float (*lanes)[8]);
 
 }  // namespace attn::kernels::detail
