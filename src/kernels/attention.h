@@ -7,7 +7,8 @@
 //   - reads the heads straight out of the (b, T, d_out) projections (the .view() and
 //     .transpose(1, 2) of the chapter are only index arithmetic here),
 //   - computes only the scores the causal mask keeps (j <= i), fuses mask, 1/sqrt(d) and
-//     softmax into one pass over each row, and skips the products with masked weights
+//     softmax (kernels/softmax.h: masked_softmax_rows, a few rows at a time, each in two
+//     passes and a scaling), and skips the products with masked weights
 //     (exactly 0) in attn_weights @ values,
 //   - writes the context vectors straight into (b, T, num_heads, head_dim) order, which
 //     is already the merged (b, T, d_out) layout,
