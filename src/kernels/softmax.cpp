@@ -115,12 +115,10 @@ void masked_rows_avx512(float* const* rows, const int64_t* valid, int count, int
     }
   }
   if (fast_count == 0) return;
-  float lanes[4][8];
-  detail::exp_shifted_sum_rows_avx512(fast, fast_valid, shift, fast_count, lanes);
+  float sums[4];
+  detail::exp_shifted_sum_rows_avx512(fast, fast_valid, shift, fast_count, sums);
   for (int r = 0; r < fast_count; ++r) {
-    for (int s : {4, 2, 1})  // reduce_sum_avx2's fold
-      for (int l = 0; l < s; ++l) lanes[r][l] = lanes[r][l] + lanes[r][l + s];
-    multiply(fast[r], fast_valid[r], 1.0f / lanes[r][0]);
+    multiply(fast[r], fast_valid[r], 1.0f / sums[r]);
     std::fill(fast[r] + fast_valid[r], fast[r] + n, 0.0f);
   }
 }

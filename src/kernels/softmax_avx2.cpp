@@ -49,6 +49,7 @@ inline __m256i first_lanes(int64_t count) {
 
 // vec::maximum without NaNs: a > b ? a : b, per lane (what _mm256_max_ps computes).
 inline float max_op(float a, float b) { return a > b ? a : b; }
+inline float plus_op(float a, float b) { return a + b; }
 
 template <class Op>
 float fold(__m256 acc, Op op) {
@@ -104,8 +105,10 @@ float reduce_sum_avx2(const float* x, int64_t valid) {
   int64_t i = 0;
   for (; i + 8 <= valid; i += 8) acc = _mm256_add_ps(acc, _mm256_loadu_ps(x + i));
   if (i < valid) acc = _mm256_add_ps(acc, _mm256_maskload_ps(x + i, first_lanes(valid - i)));
-  return fold(acc, [](float a, float b) { return a + b; });
+  return fold(acc, plus_op);
 }
+
+float fold_sum_avx2(const float lanes[8]) { return fold(_mm256_loadu_ps(lanes), plus_op); }
 
 void multiply_avx2(float* x, int64_t n, float s) {
   const __m256 v = _mm256_set1_ps(s);
@@ -132,6 +135,7 @@ namespace attn::kernels::detail {
 void exp_shifted_avx2(const float*, float*, int64_t, float) { std::abort(); }
 float reduce_max_avx2(const float*, int64_t) { std::abort(); }
 float reduce_sum_avx2(const float*, int64_t) { std::abort(); }
+float fold_sum_avx2(const float*) { std::abort(); }
 void multiply_avx2(float*, int64_t, float) { std::abort(); }
 void divide_avx2(float*, int64_t, float) { std::abort(); }
 }  // namespace attn::kernels::detail

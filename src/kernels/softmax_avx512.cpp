@@ -145,7 +145,7 @@ void exp_sum_from(float* x, int64_t i, int64_t n, __m512 sh, __m256& acc) {
 // R rows side by side. Each row's sum is one chain of dependent adds (its order is fixed),
 // so a single row waits on the adder's latency; R rows keep R chains in flight.
 template <int R>
-void exp_sum_rows(float* const* x, const int64_t* n, const float* shift, float (*lanes)[8]) {
+void exp_sum_rows(float* const* x, const int64_t* n, const float* shift, float* sums) {
   __m512 sh[R];
   __m256 acc[R];
   int64_t common = n[0];
@@ -166,19 +166,20 @@ void exp_sum_rows(float* const* x, const int64_t* n, const float* shift, float (
   }
   for (int r = 0; r < R; ++r) {
     exp_sum_from(x[r], i, n[r], sh[r], acc[r]);
-    _mm256_storeu_ps(lanes[r], acc[r]);
+    float lanes[8];
+    _mm256_storeu_ps(lanes, acc[r]);
+    sums[r] = fold_sum_avx2(lanes);
   }
 }
 
 }  // namespace
 
-void exp_shifted_sum_rows_avx512(float* const* x, const int64_t* n, const float* shift, int count,
-                                 float (*lanes)[8]) {
+void exp_shifted_sum_rows_avx512(float* const* x, const int64_t* n, const float* shift, int count, float* sums) {
   switch (count) {
-    case 1: return exp_sum_rows<1>(x, n, shift, lanes);
-    case 2: return exp_sum_rows<2>(x, n, shift, lanes);
-    case 3: return exp_sum_rows<3>(x, n, shift, lanes);
-    default: return exp_sum_rows<4>(x, n, shift, lanes);
+    case 1: return exp_sum_rows<1>(x, n, shift, sums);
+    case 2: return exp_sum_rows<2>(x, n, shift, sums);
+    case 3: return exp_sum_rows<3>(x, n, shift, sums);
+    default: return exp_sum_rows<4>(x, n, shift, sums);
   }
 }
 
@@ -194,7 +195,7 @@ void exp_shifted_avx512(const float*, float*, int64_t, float) { std::abort(); }
 void multiply_avx512(float*, int64_t, float) { std::abort(); }
 void divide_avx512(float*, int64_t, float) { std::abort(); }
 float divide_max_avx512(float*, int64_t, float, bool&) { std::abort(); }
-void exp_shifted_sum_rows_avx512(float* const*, const int64_t*, const float*, int, float (*)[8]) { std::abort(); }
+void exp_shifted_sum_rows_avx512(float* const*, const int64_t*, const float*, int, float*) { std::abort(); }
 }  // namespace attn::kernels::detail
 
 #endif

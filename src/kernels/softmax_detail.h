@@ -12,6 +12,8 @@ void exp_shifted_avx2(const float* x, float* out, int64_t n, float shift);
 // identity (-inf for max, 0 for sum): lane e % 8 takes element e, lanes folded as a tree.
 float reduce_max_avx2(const float* x, int64_t valid);
 float reduce_sum_avx2(const float* x, int64_t valid);
+// The last step of reduce_sum_avx2: its 8 lanes folded as a tree into the sum.
+float fold_sum_avx2(const float lanes[8]);
 // x[i] = op(x[i], s) for n values.
 void multiply_avx2(float* x, int64_t n, float s);
 void divide_avx2(float* x, int64_t n, float s);
@@ -23,10 +25,9 @@ void divide_avx512(float* x, int64_t n, float s);
 
 // Two passes of the causal row fused (AVX-512): x[i] /= divisor, returning the maximum of
 // the results (nan: whether any is NaN); and, for `count` (1 to 4) rows at once,
-// x[r][i] = sleef_expf(x[r][i] - shift[r]) for i < n[r], with each row's sum as 8 lanes, as
-// reduce_sum_avx2 leaves them before its fold; every x[r][i] <= shift[r].
+// x[r][i] = sleef_expf(x[r][i] - shift[r]) for i < n[r], with each row's sum, as
+// reduce_sum_avx2 adds them, in sums[r]; every x[r][i] <= shift[r].
 float divide_max_avx512(float* x, int64_t n, float divisor, bool& nan);
-void exp_shifted_sum_rows_avx512(float* const* x, const int64_t* n, const float* shift, int count,
-                                 float (*lanes)[8]);
+void exp_shifted_sum_rows_avx512(float* const* x, const int64_t* n, const float* shift, int count, float* sums);
 
 }  // namespace attn::kernels::detail
