@@ -45,7 +45,8 @@ TEST(FastForward, EqualsTheStepByStepForward) {
                          {1, 300, 64, 2},    // head_dim 32, rows not a multiple of the row block
                          {3, 70, 256, 4},    // head_dim 64, T < 128: the context product's small kernel
                          {1, 16, 8, 2},      // tiny: falls back to the step-by-step forward
-                         {2, 260, 96, 2, true}};  // qkv_bias: the projections start from their bias
+                         {2, 260, 96, 2, true},   // qkv_bias: the projections start from their bias
+                         {1, 200, 64, 1}};        // one head: the other threads wait for its packing, then share its rows
   for (const auto& s : sizes) {
     TorchGenerator gen(123);
     const Tensor x = randn(gen, {s.B, s.T, s.D});
@@ -61,7 +62,7 @@ TEST(FastForward, EqualsTheStepByStepForward) {
     }
     for (auto isa : {kernels::Isa::Scalar, kernels::Isa::Avx2, kernels::Isa::Avx512}) {
       kernels::set_active_isa(isa);
-      for (int threads : {1, 2}) {
+      for (int threads : {1, 2, 3}) {  // 3: more threads than heads
         kernels::set_num_threads(threads);
         expect_same_bits(multi_head_attention_output(mha, gen, x), want,
                          "B=" + std::to_string(s.B) + " T=" + std::to_string(s.T) + " D=" + std::to_string(s.D) +
