@@ -101,6 +101,10 @@ void causal_attention(const float* queries, const float* keys, const float* valu
 
     // 1. scores of rows [i0, i1) against the keys they can see, [0, i1): q @ k.T
     gemm_chains_packed(m, i1, ConstMat{q + i0 * D, D, false}, keys_t, w, T, nullptr, zero_row(i1));  // C starts at 0
+    // The query rows of the block before, usually this thread's next: asked for now, they
+    // arrive while this block's softmax runs (they are apart, D floats, and not yet cached).
+    for (int64_t i = std::max<int64_t>(0, i0 - kRowBlock); i < i0; ++i)
+      for (int64_t c = 0; c < hd; c += 16) __builtin_prefetch(q + i * D + c);
 
     // 2. mask (j > i), divide by sqrt(head_dim), softmax: row i keeps i + 1 scores
     masked_softmax_rows(w, m, T, i0 + 1, i1, T, divisor);
