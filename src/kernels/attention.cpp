@@ -15,11 +15,13 @@ namespace attn::kernels {
 
 namespace {
 
-// Query rows at a time: a multiple of every kernel's MR (8 and 6), so no row tile is cut.
-// Measured on 2 threads against 64 rows: 24 took 5-10 % less time at T = 1024 to 4096 (the
-// threads' last blocks are smaller, and a block's weights take less of L2); 32 was as fast
-// with AVX-512 but cuts a tile of the AVX2 kernel, and 48 was slower.
-constexpr int64_t kRowBlock = 24;
+// Query rows at a time: four register tiles of the active kernel (32 rows with AVX-512, 24
+// with AVX2, so that no tile is cut), at most kRowBlock. Measured on 2 threads with the
+// executable's huge pages, against 64 rows: 32 took 10 % less time at T = 1024 and the same
+// at T = 4096 (24 rows, on AVX-512, 2-12 % more there); with AVX2, 24 rows beat both 32
+// (which cuts a 6-row tile) and 64.
+constexpr int64_t kRowBlock = 32;
+int64_t rows_per_block() { return std::min<int64_t>(kRowBlock, gemm_tile_rows() == 1 ? kRowBlock : 4 * gemm_tile_rows()); }
 
 // The scores product: queries (T, hd) @ keys.T. PyTorch multiplies by the transposed view
 // of the keys, except with a batch of more than one, where matmul's reshape copies them.
@@ -88,7 +90,8 @@ void causal_attention(const float* queries, const float* keys, const float* valu
   // attn_scores / keys.shape[-1] ** 0.5: a Python float, cast to float32 by the division.
   const float divisor = static_cast<float>(std::sqrt(static_cast<double>(hd)));
 
-  const int64_t blocks = (T + kRowBlock - 1) / kRowBlock;
+  const int64_t rows = rows_per_block();
+  const int64_t blocks = (T + rows - 1) / rows;
   const int64_t heads = batch * H;
   std::vector<HeadState> state(static_cast<size_t>(heads));
   std::atomic<int64_t> next_head{0};
@@ -98,16 +101,16 @@ void causal_attention(const float* queries, const float* keys, const float* valu
     const int64_t b = bh / H, h = bh % H;
     const float* q = queries + (b * T) * D + h * hd;  // (T, hd), row stride D
     float* ctx = context + (b * T) * D + h * hd;
-    const int64_t i0 = block * kRowBlock, i1 = std::min(T, i0 + kRowBlock), m = i1 - i0;
+    const int64_t i0 = block * rows, i1 = std::min(T, i0 + rows), m = i1 - i0;
     thread_local WeightsBuffer buffer;
-    float* w = buffer.rows(T);  // (kRowBlock, T)
+    float* w = buffer.rows(T);  // (kRowBlock, T), of which the first m rows are used
     int64_t row_end[kRowBlock];
 
     // 1. scores of rows [i0, i1) against the keys they can see, [0, i1): q @ k.T
     gemm_chains_packed(m, i1, ConstMat{q + i0 * D, D, false}, keys_t, w, T, nullptr, zero_row(i1));  // C starts at 0
     // The query rows of the block before, usually this thread's next: asked for now, they
     // arrive while this block's softmax runs (they are apart, D floats, and not yet cached).
-    for (int64_t i = std::max<int64_t>(0, i0 - kRowBlock); i < i0; ++i)
+    for (int64_t i = std::max<int64_t>(0, i0 - rows); i < i0; ++i)
       for (int64_t c = 0; c < hd; c += 16) __builtin_prefetch(q + i * D + c);
 
     // 2. mask (j > i), divide by sqrt(head_dim), softmax: row i keeps i + 1 scores

@@ -262,6 +262,11 @@ void gemm_chains_packed_part(int64_t i0, int64_t m, int64_t j0, int64_t n, Const
   run_tiles(m, n, A.offset(i0, 0), B, C + i0 * ldc, ldc, nullptr, false, c_init, j0);
 }
 
+int64_t gemm_tile_rows() {
+  const Isa isa = active_isa();
+  return isa == Isa::Avx512 ? detail::kTileRowsAvx512 : isa == Isa::Avx2 ? detail::kTileRowsAvx2 : 1;
+}
+
 const float* zero_row(int64_t n) {
   thread_local std::vector<float> zeros;
   if (zeros.size() < static_cast<size_t>(n)) zeros.assign(static_cast<size_t>(n), 0.0f);

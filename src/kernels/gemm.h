@@ -87,6 +87,10 @@ void gemm_tasks_packed(int64_t M, int64_t N, std::vector<int64_t>& tasks);
 void gemm_chains_packed_part(int64_t i0, int64_t m, int64_t j0, int64_t n, ConstMat A, const PackedB& B, float* C,
                              int64_t ldc, const float* c_init = nullptr);
 
+// Rows of C per register tile (MR) of the active kernel: 8 with AVX-512, 6 with AVX2, 1 in
+// the scalar definition.
+int64_t gemm_tile_rows();
+
 // n zeros (at least): a c_init for products whose C starts at 0.
 const float* zero_row(int64_t n);
 

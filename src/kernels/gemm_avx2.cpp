@@ -55,7 +55,7 @@ struct Avx2 {
 
 }  // namespace
 
-using Kernel = TileKernel<Avx2, 6, 2>;
+using Kernel = TileKernel<Avx2, kTileRowsAvx2, 2>;
 static_assert(Kernel::NR == kPanelAvx2 && kTileCols % Kernel::NR == 0, "panel width");
 
 void pack_b_avx2(const ConstMat& B, int64_t N, const int64_t* k_bounds, int n_bounds, int64_t k_limit,

@@ -57,7 +57,7 @@ struct Avx512 {
 
 }  // namespace
 
-using Kernel = TileKernel<Avx512, 8, 2>;
+using Kernel = TileKernel<Avx512, kTileRowsAvx512, 2>;
 static_assert(Kernel::NR == kPanelAvx512 && kTileCols % Kernel::NR == 0, "panel width");
 
 void pack_b_avx512(const ConstMat& B, int64_t N, const int64_t* k_bounds, int n_bounds, int64_t k_limit,

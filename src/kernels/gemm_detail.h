@@ -29,8 +29,9 @@ struct Region {
 constexpr int64_t kScratchRowsA = 16;  // at least any kernel's MR
 constexpr int64_t kTileCols = 256;     // the kernels' NC, a multiple of every NR
 
-// Columns of B per panel (NR) for each kernel.
+// Columns of B per panel (NR) and rows per register tile (MR) for each kernel.
 constexpr int64_t kPanelAvx512 = 32, kPanelAvx2 = 16;
+constexpr int kTileRowsAvx512 = 8, kTileRowsAvx2 = 6;
 
 // Packs columns [j_begin, j_end) of B (K, N), rows below k_limit, for every K-block;
 // j_begin a multiple of NR.
