@@ -17,9 +17,9 @@ namespace {
 
 // Query rows at a time: four register tiles of the active kernel (32 rows with AVX-512, 24
 // with AVX2, so that no tile is cut), at most kRowBlock. Measured on 2 threads with the
-// executable's huge pages, against 64 rows: 32 took 10 % less time at T = 1024 and the same
-// at T = 4096 (24 rows, on AVX-512, 2-12 % more there); with AVX2, 24 rows beat both 32
-// (which cuts a 6-row tile) and 64.
+// executable's huge pages, in a stand-alone harness, against 64 rows: 32 took 10 % less time
+// at T = 1024 and the same at T = 4096 (24 rows, on AVX-512, 2-12 % more there); with AVX2,
+// 24 rows beat both 32 (which cuts a 6-row tile) and 64. In the bench: 0-3 %.
 constexpr int64_t kRowBlock = 32;
 int64_t rows_per_block() { return std::min<int64_t>(kRowBlock, gemm_tile_rows() == 1 ? kRowBlock : 4 * gemm_tile_rows()); }
 
@@ -68,7 +68,8 @@ namespace {
 // Once no head is left to claim, a thread that runs out of work takes the remaining blocks of
 // heads other threads are still working on, reading their packed keys and values. The
 // threads then finish within about one of the cheap first blocks of each other, instead of
-// within one whole head: the attention took 4-5 % less time on 2 threads at T = 1024 and 4096.
+// within one whole head. (The attention on 2 threads: 4-5 % less time in a stand-alone harness
+// at T = 1024 and 4096; 0-5 % in the bench, whose heads already cost nearly the same.)
 //
 // A thread packs into its own buffers only when it claims a head, which never happens once
 // stealing has started (stealing waits until every head is claimed), so a head's packed
