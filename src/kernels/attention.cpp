@@ -21,7 +21,11 @@ namespace {
 // at T = 1024 and the same at T = 4096 (24 rows, on AVX-512, 2-12 % more there); with AVX2,
 // 24 rows beat both 32 (which cuts a 6-row tile) and 64. In the bench: 0-3 %.
 constexpr int64_t kRowBlock = 32;
-int64_t rows_per_block() { return std::min<int64_t>(kRowBlock, gemm_tile_rows() == 1 ? kRowBlock : 4 * gemm_tile_rows()); }
+int64_t rows_per_block() {
+  const int64_t tile_rows = gemm_tile_rows();
+  return tile_rows == 1 ? kRowBlock : std::min(kRowBlock, 4 * tile_rows);  // 1: the scalar definition
+}
+constexpr int64_t kLineFloats = 16;  // floats per 64-byte cache line
 
 // The scores product: queries (T, hd) @ keys.T. PyTorch multiplies by the transposed view
 // of the keys, except with a batch of more than one, where matmul's reshape copies them.
@@ -112,7 +116,7 @@ void causal_attention(const float* queries, const float* keys, const float* valu
     // The query rows of the block before, usually this thread's next: asked for now, they
     // arrive while this block's softmax runs (they are apart, D floats, and not yet cached).
     for (int64_t i = std::max<int64_t>(0, i0 - rows); i < i0; ++i)
-      for (int64_t c = 0; c < hd; c += 16) __builtin_prefetch(q + i * D + c);
+      for (int64_t c = 0; c < hd; c += kLineFloats) __builtin_prefetch(q + i * D + c);
 
     // 2. mask (j > i), divide by sqrt(head_dim), softmax: row i keeps i + 1 scores
     masked_softmax_rows(w, m, T, i0 + 1, i1, T, divisor);
