@@ -3,10 +3,16 @@
 // hint, and special values.
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <mutex>
 #include <random>
+#include <string>
+#include <thread>
+#include <utility>
 #include <vector>
 
 #include "kernels/attention.h"
@@ -422,6 +428,64 @@ TEST(Parallel, RunsEveryIndexOnceAndRethrows) {
   }
   set_num_threads(0);
   EXPECT_GE(num_threads(), 1);
+}
+
+TEST(Parallel, SharesCoverEveryItemOnceInRuns) {
+  for (int threads : {1, 2, 3, 5})
+    for (int64_t n : {0, 1, 2, 7, 100, 1000})
+      for (int64_t run : {1, 4}) {
+        set_num_threads(threads);
+        std::vector<std::atomic<int>> hits(static_cast<size_t>(n));
+        std::mutex mutex;
+        std::vector<std::pair<int64_t, int64_t>> runs;
+        parallel_for_shares(n, run, [&](int64_t begin, int64_t end) {
+          for (int64_t i = begin; i < end; ++i) ++hits[static_cast<size_t>(i)];
+          std::lock_guard<std::mutex> lock(mutex);
+          runs.emplace_back(begin, end);
+        });
+        const std::string where = "threads " + std::to_string(threads) + " n " + std::to_string(n);
+        for (const auto& h : hits) EXPECT_EQ(h.load(), 1) << where;
+        for (const auto& [begin, end] : runs) {
+          EXPECT_LT(begin, end) << where;
+          EXPECT_LE(end - begin, run) << where;
+        }
+        if (threads == 1) {  // one thread: the runs in order, each of `run` items but the last
+          int64_t next = 0;
+          for (const auto& [begin, end] : runs) {
+            EXPECT_EQ(begin, next) << where;
+            EXPECT_TRUE(end - begin == run || end == n) << where;
+            next = end;
+          }
+        }
+      }
+  set_num_threads(2);
+  EXPECT_THROW(parallel_for_shares(50, 2, [](int64_t begin, int64_t end) {
+                 if (begin <= 17 && 17 < end) throw std::runtime_error("boom");
+               }),
+               std::runtime_error);
+  set_num_threads(0);
+}
+
+TEST(Parallel, ASlowThreadsLastItemsGoToTheOther) {
+  // Two threads, shares [0, 4) and [4, 8). The thread that runs item 0 stalls until another
+  // thread has run an item of its share: the other, done with its own share, takes them from
+  // the back of the stalled share, the last item first.
+  set_num_threads(2);
+  std::vector<std::thread::id> ran(8);
+  std::atomic<int64_t> first_helped{-1};
+  parallel_for_shares(8, 1, [&](int64_t begin, int64_t) {
+    ran[static_cast<size_t>(begin)] = std::this_thread::get_id();
+    if (begin == 0) {
+      const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+      while (first_helped.load() < 0 && std::chrono::steady_clock::now() < until) std::this_thread::yield();
+    } else if (begin < 4) {
+      int64_t none = -1;
+      first_helped.compare_exchange_strong(none, begin);
+    }
+  });
+  EXPECT_EQ(first_helped.load(), 3);
+  EXPECT_NE(ran[3], ran[0]);
+  set_num_threads(0);
 }
 
 TEST(Parallel, ThreadedProductInsideATaskRunsInline) {

@@ -64,19 +64,26 @@ void PreparedMultiHeadAttention::forward(TorchGenerator& gen, const Tensor& x, T
     if (buffer->size() != size) buffer->resize(size);
 
   // 1. Projections, as nn.Linear computes them: (b, T, d_in) -> (b, T, d_out); the three
-  //    in one parallel job.
+  //    in one parallel job, each thread on its own run of parts.
   const Linear* linears[3] = {&mha.W_key, &mha.W_query, &mha.W_value};
   const kernels::PackedB* packed[3] = {&key_, &query_, &value_};
   float* outs[3] = {keys_.data(), queries_.data(), values_.data()};
   const float* starts[3];
   for (int p = 0; p < 3; ++p) starts[p] = linears[p]->bias ? linears[p]->bias->data.data() : kernels::zero_row(d_out);
-  kernels::gemm_tasks_packed(rows, d_out, parts_);
+  const int64_t run = kernels::gemm_tasks_packed(rows, d_out, parts_);
   const int64_t per_product = static_cast<int64_t>(parts_.size() / 4);
   const kernels::ConstMat xs{x.data.data(), d_in_, false};
-  kernels::parallel_for(3 * per_product, [&](int64_t t) {
-    const int64_t p = t / per_product;
-    const int64_t* part = parts_.data() + 4 * (t % per_product);
-    kernels::gemm_chains_packed_part(part[0], part[1], part[2], part[3], xs, *packed[p], outs[p], d_out, starts[p]);
+  kernels::parallel_for_shares(3 * per_product, run, [&](int64_t begin, int64_t end) {
+    // A run's parts of one product are neighbours: computed together, as their bounding box.
+    while (begin < end) {
+      const int64_t p = begin / per_product, last = std::min(end, (p + 1) * per_product) - 1;
+      const int64_t* first_part = parts_.data() + 4 * (begin % per_product);
+      const int64_t* last_part = parts_.data() + 4 * (last % per_product);
+      const int64_t i0 = first_part[0], j0 = first_part[2];
+      kernels::gemm_chains_packed_part(i0, last_part[0] + last_part[1] - i0, j0, last_part[2] + last_part[3] - j0, xs,
+                                       *packed[p], outs[p], d_out, starts[p]);
+      begin = last + 1;
+    }
   });
   // 2. Every head: causal scores, / sqrt(head_dim), softmax, @ values. The heads are read
   //    in place (view + transpose(1, 2)); the result comes out as (b, T, H, head_dim),

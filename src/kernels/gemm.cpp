@@ -48,10 +48,12 @@ bool finite_rows(ConstMat B, int64_t k_from, int64_t K, int64_t N) {
 }
 
 constexpr int64_t kTaskRows = 96;  // a multiple of every kernel's MR (8 and 6)
+// Threaded products share rows out in items of kItemRows, kItemRun of them (kTaskRows rows)
+// at a time until near the end of a thread's share (parallel_for_shares).
+constexpr int64_t kItemRows = 24, kItemRun = kTaskRows / kItemRows;
+static_assert(kItemRows % 8 == 0 && kItemRows % 6 == 0 && kTaskRows % kItemRows == 0, "items of whole tiles");
 constexpr int64_t kTaskCols = detail::kTileCols;
 constexpr int64_t kFewRows = 240;  // up to 240 rows (a multiple of 8 and 6): one row task
-constexpr int64_t kPartRows = 256;  // at most this many rows per thread's part (below)
-constexpr int64_t kRowMultiple = 24;  // parts start on a tile of every kernel (MR 8 and 6)
 static_assert(kTaskCols / 2 % detail::kPanelAvx512 == 0 && kTaskCols / 2 % detail::kPanelAvx2 == 0, "strips");
 
 }  // namespace
@@ -119,33 +121,21 @@ int64_t last_nonfinite_row(int64_t K, int64_t N, ConstMat B) {
   return -1;
 }
 
-// Rows per part when a product of M rows is shared out among the threads: whole rows of C,
-// in a multiple of the thread count of parts of equal size, at most kPartRows each. Whole
-// rows rather than rectangles: a thread then reuses its rows of A across the columns, and
-// the threads finish together. (A measured 3-6% over 96 x 256 tasks taken dynamically.)
-int64_t part_rows(int64_t M) {
-  const int64_t threads = num_threads();
-  const int64_t per_thread = (M + threads * kPartRows - 1) / (threads * kPartRows);
-  const int64_t parts = threads * per_thread;
-  return ((M + parts - 1) / parts + kRowMultiple - 1) / kRowMultiple * kRowMultiple;
-}
-
 // The tiles: rows in blocks of kTaskRows x columns in blocks of kTaskCols, computed in order
-// on the calling thread; or, `threaded`, parts of whole rows (part_rows) on every thread.
+// on the calling thread; or, `threaded`, blocks of whole rows shared out among the threads
+// (parallel_for_shares).
 // Columns [j_begin, j_begin + n) of C (j_begin a multiple of every NR).
 void run_tiles(int64_t M, int64_t n, ConstMat A, const PackedB& P, float* C, int64_t ldc,
                const int64_t* row_k_end, bool threaded, const float* c_init, int64_t j_begin = 0) {
   if (!P.order.add_to_c) c_init = nullptr;  // the first block is stored: no start values
   if (threaded && M > kFewRows) {
-    const int64_t rows = part_rows(M), parts = (M + rows - 1) / rows;
-    if (parts > 1) {
-      parallel_for(parts, [&](int64_t t) {
-        const int64_t i0 = t * rows;
-        run_tiles(std::min(rows, M - i0), n, A.offset(i0, 0), P, C + i0 * ldc, ldc,
-                  row_k_end ? row_k_end + i0 : nullptr, false, c_init, j_begin);
-      });
-      return;
-    }
+    // Whole rows: a thread then reuses its rows of A across all the columns.
+    parallel_for_shares((M + kItemRows - 1) / kItemRows, kItemRun, [&](int64_t begin, int64_t end) {
+      const int64_t i0 = begin * kItemRows, rows = std::min(M, end * kItemRows) - i0;
+      run_tiles(rows, n, A.offset(i0, 0), P, C + i0 * ldc, ldc, row_k_end ? row_k_end + i0 : nullptr, false, c_init,
+                j_begin);
+    });
+    return;
   }
   const Isa isa = static_cast<Isa>(P.isa);
   const int64_t K = P.K;
@@ -246,13 +236,14 @@ void pack_b(int64_t K, int64_t N, ConstMat B, const ChainOrder& order, PackedB& 
   out.last_nonfinite_row = check_finite ? last_nonfinite_row(K, N, B) : K;
 }
 
-void gemm_tasks_packed(int64_t M, int64_t N, std::vector<int64_t>& tasks) {
+int64_t gemm_tasks_packed(int64_t M, int64_t N, std::vector<int64_t>& tasks) {
   const bool few_rows = M <= kFewRows;
-  const int64_t task_rows = few_rows ? M : part_rows(M), task_cols = few_rows ? kTaskCols / 2 : N;
+  const int64_t task_rows = few_rows ? M : kItemRows, task_cols = few_rows ? kTaskCols / 2 : N;
   tasks.clear();
   for (int64_t i0 = 0; i0 < M; i0 += task_rows)
     for (int64_t j0 = 0; j0 < N; j0 += task_cols)
       for (int64_t v : {i0, std::min(task_rows, M - i0), j0, std::min(task_cols, N - j0)}) tasks.push_back(v);
+  return few_rows ? 1 : kItemRun;
 }
 
 void gemm_chains_packed_part(int64_t i0, int64_t m, int64_t j0, int64_t n, ConstMat A, const PackedB& B, float* C,

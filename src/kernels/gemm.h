@@ -80,10 +80,13 @@ void gemm_chains_packed(int64_t M, int64_t n, ConstMat A, const PackedB& B, floa
                         const int64_t* row_k_end = nullptr, const float* c_init = nullptr);
 
 // Several products in one parallel job (one wake-up of the threads instead of one each):
-// gemm_tasks_packed cuts an (M, N) product into parts, 4 values each (i0, m, j0, n), and
-// gemm_chains_packed_part computes rows [i0, i0 + m) x columns [j0, j0 + n) of C (all of A,
-// C and c_init given from their origin), on the calling thread, as gemm_chains_packed would.
-void gemm_tasks_packed(int64_t M, int64_t N, std::vector<int64_t>& tasks);
+// gemm_tasks_packed cuts an (M, N) product into parts, 4 values each (i0, m, j0, n), in
+// order, and returns how many neighbouring parts make a good run for one thread (the `run`
+// of parallel_for_shares: whole rows where there are many, whose runs are computed as one
+// part); gemm_chains_packed_part computes rows [i0, i0 + m) x columns [j0, j0 + n) of C (all
+// of A, C and c_init given from their origin), on the calling thread, as gemm_chains_packed
+// would.
+int64_t gemm_tasks_packed(int64_t M, int64_t N, std::vector<int64_t>& tasks);
 void gemm_chains_packed_part(int64_t i0, int64_t m, int64_t j0, int64_t n, ConstMat A, const PackedB& B, float* C,
                              int64_t ldc, const float* c_init = nullptr);
 

@@ -8,6 +8,7 @@
 #include <memory>
 #include <mutex>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace attn::kernels {
@@ -155,6 +156,65 @@ void parallel_for(int64_t n, const std::function<void(int64_t)>& fn) {
   if (!pool) pool = std::make_unique<Pool>(threads);
   // Holding pool_mutex serialises callers from different threads; the pool runs one job at a time.
   pool->run(n, fn);
+}
+
+namespace {
+
+// One thread's share of parallel_for_shares: the items [front, back) not yet taken, in one
+// word, so that its owner (taking from the front) and a helper (taking from the back) claim
+// runs with one compare-and-swap each and never get the same item.
+struct alignas(64) Share {  // one cache line each: the owners do not slow each other
+  std::atomic<uint64_t> range{0};
+
+  static uint64_t pack(uint64_t front, uint64_t back) { return front << 32 | back; }
+  int64_t left() const {
+    const uint64_t r = range.load();
+    return static_cast<int64_t>(r & 0xffffffffu) - static_cast<int64_t>(r >> 32);
+  }
+  // Up to `run` items, at most half of those left (at least one), from the front or the
+  // back: [begin, end), empty when the share is.
+  std::pair<int64_t, int64_t> take(bool from_back, int64_t run) {
+    uint64_t r = range.load();
+    for (;;) {
+      const uint64_t front = r >> 32, back = r & 0xffffffffu;
+      if (front >= back) return {0, 0};
+      const uint64_t count = std::max<uint64_t>(1, std::min<uint64_t>(static_cast<uint64_t>(run), (back - front) / 2));
+      const uint64_t next = from_back ? pack(front, back - count) : pack(front + count, back);
+      if (range.compare_exchange_weak(r, next)) {
+        const int64_t begin = static_cast<int64_t>(from_back ? back - count : front);
+        return {begin, begin + static_cast<int64_t>(count)};
+      }
+    }
+  }
+};
+
+}  // namespace
+
+void parallel_for_shares(int64_t n, int64_t run, const std::function<void(int64_t, int64_t)>& fn) {
+  if (n <= 0) return;
+  run = std::max<int64_t>(1, run);
+  const int64_t shares = std::min<int64_t>(n, num_threads());
+  if (shares <= 1 || inside_task || n > int64_t{0xffffffff}) {
+    // One thread (or too many items for a share's word): the same runs, in order.
+    for (int64_t begin = 0; begin < n; begin += run) fn(begin, std::min(n, begin + run));
+    return;
+  }
+  std::unique_ptr<Share[]> share(new Share[static_cast<size_t>(shares)]);
+  for (int64_t s = 0; s < shares; ++s)
+    share[s].range = Share::pack(static_cast<uint64_t>(n * s / shares), static_cast<uint64_t>(n * (s + 1) / shares));
+  // Task s works through share s, then helps with the others until every share is empty. A
+  // worker that starts late finds its share taken from the back already, or nothing left.
+  parallel_for(shares, [&](int64_t s) {
+    for (auto r = share[s].take(false, run); r.first < r.second; r = share[s].take(false, run)) fn(r.first, r.second);
+    for (;;) {
+      int64_t most = 0, from = -1;
+      for (int64_t o = 0; o < shares; ++o)
+        if (const int64_t left = share[o].left(); left > most) most = left, from = o;
+      if (from < 0) return;
+      const auto r = share[from].take(true, run);
+      if (r.first < r.second) fn(r.first, r.second);
+    }
+  });
 }
 
 }  // namespace attn::kernels
