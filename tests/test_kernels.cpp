@@ -458,11 +458,22 @@ TEST(Parallel, SharesCoverEveryItemOnceInRuns) {
           }
         }
       }
+  // A run that throws stops the others: the exception reaches the caller, and no share is
+  // worked through after it.
   set_num_threads(2);
-  EXPECT_THROW(parallel_for_shares(50, 2, [](int64_t begin, int64_t end) {
-                 if (begin <= 17 && 17 < end) throw std::runtime_error("boom");
-               }),
+  std::atomic<int> after{0};
+  std::atomic<bool> thrown{false};
+  EXPECT_THROW(parallel_for_shares(1000, 1,
+                                   [&](int64_t begin, int64_t) {
+                                     if (thrown) ++after;
+                                     if (begin == 0) {
+                                       thrown = true;
+                                       throw std::runtime_error("boom");
+                                     }
+                                     std::this_thread::sleep_for(std::chrono::microseconds(100));
+                                   }),
                std::runtime_error);
+  EXPECT_LE(after.load(), 2);  // at most the run the other thread was on, and one it had just taken
   set_num_threads(0);
 }
 

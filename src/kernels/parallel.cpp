@@ -202,17 +202,27 @@ void parallel_for_shares(int64_t n, int64_t run, const std::function<void(int64_
   std::unique_ptr<Share[]> share(new Share[static_cast<size_t>(shares)]);
   for (int64_t s = 0; s < shares; ++s)
     share[s].range = Share::pack(static_cast<uint64_t>(n * s / shares), static_cast<uint64_t>(n * (s + 1) / shares));
+  // A run that throws empties every share, so that the other threads stop too; parallel_for
+  // rethrows the exception.
+  const auto call = [&](std::pair<int64_t, int64_t> r) {
+    try {
+      fn(r.first, r.second);
+    } catch (...) {
+      for (int64_t s = 0; s < shares; ++s) share[s].range = 0;
+      throw;
+    }
+  };
   // Task s works through share s, then helps with the others until every share is empty. A
   // worker that starts late finds its share taken from the back already, or nothing left.
   parallel_for(shares, [&](int64_t s) {
-    for (auto r = share[s].take(false, run); r.first < r.second; r = share[s].take(false, run)) fn(r.first, r.second);
+    for (auto r = share[s].take(false, run); r.first < r.second; r = share[s].take(false, run)) call(r);
     for (;;) {
       int64_t most = 0, from = -1;
       for (int64_t o = 0; o < shares; ++o)
         if (const int64_t left = share[o].left(); left > most) most = left, from = o;
       if (from < 0) return;
       const auto r = share[from].take(true, run);
-      if (r.first < r.second) fn(r.first, r.second);
+      if (r.first < r.second) call(r);
     }
   });
 }
