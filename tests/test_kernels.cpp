@@ -384,12 +384,15 @@ TEST(Softmax, MaskedRowEqualsMaskingThenReference) {
 TEST(Softmax, MaskedRowsEqualTheDefinitionRowByRow) {
   // A causal block: row r keeps first_valid + r scores. Some rows take the generic steps
   // (NaN, +inf, all kept scores -inf) in the same group of four as rows that do not.
+  // Scale 400 puts shifted scores below -104 and into the subnormal range, in rows that go
+  // through the exps four, three, two and one at a time (the sums of two rows share a register).
   std::mt19937 rng(9);
+  for (float scale : {20.0f, 400.0f})
   for (int64_t full_n : {9, 130, 700}) {
-    for (int64_t count : {1, 3, 4, 11}) {
+    for (int64_t count : {1, 2, 3, 4, 11}) {
       const int64_t first_valid = std::max<int64_t>(1, full_n - count - 2), n = full_n;
       if (first_valid + count - 1 > full_n) continue;  // a row cannot keep more than full_n
-      std::vector<float> block = random_values(rng, static_cast<size_t>(count * full_n), 20.0f);
+      std::vector<float> block = random_values(rng, static_cast<size_t>(count * full_n), scale);
       auto at = [&](int64_t r, int64_t j) -> float& { return block[static_cast<size_t>(r * full_n + j)]; };
       if (count > 2) at(2, 1) = std::numeric_limits<float>::quiet_NaN();
       if (count > 5) at(5, 0) = kInf;
@@ -405,8 +408,37 @@ TEST(Softmax, MaskedRowsEqualTheDefinitionRowByRow) {
         std::vector<float> got = block;
         IsaAndThreads use(isa, 1);
         masked_softmax_rows(got.data(), count, full_n, first_valid, n, full_n, 8.0f);
-        EXPECT_TRUE(same_floats(got, want)) << isa_name(isa) << " full_n=" << full_n << " count=" << count;
+        EXPECT_TRUE(same_floats(got, want))
+            << isa_name(isa) << " full_n=" << full_n << " count=" << count << " scale=" << scale;
       }
+    }
+  }
+}
+
+TEST(Softmax, ShiftedScoresNearMinus104GetSleefsWeights) {
+  // SLEEF's expf returns 0 below -104; just above, exp is a subnormal that rounds to 0 up to
+  // about -103.97 and to the smallest subnormals from there. These rows (maximum 0, divisor 1)
+  // step through [-104.3, -103.5] by 0.02, with a kept -inf score, one to four rows at a time.
+  for (int64_t count : {1, 2, 3, 4}) {
+    const int64_t n = 48;
+    std::vector<float> block(static_cast<size_t>(count * n));
+    for (int64_t r = 0; r < count; ++r)
+      for (int64_t j = 0; j < n; ++j)
+        block[static_cast<size_t>(r * n + j)] =
+            j == r ? 0.0f : j == 20 + r ? -kInf : -104.3f + 0.02f * static_cast<float>((j + 7 * r) % 41);
+    // A causal block: row r keeps its first first_valid + r scores.
+    const int64_t first_valid = n - count + 1;
+    std::vector<float> want = block;
+    for (int64_t r = 0; r < count; ++r) {
+      float* row = want.data() + r * n;
+      for (int64_t j = first_valid + r; j < n; ++j) row[j] = -kInf;
+      softmax_row_reference(row, n);
+    }
+    for (Isa isa : isas()) {
+      std::vector<float> got = block;
+      IsaAndThreads use(isa, 1);
+      masked_softmax_rows(got.data(), count, n, first_valid, n, n, 1.0f);
+      EXPECT_TRUE(same_floats(got, want)) << isa_name(isa) << " count=" << count;
     }
   }
 }
