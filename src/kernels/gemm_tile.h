@@ -120,6 +120,10 @@ struct TileKernel {
         } else if (cols == NR) {
           // Stored transposed: column c of B is a contiguous row of the storage. Whole
           // W x W blocks go through register transposes, the last k's one by one.
+          // The next panel's NR rows are far apart (ld floats): ask for them now.
+          if (j + 2 * NR <= N)
+            for (int64_t c = 0; c < NR; ++c)
+              for (int64_t kk = 0; kk < kc; kk += 16) __builtin_prefetch(B.data + (j + NR + c) * B.ld + k0 + kk);
           int64_t k = 0;
           for (; k + W <= kc; k += W)
             for (int v = 0; v < NV; ++v)
