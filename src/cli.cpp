@@ -555,9 +555,14 @@ int run_cli(int argc, char** argv) {
   ro.color = use_color(o);
 
   if (o.list_steps) {
+    // Each name once, in the order of its first step: stages that repeat steps (kv-cache per
+    // generated token, flash per block of keys, all) would otherwise list names many times,
+    // and --only keeps every step of a name anyway.
     std::string out;
+    std::set<std::string> listed;
     for (const auto& w : walks)
-      for (const auto& step : w.steps) out += step.name + "\n";
+      for (const auto& step : w.steps)
+        if (listed.insert(step.name).second) out += step.name + "\n";
     write_output(o.output, out);
     return 0;
   }

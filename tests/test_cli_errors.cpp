@@ -18,6 +18,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -285,6 +286,16 @@ TEST_F(CliErrors, ListStagesAndSteps) {
   EXPECT_EQ(steps.exit_code, 0);
   EXPECT_NE(steps.out.find("\nmask_simple\n"), std::string::npos) << steps.out;
   EXPECT_NE(steps.out.find("\nattn_weights_causal\n"), std::string::npos) << steps.out;
+  // Stages that repeat their steps (per generated token, per block of keys) list each name once.
+  for (const char* stage : {"kv-cache", "flash", "all"}) {
+    const RunResult r = run_cli({"--stage", stage, "--list-steps"});
+    EXPECT_EQ(r.exit_code, 0) << stage;
+    std::set<std::string> seen;
+    std::istringstream lines(r.out);
+    for (std::string line; std::getline(lines, line);) EXPECT_TRUE(seen.insert(line).second) << stage << ": " << line;
+    EXPECT_GT(seen.size(), 3u) << stage;
+  }
+  EXPECT_NE(run_cli({"--stage", "kv-cache", "--list-steps"}).out.find("keys_new\n"), std::string::npos);
 }
 
 TEST_F(CliErrors, OnlyKeepsTheNamedSteps) {
