@@ -294,8 +294,8 @@ TEST_F(CliErrors, ListStagesAndSteps) {
     std::istringstream lines(r.out);
     for (std::string line; std::getline(lines, line);) EXPECT_TRUE(seen.insert(line).second) << stage << ": " << line;
     EXPECT_GT(seen.size(), 3u) << stage;
+    if (std::string(stage) == "kv-cache") EXPECT_EQ(seen.count("keys_new"), 1u);
   }
-  EXPECT_NE(run_cli({"--stage", "kv-cache", "--list-steps"}).out.find("keys_new\n"), std::string::npos);
 }
 
 TEST_F(CliErrors, OnlyKeepsTheNamedSteps) {

@@ -40,11 +40,10 @@ inline __m512 exp16(__m512 d) {
   // the second one, of the exact u * 2^q. scalef computes u * 2^q with one rounding: the
   // same float.
   //
-  // SLEEF then returns 0 where d < -104. With NonPositive no lane is NaN, so the lanes that
-  // keep their value are those with d >= -104, and a zero-masking scalef does the blend.
-  if (NonPositive) return _mm512_maskz_scalef_ps(_mm512_cmp_ps_mask(d, _mm512_set1_ps(-104.0f), _CMP_GE_OQ), u, q_f);
-  u = _mm512_scalef_ps(u, q_f);
-  u = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(d, _mm512_set1_ps(-104.0f), _CMP_LT_OQ), u, _mm512_setzero_ps());
+  // SLEEF then returns 0 where d < -104: a zero-masking scalef keeps only the lanes with
+  // d >= -104 (NaN lanes become 0 too, and get their NaN back below).
+  u = _mm512_maskz_scalef_ps(_mm512_cmp_ps_mask(d, _mm512_set1_ps(-104.0f), _CMP_GE_OQ), u, q_f);
+  if (NonPositive) return u;
   u = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(d, _mm512_set1_ps(100.0f), _CMP_GT_OQ), u,
                            _mm512_set1_ps(__builtin_inff()));
   return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(d, d, _CMP_UNORD_Q), u, d);  // NaN in, the same NaN out
