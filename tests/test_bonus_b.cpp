@@ -2,6 +2,8 @@
 // checks rest on, and configurations they must refuse.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "modules.h"
 #include "modules/flash.h"
 #include "modules/mha_einsum.h"
@@ -107,6 +109,19 @@ TEST(GqaHeatmap, HeadsAreDrawnInTheirKeyValueGroups) {
   o.lang = Lang::Zh;
   EXPECT_NE(render_heatmap(w, weights, o).find("K/V 组 1：头 2, 3 共用这组键和值"), std::string::npos);
   o.lang = Lang::En;
+
+  // JSON: the same grouping, for scripts, on exactly the two per-head steps.
+  const auto doc = nlohmann::json::parse(render_json({w}));
+  int grouped_steps = 0;
+  for (const auto& step : doc["steps"]) {
+    if (!step.contains("head_groups")) continue;
+    ++grouped_steps;
+    EXPECT_TRUE(step["name"] == "attn_scores" || step["name"] == "attn_weights") << step["name"];
+    EXPECT_EQ(step["head_groups"], nlohmann::json({0, 0, 1, 1})) << step["name"];
+  }
+  EXPECT_EQ(grouped_steps, 2);
+  EXPECT_FALSE(nlohmann::json::parse(render_json({run_multi_head(test::book_config())})).dump().find("head_groups") !=
+               std::string::npos);
 
   // HTML: two steps with heatmaps (scores, weights), two groups each, in balanced divs.
   const std::string page = render_html({w}, o);

@@ -55,6 +55,7 @@ void append_steps(std::string& out, const Walk& walk, bool with_stage, bool& fir
     if (with_stage) meta["stage"] = walk.stage;
     if (!step.explanation.empty()) meta["explanation"] = step.explanation;
     if (!step.details.empty()) meta["details"] = step.details;
+    if (!step.head_groups.empty()) meta["head_groups"] = step.head_groups;  // head h reads group head_groups[h]
     if (step.is_int64) meta["int64"] = true;
     if (!step.words.empty()) meta["data"] = step.words;  // the text, or its pieces
     std::string m = meta.dump();
