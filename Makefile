@@ -17,7 +17,7 @@ SANITIZE_SKIP ?= browser_html_chromium|browser_web_page
 SAN_ENV := ASAN_OPTIONS=allocator_may_return_null=1:detect_leaks=1:abort_on_error=1 \
            UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
-.PHONY: all deps build run test clean goldens text-goldens difftest bench-deps bench-compare web \
+.PHONY: all deps build run test clean torch-deps goldens text-goldens difftest bench-deps bench-compare web \
         sanitize sanitize-build fuzz
 
 all: build
@@ -83,20 +83,28 @@ fuzz: sanitize-build
 web: build
 	cmake/build_web.sh $(BUILD_DIR)
 
-# Regenerate the PyTorch goldens (needs Debian's python3-torch; see README).
-goldens:
+# The PyTorch the goldens and the differential test come from: Debian's PyTorch 1.13 and the
+# OpenBLAS whose kernels attn-walk reproduces (the scripts pick the kernel, tests/golden/torch_env.py).
+TORCH_PACKAGES := python3-torch libopenblas0-pthread
+torch-deps:
+	$(call install-missing,$(TORCH_PACKAGES))
+
+# Regenerate every PyTorch golden the suite reads (see README).
+goldens: torch-deps
 	/usr/bin/python3 tests/golden/make_goldens.py
+	/usr/bin/python3 tests/golden/make_rng_goldens.py
+	/usr/bin/python3 tests/golden/make_print_goldens.py
 	/usr/bin/python3 tests/golden/make_check_goldens.py
 	/usr/bin/python3 tests/golden/make_bonus_goldens.py
 	/usr/bin/python3 tests/golden/make_sleef_goldens.py
 	/usr/bin/python3 tests/golden/make_softmax_dim_goldens.py
 
 # The --text goldens: tiktoken's and gpt-3-encoder's ids (node), embeddings and walks (PyTorch).
-text-goldens:
+text-goldens: deps torch-deps
 	/usr/bin/python3 tests/golden/make_text_goldens.py
 
 # Compare against PyTorch directly on random configurations (needs python3-torch).
-difftest: build
+difftest: build torch-deps
 	/usr/bin/python3 tests/golden/difftest.py --binary $(BUILD_DIR)/attn-walk
 	/usr/bin/python3 tests/golden/make_check_goldens.py --random 40 --binary $(BUILD_DIR)/attn-walk
 
@@ -105,7 +113,7 @@ difftest: build
 # the caching allocators PyTorch is measured with; onnxruntime-node is ONNX Runtime's CPU build,
 # installed with --ignore-scripts because its install script downloads (its binaries ship in
 # the package). npm is the machine's own where it has one, else Debian's.
-BENCH_PACKAGES := python3-torch python3-onnx libopenblas0-pthread libtcmalloc-minimal4 libjemalloc2 nodejs
+BENCH_PACKAGES := $(TORCH_PACKAGES) python3-onnx libtcmalloc-minimal4 libjemalloc2 nodejs
 ORT_VERSION    := 1.30.0
 bench-deps:
 	$(call install-missing,$(BENCH_PACKAGES))
