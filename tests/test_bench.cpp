@@ -5,10 +5,12 @@
 
 #include <cmath>
 #include <cstring>
+#include <vector>
 #include <nlohmann/json.hpp>
 
 #include "bench/bench.h"
 #include "bench/fast_forward.h"
+#include "bench/fma_probe.h"
 #include "kernels/attention.h"
 #include "kernels/cpu.h"
 #include "kernels/parallel.h"
@@ -130,6 +132,27 @@ TEST(Bench, JsonReportHasTheFieldsAndPyTorchsResult) {
   EXPECT_GT(j["peak_gflops"].get<double>(), 0.0);
   EXPECT_NEAR(j["peak_fraction"].get<double>(), j["gflops"].get<double>() / j["peak_gflops"].get<double>(), 1e-12);
   kernels::set_num_threads(0);
+}
+
+// The probe is read again only while it is below the forward's own rate, at most `retries`
+// times, and the highest reading is kept.
+TEST(Bench, ProbeIsReadAgainOnlyWhileBelowTheForwardsRate) {
+  int calls = 0;
+  std::vector<double> readings;
+  const auto probe = [&] { return readings[static_cast<size_t>(calls++)]; };
+
+  readings = {999.0};
+  EXPECT_EQ(peak_at_least(540.0, 460.0, 4, probe), 540.0);  // above the rate: kept, no re-reading
+  EXPECT_EQ(calls, 0);
+
+  readings = {380.0, 530.0, 999.0};
+  EXPECT_EQ(peak_at_least(363.0, 436.0, 4, probe), 530.0);  // stops at the first reading above the rate
+  EXPECT_EQ(calls, 2);
+
+  calls = 0;
+  readings = {300.0, 420.0, 410.0, 999.0};
+  EXPECT_EQ(peak_at_least(363.0, 436.0, 3, probe), 420.0);  // never above: the highest of 1 + 3 readings
+  EXPECT_EQ(calls, 3);
 }
 
 TEST(Bench, SavesTheOutputAsNpy) {

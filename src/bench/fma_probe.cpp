@@ -68,4 +68,9 @@ double fma_peak_gflops(kernels::Isa isa, int threads) {
   return best;
 }
 
+double peak_at_least(double reading, double rate, int retries, const std::function<double()>& probe) {
+  for (int i = 0; i < retries && reading < rate; ++i) reading = std::max(reading, probe());
+  return reading;
+}
+
 }  // namespace attn

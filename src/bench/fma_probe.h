@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 
 #include "kernels/cpu.h"
 
@@ -12,6 +13,13 @@ namespace attn {
 
 // GFLOP/s (2 per multiply-add and lane) of `threads` threads running the probe for `isa`.
 double fma_peak_gflops(kernels::Isa isa, int threads);
+
+// The peak to report next to a measured `rate`: `reading`, or, while it is below the rate,
+// the highest of up to `retries` more readings from `probe`. No forward can outrun the FMA
+// peak, so a reading below the forward's own rate met a busier moment of the shared machine
+// than the forwards did (the bench once printed "120% of it"); a peak is a maximum, and more
+// readings can only bring it nearer. A reading at or above the rate is kept as it is.
+double peak_at_least(double reading, double rate, int retries, const std::function<double()>& probe);
 
 namespace probe_detail {
 // One thread's work: `iterations` rounds of 16 independent FMA chains; returns FLOPs done.
