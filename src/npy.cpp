@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdint>
@@ -165,14 +166,22 @@ size_t element_size(const std::string& descr, const std::string& source) {
   std::string name;
   if (descr.size() >= 3) {
     const char kind = descr[1];
+    // The width in bits, named only for a byte count NumPy could write (1 to 3 digits): a
+    // header edited to '<f4444444444' is just an unknown dtype, not an int that overflows.
     const std::string bytes = descr.substr(2);
-    if (kind == 'f') name = "float" + std::to_string(std::atoi(bytes.c_str()) * 8);
-    else if (kind == 'i') name = "int" + std::to_string(std::atoi(bytes.c_str()) * 8);
-    else if (kind == 'u') name = "uint" + std::to_string(std::atoi(bytes.c_str()) * 8);
-    else if (kind == 'c') name = "complex" + std::to_string(std::atoi(bytes.c_str()) * 8);
-    else if (kind == 'b') name = "bool";
+    const bool width_ok = bytes.size() <= 3 && std::all_of(bytes.begin(), bytes.end(), [](char c) {
+      return c >= '0' && c <= '9';
+    });
+    if (kind == 'b') name = "bool";
     else if (kind == 'U' || kind == 'S') name = "strings";
     else if (kind == 'O') name = "Python objects";
+    else if (width_ok) {
+      const std::string bits = std::to_string(std::stoi(bytes) * 8);
+      if (kind == 'f') name = "float" + bits;
+      else if (kind == 'i') name = "int" + bits;
+      else if (kind == 'u') name = "uint" + bits;
+      else if (kind == 'c') name = "complex" + bits;
+    }
   }
   if (!descr.empty() && descr[0] == '[') name = "a structured type";
   fail(source, fmt::format("dtype '{}'{} is not supported; expected float32 ('<f4') or float64 ('<f8'); "

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "embeddings.h"
@@ -43,6 +44,38 @@ TEST(Npy, MagicIsRecognised) {
   EXPECT_TRUE(starts_with_npy_magic(std::string("\x93NUMPY\x01\x00", 8)));
   EXPECT_FALSE(starts_with_npy_magic("[[1, 2]]"));
   EXPECT_FALSE(starts_with_npy_magic("\x93NUM"));
+}
+
+// A .npy file whose header (version 1.0) names `descr` and shape (1, 1), with one float of data.
+std::string npy_with_descr(const std::string& descr) {
+  std::string header = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': (1, 1), }";
+  while ((10 + header.size() + 1) % 64 != 0) header += ' ';
+  header += '\n';
+  std::string bytes("\x93NUMPY\x01\x00", 8);
+  bytes += static_cast<char>(header.size() & 0xff);
+  bytes += static_cast<char>(header.size() >> 8);
+  return bytes + header + std::string(4, '\0');
+}
+
+// The fuzzer found that a dtype's byte count was read with atoi and multiplied by 8: a
+// header edited to '<f4444444444444' overflowed an int (undefined behaviour) and named the
+// dtype "float-8". Such a dtype is just unknown; the message names no width for it.
+TEST(Npy, AnAbsurdDtypeWidthIsUnknownNotAnOverflow) {
+  const std::pair<std::string, std::string> cases[] = {
+      {"<f4444444444444", "dtype '<f4444444444444' is not supported; expected float32"},
+      {"<i99999999999", "dtype '<i99999999999' is not supported; expected float32"},
+      {"<f4x", "dtype '<f4x' is not supported; expected float32"},
+      {"<f2", "dtype '<f2' (float16) is not supported"},
+      {"<c16", "dtype '<c16' (complex128) is not supported"},
+  };
+  for (const auto& [descr, want] : cases) {
+    try {
+      parse_npy(npy_with_descr(descr), "x.npy");
+      ADD_FAILURE() << "accepted " << descr;
+    } catch (const InputError& e) {
+      EXPECT_EQ(std::string(e.what()).rfind("x.npy: " + want, 0), 0u) << e.what();
+    }
+  }
 }
 
 struct BadNpy {
