@@ -1,4 +1,4 @@
-// The terminal heatmap (src/render/heatmap.cpp): which steps get one, the shading and
+// The terminal heatmap (src/render/heatmap_*.cpp): which steps get one, the shading and
 // the colours, the masked and zero cells, token labels (CJK is two columns wide), and
 // the summaries that keep big inputs small.
 #include <gtest/gtest.h>

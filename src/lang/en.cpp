@@ -533,7 +533,7 @@ static LangTable chapter_en() {
           {"input", "input"},
           {"note", "note"},
           {"max_diff", "largest difference"},
-          // Heatmap and HTML page words (src/render/heatmap.cpp, html.cpp).
+          // Heatmap and HTML page words (src/render/heatmap_*.cpp, html.cpp).
           {"heatmap.title", "heatmap of {}: rows are queries (i), columns are keys (j)"},
           {"heatmap.scale", "scale"},
           {"heatmap.zero", "exactly 0"},

@@ -494,7 +494,7 @@ static LangTable chapter_zh() {
           {"input", "输入"},
           {"note", "注"},
           {"max_diff", "最大差值"},
-          // Heatmap and HTML page words (src/render/heatmap.cpp, html.cpp).
+          // Heatmap and HTML page words (src/render/heatmap_*.cpp, html.cpp).
           {"heatmap.title", "{} 的热力图：行是查询 (i)，列是键 (j)"},
           {"heatmap.scale", "色标"},
           {"heatmap.zero", "恰好为 0"},
