@@ -117,7 +117,7 @@ void apply_only(std::vector<Walk>& walks, const std::vector<std::string>& only) 
   for (const auto& name : only)
     if (!known.count(name))
       throw UsageError("--only: no step named '" + name + "' in this walk; the steps are: " +
-                       join(std::vector<std::string>(known.begin(), known.end()), ", "));
+                       fmt::format("{}", fmt::join(known, ", ")));
   const std::set<std::string> keep(only.begin(), only.end());
   for (auto& w : walks) keep_only(w, keep);
 }

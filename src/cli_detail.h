@@ -32,8 +32,6 @@ struct ParsedArgs {
 // cli_options.cpp: argv into ParsedArgs (an exit code when --help or --version ended the run).
 std::optional<int> parse_args(int argc, char** argv, ParsedArgs& p, bool print);
 
-std::string join(const std::vector<std::string>& v, const char* sep);
-
 // The checks (cli_options.cpp says what each one refuses).
 std::pair<int64_t, int64_t> parse_size(const std::string& s);
 void check_walk_options(const Options& o, int64_t T);

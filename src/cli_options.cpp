@@ -26,12 +26,6 @@ namespace attn {
 
 namespace cli_detail {
 
-std::string join(const std::vector<std::string>& v, const char* sep) {
-  std::string out;
-  for (const auto& s : v) out += (out.empty() ? "" : sep) + s;
-  return out;
-}
-
 namespace {
 
 const char* kExamples = R"(
@@ -116,7 +110,7 @@ void bind(CLI::App& app, Options& o) {
   app.footer(kExamples);
   app.set_version_flag("--version", std::string("attn-walk ") + ATTN_WALK_VERSION);
 
-  app.add_option("-s,--stage", o.stage, "Which part of the chapter to walk: " + join(stage_choices(), ", "))
+  app.add_option("-s,--stage", o.stage, fmt::format("Which part of the chapter to walk: {}", fmt::join(stage_choices(), ", ")))
       ->check(CLI::IsMember(stage_choices()))
       ->capture_default_str();
   app.add_option("-f,--format", o.format, "Output format: text, json or html")
@@ -151,7 +145,7 @@ void bind(CLI::App& app, Options& o) {
       ->capture_default_str();
 
   app.add_flag("--explain", o.explain, "Explain each step: what, why, and how shapes change");
-  app.add_option("--lang", o.lang, "Language of headings and explanations: " + join(lang_codes(), ", "))
+  app.add_option("--lang", o.lang, fmt::format("Language of headings and explanations: {}", fmt::join(lang_codes(), ", ")))
       ->check(CLI::IsMember(lang_codes()))
       ->capture_default_str();
   app.add_flag("--heatmap", o.heatmap, "Draw attention matrices in the terminal");
@@ -194,7 +188,7 @@ void bind_check(CLI::App& check, CheckOptions& c, Options& o) {
       ->check(CLI::IsMember(stages));
   check.add_option("-f,--format", c.format, "text or json")->check(CLI::IsMember({"text", "json"}))->capture_default_str();
   check.add_option("-o,--output", o.output, "Write to FILE (whole or not at all); '-' is stdout")->capture_default_str();
-  check.add_option("--lang", o.lang, "Language of the report: " + join(lang_codes(), ", "))
+  check.add_option("--lang", o.lang, fmt::format("Language of the report: {}", fmt::join(lang_codes(), ", ")))
       ->check(CLI::IsMember(lang_codes()))
       ->capture_default_str();
   check.add_option("--rtol", c.tol.rtol, "Relative tolerance of 'close'")->check(CLI::Range(0.0, 1e30))->capture_default_str();

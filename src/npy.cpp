@@ -170,7 +170,7 @@ size_t element_size(const std::string& descr, const std::string& source) {
     // header edited to '<f4444444444' is just an unknown dtype, not an int that overflows.
     const std::string bytes = descr.substr(2);
     const bool width_ok = bytes.size() <= 3 && std::all_of(bytes.begin(), bytes.end(), [](char c) {
-      return c >= '0' && c <= '9';
+      return std::isdigit(static_cast<unsigned char>(c));
     });
     if (kind == 'b') name = "bool";
     else if (kind == 'U' || kind == 'S') name = "strings";
