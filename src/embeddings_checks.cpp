@@ -9,6 +9,8 @@
 
 #include <fmt/format.h>
 
+#include "text/utf8.h"
+
 namespace attn::embeddings_detail {
 namespace {
 
@@ -101,36 +103,6 @@ size_t token_start(const std::string& text, size_t from) {
     ++from;
   return from;
 }
-namespace {
-
-// Length of a valid UTF-8 sequence starting at text[i], or 0 if it is not valid.
-size_t utf8_sequence_length(const std::string& text, size_t i) {
-  const auto b = [&](size_t k) { return static_cast<unsigned char>(text[k]); };
-  const unsigned char c = b(i);
-  if (c < 0x80) return 1;
-  size_t len;
-  unsigned char lo = 0x80, hi = 0xBF;  // allowed range of the second byte
-  if (c >= 0xC2 && c <= 0xDF) {
-    len = 2;
-  } else if (c >= 0xE0 && c <= 0xEF) {
-    len = 3;
-    if (c == 0xE0) lo = 0xA0;  // no overlong forms
-    if (c == 0xED) hi = 0x9F;  // no UTF-16 surrogates
-  } else if (c >= 0xF0 && c <= 0xF4) {
-    len = 4;
-    if (c == 0xF0) lo = 0x90;  // no overlong forms
-    if (c == 0xF4) hi = 0x8F;  // nothing above U+10FFFF
-  } else {
-    return 0;
-  }
-  if (i + len > text.size()) return 0;
-  if (b(i + 1) < lo || b(i + 1) > hi) return 0;
-  for (size_t k = 2; k < len; ++k)
-    if ((b(i + k) & 0xC0) != 0x80) return 0;
-  return len;
-}
-
-}  // namespace
 
 void check_not_utf16(const std::string& text, const std::string& source) {
   const auto byte = [&](size_t k) { return static_cast<unsigned char>(text[k]); };
@@ -152,7 +124,7 @@ size_t check_encoding(const std::string& text, size_t from, bool more_to_come, c
       ++i;
       continue;
     }
-    const size_t len = utf8_sequence_length(text, i);
+    const auto len = static_cast<size_t>(text::decode_utf8_char(text, i).length);
     if (len == 0) {
       if (more_to_come && text.size() - i < 4) break;  // maybe cut by the chunk's end
       fail_at(source, text, i,

@@ -4,6 +4,8 @@
 
 #include <filesystem>
 
+#include <fmt/format.h>
+
 #include "ops.h"
 #include "stages/stages.h"
 #include "stages/tokens.h"
@@ -11,6 +13,7 @@
 #include "text/readable.h"
 #include "text/text_embeddings.h"
 #include "text/tokenizer.h"
+#include "text/utf8.h"
 #include "text/unicode_class.h"
 #include "text/vocab.h"
 #include "torch_random.h"
@@ -96,6 +99,90 @@ TEST(Tokenizer, InvalidUtf8NamesTheByteOffset) {
           << e.what();
     }
   }
+}
+
+// The one UTF-8 decoder (the tokenizer, the input checks and the terminal's labels use it)
+// against the definition: a byte sequence is a character exactly when it is the shortest
+// encoding of a code point up to U+10FFFF that is not a surrogate. Every sequence of one to
+// three bytes, and four-byte ones around every boundary; each also cut short.
+std::string encode_utf8(char32_t cp) {
+  std::string out;
+  if (cp < 0x80) {
+    out += static_cast<char>(cp);
+  } else if (cp < 0x800) {
+    out += static_cast<char>(0xC0 | (cp >> 6));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else if (cp < 0x10000) {
+    out += static_cast<char>(0xE0 | (cp >> 12));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (cp >> 18));
+    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  }
+  return out;
+}
+
+std::string hex(const std::string& bytes) {
+  std::string out;
+  for (unsigned char c : bytes) out += fmt::format("{:02x} ", c);
+  return out;
+}
+
+// The definition: `bytes` is a character when its bits spell a code point (a lead byte of
+// the right form for its length, then 10xxxxxx bytes) that is a scalar value (at most
+// U+10FFFF, not a surrogate) and `bytes` is that code point's shortest encoding.
+bool is_character(const std::string& bytes, char32_t* cp) {
+  const size_t n = bytes.size();
+  const auto lead = static_cast<unsigned char>(bytes[0]);
+  const unsigned char lead_mask[] = {0, 0x80, 0xE0, 0xF0, 0xF8}, lead_bits[] = {0, 0x00, 0xC0, 0xE0, 0xF0};
+  if (n < 1 || n > 4 || (lead & lead_mask[n]) != lead_bits[n]) return false;
+  char32_t value = lead & static_cast<unsigned char>(~lead_mask[n]);
+  for (size_t k = 1; k < n; ++k) {
+    const auto c = static_cast<unsigned char>(bytes[k]);
+    if ((c & 0xC0) != 0x80) return false;
+    value = (value << 6) | (c & 0x3F);
+  }
+  *cp = value;
+  return value <= 0x10FFFF && (value < 0xD800 || value > 0xDFFF) && encode_utf8(value) == bytes;
+}
+
+TEST(Utf8, DecodesExactlyTheShortestFormsOfScalarValues) {
+  size_t accepted = 0;
+  auto check = [&](const std::string& bytes) {
+    const text::Utf8Char got = text::decode_utf8_char(bytes, 0);
+    int want_length = 0;  // the character `bytes` starts with, if any, by the definition
+    char32_t want_value = 0, cp = 0;
+    for (size_t n = 1; n <= bytes.size(); ++n)
+      if (is_character(bytes.substr(0, n), &cp)) {
+        want_length = static_cast<int>(n);
+        want_value = cp;
+      }
+    ASSERT_EQ(got.length, want_length) << hex(bytes);
+    if (want_length > 0) ASSERT_EQ(got.value, want_value) << hex(bytes);
+    if (want_length == static_cast<int>(bytes.size())) ++accepted;
+  };
+  for (int a = 0; a < 256; ++a) {
+    check(std::string(1, static_cast<char>(a)));
+    for (int b = 0; b < 256; ++b) {
+      check({static_cast<char>(a), static_cast<char>(b)});
+      for (int c = 0; c < 256 && a >= 0xE0 && a <= 0xEF; ++c)  // three bytes after every three-byte lead
+        check({static_cast<char>(a), static_cast<char>(b), static_cast<char>(c)});
+    }
+  }
+  // Four bytes (and the first three of them alone): every lead from F0 and every second
+  // byte, with the last byte at both ends of the continuation range and just outside it.
+  for (int a = 0xF0; a < 256; ++a)
+    for (int b = 0; b < 256; ++b) {
+      check({static_cast<char>(a), static_cast<char>(b), '\x80'});
+      for (int d : {0x7F, 0x80, 0xBF, 0xC0})
+        check({static_cast<char>(a), static_cast<char>(b), '\x80', static_cast<char>(d)});
+    }
+  // Every valid sequence of one to three bytes (ASCII, 2-byte, 3-byte without the surrogates)
+  // and the four-byte ones sampled: F0 90-BF, F1-F3 80-BF, F4 80-8F, each with 2 last bytes.
+  EXPECT_EQ(accepted, 128u + 1920u + 61440u + (48u + 3u * 64u + 16u) * 2u);
 }
 
 TEST(Readable, SpacesAsMarksPartialCharactersAsBytes) {

@@ -8,32 +8,19 @@
 #include <string>
 #include <vector>
 
+#include "text/utf8.h"
+
 namespace attn {
 
 // ---------------------------------------------------------------- UTF-8
 
 namespace {
 
-// Decodes one code point at s[i]; returns -1 (and len 1) for invalid UTF-8.
+// Decodes one code point at s[i] (text/utf8.h); returns -1 (and len 1) for invalid UTF-8.
 int32_t decode(const std::string& s, size_t i, size_t* len) {
-  const auto b = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
-  const unsigned char c = b(i);
-  *len = 1;
-  if (c < 0x80) return c;
-  int n = 0;
-  int32_t cp = 0, min = 0;
-  if ((c & 0xE0) == 0xC0) { n = 1; cp = c & 0x1F; min = 0x80; }
-  else if ((c & 0xF0) == 0xE0) { n = 2; cp = c & 0x0F; min = 0x800; }
-  else if ((c & 0xF8) == 0xF0) { n = 3; cp = c & 0x07; min = 0x10000; }
-  else return -1;
-  if (i + static_cast<size_t>(n) >= s.size()) return -1;
-  for (int k = 1; k <= n; ++k) {
-    if ((b(i + k) & 0xC0) != 0x80) return -1;
-    cp = (cp << 6) | (b(i + k) & 0x3F);
-  }
-  if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return -1;
-  *len = static_cast<size_t>(n + 1);
-  return cp;
+  const text::Utf8Char c = text::decode_utf8_char(s, i);
+  *len = c.length > 0 ? static_cast<size_t>(c.length) : 1;
+  return c.length > 0 ? static_cast<int32_t>(c.value) : -1;
 }
 
 struct Range { int32_t lo, hi; };

@@ -19,8 +19,15 @@ struct CodePoint {
 // valid UTF-8.
 std::optional<std::vector<CodePoint>> decode_utf8(std::string_view s, size_t* bad_offset);
 
-// How many bytes the character starting with `lead` takes (1-4), 0 for a byte that cannot
-// start one; the caller still checks the continuation bytes.
-int utf8_length(unsigned char lead);
+// The character that starts at byte i of `s`: its length in bytes (1-4) and its code point;
+// length 0 when the bytes there are not valid UTF-8 (a byte that cannot start a character,
+// a missing or stray continuation byte, an overlong form, a surrogate, a code point past
+// U+10FFFF, or a character cut off by the end of `s`). The one decoder: the tokenizer, the
+// input checks and the terminal's labels all read UTF-8 with it.
+struct Utf8Char {
+  int length;
+  char32_t value;
+};
+Utf8Char decode_utf8_char(std::string_view s, size_t i);
 
 }  // namespace attn::text
