@@ -7,6 +7,8 @@
 #include <limits>
 #include <vector>
 
+#include "fma32.h"
+
 namespace attn::kernels {
 
 // ---- exp ---------------------------------------------------------------------------------
@@ -20,16 +22,16 @@ float sleef_expf(float d) {
   if (d > 100.0f) return std::numeric_limits<float>::infinity();
   const float q_f = std::nearbyint(d * 1.442695040888963407359924681001892137426645954152985934135449406931f);
   const int32_t q = static_cast<int32_t>(q_f);
-  float s = std::fma(q_f, -0.693145751953125f, d);
-  s = std::fma(q_f, -1.428606765330187045e-06f, s);
+  float s = fma32(q_f, -0.693145751953125f, d);
+  s = fma32(q_f, -1.428606765330187045e-06f, s);
 
   float u = 0.000198527617612853646278381f;
-  u = std::fma(u, s, 0.00139304355252534151077271f);
-  u = std::fma(u, s, 0.00833336077630519866943359f);
-  u = std::fma(u, s, 0.0416664853692054748535156f);
-  u = std::fma(u, s, 0.166666671633720397949219f);
-  u = std::fma(u, s, 0.5f);
-  u = 1.0f + std::fma(s * s, u, s);
+  u = fma32(u, s, 0.00139304355252534151077271f);
+  u = fma32(u, s, 0.00833336077630519866943359f);
+  u = fma32(u, s, 0.0416664853692054748535156f);
+  u = fma32(u, s, 0.166666671633720397949219f);
+  u = fma32(u, s, 0.5f);
+  u = 1.0f + fma32(s * s, u, s);
 
   // ldexp in two halves so that neither power of two overflows on its own.
   const int32_t q1 = q >> 1, q2 = q - q1;
@@ -170,13 +172,13 @@ float sdot_vector_part(const float* x, const float* y, int64_t n) {
   int64_t i = 0;
   for (; i < n64; i += 64)
     for (int q = 0; q < 4; ++q)
-      for (int l = 0; l < 16; ++l) wide[q][l] = std::fma(x[i + 16 * q + l], y[i + 16 * q + l], wide[q][l]);
+      for (int l = 0; l < 16; ++l) wide[q][l] = fma32(x[i + 16 * q + l], y[i + 16 * q + l], wide[q][l]);
   float acc[4][8];
   for (int q = 0; q < 4; ++q)
     for (int l = 0; l < 8; ++l) acc[q][l] = wide[q][l] + wide[q][l + 8];
   for (; i < n; i += 32)
     for (int q = 0; q < 4; ++q)
-      for (int l = 0; l < 8; ++l) acc[q][l] = std::fma(x[i + 8 * q + l], y[i + 8 * q + l], acc[q][l]);
+      for (int l = 0; l < 8; ++l) acc[q][l] = fma32(x[i + 8 * q + l], y[i + 8 * q + l], acc[q][l]);
   float a[8], h[4];
   for (int l = 0; l < 8; ++l) a[l] = ((acc[0][l] + acc[1][l]) + acc[2][l]) + acc[3][l];
   for (int l = 0; l < 4; ++l) h[l] = a[l] + a[l + 4];
@@ -299,7 +301,7 @@ float reduce_lanes_halves(float* lanes) {
 float dot_like(const SgemmCall& g, int64_t i, int64_t j) {
   float lanes[16] = {};
   for (int64_t k = 0; k < g.K; ++k)
-    lanes[k % 16] = std::fma(g.A[i * g.lda + k], g.B.at(k, j), lanes[k % 16]);
+    lanes[k % 16] = fma32(g.A[i * g.lda + k], g.B.at(k, j), lanes[k % 16]);
   const bool neighbours = j < (g.N & ~int64_t{3}) || i < (g.M & ~int64_t{3});
   return neighbours ? reduce_lanes_neighbours(lanes) : reduce_lanes_halves(lanes);
 }
@@ -352,7 +354,7 @@ void sgemm_reference(const SgemmCall& g) {
         for (size_t b = 0; b + 1 < blocked.k_bounds.size(); ++b) {
           float acc = 0.0f;
           for (int64_t k = blocked.k_bounds[b]; k < blocked.k_bounds[b + 1]; ++k)
-            acc = std::fma(g.A[i * g.lda + k], g.B.at(k, j), acc);
+            acc = fma32(g.A[i * g.lda + k], g.B.at(k, j), acc);
           c = acc + c;
         }
       } else {
@@ -360,7 +362,7 @@ void sgemm_reference(const SgemmCall& g) {
           c = dot_like(g, i, j);
         } else {
           c = 0.0f;
-          for (int64_t k = 0; k < g.K; ++k) c = std::fma(g.A[i * g.lda + k], g.B.at(k, j), c);
+          for (int64_t k = 0; k < g.K; ++k) c = fma32(g.A[i * g.lda + k], g.B.at(k, j), c);
         }
         // The small kernels with beta = 1 store alpha * acc + beta * C.
         if (g.bias) c = c + bias;

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "config.h"
+#include "fma32.h"
 #include "kernels/random_fill.h"
 
 namespace attn {
@@ -75,7 +76,7 @@ float TorchGenerator::uniform_float(float from, float to) {
   // uniform_real<float>: keep the low 24 bits (float's digits), scale by 2^-24, in float.
   // PyTorch's build fuses x * (to - from) + from into one multiply-add.
   const float x = static_cast<float>(random() & 0xFFFFFFu) * (1.0f / 16777216.0f);
-  return std::fma(x, to - from, from);
+  return fma32(x, to - from, from);
 }
 
 void TorchGenerator::fill_uniform_float(float* out, int64_t n, float from, float to) {
@@ -122,7 +123,7 @@ Tensor uniform(TorchGenerator& gen, Shape shape, double a, double b) {
 // ---- the 16-block normal path ---------------------------------------------------------
 // On an AVX2 CPU PyTorch runs normal_fill_16_AVX2, whose log and sincos are the Cephes
 // polynomials of avx_mathfun.h (not libm), compiled with multiply-adds fused. These are
-// one-lane copies with the fusions written out as std::fma, so every bit agrees.
+// one-lane copies with the fusions written out as fma32, so every bit agrees.
 
 static float bits_to_float(uint32_t u) { float f; std::memcpy(&f, &u, 4); return f; }
 static uint32_t float_to_bits(float f) { uint32_t u; std::memcpy(&u, &f, 4); return u; }
@@ -142,19 +143,19 @@ static float cephes_logf(float x) {
 
   const float z = x * x;
   float y = 7.0376836292e-2f;
-  y = std::fma(y, x, -1.1514610310e-1f);
-  y = std::fma(y, x, 1.1676998740e-1f);
-  y = std::fma(y, x, -1.2420140846e-1f);
-  y = std::fma(y, x, 1.4249322787e-1f);
-  y = std::fma(y, x, -1.6668057665e-1f);
-  y = std::fma(y, x, 2.0000714765e-1f);
-  y = std::fma(y, x, -2.4999993993e-1f);
-  y = std::fma(y, x, 3.3333331174e-1f);
+  y = fma32(y, x, -1.1514610310e-1f);
+  y = fma32(y, x, 1.1676998740e-1f);
+  y = fma32(y, x, -1.2420140846e-1f);
+  y = fma32(y, x, 1.4249322787e-1f);
+  y = fma32(y, x, -1.6668057665e-1f);
+  y = fma32(y, x, 2.0000714765e-1f);
+  y = fma32(y, x, -2.4999993993e-1f);
+  y = fma32(y, x, 3.3333331174e-1f);
   y = y * x;
-  y = std::fma(y, z, e * -2.12194440e-4f);
-  y = std::fma(z, -0.5f, y);
+  y = fma32(y, z, e * -2.12194440e-4f);
+  y = fma32(z, -0.5f, y);
   x = x + y;
-  return std::fma(e, 0.693359375f, x);
+  return fma32(e, 0.693359375f, x);
 }
 
 static void cephes_sincosf(float theta, float* sin_out, float* cos_out) {
@@ -171,21 +172,21 @@ static void cephes_sincosf(float theta, float* sin_out, float* cos_out) {
   const uint32_t sign_cos = static_cast<uint32_t>(~(j - 2) & 4) << 29;
 
   // x - yq * pi/4 in three parts (extended precision).
-  x = std::fma(yq, -0.78515625f, x);
-  x = std::fma(yq, -2.4187564849853515625e-4f, x);
-  x = std::fma(yq, -3.77489497744594108e-8f, x);
+  x = fma32(yq, -0.78515625f, x);
+  x = fma32(yq, -2.4187564849853515625e-4f, x);
+  x = fma32(yq, -3.77489497744594108e-8f, x);
 
   const float z = x * x;
-  float yc = std::fma(2.443315711809948e-5f, z, -1.388731625493765e-3f);
-  yc = std::fma(yc, z, 4.166664568298827e-2f);
+  float yc = fma32(2.443315711809948e-5f, z, -1.388731625493765e-3f);
+  yc = fma32(yc, z, 4.166664568298827e-2f);
   yc = yc * z;
-  yc = std::fma(yc, z, -(z * 0.5f));
+  yc = fma32(yc, z, -(z * 0.5f));
   yc = yc + 1.0f;
 
-  float ys = std::fma(-1.9515295891e-4f, z, 8.3321608736e-3f);
-  ys = std::fma(ys, z, -1.6666654611e-1f);
+  float ys = fma32(-1.9515295891e-4f, z, 8.3321608736e-3f);
+  ys = fma32(ys, z, -1.6666654611e-1f);
   ys = ys * z;
-  ys = std::fma(ys, x, x);
+  ys = fma32(ys, x, x);
 
   const float s = use_sin_poly ? ys : yc;
   const float c = use_sin_poly ? yc : ys;

@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "fma32.h"
+
 namespace attn::kernels {
 
 namespace {
@@ -37,7 +39,7 @@ DF add(float x, DF y) {  // dfadd_vf2_vf_vf2
 }
 DF mul(DF x, DF y) {  // dfmul_vf2_vf2_vf2
   const float s = x.x * y.x;
-  return {s, std::fma(x.x, y.y, std::fma(x.y, y.x, std::fma(x.x, y.x, -s)))};
+  return {s, fma32(x.x, y.y, fma32(x.y, y.x, fma32(x.x, y.x, -s)))};
 }
 DF add(DF x, DF y) {  // dfadd_vf2_vf2_vf2, |x| >= |y|
   const float s = x.x + y.x;
@@ -50,7 +52,7 @@ DF add2(DF x, DF y) {  // dfadd2_vf2_vf2_vf2
 }
 DF mul(DF x, float y) {  // dfmul_vf2_vf2_vf
   const float s = x.x * y;
-  return {s, std::fma(x.y, y, std::fma(x.x, y, -s))};
+  return {s, fma32(x.y, y, fma32(x.x, y, -s))};
 }
 DF scale(DF x, float s) { return {x.x * s, x.y * s}; }  // dfscale_vf2_vf2_vf
 DF normalize(DF t) {  // dfnormalize_vf2_vf2
@@ -60,16 +62,16 @@ DF normalize(DF t) {  // dfnormalize_vf2_vf2
 DF div(DF n, DF d) {  // dfdiv_vf2_vf2_vf2
   const float t = 1.0f / d.x;
   const float s = n.x * t;
-  const float u = std::fma(t, n.x, -s);
-  const float v = std::fma(-d.y, t, std::fma(-d.x, t, 1.0f));
-  return {s, std::fma(s, v, std::fma(n.y, t, u))};
+  const float u = fma32(t, n.x, -s);
+  const float v = fma32(-d.y, t, fma32(-d.x, t, 1.0f));
+  return {s, fma32(s, v, fma32(n.y, t, u))};
 }
 float mul_to_float(DF x, DF y) {  // dfmul_vf_vf2_vf2
-  return std::fma(x.x, y.x, std::fma(x.y, y.x, x.x * y.y));
+  return fma32(x.x, y.x, fma32(x.y, y.x, x.x * y.y));
 }
 DF square(DF x) {  // dfsqu_vf2_vf2
   const float s = x.x * x.x;
-  return {s, std::fma(x.x + x.x, x.y, std::fma(x.x, x.x, -s))};
+  return {s, fma32(x.x + x.x, x.y, fma32(x.x, x.x, -s))};
 }
 
 // SLEEF's pi in three parts (PI_A2f, PI_B2f, PI_C2f) for |d| < TRIGRANGEMAX2f = 125.
@@ -82,8 +84,8 @@ constexpr float k1OverPi = 0.318309886183790671537767526745028724f;
 float sin_of_reduced(DF t) {
   const DF s = square(t);
   float u = 2.6083159809786593541503e-06f;
-  u = std::fma(u, s.x, -0.0001981069071916863322258f);
-  u = std::fma(u, s.x, 0.00833307858556509017944336f);
+  u = fma32(u, s.x, -0.0001981069071916863322258f);
+  u = fma32(u, s.x, 0.00833307858556509017944336f);
   const DF x = add(1.0f, mul(add(-0.166666597127914428710938f, u * s.x), s));
   return mul_to_float(t, x);
 }
@@ -98,7 +100,7 @@ float sleef_sinf(float d) {
   // d = q*pi + t: q the nearest integer to d/pi, t in [-pi/2, pi/2] as a double-float.
   const float u = std::nearbyint(d * k1OverPi);
   const int q = static_cast<int>(u);
-  const float v = std::fma(u, -kPiA, d);
+  const float v = fma32(u, -kPiA, d);
   DF s = add2(v, u * -kPiB);
   s = add(s, u * -kPiC);
   // sin(q*pi + t) = (-1)^q sin(t)
@@ -110,7 +112,7 @@ float sleef_cosf(float d) {
   if (!(std::fabs(d) < kSleefTrigExactBelow))
     return std::isfinite(d) ? static_cast<float>(std::cos(static_cast<double>(d))) : NAN;
   // d = dq*pi/2 + t with dq odd: cos(d) = ±sin(t).
-  const float dq = std::fma(std::nearbyint(std::fma(d, k1OverPi, -0.5f)), 2.0f, 1.0f);
+  const float dq = fma32(std::nearbyint(fma32(d, k1OverPi, -0.5f)), 2.0f, 1.0f);
   const int q = static_cast<int>(dq);
   DF s = add2(d, dq * (-kPiA * 0.5f));
   s = add2(s, dq * (-kPiB * 0.5f));
@@ -158,8 +160,8 @@ DF logk(float d) {
   const DF x = div(add2(-1.0f, m), add2(1.0f, m));  // (m - 1) / (m + 1)
   const DF x2 = square(x);
   float t = 0.240320354700088500976562f;
-  t = std::fma(t, x2.x, 0.285112679004669189453125f);
-  t = std::fma(t, x2.x, 0.400007992982864379882812f);
+  t = fma32(t, x2.x, 0.285112679004669189453125f);
+  t = fma32(t, x2.x, 0.400007992982864379882812f);
   const DF c = {0.66666662693023681640625f, 3.69183861259614332084311e-09f};
   DF s = mul(DF{0.69314718246459960938f, -1.904654323148236017e-09f}, static_cast<float>(e));
   s = add(s, scale(x, 2.0f));
@@ -175,10 +177,10 @@ float expk(DF d) {
   s = add2(s, static_cast<float>(q) * -1.428606765330187045e-06f);
   s = normalize(s);
   float u = 0.00136324646882712841033936f;
-  u = std::fma(u, s.x, 0.00836596917361021041870117f);
-  u = std::fma(u, s.x, 0.0416710823774337768554688f);
-  u = std::fma(u, s.x, 0.166665524244308471679688f);
-  u = std::fma(u, s.x, 0.499999850988388061523438f);
+  u = fma32(u, s.x, 0.00836596917361021041870117f);
+  u = fma32(u, s.x, 0.0416710823774337768554688f);
+  u = fma32(u, s.x, 0.166665524244308471679688f);
+  u = fma32(u, s.x, 0.499999850988388061523438f);
   DF t = add(s, mul(square(s), u));
   t = add(1.0f, t);
   float r = ldexpk(t.x + t.y, q);

@@ -7,6 +7,8 @@
 #include <thread>
 #include <vector>
 
+#include "fma32.h"
+
 namespace attn {
 
 namespace probe_detail {
@@ -15,7 +17,7 @@ double fma_chains_scalar(int64_t iterations, float* sink) {
   float acc[8];
   for (int i = 0; i < 8; ++i) acc[i] = 1.0f + 1e-3f * static_cast<float>(i);
   for (int64_t it = 0; it < iterations; ++it)
-    for (float& v : acc) v = std::fma(v, 0.999999f, 1e-7f);
+    for (float& v : acc) v = fma32(v, 0.999999f, 1e-7f);
   float s = 0.0f;
   for (float v : acc) s += v;
   *sink = s;

@@ -7,6 +7,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "fma32.h"
 #include "kernels/cpu.h"
 #include "kernels/gemm_detail.h"
 #include "kernels/parallel.h"
@@ -20,7 +21,7 @@ float chain_element(int64_t i, int64_t j, ConstMat A, ConstMat B, float c, const
   for (size_t b = 0; b + 1 < order.k_bounds.size(); ++b) {
     float acc = 0.0f;
     for (int64_t k = order.k_bounds[b]; k < order.k_bounds[b + 1]; ++k)
-      acc = std::fma(A.at(i, k), B.at(k, j), acc);
+      acc = fma32(A.at(i, k), B.at(k, j), acc);
     c = (b == 0 && !order.add_to_c) ? acc : acc + c;
   }
   return c;

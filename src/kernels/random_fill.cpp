@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "fma32.h"
 #include "kernels/cpu.h"
 
 namespace attn::kernels {
@@ -13,7 +14,7 @@ void uniform_from_bits(const uint32_t* bits, float* out, int64_t n, float from, 
   }
   const float range = to - from;
   for (int64_t i = 0; i < n; ++i)
-    out[i] = std::fma(static_cast<float>(bits[i] & 0xFFFFFFu) * (1.0f / 16777216.0f), range, from);
+    out[i] = fma32(static_cast<float>(bits[i] & 0xFFFFFFu) * (1.0f / 16777216.0f), range, from);
 }
 
 }  // namespace attn::kernels

@@ -40,13 +40,23 @@ function check(ok, what) {
 const four = {tokens: ["The", "cat", "sat", "还"], embeddings: [[0.1, -0.5, 0.25], [1.5, 0.0, -2.0], [0.33, 0.66, 0.99], [-1e-3, 2e-4, 7.0]]};
 const wide = {tokens: ["a", "b", "c", "d", "e"], embeddings: [[0.9, 0.1, -0.3, 0.7, 0.2], [0.05, 0.4, 0.8, -0.6, 1.1],
   [-0.2, 0.3, 0.5, 0.5, -0.9], [1.2, -1.1, 0.0, 0.4, 0.3], [0.6, 0.6, -0.6, 0.1, 0.8]]};
+// Score [0][1] of these is a multiply-add whose sum in double lands on a tie between two floats
+// (tests/golden/make_goldens.py, fma_tie): WebAssembly has no fused multiply-add, and the page
+// must still round it once, as PyTorch does.
+const tieGolden = JSON.parse(fs.readFileSync(path.join(__dirname, "../golden/walks/fma_tie.json"), "utf8"));
+const fmaTie = {tokens: tieGolden.tokens, embeddings: tieGolden.embeddings};
 const configs = [
   {opts: {stage: "all"}, input: null},
+  {opts: {stage: "all"}, input: fmaTie},
   {opts: {stage: "causal", seed: "7", "d-out": "3", "qkv-bias": "1"}, input: four},
   {opts: {stage: "multi-head", "d-out": "4", heads: "2", batch: "3", "attn-dropout": "0.1", init: "randn", lang: "zh"}, input: wide},
   {opts: {stage: "dropout", "dropout-rng": "mkl", dropout: "0.3", seed: "42", query: "3"}, input: four},
   {opts: {stage: "trainable", "d-out": "5", seed: "2024", "qkv-bias": "1", query: "5"}, input: wide},
   {opts: {stage: "softmax", query: "1"}, input: four},
+  // Paths that call the C library (emscripten's in the page, glibc natively): expf for the
+  // single columns of a softmax over dim 1, and log1p, sin and cos for randn below 16 elements.
+  {opts: {stage: "causal", "softmax-dim": "1", "d-out": "3"}, input: wide},
+  {opts: {stage: "trainable", init: "randn", "d-out": "2", seed: "5"}, input: four},
 ];
 
 function fragment(c) {

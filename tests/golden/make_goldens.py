@@ -96,6 +96,13 @@ def configurations():
               batch=3, softmax_dim=1, torch_threads=4, init="randn")
     yield rnd("d3_t33_long_randn", 8, 33, 3, d_out=2, heads=2, init="randn", seed=3, batch=1,
               attn_dropout=0.1)
+    # A multiply-add on a tie of double rounding. inputs @ inputs.T chains its products with
+    # fused multiply-adds, so score [0][1] is fma(x01, x11, 1024 * 1024): its exact value lies
+    # just below the midpoint between two floats, and its sum in double lands on that midpoint.
+    # An fmaf that rounds the double sum again gets 0x1.00002p+20; PyTorch's is 0x1.00001ep+20.
+    # (tests/browser/test_web.js walks it in the page, whose engine has no fused multiply-add.)
+    yield "fma_tie", {}, ["a", "b", "c"], [[1024.0, float.fromhex("0x1.006bc4p+0")],
+                                           [1024.0, float.fromhex("0x1.ef2f8cp+0")], [0.5, 0.25]]
 
 
 def main():
