@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "fma32.h"
+#include "libc_math.h"
 
 namespace attn::kernels {
 
@@ -204,7 +205,7 @@ float blas_sdot(const float* x, const float* y, int64_t n) {
 // build) while they lie in one row of `inner` and in its range; the others go one by one.
 // Both compute the same steps: the column's maximum, exp(x - max) summed from the top,
 // then each divided by the sum. Only the exp differs: SLEEF's expf (u10) for the vectors,
-// the C library's expf (std::exp) for single columns. Their last bits differ now and then.
+// the C library's expf (glibc's: libc_expf) for single columns. Their last bits differ now and then.
 namespace {
 
 void softmax_column(const float* in, float* out, int64_t dim_size, int64_t stride, bool vectorised) {
@@ -220,7 +221,7 @@ void softmax_column(const float* in, float* out, int64_t dim_size, int64_t strid
   float sum = 0.0f;
   for (int64_t d = 0; d < dim_size; ++d) {
     const float diff = in[d * stride] - max_input;
-    const float e = vectorised ? sleef_expf(diff) : std::exp(diff);
+    const float e = vectorised ? sleef_expf(diff) : libc_expf(diff);
     out[d * stride] = e;
     sum = sum + e;
   }
