@@ -37,6 +37,7 @@ differing "powf, glibc against musl" "" native powf wasm powf > /dev/null
 differing "pow(10, k), glibc against musl" "" native pow10 wasm pow10 > /dev/null
 differing "Box-Muller doubles, glibc against musl" "^double" native normal wasm normal > /dev/null
 differing "Box-Muller rounded to float, glibc against musl" "^float" native normal wasm normal > /dev/null
+differing "snprintf of printed numbers, glibc against musl" "" native printf wasm printf > /dev/null
 paste -d' ' <(run native normal-parts) <(run wasm normal-parts) |
   awk '{ for (k = 1; k <= 3; ++k) if ($k != $(k + 3)) d[k]++ }
        END { printf "of the first %d draws, musl differs from glibc in log1p %d, cos %d, sin %d\n", NR, d[1], d[2], d[3] }' >&2

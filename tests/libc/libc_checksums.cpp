@@ -7,10 +7,12 @@
 //   normal    Box-Muller in double (log1p, sqrt, sin, cos) on 40M random pairs: the doubles'
 //             checksum and that of the results rounded to float
 //   normal-parts  log1p, cos and sin of the first million of those pairs, one line each
+//   printf    the printer's snprintf ("%.*f", "%.*e") on decimal ties and random floats
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <initializer_list>
 #include <string>
 
 #include "libc_math.h"
@@ -93,13 +95,36 @@ int main(int argc, char** argv) {
         std::printf("float %ld %016llx\n", i, static_cast<unsigned long long>(hf));
       }
     }
+  } else if (mode == "printf") {
+    // The printer's snprintf specs (src/render/torch_print.cpp) on the decimal ties they round
+    // (odd multiples of 1/32 at 4 decimals, six-digit integers ending in 5 at 5 significant
+    // digits) and on 4 million random finite floats.
+    uint64_t h = kFnvStart;
+    auto print_all = [&](double v) {
+      for (const char* spec : {"%.*f", "%.*e"})
+        for (int precision : {0, 4, 8}) {
+          char buf[512];
+          std::snprintf(buf, sizeof buf, spec, precision, v);
+          for (const char* p = buf; *p; ++p) h = mix(h, static_cast<unsigned char>(*p));
+          h = mix(h, 0xff);
+        }
+    };
+    for (long m = -(1L << 17); m < (1L << 17); ++m) print_all(static_cast<float>(m / 32.0));
+    std::printf("printf ties of 4 decimals %016llx\n", static_cast<unsigned long long>(h));
+    for (long n = 100005; n < 1000000; n += 10) print_all(static_cast<float>(n));
+    std::printf("printf ties of 5 digits %016llx\n", static_cast<unsigned long long>(h));
+    for (long i = 1; i <= 4000000; ++i) {
+      const float f = from_bits(static_cast<uint32_t>(uniform53() * 4294967296.0));
+      if (std::isfinite(f)) print_all(f);
+      if (i % 1000000 == 0) std::printf("printf random %ld %016llx\n", i, static_cast<unsigned long long>(h));
+    }
   } else if (mode == "normal-parts") {
     for (long i = 0; i < 1000000; ++i) {  // the first million draws, part by part
       const double u1 = uniform53(), u2 = uniform53(), theta = 2.0 * M_PI * u1;
       std::printf("%a %a %a\n", std::log1p(-u2), std::cos(theta), std::sin(theta));
     }
   } else {
-    std::fprintf(stderr, "usage: %s expf|replica|powf|pow10|normal|normal-parts\n", argv[0]);
+    std::fprintf(stderr, "usage: %s expf|replica|powf|pow10|normal|normal-parts|printf\n", argv[0]);
     return 2;
   }
   return 0;
