@@ -3,7 +3,8 @@
 # and PyTorch) against emscripten's musl (the web page); and src/libc_math.cpp's
 # glibc_expf_fma, which the page uses for expf, compiled both ways against glibc's expf.
 # About 5 minutes; not part of `make test` (tests/test_libc_math.cpp replays a sample).
-# docs/fidelity.md has the results. Fails only if glibc_expf_fma differs from glibc's expf.
+# docs/fidelity.md has the results. Fails only if glibc_expf_fma differs from glibc's expf
+# (run it on a CPU with FMA, where glibc picks __expf_fma, as PyTorch's machines do).
 #
 #   tests/libc/compare.sh [WORK_DIR]
 set -euo pipefail
