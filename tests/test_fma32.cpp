@@ -6,24 +6,18 @@
 
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <limits>
 #include <random>
 #include <vector>
 
 #include "fma32.h"
+#include "test_util.h"
 
 namespace {
 
 using attn::fma32_via_double;
-
-uint32_t bits(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, sizeof u);
-  return u;
-}
-
-bool same(float a, float b) { return (std::isnan(a) && std::isnan(b)) || bits(a) == bits(b); }
+using attn::test::float_from_bits;
+using attn::test::same_float;
 
 // Pairs of 24-bit significands (mx, my) whose product is base - e (or base + e when `above`)
 // for some 0 < e < bound: a product of two floats just off a chosen point.
@@ -52,10 +46,10 @@ int check_cases(const std::vector<Pair>& pairs, int x_exp, int y_exp, float z, c
       const float y = std::ldexp(static_cast<float>(p.my), y_exp);
       const float want = std::fma(x, y, sign * z);
       const float got = fma32_via_double(x, y, sign * z);
-      EXPECT_TRUE(same(got, want)) << what << ": fma(" << std::hexfloat << x << ", " << y << ", " << sign * z
+      EXPECT_TRUE(same_float(got, want)) << what << ": fma(" << std::hexfloat << x << ", " << y << ", " << sign * z
                                    << ") is " << want << ", fma32_via_double gave " << got;
       const float naive = static_cast<float>(static_cast<double>(x) * y + sign * z);
-      naive_wrong += !same(naive, want);
+      naive_wrong += !same_float(naive, want);
     }
   }
   return naive_wrong;
@@ -104,24 +98,19 @@ TEST(Fma32, EqualsTheFmaInstructionOnSpecialAndRandomValues) {
   for (float x : specials)
     for (float y : specials)
       for (float z : specials)
-        EXPECT_TRUE(same(fma32_via_double(x, y, z), std::fma(x, y, z)))
+        EXPECT_TRUE(same_float(fma32_via_double(x, y, z), std::fma(x, y, z)))
             << std::hexfloat << x << " * " << y << " + " << z;
 
   // Random bit patterns (every exponent, NaN and infinity included), and random values of
   // nearby magnitudes, where products and sums cancel.
   std::mt19937 rng(2026);
-  auto from_bits = [](uint32_t u) {
-    float f;
-    std::memcpy(&f, &u, sizeof f);
-    return f;
-  };
   std::uniform_real_distribution<float> near(-4.0f, 4.0f);
   int mismatches = 0;
   for (int i = 0; i < 300000; ++i) {
-    const float x = from_bits(rng()), y = from_bits(rng()), z = from_bits(rng());
+    const float x = float_from_bits(rng()), y = float_from_bits(rng()), z = float_from_bits(rng());
     const float a = near(rng), b = near(rng), c = near(rng);
-    mismatches += !same(fma32_via_double(x, y, z), std::fma(x, y, z));
-    mismatches += !same(fma32_via_double(a, b, c), std::fma(a, b, c));
+    mismatches += !same_float(fma32_via_double(x, y, z), std::fma(x, y, z));
+    mismatches += !same_float(fma32_via_double(a, b, c), std::fma(a, b, c));
   }
   EXPECT_EQ(mismatches, 0);
 }

@@ -103,6 +103,15 @@ inline uint32_t bits(float f) {
   return u;
 }
 
+inline float float_from_bits(uint32_t u) {
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+
+// The same float32, bit for bit, or both NaN (any NaN equals any NaN).
+inline bool same_float(float a, float b) { return (std::isnan(a) && std::isnan(b)) || bits(a) == bits(b); }
+
 // Same float32, bit for bit (any NaN equals any NaN). Returns the number of differences
 // and the largest absolute difference through *max_diff.
 inline int64_t count_bit_differences(const std::vector<float>& got, const std::vector<float>& want,
