@@ -18,6 +18,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <new>
@@ -28,6 +29,26 @@ namespace {
 constexpr size_t kMinBlock = size_t{1} << 20;         // 1 MiB: tensors of 256 Ki floats up
 constexpr size_t kHugePage = size_t{2} << 20;         // the x86-64 transparent huge page
 constexpr size_t kMaxCached = size_t{256} << 20;      // freed blocks kept for reuse, at most
+
+// The bookkeeping's own nodes come from malloc, never from operator new: BigBlocks inserts
+// and erases them with its mutex held, and an operator delete of a node that happened to
+// start on a 2 MiB boundary would come back into release() and wait on that mutex forever.
+template <class T>
+struct MallocAllocator {
+  using value_type = T;
+  MallocAllocator() = default;
+  template <class U>
+  MallocAllocator(const MallocAllocator<U>&) {}
+  T* allocate(size_t n) {
+    if (void* p = std::malloc(n * sizeof(T))) return static_cast<T*>(p);
+    throw std::bad_alloc();
+  }
+  void deallocate(T* p, size_t) { std::free(p); }
+  template <class U>
+  bool operator==(const MallocAllocator<U>&) const { return true; }
+  template <class U>
+  bool operator!=(const MallocAllocator<U>&) const { return false; }
+};
 
 class BigBlocks {
  public:
@@ -91,8 +112,11 @@ class BigBlocks {
   }
 
   std::mutex mutex_;
-  std::unordered_map<void*, size_t> live_;  // block -> its mapped size
-  std::multimap<size_t, void*> cached_;     // freed blocks by size
+  // block -> its mapped size
+  std::unordered_map<void*, size_t, std::hash<void*>, std::equal_to<void*>,
+                     MallocAllocator<std::pair<void* const, size_t>>> live_;
+  // freed blocks by size
+  std::multimap<size_t, void*, std::less<size_t>, MallocAllocator<std::pair<const size_t, void*>>> cached_;
   size_t cached_bytes_ = 0;
 };
 
