@@ -33,14 +33,21 @@ struct TileKernel {
   // for every row (C's start values, not yet written into C).
   static void micro(int64_t kc, const float* Ap, int64_t a_row, int64_t a_k, const float* Bp, float* C,
                     int64_t ldc, int rows, int cols, bool add, const float* start) {
-    if (rows == MR && cols == NR) micro_tile<true>(kc, Ap, a_row, a_k, Bp, C, ldc, rows, cols, add, start);
+    const bool full = rows == MR && cols == NR;
+    // 64 steps: the scores of an attention head of 64 dimensions (GPT-2's), in a loop that
+    // knows its length and leaves no remainder after its unrolled steps.
+    if (full && kc == kHeadDim64) micro_tile<true, kHeadDim64>(kc, Ap, a_row, a_k, Bp, C, ldc, rows, cols, add, start);
+    else if (full) micro_tile<true>(kc, Ap, a_row, a_k, Bp, C, ldc, rows, cols, add, start);
     else micro_tile<false>(kc, Ap, a_row, a_k, Bp, C, ldc, rows, cols, add, start);
   }
+  static constexpr int64_t kHeadDim64 = 64;
   // Full: a whole MR x NR tile. Its own instantiation, so that the edge tiles' code does not
-  // make the compiler keep the accumulators on the stack.
-  template <bool Full>
-  static void micro_tile(int64_t kc, const float* Ap, int64_t a_row, int64_t a_k, const float* Bp, float* C,
+  // make the compiler keep the accumulators on the stack. KC, when not 0, is kc known when
+  // compiling.
+  template <bool Full, int64_t KC = 0>
+  static void micro_tile(int64_t kc_arg, const float* Ap, int64_t a_row, int64_t a_k, const float* Bp, float* C,
                          int64_t ldc, int rows, int cols, bool add, const float* start) {
+    const int64_t kc = KC != 0 ? KC : kc_arg;
     // Every loop over rows and vectors is unrolled, so that acc is indexed by constants and
     // lives in registers (GCC otherwise keeps a copy of it on the stack).
     typename V::vec acc[MR][NV];
@@ -51,6 +58,9 @@ struct TileKernel {
     const float* a_rows[MR];
     #pragma GCC unroll 16
     for (int r = 0; r < MR; ++r) a_rows[r] = Ap + (r < rows ? r : rows - 1) * a_row;  // edge: repeat a row
+    // Four steps per pass: the loop's own counting and branch once per 4 x MR x NV
+    // multiply-adds. (Each lane's chain is the same; only the loop's bookkeeping changes.)
+    #pragma GCC unroll 4
     for (int64_t k = 0; k < kc; ++k) {
       typename V::vec b[NV];
       #pragma GCC unroll 16
