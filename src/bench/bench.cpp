@@ -66,7 +66,7 @@ void save_npy(const std::string& path, const Tensor& y) {
 // The probe's line of the text report. A rate still above the peak after the re-readings
 // says the machine was busier while probing than while timing: the fraction means little then.
 std::string peak_line(double peak, double gflops, const char* isa, int threads) {
-  std::string line = fmt::format("  peak     {:.1f} GFLOP/s measured by the FMA probe ({}, {} threads): {:.0f}% of it\n",
+  std::string line = fmt::format("  peak     {:.1f} GFLOP/s measured by the FMA probe ({}, {} threads): {:.1f}% of it\n",
                                  peak, isa, threads, 100.0 * gflops / peak);
   if (gflops > peak)
     line += "           (above 100%: the probe kept meeting a busier moment of the machine than the forwards; run again)\n";

@@ -224,7 +224,7 @@ def main():
         best = ms[r["torch_best"]]
         ok &= r["attn_walk_bit_exact"]
         exact = "bit for bit" if r["attn_walk_bit_exact"] else f"DIFFERS ({r['attn_walk_max_diff']:.1e})"
-        print(f"| {T} | {ms['attn-walk']:.1f} | {gf:.0f} | {100 * gf / peak:.0f}% | {ms['PyTorch glibc']:.1f} | "
+        print(f"| {T} | {ms['attn-walk']:.1f} | {gf:.0f} | {100 * gf / peak:.1f}% | {ms['PyTorch glibc']:.1f} | "
               f"{ms['PyTorch tcmalloc']:.1f} | {ms['PyTorch jemalloc']:.1f} | {ms['ONNX Runtime']:.1f} | "
               f"{best / ms['attn-walk']:.2f}x | {ms['ONNX Runtime'] / ms['attn-walk']:.2f}x | {exact} | "
               f"{r['ort_max_diff']:.1e} |")
