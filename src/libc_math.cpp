@@ -5,6 +5,8 @@
 #include <cstring>
 #include <limits>
 
+#include "float_bits.h"
+
 namespace attn::kernels {
 
 namespace {
@@ -26,19 +28,13 @@ constexpr double kShift = 0x1.8p+52;
 constexpr double kC0 = 0x1.c6af84b912394p-5 / kN / kN / kN, kC1 = 0x1.ebfce50fac4f3p-3 / kN / kN,
                  kC2 = 0x1.62e42ff0c52d6p-1 / kN;
 
-uint32_t bits_of(float x) {
-  uint32_t u;
-  std::memcpy(&u, &x, sizeof u);
-  return u;
-}
-
 }  // namespace
 
 float glibc_expf_fma(float x) {
-  const uint32_t abstop = bits_of(x) >> 20 & 0x7ff;
-  if (abstop >= (bits_of(88.0f) >> 20)) {  // |x| >= 88, or NaN
-    if (bits_of(x) == bits_of(-std::numeric_limits<float>::infinity())) return 0.0f;
-    if (abstop >= (bits_of(std::numeric_limits<float>::infinity()) >> 20)) return x + x;
+  const uint32_t abstop = float_to_bits(x) >> 20 & 0x7ff;
+  if (abstop >= (float_to_bits(88.0f) >> 20)) {  // |x| >= 88, or NaN
+    if (float_to_bits(x) == float_to_bits(-std::numeric_limits<float>::infinity())) return 0.0f;
+    if (abstop >= (float_to_bits(std::numeric_limits<float>::infinity()) >> 20)) return x + x;
     if (x > 0x1.62e42ep6f) return std::numeric_limits<float>::infinity();  // past log(2^128)
     if (x < -0x1.9fe368p6f) return 0.0f;                                  // below log(2^-150)
     if (x < -0x1.9d1d9ep6f) return 0x1p-149f;  // below log(2^-149): glibc's may-underflow result

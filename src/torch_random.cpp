@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 
 #include "config.h"
+#include "float_bits.h"
 #include "fma32.h"
 #include "kernels/random_fill.h"
 
@@ -125,8 +125,6 @@ Tensor uniform(TorchGenerator& gen, Shape shape, double a, double b) {
 // polynomials of avx_mathfun.h (not libm), compiled with multiply-adds fused. These are
 // one-lane copies with the fusions written out as fma32, so every bit agrees.
 
-static float bits_to_float(uint32_t u) { float f; std::memcpy(&f, &u, 4); return f; }
-static uint32_t float_to_bits(float f) { uint32_t u; std::memcpy(&u, &f, 4); return u; }
 
 static float cephes_logf(float x) {
   x = std::fmax(x, bits_to_float(0x00800000u));  // smallest normal: no denormals

@@ -2,8 +2,8 @@
 
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 
+#include "float_bits.h"
 #include "fma32.h"
 
 namespace attn::kernels {
@@ -122,20 +122,10 @@ float sleef_cosf(float d) {
 
 namespace {
 
-float from_bits(uint32_t u) {
-  float f;
-  std::memcpy(&f, &u, 4);
-  return f;
-}
-uint32_t to_bits(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, 4);
-  return u;
-}
 // vilogb2k_vi2_vf: the unbiased exponent field of a normal float.
-int32_t ilogb2k(float d) { return static_cast<int32_t>((to_bits(d) >> 23) & 0xff) - 0x7f; }
+int32_t ilogb2k(float d) { return static_cast<int32_t>((float_to_bits(d) >> 23) & 0xff) - 0x7f; }
 // vldexp3_vf_vf_vi2: add q to the exponent field (no range checks).
-float ldexp3(float d, int32_t q) { return from_bits(to_bits(d) + (static_cast<uint32_t>(q) << 23)); }
+float ldexp3(float d, int32_t q) { return bits_to_float(float_to_bits(d) + (static_cast<uint32_t>(q) << 23)); }
 // vldexp_vf_vf_vi2: d * 2^q in steps that cannot overflow on their own.
 float ldexpk(float x, int32_t q) {
   int32_t m = q >> 31;
@@ -144,9 +134,9 @@ float ldexpk(float x, int32_t q) {
   m += 0x7f;
   m = m > 0 ? m : 0;
   m = m > 0xff ? 0xff : m;
-  float u = from_bits(static_cast<uint32_t>(m) << 23);
+  float u = bits_to_float(static_cast<uint32_t>(m) << 23);
   x = x * u * u * u * u;
-  u = from_bits(static_cast<uint32_t>(q + 0x7f) << 23);
+  u = bits_to_float(static_cast<uint32_t>(q + 0x7f) << 23);
   return x * u;
 }
 

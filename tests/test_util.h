@@ -16,6 +16,7 @@
 
 #include "config.h"
 #include "embeddings.h"
+#include "float_bits.h"
 #include "render/render.h"
 #include "tensor.h"
 #include "walk.h"
@@ -97,17 +98,8 @@ inline std::vector<float> flatten(const nlohmann::json& v) {
   return out;
 }
 
-inline uint32_t bits(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, 4);
-  return u;
-}
-
-inline float float_from_bits(uint32_t u) {
-  float f;
-  std::memcpy(&f, &u, 4);
-  return f;
-}
+inline uint32_t bits(float f) { return attn::float_to_bits(f); }
+inline float float_from_bits(uint32_t u) { return attn::bits_to_float(u); }
 
 // The same float32, bit for bit, or both NaN (any NaN equals any NaN).
 inline bool same_float(float a, float b) { return (std::isnan(a) && std::isnan(b)) || bits(a) == bits(b); }

@@ -2,11 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <functional>
 #include <limits>
 #include <stdexcept>
 
+#include "float_bits.h"
 #include "fma32.h"
 #include "kernels/cpu.h"
 #include "kernels/gemm_detail.h"
@@ -27,11 +27,7 @@ float chain_element(int64_t i, int64_t j, ConstMat A, ConstMat B, float c, const
   return c;
 }
 
-bool is_negative_zero(float x) {
-  uint32_t bits;
-  std::memcpy(&bits, &x, sizeof bits);
-  return bits == 0x80000000u;
-}
+bool is_negative_zero(float x) { return float_to_bits(x) == 0x80000000u; }
 
 void check_order(int64_t K, const ChainOrder& order) {
   const auto& kb = order.k_bounds;
@@ -112,11 +108,8 @@ int64_t last_nonfinite_row(int64_t K, int64_t N, ConstMat B) {
     const float* row = B.data + k * B.ld;
     // inf and NaN have every exponent bit set; an integer scan vectorises.
     uint32_t nonfinite = 0;
-    for (int64_t j = 0; j < N; ++j) {
-      uint32_t bits;
-      std::memcpy(&bits, row + j, sizeof bits);
-      nonfinite |= static_cast<uint32_t>((bits & 0x7f800000u) == 0x7f800000u);
-    }
+    for (int64_t j = 0; j < N; ++j)
+      nonfinite |= static_cast<uint32_t>((float_to_bits(row[j]) & 0x7f800000u) == 0x7f800000u);
     if (nonfinite) return k;
   }
   return -1;
@@ -192,11 +185,7 @@ void fix_negative_zeros(int64_t M, int64_t n, ConstMat A, ConstMat B, float* C, 
     if (row_k_end[i] >= order.k_bounds.back()) continue;
     float* row = C + i * ldc;
     uint32_t any = 0;  // a branch-free integer scan first (it vectorises): -0 results are rare
-    for (int64_t j = 0; j < n; ++j) {
-      uint32_t bits;
-      std::memcpy(&bits, row + j, sizeof bits);
-      any |= static_cast<uint32_t>(bits == 0x80000000u);
-    }
+    for (int64_t j = 0; j < n; ++j) any |= static_cast<uint32_t>(is_negative_zero(row[j]));
     if (!any) continue;
     for (int64_t j = 0; j < n; ++j) {
       if (!is_negative_zero(row[j])) continue;

@@ -25,8 +25,9 @@ constexpr int kLineWidth = 80;
 // Python's str.format for a float, for the three specs PyTorch uses: "{:.0f}", "{:.4f}",
 // "{:W.4e}". PyTorch formats the *double* value of each float32 (tensor.tolist() / item()).
 // glibc's printf (and musl's, in the web page) rounds the exact binary value correctly (ties to
-// even), like Python's dtoa, so the digits agree (tests/libc/compare.sh). Non-finite values differ: Python never prints a sign on NaN
-// ("nan" even for a negative NaN) while glibc prints "-nan", so those are spelled out here.
+// even), like Python's dtoa, so the digits agree (tests/libc/compare.sh). Non-finite values
+// differ: Python never prints a sign on NaN ("nan" even for a negative NaN) while glibc prints
+// "-nan", so those are spelled out here.
 
 std::string nonfinite_str(double v) {
   if (std::isnan(v)) return "nan";
