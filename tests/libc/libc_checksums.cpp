@@ -15,6 +15,7 @@
 #include <initializer_list>
 #include <string>
 
+#include "float_bits.h"
 #include "libc_math.h"
 
 namespace {
@@ -22,20 +23,12 @@ namespace {
 constexpr uint64_t kFnvStart = 1469598103934665603ull, kFnvPrime = 1099511628211ull;
 uint64_t mix(uint64_t h, uint64_t v) { return (h ^ v) * kFnvPrime; }
 uint32_t bits(float f) {
-  if (f != f) return 0x7fc00000u;  // one NaN: payloads are not compared
-  uint32_t u;
-  std::memcpy(&u, &f, sizeof u);
-  return u;
+  return f != f ? 0x7fc00000u : attn::float_to_bits(f);  // one NaN: payloads are not compared
 }
 uint64_t bits(double d) {
   uint64_t u;
   std::memcpy(&u, &d, sizeof u);
   return u;
-}
-float from_bits(uint32_t u) {
-  float f;
-  std::memcpy(&f, &u, sizeof f);
-  return f;
 }
 
 template <class F>
@@ -43,7 +36,7 @@ void every_float(F f) {
   for (uint64_t b = 0; b < 1024; ++b) {
     uint64_t h = kFnvStart;
     for (uint64_t i = b << 22; i < (b + 1) << 22; ++i) {
-      volatile float x = from_bits(static_cast<uint32_t>(i));  // no folding into constants
+      volatile float x = attn::bits_to_float(static_cast<uint32_t>(i));  // no folding into constants
       h = mix(h, bits(f(x)));
     }
     std::printf("block %llu %016llx\n", static_cast<unsigned long long>(b), static_cast<unsigned long long>(h));
@@ -72,7 +65,7 @@ int main(int argc, char** argv) {
         uint64_t h = kFnvStart;
         for (uint32_t u = b << 23; u < (b + 1) << 23; ++u) {
           volatile float vb = base;
-          h = mix(h, bits(std::pow(static_cast<float>(vb), from_bits(u))));
+          h = mix(h, bits(std::pow(static_cast<float>(vb), attn::bits_to_float(u))));
         }
         std::printf("powf %g block %u %016llx\n", base, b, static_cast<unsigned long long>(h));
       }
@@ -114,7 +107,7 @@ int main(int argc, char** argv) {
     for (long n = 100005; n < 1000000; n += 10) print_all(static_cast<float>(n));
     std::printf("printf ties of 5 digits %016llx\n", static_cast<unsigned long long>(h));
     for (long i = 1; i <= 4000000; ++i) {
-      const float f = from_bits(static_cast<uint32_t>(uniform53() * 4294967296.0));
+      const float f = attn::bits_to_float(static_cast<uint32_t>(uniform53() * 4294967296.0));
       if (std::isfinite(f)) print_all(f);
       if (i % 1000000 == 0) std::printf("printf random %ld %016llx\n", i, static_cast<unsigned long long>(h));
     }
