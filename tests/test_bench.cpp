@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <vector>
 #include <nlohmann/json.hpp>
 
@@ -74,6 +75,36 @@ TEST(FastForward, EqualsTheStepByStepForward) {
     kernels::set_active_isa(kernels::best_isa());
     kernels::set_num_threads(0);
   }
+}
+
+TEST(FastForward, HugeTokensGetTheStepByStepNumbers) {
+  // Three tokens so large that the scores between them overflow to +-inf, far left of the
+  // later rows' diagonals: there the scores leave the product already divided, with each
+  // row's maximum. A row holding +inf takes the softmax's generic steps (its weights are
+  // NaN, as in PyTorch); one holding -inf keeps its other weights. (A NaN anywhere in x
+  // would make every output NaN: the masked weights, 0, times a NaN value.) NaN payloads
+  // are not compared.
+  TorchGenerator gen(321);
+  const int64_t T = 200, D = 128, H = 2;  // head_dim 64: 32-row blocks, columns left of their diagonals
+  Tensor x = randn(gen, {1, T, D});
+  for (int64_t t : {40, 100, 150})
+    for (int64_t c = 0; c < D; ++c) x.data[static_cast<size_t>(t * D + c)] *= 1e19f;
+  const MultiHeadAttention mha(gen, D, D, T, 0.0, H, false, DropoutKernel::Default);
+  const Tensor want = mha.forward_traced(gen, x).context_vecs;
+  size_t nonfinite_rows = 0;
+  for (int64_t t = 0; t < T; ++t) nonfinite_rows += !std::isfinite(want.data[static_cast<size_t>(t * D)]);
+  ASSERT_GE(nonfinite_rows, 1u);      // some +inf among the scores
+  ASSERT_LE(nonfinite_rows, 10u);     // and the rest still numbers
+  for (auto isa : {kernels::Isa::Scalar, kernels::Isa::Avx2, kernels::Isa::Avx512}) {
+    kernels::set_active_isa(isa);
+    const Tensor got = multi_head_attention_output(mha, gen, x);
+    ASSERT_EQ(got.shape, want.shape);
+    size_t differ = 0;
+    for (size_t i = 0; i < got.data.size(); ++i)
+      if (!(std::isnan(got.data[i]) && std::isnan(want.data[i])) && bits(got.data[i]) != bits(want.data[i])) ++differ;
+    EXPECT_EQ(differ, 0u) << kernels::isa_name(kernels::active_isa());
+  }
+  kernels::set_active_isa(kernels::best_isa());
 }
 
 TEST(FastForward, FusesOnlyWhereTheNumbersAgree) {

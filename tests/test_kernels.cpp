@@ -257,6 +257,71 @@ TEST(GemmChains, ZeroTailHintKeepsTheSignOfZero) {
   }
 }
 
+TEST(GemmChains, ScoresWithTheirScaleAndRowMaximum) {
+  // Attention scores as causal_attention computes them, (rows, 64) @ keys.T, against the
+  // plain packed product times 2^-3 and each row's maximum. Row 3 meets keys so small that
+  // its chains end at -0, which the plain product stores as +0 (acc + 0); a NaN in row 10
+  // and a score that overflows in row 21 must mark their register tiles' rows unchecked.
+  constexpr int64_t K = 64, D = 96, kN = 416;
+  std::mt19937 rng(17);
+  const bool have_avx512 = set_active_isa(Isa::Avx512) == Isa::Avx512;
+  set_active_isa(best_isa());
+  if (!have_avx512) GTEST_SKIP() << "the fused kernel is AVX-512 only";
+  for (bool special : {false, true}) {
+    for (int64_t M : {8, 32, 64}) {
+      auto q = random_values(rng, static_cast<size_t>(M * D));
+      auto k = random_values(rng, static_cast<size_t>(kN * D));  // keys (kN, D): keys.T is a transposed view
+      if (special) {
+        for (int64_t c = 0; c < K; ++c) q[static_cast<size_t>(3 * D + c)] = 1e-30f;
+        for (int64_t c = 0; c < K; ++c) k[static_cast<size_t>(5 * D + c)] = -1e-30f;
+        if (M > 21) {
+          q[static_cast<size_t>(10 * D + 7)] = std::numeric_limits<float>::quiet_NaN();
+          q[static_cast<size_t>(21 * D + 2)] = 1e30f;
+          k[static_cast<size_t>(40 * D + 2)] = 1e30f;
+        }
+      }
+      PackedB keys_t;
+      pack_b(K, kN, ConstMat{k.data(), D, true}, blocked_chain_order(K), keys_t);
+      const ConstMat a{q.data(), D, false};
+      for (int64_t n : {32, 128, 160, 416}) {
+        std::vector<float> want(static_cast<size_t>(M * kN), 7.0f), got = want;
+        gemm_chains_packed(M, n, a, keys_t, want.data(), kN, nullptr, zero_row(n));
+        std::vector<float> row_max(static_cast<size_t>(M)), want_max(static_cast<size_t>(M), -kInf);
+        std::vector<char> nonfinite(static_cast<size_t>(M), 0);
+        for (int64_t i = 0; i < M; ++i)
+          for (int64_t j = 0; j < n; ++j) {
+            float& c = want[static_cast<size_t>(i * kN + j)];
+            c = c / 8.0f;
+            if (!std::isfinite(c)) nonfinite[static_cast<size_t>(i)] = 1;
+            want_max[static_cast<size_t>(i)] = std::max(want_max[static_cast<size_t>(i)], c);
+          }
+        bool unchecked[64];
+        ASSERT_TRUE(gemm_scores_scaled_max(M, n, a, keys_t, got.data(), kN, -3, row_max.data(), unchecked));
+        EXPECT_TRUE(same_floats(got, want)) << "M=" << M << " n=" << n << " special=" << special;
+        for (int64_t i = 0; i < M; ++i) {
+          bool tile_nonfinite = false;  // any row of its 8-row register tile
+          for (int64_t r = i / 8 * 8; r < i / 8 * 8 + 8; ++r) tile_nonfinite |= nonfinite[static_cast<size_t>(r)] != 0;
+          EXPECT_EQ(unchecked[i], tile_nonfinite) << "row " << i << " M=" << M << " n=" << n;
+          if (!tile_nonfinite)
+            EXPECT_EQ(row_max[static_cast<size_t>(i)], want_max[static_cast<size_t>(i)]) << "row " << i;
+        }
+        if (special && M > 21) EXPECT_TRUE(unchecked[10] && unchecked[21] == (n > 40) && !unchecked[3]);
+      }
+      // Where no fused kernel applies, nothing is computed.
+      float max_out[64];
+      bool unchecked_out[64];
+      std::vector<float> untouched(static_cast<size_t>(M * kN), 7.0f);
+      EXPECT_FALSE(gemm_scores_scaled_max(M, 48, a, keys_t, untouched.data(), kN, -3, max_out, unchecked_out));
+      EXPECT_FALSE(gemm_scores_scaled_max(M - 1, 32, a, keys_t, untouched.data(), kN, -3, max_out, unchecked_out));
+      {
+        IsaAndThreads use(Isa::Avx2, 1);
+        EXPECT_FALSE(gemm_scores_scaled_max(M, 32, a, keys_t, untouched.data(), kN, -3, max_out, unchecked_out));
+      }
+      EXPECT_EQ(untouched, std::vector<float>(static_cast<size_t>(M * kN), 7.0f));
+    }
+  }
+}
+
 // ---- sgemm: which OpenBLAS kernel, and the fast path --------------------------------------
 
 TEST(Sgemm, KernelChoiceFollowsOpenBlas) {
@@ -412,6 +477,46 @@ TEST(Softmax, MaskedRowsEqualTheDefinitionRowByRow) {
             << isa_name(isa) << " full_n=" << full_n << " count=" << count << " scale=" << scale;
       }
     }
+  }
+}
+
+TEST(Softmax, MaskedRowsWithADividedPrefixEqualTheDefinition) {
+  // The causal block after the fused scores: each row's first `cols` scores arrive divided,
+  // with their maximum. Rows with a NaN or +inf there are marked unchecked (their maximum is
+  // not used); a row whose larger score is in the rest, and one whose only +inf is in the
+  // rest, check that both parts count.
+  std::mt19937 rng(23);
+  const int64_t full_n = 300, count = 11, first_valid = 200, cols = 192;
+  std::vector<float> block = random_values(rng, static_cast<size_t>(count * full_n), 20.0f);
+  auto at = [&](int64_t r, int64_t j) -> float& { return block[static_cast<size_t>(r * full_n + j)]; };
+  at(2, 5) = std::numeric_limits<float>::quiet_NaN();
+  at(4, 190) = kInf;
+  at(6, 195) = 500.0f;  // larger than anything before it
+  at(8, 197) = kInf;
+  std::vector<float> want = block;
+  for (int64_t r = 0; r < count; ++r) {
+    float* row = want.data() + r * full_n;
+    for (int64_t j = 0; j < full_n; ++j) row[j] = j < first_valid + r ? row[j] / 8.0f : -kInf;
+    softmax_row_reference(row, full_n);
+  }
+  std::vector<float> got = block, pre_max(count, -kInf);
+  bool unchecked[count];
+  for (int64_t r = 0; r < count; ++r) {
+    unchecked[r] = false;
+    for (int64_t j = 0; j < cols; ++j) {
+      float& x = got[static_cast<size_t>(r * full_n + j)];
+      x = x / 8.0f;
+      if (!std::isfinite(x)) unchecked[r] = true;
+      pre_max[static_cast<size_t>(r)] = std::max(pre_max[static_cast<size_t>(r)], x);
+    }
+  }
+  ASSERT_TRUE(unchecked[2] && unchecked[4] && !unchecked[6] && !unchecked[8]);
+  const DividedPrefix divided{cols, pre_max.data(), unchecked};
+  for (Isa isa : isas()) {
+    std::vector<float> rows = got;
+    IsaAndThreads use(isa, 1);
+    masked_softmax_rows(rows.data(), count, full_n, first_valid, full_n, full_n, 8.0f, &divided);
+    EXPECT_TRUE(same_floats(rows, want)) << isa_name(isa);
   }
 }
 

@@ -26,6 +26,7 @@ int64_t rows_per_block() {
   return tile_rows == 1 ? kRowBlock : std::min(kRowBlock, 4 * tile_rows);  // 1: the scalar definition
 }
 constexpr int64_t kLineFloats = 16;  // floats per 64-byte cache line
+constexpr int kNoScaleExp = 1 << 20;  // the divisor is no power of two
 
 // The scores product: queries (T, hd) @ keys.T. PyTorch multiplies by the transposed view
 // of the keys, except with a batch of more than one, where matmul's reshape copies them.
@@ -94,6 +95,11 @@ void causal_attention(const float* queries, const float* keys, const float* valu
   const ChainOrder context_order = order_of(context_kernel(T, hd), T);
   // attn_scores / keys.shape[-1] ** 0.5: a Python float, cast to float32 by the division.
   const float divisor = static_cast<float>(std::sqrt(static_cast<double>(hd)));
+  // A power-of-two divisor 2^k (head_dim 64: 8) is a multiplication by 2^-k, exactly: the
+  // same real number, rounded once. Others stay divisions, in the softmax's own pass.
+  int exponent = 0;
+  const bool power_of_two = std::frexp(divisor, &exponent) == 0.5f && exponent > -125 && exponent < 126;
+  const int scale_exp = power_of_two ? 1 - exponent : kNoScaleExp;
 
   const int64_t rows = rows_per_block();
   const int64_t blocks = (T + rows - 1) / rows;
@@ -111,15 +117,26 @@ void causal_attention(const float* queries, const float* keys, const float* valu
     float* w = buffer.rows(T);  // (kRowBlock, T), of which the first m rows are used
     int64_t row_end[kRowBlock];
 
-    // 1. scores of rows [i0, i1) against the keys they can see, [0, i1): q @ k.T
-    gemm_chains_packed(m, i1, ConstMat{q + i0 * D, D, false}, keys_t, w, T, nullptr, zero_row(i1));  // C starts at 0
+    // 1. scores of rows [i0, i1) against the keys they can see, [0, i1): q @ k.T. Every row
+    //    keeps the columns left of the block's diagonal, [0, i0): where a kernel for it
+    //    exists, they leave the product already divided by sqrt(head_dim), with each row's
+    //    maximum of them (the softmax's first pass, done by the adders the multiply-adds
+    //    leave idle). The diagonal's columns [i0, i1) are computed as they are.
+    const ConstMat q_rows{q + i0 * D, D, false};
+    float left_max[kRowBlock];
+    bool left_unchecked[kRowBlock];
+    const bool fused = scale_exp != kNoScaleExp && i0 > 0 &&
+                       gemm_scores_scaled_max(m, i0, q_rows, keys_t, w, T, scale_exp, left_max, left_unchecked);
+    if (fused) gemm_chains_packed_part(0, m, i0, i1 - i0, q_rows, keys_t, w, T, zero_row(i1));  // C starts at 0
+    else gemm_chains_packed(m, i1, q_rows, keys_t, w, T, nullptr, zero_row(i1));
     // The query rows of the block before, usually this thread's next: asked for now, they
     // arrive while this block's softmax runs (they are apart, D floats, and not yet cached).
     for (int64_t i = std::max<int64_t>(0, i0 - rows); i < i0; ++i)
       for (int64_t c = 0; c < hd; c += kLineFloats) __builtin_prefetch(q + i * D + c);
 
     // 2. mask (j > i), divide by sqrt(head_dim), softmax: row i keeps i + 1 scores
-    masked_softmax_rows(w, m, T, i0 + 1, i1, T, divisor);
+    const DividedPrefix left{i0, left_max, left_unchecked};
+    masked_softmax_rows(w, m, T, i0 + 1, i1, T, divisor, fused ? &left : nullptr);
     for (int64_t r = 0; r < m; ++r) {
       const int64_t i = i0 + r;
       float* row = w + r * T;

@@ -243,6 +243,28 @@ void gemm_chains_packed_part(int64_t i0, int64_t m, int64_t j0, int64_t n, Const
   run_tiles(m, n, A.offset(i0, 0), B, C + i0 * ldc, ldc, nullptr, false, c_init, j0);
 }
 
+bool gemm_scores_scaled_max(int64_t M, int64_t n, ConstMat A, const PackedB& B, float* C, int64_t ldc, int scale_exp,
+                            float* row_max, bool* row_unchecked) {
+  constexpr int64_t kSteps = 64, MR = detail::kTileRowsAvx512, NR = detail::kPanelAvx512;
+  const bool applies = active_isa() == Isa::Avx512 && static_cast<Isa>(B.isa) == Isa::Avx512 && B.K == kSteps &&
+                       B.order.add_to_c && B.order.k_bounds == std::vector<int64_t>{0, kSteps} && !A.transposed &&
+                       M > 0 && M % MR == 0 && M <= detail::kScoresMaxRows && n > 0 && n % NR == 0 && n <= B.N;
+  if (!applies) return false;
+  detail::ScoresRegion g;
+  g.m = M;
+  g.n = n;
+  g.A = A.data;
+  g.lda = A.ld;
+  g.packed_b = B.data.data();
+  g.C = C;
+  g.ldc = ldc;
+  g.scale_exp = scale_exp;
+  g.row_max = row_max;
+  g.row_unchecked = row_unchecked;
+  detail::scores_scaled_max_avx512(g);
+  return true;
+}
+
 int64_t gemm_tile_rows() {
   const Isa isa = active_isa();
   return isa == Isa::Avx512 ? detail::kTileRowsAvx512 : isa == Isa::Avx2 ? detail::kTileRowsAvx2 : 1;

@@ -90,6 +90,19 @@ int64_t gemm_tasks_packed(int64_t M, int64_t N, std::vector<int64_t>& tasks);
 void gemm_chains_packed_part(int64_t i0, int64_t m, int64_t j0, int64_t n, ConstMat A, const PackedB& B, float* C,
                              int64_t ldc, const float* c_init = nullptr);
 
+// The scores of a block of causal-attention rows fused with the first step of their
+// softmax, where a kernel for it exists (AVX-512; B packed from 64 steps, one block of the
+// blocked order; M a multiple of gemm_tile_rows() up to 64; n a multiple of the panel width,
+// whole panels of real columns): C (M, n) = (A @ the first n columns of B, stored as
+// gemm_chains_packed stores them from zero start values) * 2^scale_exp, the same floats as
+// multiplying gemm_chains_packed's C by 2^scale_exp afterwards. Also, per row i,
+// row_max[i] = the maximum of its n values, which is exact where row_unchecked[i] is false;
+// true means the row's tile met a NaN or an infinity (or values so large that their sum
+// overflowed), and the maximum must not be used. Returns false, computing nothing, where the
+// fused kernel does not apply.
+bool gemm_scores_scaled_max(int64_t M, int64_t n, ConstMat A, const PackedB& B, float* C, int64_t ldc, int scale_exp,
+                            float* row_max, bool* row_unchecked);
+
 // Rows of C per register tile (MR) of the active kernel: 8 with AVX-512, 6 with AVX2, 1 in
 // the scalar definition.
 int64_t gemm_tile_rows();

@@ -40,6 +40,22 @@ void pack_b_avx512(const ConstMat& B, int64_t N, const int64_t* k_bounds, int n_
 void pack_b_avx2(const ConstMat& B, int64_t N, const int64_t* k_bounds, int n_bounds,
                  int64_t k_limit, int64_t j_begin, int64_t j_end, int64_t n_padded, float* out);
 void gemm_region_avx512(const Region& r);
+
+// The scores of a block of attention rows with their scaling and row maxima (AVX-512 only):
+// see gemm_scores_scaled_max in gemm.h.
+constexpr int64_t kScoresMaxRows = 64;
+struct ScoresRegion {
+  int64_t m = 0, n = 0;             // rows (a multiple of MR, at most kScoresMaxRows), columns (of NR)
+  const float* A = nullptr;         // row-major, in place
+  int64_t lda = 0;
+  const float* packed_b = nullptr;  // one block of 64 steps, packed by pack_b_avx512
+  float* C = nullptr;
+  int64_t ldc = 0;
+  int scale_exp = 0;
+  float* row_max = nullptr;         // m values out
+  bool* row_unchecked = nullptr;    // m values out
+};
+void scores_scaled_max_avx512(const ScoresRegion& g);
 void gemm_region_avx2(const Region& r);
 
 }  // namespace attn::kernels::detail

@@ -41,6 +41,68 @@ struct TileKernel {
     else micro_tile<false>(kc, Ap, a_row, a_k, Bp, C, ldc, rows, cols, add, start);
   }
   static constexpr int64_t kHeadDim64 = 64;
+
+  // Every lane's chain: acc(r, c) = fma(a(r, k), Bp[k*NR + c], acc(r, c)) for k = 0 .. kc - 1.
+  // Four steps per pass: the loop's own counting and branch once per 4 x MR x NV
+  // multiply-adds. (Each lane's chain is the same; only the loop's bookkeeping changes.)
+  __attribute__((always_inline)) static inline void chains(int64_t kc, const float* const* a_rows, int64_t a_k,
+                                                           const float* Bp, typename V::vec (&acc)[MR][NV]) {
+    #pragma GCC unroll 4
+    for (int64_t k = 0; k < kc; ++k) {
+      typename V::vec b[NV];
+      #pragma GCC unroll 16
+      for (int v = 0; v < NV; ++v) b[v] = V::load(Bp + k * NR + v * W);
+      #pragma GCC unroll 16
+      for (int r = 0; r < MR; ++r) {
+        const typename V::vec a = V::broadcast(a_rows[r] + k * a_k);
+        #pragma GCC unroll 16
+        for (int v = 0; v < NV; ++v) acc[r][v] = V::fma(a, b[v], acc[r][v]);
+      }
+    }
+  }
+
+  // The scores of causal attention and the first step of their softmax, in one pass over
+  // MR whole rows of A (read in place, a_row = lda) and `panels` whole panels of a packed B
+  // of kHeadDim64 steps: each tile's chains, C = acc + 0 as the blocked product stores them,
+  // then times 2^scale_exp (exact: the division by a power-of-two sqrt(head_dim)), stored; and
+  // per row, the running maximum of those values (row_max, MR vectors, read and written)
+  // and their running sum in `sum` (one vector for the MR rows), which only serves to
+  // notice a NaN or an infinity among them. The maximum and the sum take the adder pipes,
+  // which the multiply-adds leave idle; the maximum then needs no pass of its own.
+  // (Not inlined into its caller, whose arrays would otherwise take registers from the loop.)
+  __attribute__((noinline)) static void scores_scaled_max(const float* A, int64_t lda, const float* Bp, int64_t panels,
+                                                          float* C, int64_t ldc, float scale_exp,
+                                                          typename V::vec* row_max, typename V::vec& sum) {
+    const float* a_rows[MR];
+    #pragma GCC unroll 16
+    for (int r = 0; r < MR; ++r) a_rows[r] = A + r * lda;
+    for (int64_t p = 0; p < panels; ++p) {
+      typename V::vec acc[MR][NV];
+      #pragma GCC unroll 16
+      for (int r = 0; r < MR; ++r)
+        #pragma GCC unroll 16
+        for (int v = 0; v < NV; ++v) acc[r][v] = V::zero();
+      chains(kHeadDim64, a_rows, 1, Bp + p * kHeadDim64 * NR, acc);
+      // Only the accumulators live through the chains: anything more, and GCC keeps the
+      // keys' vectors on the stack. The epilogue's own values are made here.
+      const typename V::vec scale = V::set1(scale_exp), zero = V::zero();
+      typename V::vec total = zero;
+      #pragma GCC unroll 16
+      for (int r = 0; r < MR; ++r) {
+        typename V::vec row = zero;
+        #pragma GCC unroll 16
+        for (int v = 0; v < NV; ++v) {
+          const typename V::vec s = V::scale(V::add(acc[r][v], zero), scale);
+          V::store(C + r * ldc + p * NR + v * W, s);
+          row = v == 0 ? s : V::max(row, s);
+          total = V::add(total, s);
+        }
+        row_max[r] = V::max(row_max[r], row);
+      }
+      sum = V::add(sum, total);
+    }
+  }
+
   // Full: a whole MR x NR tile. Its own instantiation, so that the edge tiles' code does not
   // make the compiler keep the accumulators on the stack. KC, when not 0, is kc known when
   // compiling.
@@ -58,20 +120,7 @@ struct TileKernel {
     const float* a_rows[MR];
     #pragma GCC unroll 16
     for (int r = 0; r < MR; ++r) a_rows[r] = Ap + (r < rows ? r : rows - 1) * a_row;  // edge: repeat a row
-    // Four steps per pass: the loop's own counting and branch once per 4 x MR x NV
-    // multiply-adds. (Each lane's chain is the same; only the loop's bookkeeping changes.)
-    #pragma GCC unroll 4
-    for (int64_t k = 0; k < kc; ++k) {
-      typename V::vec b[NV];
-      #pragma GCC unroll 16
-      for (int v = 0; v < NV; ++v) b[v] = V::load(Bp + k * NR + v * W);
-      #pragma GCC unroll 16
-      for (int r = 0; r < MR; ++r) {
-        const typename V::vec a = V::broadcast(a_rows[r] + k * a_k);
-        #pragma GCC unroll 16
-        for (int v = 0; v < NV; ++v) acc[r][v] = V::fma(a, b[v], acc[r][v]);
-      }
-    }
+    chains(kc, a_rows, a_k, Bp, acc);
     if (Full) {
       if (add && start) {
         #pragma GCC unroll 16

@@ -97,15 +97,28 @@ void finish_divided_row(float* row, int64_t valid, int64_t n, int64_t full_n) {
 // Up to 4 causal rows with AVX-512, in two passes over each instead of five: divide with the
 // maximum, then exp with the sum, the rows' exps side by side. Rows whose maximum is NaN or
 // infinite (or that keep nothing) leave with the generic steps.
+//
+// With `done`: row r's first done[r] scores are divided already, their maximum pre_max[r]
+// (pre_unchecked[r]: not to be used); only the rest are divided here.
 void masked_rows_avx512(float* const* rows, const int64_t* valid, int count, int64_t n, int64_t full_n,
-                        float divisor) {
+                        float divisor, const int64_t* done, const float* pre_max, const bool* pre_unchecked) {
   float* fast[4];
   int64_t fast_valid[4];
   float shift[4];
   int fast_count = 0;
   for (int r = 0; r < count; ++r) {
     bool nan = false;
-    const float max_input = valid[r] > 0 ? detail::divide_max_avx512(rows[r], valid[r], divisor, nan) : 0.0f;
+    float max_input = 0.0f;
+    if (valid[r] > 0) {
+      const int64_t from = done ? std::min(done[r], valid[r]) : 0;
+      max_input = from < valid[r] ? detail::divide_max_avx512(rows[r] + from, valid[r] - from, divisor, nan)
+                                  : -std::numeric_limits<float>::infinity();
+      // The maximum of the two parts is the row's (as divide_max's, up to the sign of a zero).
+      if (from > 0) {
+        if (pre_unchecked[r]) nan = true;  // the generic steps decide
+        else max_input = std::max(max_input, pre_max[r]);
+      }
+    }
     if (valid[r] > 0 && !nan && std::isfinite(max_input)) {
       fast[fast_count] = rows[r];
       fast_valid[fast_count] = valid[r];
@@ -126,23 +139,29 @@ void masked_rows_avx512(float* const* rows, const int64_t* valid, int count, int
 }  // namespace
 
 void masked_softmax_rows(float* first_row, int64_t count, int64_t ld, int64_t first_valid, int64_t n,
-                         int64_t full_n, float divisor) {
+                         int64_t full_n, float divisor, const DividedPrefix* divided) {
   for (int64_t g = 0; g < count; g += 4) {
     const int k = static_cast<int>(std::min<int64_t>(4, count - g));
     float* rows[4];
-    int64_t valid[4];
+    int64_t valid[4], done[4];
     for (int r = 0; r < k; ++r) {
       rows[r] = first_row + (g + r) * ld;
       valid[r] = first_valid + g + r;
+      done[r] = divided ? std::min(divided->cols, valid[r]) : 0;
     }
     if (use_avx512() && vector_row(full_n)) {
-      masked_rows_avx512(rows, valid, k, n, full_n, divisor);
+      if (divided)
+        masked_rows_avx512(rows, valid, k, n, full_n, divisor, done, divided->max + g, divided->unchecked + g);
+      else
+        masked_rows_avx512(rows, valid, k, n, full_n, divisor, nullptr, nullptr, nullptr);
       continue;
     }
     for (int r = 0; r < k; ++r) {
       // masked_fill then / divisor: the kept scores are divided (-inf / divisor stays -inf).
-      if (use_avx2()) divide(rows[r], valid[r], divisor);
-      else for (int64_t i = 0; i < valid[r]; ++i) rows[r][i] /= divisor;
+      float* rest = rows[r] + done[r];
+      const int64_t count_left = valid[r] - done[r];
+      if (use_avx2()) divide(rest, count_left, divisor);
+      else for (int64_t i = 0; i < count_left; ++i) rest[i] /= divisor;
       finish_divided_row(rows[r], valid[r], n, full_n);
     }
   }

@@ -28,8 +28,17 @@ void masked_softmax_row(float* row, int64_t valid, int64_t n, int64_t full_n, fl
 // masked_softmax_row() for `count` rows, row r at first_row + r * ld keeping first_valid + r
 // scores (consecutive rows of a causal block), all with the same n and full_n. The same
 // results; faster, since several rows' sums run side by side.
+//
+// `divided`, when given, tells what the scores' product already did (gemm_scores_scaled_max):
+// the first divided->cols scores of every row (at most first_valid) are divided already, and
+// divided->max[r] is their maximum in row r, to be used unless divided->unchecked[r].
+struct DividedPrefix {
+  int64_t cols = 0;
+  const float* max = nullptr;
+  const bool* unchecked = nullptr;
+};
 void masked_softmax_rows(float* first_row, int64_t count, int64_t ld, int64_t first_valid, int64_t n,
-                         int64_t full_n, float divisor);
+                         int64_t full_n, float divisor, const DividedPrefix* divided = nullptr);
 
 // expf(x) for n values (SLEEF's xexpf, as sleef_expf()), fast.
 void exp_values(const float* x, float* out, int64_t n);
