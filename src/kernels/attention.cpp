@@ -26,7 +26,6 @@ int64_t rows_per_block() {
   return tile_rows == 1 ? kRowBlock : std::min(kRowBlock, 4 * tile_rows);  // 1: the scalar definition
 }
 constexpr int64_t kLineFloats = 16;  // floats per 64-byte cache line
-constexpr int kNoScaleExp = 1 << 20;  // the divisor is no power of two
 
 // The scores product: queries (T, hd) @ keys.T. PyTorch multiplies by the transposed view
 // of the keys, except with a batch of more than one, where matmul's reshape copies them.
@@ -95,11 +94,10 @@ void causal_attention(const float* queries, const float* keys, const float* valu
   const ChainOrder context_order = order_of(context_kernel(T, hd), T);
   // attn_scores / keys.shape[-1] ** 0.5: a Python float, cast to float32 by the division.
   const float divisor = static_cast<float>(std::sqrt(static_cast<double>(hd)));
-  // A power-of-two divisor 2^k (head_dim 64: 8) is a multiplication by 2^-k, exactly: the
-  // same real number, rounded once. Others stay divisions, in the softmax's own pass.
-  int exponent = 0;
-  const bool power_of_two = std::frexp(divisor, &exponent) == 0.5f && exponent > -125 && exponent < 126;
-  const int scale_exp = power_of_two ? 1 - exponent : kNoScaleExp;
+  // A power-of-two divisor (head_dim 64: 8) is a multiplication by 2^scale_exp, exactly, which
+  // the scores' product can apply. Others stay divisions, in the softmax's own pass.
+  int scale_exp = 0;
+  const bool scaling = division_is_scaling(divisor, scale_exp);
 
   const int64_t rows = rows_per_block();
   const int64_t blocks = (T + rows - 1) / rows;
@@ -125,7 +123,7 @@ void causal_attention(const float* queries, const float* keys, const float* valu
     const ConstMat q_rows{q + i0 * D, D, false};
     float left_max[kRowBlock];
     bool left_unchecked[kRowBlock];
-    const bool fused = scale_exp != kNoScaleExp && i0 > 0 &&
+    const bool fused = scaling && i0 > 0 &&
                        gemm_scores_scaled_max(m, i0, q_rows, keys_t, w, T, scale_exp, left_max, left_unchecked);
     if (fused) gemm_chains_packed_part(0, m, i0, i1 - i0, q_rows, keys_t, w, T, zero_row(i1));  // C starts at 0
     else gemm_chains_packed(m, i1, q_rows, keys_t, w, T, nullptr, zero_row(i1));

@@ -171,6 +171,13 @@ void masked_softmax_row(float* row, int64_t valid, int64_t n, int64_t full_n, fl
   masked_softmax_rows(row, 1, 0, valid, n, full_n, divisor);
 }
 
+bool division_is_scaling(float divisor, int& scale_exp) {
+  int exponent = 0;  // divisor = mantissa * 2^exponent, mantissa in [0.5, 1)
+  if (std::frexp(divisor, &exponent) != 0.5f || exponent <= -125 || exponent >= 126) return false;
+  scale_exp = 1 - exponent;
+  return true;
+}
+
 void exp_values(const float* x, float* out, int64_t n) {
   if (!use_avx2()) {
     for (int64_t i = 0; i < n; ++i) out[i] = sleef_expf(x[i]);

@@ -40,6 +40,11 @@ struct DividedPrefix {
 void masked_softmax_rows(float* first_row, int64_t count, int64_t ld, int64_t first_valid, int64_t n,
                          int64_t full_n, float divisor, const DividedPrefix* divided = nullptr);
 
+// Whether dividing by `divisor` is scaling by a power of two, the same float for every x:
+// divisor = 2^-scale_exp with 2^scale_exp itself a normal float, so that x / divisor and
+// x * 2^scale_exp are the same real number, rounded once. Sets scale_exp when true.
+bool division_is_scaling(float divisor, int& scale_exp);
+
 // expf(x) for n values (SLEEF's xexpf, as sleef_expf()), fast.
 void exp_values(const float* x, float* out, int64_t n);
 

@@ -1,6 +1,7 @@
 // The elementwise softmax pieces with AVX-512 (compiled with -mavx512f; see CMakeLists.txt):
 // the same float operations as softmax_avx2.cpp, 16 lanes at a time. (The reductions keep
 // PyTorch's 8-lane layout and stay in softmax_avx2.cpp.)
+#include "kernels/softmax.h"
 #include "kernels/softmax_detail.h"
 
 #if defined(__AVX512F__) && defined(__FMA__)
@@ -9,8 +10,6 @@
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #include <immintrin.h>
-
-#include <cmath>
 
 namespace attn::kernels::detail {
 
@@ -116,11 +115,11 @@ float divide_max(float* x, int64_t n, float divisor, bool& nan) {
 }  // namespace
 
 float divide_max_avx512(float* x, int64_t n, float divisor, bool& nan) {
-  // x / 2^k and x * 2^-k are the same real number, rounded once: the same float, every x
-  // (when 2^-k is itself a normal float). A multiply costs far less than a divide.
-  int exponent = 0;
-  const bool power_of_two = std::frexp(divisor, &exponent) == 0.5f && exponent > -125 && exponent < 126;
-  return power_of_two ? divide_max<true>(x, n, divisor, nan) : divide_max<false>(x, n, divisor, nan);
+  // A power-of-two divisor by multiplying with its reciprocal, the same float for every x:
+  // a multiply costs far less than a divide.
+  int scale_exp = 0;
+  return division_is_scaling(divisor, scale_exp) ? divide_max<true>(x, n, divisor, nan)
+                                                 : divide_max<false>(x, n, divisor, nan);
 }
 
 namespace {
