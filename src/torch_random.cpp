@@ -125,7 +125,6 @@ Tensor uniform(TorchGenerator& gen, Shape shape, double a, double b) {
 // polynomials of avx_mathfun.h (not libm), compiled with multiply-adds fused. These are
 // one-lane copies with the fusions written out as fma32, so every bit agrees.
 
-
 static float cephes_logf(float x) {
   x = std::fmax(x, bits_to_float(0x00800000u));  // smallest normal: no denormals
   int32_t exponent = static_cast<int32_t>(float_to_bits(x) >> 23);

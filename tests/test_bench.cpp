@@ -22,11 +22,7 @@
 namespace attn {
 namespace {
 
-uint32_t bits(float x) {
-  uint32_t b;
-  std::memcpy(&b, &x, sizeof b);
-  return b;
-}
+using test::bits;
 
 void expect_same_bits(const Tensor& got, const Tensor& want, const std::string& what) {
   ASSERT_EQ(got.shape, want.shape) << what;
@@ -99,10 +95,9 @@ TEST(FastForward, HugeTokensGetTheStepByStepNumbers) {
     kernels::set_active_isa(isa);
     const Tensor got = multi_head_attention_output(mha, gen, x);
     ASSERT_EQ(got.shape, want.shape);
-    size_t differ = 0;
-    for (size_t i = 0; i < got.data.size(); ++i)
-      if (!(std::isnan(got.data[i]) && std::isnan(want.data[i])) && bits(got.data[i]) != bits(want.data[i])) ++differ;
-    EXPECT_EQ(differ, 0u) << kernels::isa_name(kernels::active_isa());
+    double max_diff = 0.0;
+    EXPECT_EQ(test::count_bit_differences(got.data, want.data, &max_diff), 0)
+        << kernels::isa_name(kernels::active_isa()) << ", largest difference " << max_diff;
   }
   kernels::set_active_isa(kernels::best_isa());
 }

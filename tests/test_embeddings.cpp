@@ -38,11 +38,7 @@ const std::string kDataDir = ATTN_WALK_DATA_DIR;
 std::string bad(const std::string& name) { return kTestsDir + "/data/bad/" + name; }
 std::string good(const std::string& name) { return kTestsDir + "/data/good/" + name; }
 
-uint32_t bits(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, sizeof u);
-  return u;
-}
+using attn::test::bits;
 
 // Runs `f`, which must throw InputError; returns its message ("" and a failure otherwise).
 std::string error_of(const std::function<void()>& f) {

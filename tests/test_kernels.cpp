@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "float_bits.h"
 #include "kernels/attention.h"
 #include "kernels/cpu.h"
 #include "kernels/gemm.h"
@@ -28,11 +29,7 @@ namespace {
 
 constexpr float kInf = std::numeric_limits<float>::infinity();
 
-uint32_t bits(float x) {
-  uint32_t b;
-  std::memcpy(&b, &x, sizeof b);
-  return b;
-}
+uint32_t bits(float x) { return float_to_bits(x); }
 
 // Same bits, or both NaN (a NaN's payload is not part of what we reproduce).
 ::testing::AssertionResult same_floats(const std::vector<float>& got, const std::vector<float>& want) {
@@ -518,6 +515,22 @@ TEST(Softmax, MaskedRowsWithADividedPrefixEqualTheDefinition) {
     masked_softmax_rows(rows.data(), count, full_n, first_valid, full_n, full_n, 8.0f, &divided);
     EXPECT_TRUE(same_floats(rows, want)) << isa_name(isa);
   }
+}
+
+TEST(Softmax, DivisionIsScalingOnlyForPowersOfTwo) {
+  int e = 99;
+  EXPECT_TRUE(division_is_scaling(8.0f, e));  // sqrt(64): GPT-2's heads
+  EXPECT_EQ(e, -3);
+  EXPECT_TRUE(division_is_scaling(1.0f, e));
+  EXPECT_EQ(e, 0);
+  EXPECT_TRUE(division_is_scaling(0.25f, e));
+  EXPECT_EQ(e, 2);
+  e = 99;
+  EXPECT_FALSE(division_is_scaling(std::sqrt(48.0f), e));
+  EXPECT_FALSE(division_is_scaling(6.0f, e));
+  EXPECT_FALSE(division_is_scaling(0x1p127f, e));  // 2^-127 is not a normal float
+  EXPECT_FALSE(division_is_scaling(kInf, e));
+  EXPECT_EQ(e, 99);  // untouched when false
 }
 
 TEST(Softmax, ShiftedScoresNearMinus104GetSleefsWeights) {
