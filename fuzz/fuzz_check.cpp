@@ -4,7 +4,7 @@
 #include <string>
 
 #include "check/dump.h"
-#include "embeddings.h"
+#include "input/embeddings.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {

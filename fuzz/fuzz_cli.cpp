@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "cli.h"
-#include "embeddings.h"
+#include "cli/cli.h"
+#include "input/embeddings.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::vector<std::string> args(1);

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string>
 
-#include "embeddings.h"
+#include "input/embeddings.h"
 #include "fuzz_input.h"
 
 namespace {

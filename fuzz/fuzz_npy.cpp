@@ -3,9 +3,9 @@
 #include <cstdint>
 #include <string>
 
-#include "embeddings.h"
+#include "input/embeddings.h"
 #include "fuzz_input.h"
-#include "npy.h"
+#include "input/npy.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string bytes(reinterpret_cast<const char*>(data), size);

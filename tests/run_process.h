@@ -1,7 +1,7 @@
 // Running the real attn-walk binary in tests: exit code, stdout and stderr apart, stdin fed
 // without deadlock, and the checks every error case shares.
 //
-// Contract (src/main.cpp): InputError -> "attn-walk: error: " + what() on stderr, exit 1;
+// Contract (src/cli/main.cpp): InputError -> "attn-walk: error: " + what() on stderr, exit 1;
 // option errors -> "attn-walk: error: ..." naming the option, exit 2.
 #pragma once
 

@@ -1,5 +1,5 @@
 // attn-walk bench: its report, and the fused forward it times, which must give the same
-// bits as MultiHeadAttention's step-by-step forward in modules.cpp. Small sizes only; no
+// bits as MultiHeadAttention's step-by-step forward in modules/chapter.cpp. Small sizes only; no
 // timing is asserted.
 #include <gtest/gtest.h>
 
@@ -15,9 +15,9 @@
 #include "kernels/attention.h"
 #include "kernels/cpu.h"
 #include "kernels/parallel.h"
-#include "modules.h"
+#include "modules/chapter.h"
 #include "test_util.h"
-#include "torch_random.h"
+#include "torch/torch_random.h"
 
 namespace attn {
 namespace {
@@ -134,7 +134,7 @@ TEST(Bench, JsonReportHasTheFieldsAndPyTorchsResult) {
   EXPECT_GT(j["median_ms"].get<double>(), 0.0);
   EXPECT_LE(j["min_ms"].get<double>(), j["median_ms"].get<double>());
 
-  // The same forward through modules.cpp, in PyTorch's order of draws.
+  // The same forward through modules/chapter.cpp, in PyTorch's order of draws.
   TorchGenerator gen(7);
   const Tensor x = randn(gen, {2, 130, 64});
   const MultiHeadAttention mha(gen, 64, 64, 130, 0.0, 2, false, DropoutKernel::Default);

@@ -4,18 +4,18 @@
 
 #include <nlohmann/json.hpp>
 
-#include "modules.h"
+#include "modules/chapter.h"
 #include "modules/flash.h"
 #include "modules/mha_einsum.h"
 #include "modules/rope.h"
 #include "modules/sliding_window.h"
-#include "ops.h"
+#include "ops/ops.h"
 #include "render/heatmap.h"
 #include "render/render.h"
 #include "stages/common.h"
 #include "stages/stages.h"
 #include "test_util.h"
-#include "torch_random.h"
+#include "torch/torch_random.h"
 
 namespace attn {
 namespace {

@@ -4,7 +4,7 @@
 // "Parameter containing:" line, so those are left off here).
 #include <gtest/gtest.h>
 
-#include "embeddings.h"
+#include "input/embeddings.h"
 #include "render/torch_print.h"
 #include "stages/stages.h"
 #include "test_util.h"

@@ -11,7 +11,7 @@
 #include "check/diagnoses.h"
 #include "check/dump.h"
 #include "check/learner.h"
-#include "embeddings.h"
+#include "input/embeddings.h"
 #include "lang/lang.h"
 #include "render/check.h"
 #include "stages/stages.h"

@@ -6,8 +6,8 @@
 #include <cmath>
 #include <limits>
 
-#include "embeddings.h"
-#include "ops.h"
+#include "input/embeddings.h"
+#include "ops/ops.h"
 #include "stages/common.h"
 #include "stages/stages.h"
 #include "test_util.h"

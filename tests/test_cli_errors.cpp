@@ -1,7 +1,7 @@
 // The real attn-walk binary on bad input and bad options: the exit code, a one-line
 // "attn-walk: error: ..." on stderr, nothing on stdout, and no output file left behind.
 //
-// Contract (src/main.cpp): InputError -> "attn-walk: error: " + what() on stderr, exit 1;
+// Contract (src/cli/main.cpp): InputError -> "attn-walk: error: " + what() on stderr, exit 1;
 // option errors -> "attn-walk: error: ..." naming the option, exit 2.
 #include <gtest/gtest.h>
 #include <fcntl.h>
@@ -24,7 +24,7 @@
 #include <thread>
 #include <vector>
 
-#include "embeddings.h"
+#include "input/embeddings.h"
 #include "run_process.h"
 #include "test_util.h"
 

@@ -2,7 +2,7 @@
 // and the README and man page name every stage and option.
 #include <gtest/gtest.h>
 
-#include "embeddings.h"
+#include "input/embeddings.h"
 #include "stages/stages.h"
 #include "test_util.h"
 

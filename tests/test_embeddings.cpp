@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "embeddings.h"
+#include "input/embeddings.h"
 #include "test_util.h"
 
 namespace fs = std::filesystem;

@@ -2,13 +2,13 @@
 // trainable walk, 3.2 and 3.3 end the multi-head walk.
 #include <gtest/gtest.h>
 
-#include "embeddings.h"
+#include "input/embeddings.h"
 #include "lang/lang.h"
-#include "modules.h"
-#include "ops.h"
+#include "modules/chapter.h"
+#include "ops/ops.h"
 #include "render/render.h"
 #include "stages/stages.h"
-#include "torch_random.h"
+#include "torch/torch_random.h"
 #include "test_util.h"
 
 namespace attn {

@@ -10,7 +10,7 @@
 #include <random>
 #include <vector>
 
-#include "fma32.h"
+#include "torch/fma32.h"
 #include "test_util.h"
 
 namespace {

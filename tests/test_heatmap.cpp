@@ -9,7 +9,7 @@
 #include <set>
 #include <sstream>
 
-#include "embeddings.h"
+#include "input/embeddings.h"
 #include "render/heatmap.h"
 #include "render/render.h"
 #include "stages/stages.h"

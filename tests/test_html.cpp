@@ -8,7 +8,7 @@
 #include <limits>
 #include <regex>
 
-#include "embeddings.h"
+#include "input/embeddings.h"
 #include "lang/lang.h"
 #include "render/heatmap.h"
 #include "render/render.h"

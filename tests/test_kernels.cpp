@@ -15,14 +15,14 @@
 #include <utility>
 #include <vector>
 
-#include "float_bits.h"
+#include "core/float_bits.h"
 #include "kernels/attention.h"
 #include "kernels/cpu.h"
 #include "kernels/gemm.h"
 #include "kernels/parallel.h"
 #include "kernels/softmax.h"
-#include "torch_kernels.h"
-#include "torch_random.h"
+#include "torch/torch_kernels.h"
+#include "torch/torch_random.h"
 
 namespace attn::kernels {
 namespace {

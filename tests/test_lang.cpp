@@ -8,7 +8,7 @@
 #include <regex>
 #include <set>
 
-#include "embeddings.h"
+#include "input/embeddings.h"
 #include "lang/lang.h"
 #include "lang/parts.h"
 #include "stages/stages.h"

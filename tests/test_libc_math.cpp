@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <limits>
 
-#include "libc_math.h"
+#include "torch/libc_math.h"
 #include "test_util.h"
 
 namespace {

@@ -7,8 +7,8 @@
 #include <utility>
 #include <vector>
 
-#include "embeddings.h"
-#include "npy.h"
+#include "input/embeddings.h"
+#include "input/npy.h"
 
 namespace attn {
 namespace {

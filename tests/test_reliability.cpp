@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
-#include "cli.h"
-#include "embeddings.h"
-#include "size_limits.h"
+#include "cli/cli.h"
+#include "input/embeddings.h"
+#include "input/size_limits.h"
 #include "run_process.h"
 #include "test_util.h"
 

@@ -3,7 +3,7 @@
 
 #include <regex>
 
-#include "embeddings.h"
+#include "input/embeddings.h"
 #include "lang/lang.h"
 #include "render/render.h"
 #include "stages/stages.h"

@@ -9,12 +9,12 @@
 
 #include <fmt/format.h>
 
-#include "ops.h"
+#include "ops/ops.h"
 #include "render/render.h"
 #include "run_process.h"
 #include "stages/stages.h"
 #include "test_util.h"
-#include "torch_random.h"
+#include "torch/torch_random.h"
 
 namespace attn {
 namespace {

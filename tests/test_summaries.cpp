@@ -8,9 +8,9 @@
 #include "render/render.h"
 #include "render/torch_print.h"
 #include "stages/stages.h"
-#include "tensor_summary.h"
+#include "core/tensor_summary.h"
 #include "test_util.h"
-#include "torch_random.h"
+#include "torch/torch_random.h"
 
 namespace attn {
 namespace {

@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "ops.h"
+#include "ops/ops.h"
 #include "stages/stages.h"
 #include "stages/tokens.h"
 #include "test_util.h"
@@ -16,7 +16,7 @@
 #include "text/utf8.h"
 #include "text/unicode_class.h"
 #include "text/vocab.h"
-#include "torch_random.h"
+#include "torch/torch_random.h"
 
 namespace attn {
 namespace {

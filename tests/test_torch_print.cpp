@@ -18,7 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "render/torch_print.h"
-#include "tensor.h"
+#include "core/tensor.h"
 
 namespace {
 

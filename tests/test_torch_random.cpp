@@ -5,10 +5,10 @@
 
 #include <cmath>
 
-#include "modules.h"
-#include "ops.h"
+#include "modules/chapter.h"
+#include "ops/ops.h"
 #include "test_util.h"
-#include "torch_random.h"
+#include "torch/torch_random.h"
 
 namespace attn {
 namespace {

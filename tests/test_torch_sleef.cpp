@@ -4,7 +4,7 @@
 
 #include "modules/rope.h"
 #include "test_util.h"
-#include "torch_sleef.h"
+#include "torch/torch_sleef.h"
 
 namespace attn {
 namespace {

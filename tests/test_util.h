@@ -14,12 +14,12 @@
 #include <string>
 #include <vector>
 
-#include "config.h"
-#include "embeddings.h"
-#include "float_bits.h"
+#include "core/config.h"
+#include "input/embeddings.h"
+#include "core/float_bits.h"
 #include "render/render.h"
-#include "tensor.h"
-#include "walk.h"
+#include "core/tensor.h"
+#include "core/walk.h"
 
 namespace attn::test {
 

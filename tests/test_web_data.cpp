@@ -1,11 +1,11 @@
-// What the page's controls are built from (src/web/page_data.h, options_json in src/cli.h):
+// What the page's controls are built from (src/web/page_data.h, options_json in src/cli/cli.h):
 // the CLI's own options, with their choices and defaults, and the state of a CLI page.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 
-#include "cli.h"
-#include "embeddings.h"
+#include "cli/cli.h"
+#include "input/embeddings.h"
 #include "render/page.h"
 #include "web/page_data.h"
 

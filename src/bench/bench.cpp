@@ -16,9 +16,9 @@
 #include "bench/fma_probe.h"
 #include "kernels/cpu.h"
 #include "kernels/parallel.h"
-#include "modules.h"
-#include "output.h"
-#include "torch_random.h"
+#include "modules/chapter.h"
+#include "core/output.h"
+#include "torch/torch_random.h"
 
 namespace attn {
 

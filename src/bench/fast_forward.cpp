@@ -2,8 +2,8 @@
 
 #include "kernels/attention.h"
 #include "kernels/parallel.h"
-#include "ops.h"
-#include "torch_kernels.h"
+#include "ops/ops.h"
+#include "torch/torch_kernels.h"
 
 namespace attn {
 

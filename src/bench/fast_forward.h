@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "kernels/gemm.h"
-#include "modules.h"
+#include "modules/chapter.h"
 
 namespace attn {
 

@@ -7,7 +7,7 @@
 #include <thread>
 #include <vector>
 
-#include "fma32.h"
+#include "torch/fma32.h"
 
 namespace attn {
 

@@ -6,7 +6,7 @@
 #include <set>
 
 #include "check/diagnoses.h"
-#include "embeddings.h"
+#include "input/embeddings.h"
 #include "stages/stages.h"
 
 namespace attn {

@@ -9,8 +9,8 @@
 
 #include "check/dump.h"
 #include "check/grade.h"
-#include "config.h"
-#include "walk.h"
+#include "core/config.h"
+#include "core/walk.h"
 
 namespace attn {
 

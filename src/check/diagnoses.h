@@ -9,8 +9,8 @@
 
 #include "check/grade.h"
 #include "check/learner.h"
-#include "config.h"
-#include "tensor.h"
+#include "core/config.h"
+#include "core/tensor.h"
 
 namespace attn {
 

@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "embeddings.h"
+#include "input/embeddings.h"
 
 namespace attn {
 

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "tensor.h"
-#include "walk.h"
+#include "core/tensor.h"
+#include "core/walk.h"
 
 namespace attn {
 

@@ -3,9 +3,9 @@
 #include <cmath>
 #include <limits>
 
-#include "modules.h"
-#include "ops.h"
-#include "torch_random.h"
+#include "modules/chapter.h"
+#include "ops/ops.h"
+#include "torch/torch_random.h"
 
 namespace attn {
 

@@ -11,8 +11,8 @@
 #include <map>
 #include <string>
 
-#include "config.h"
-#include "tensor.h"
+#include "core/config.h"
+#include "core/tensor.h"
 
 namespace attn {
 

@@ -9,7 +9,7 @@
 #include "kernels/gemm.h"
 #include "kernels/parallel.h"
 #include "kernels/softmax.h"
-#include "torch_kernels.h"
+#include "torch/torch_kernels.h"
 
 namespace attn::kernels {
 

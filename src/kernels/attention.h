@@ -2,7 +2,7 @@
 // wanted (attn-walk bench): per head, the causal scores, the scaled softmax and the
 // weighted sum of the values, one block of query rows at a time.
 //
-// It computes exactly what the step-by-step forward computes (modules.cpp, every
+// It computes exactly what the step-by-step forward computes (modules/chapter.cpp, every
 // intermediate materialised), in the same order of float operations, but
 //   - reads the heads straight out of the (b, T, d_out) projections (the .view() and
 //     .transpose(1, 2) of the chapter are only index arithmetic here),

@@ -6,8 +6,8 @@
 #include <limits>
 #include <stdexcept>
 
-#include "float_bits.h"
-#include "fma32.h"
+#include "core/float_bits.h"
+#include "torch/fma32.h"
 #include "kernels/cpu.h"
 #include "kernels/gemm_detail.h"
 #include "kernels/parallel.h"

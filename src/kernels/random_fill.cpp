@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "fma32.h"
+#include "torch/fma32.h"
 #include "kernels/cpu.h"
 
 namespace attn::kernels {

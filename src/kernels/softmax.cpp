@@ -8,7 +8,7 @@
 #include "kernels/cpu.h"
 #include "kernels/parallel.h"
 #include "kernels/softmax_detail.h"
-#include "torch_kernels.h"
+#include "torch/torch_kernels.h"
 
 namespace attn::kernels {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "walk.h"
+#include "core/walk.h"
 
 namespace attn {
 

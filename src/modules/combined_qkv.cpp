@@ -3,7 +3,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "ops.h"
+#include "ops/ops.h"
 
 namespace attn {
 

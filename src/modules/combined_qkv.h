@@ -4,9 +4,9 @@
 // and values. Parameters drawn in its order: qkv, then proj.
 #pragma once
 
-#include "modules.h"
-#include "tensor.h"
-#include "torch_random.h"
+#include "modules/chapter.h"
+#include "core/tensor.h"
+#include "torch/torch_random.h"
 
 namespace attn {
 

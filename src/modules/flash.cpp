@@ -4,7 +4,7 @@
 #include <cmath>
 #include <limits>
 
-#include "ops.h"
+#include "ops/ops.h"
 
 namespace attn {
 
@@ -66,7 +66,7 @@ FlashTrace flash_attention(const Tensor& queries, const Tensor& keys, const Tens
   const Tensor causal = triu_ones(T, 1);  // (T, T), 1 above the diagonal
   // The heads are a transposed view in the module: with b > 1 torch.matmul copies the
   // transposed key tile before its product, with b = 1 it multiplies by the view
-  // (causal_attention_weights in modules.cpp says the same for the whole matrix).
+  // (causal_attention_weights in modules/chapter.cpp says the same for the whole matrix).
   const bool copied = b > 1;
   Tensor m = Tensor::full({b, H, T, 1}, kNegInf);
   Tensor l = Tensor::zeros({b, H, T, 1});

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "tensor.h"
+#include "core/tensor.h"
 
 namespace attn {
 

@@ -4,7 +4,7 @@
 #include <limits>
 #include <stdexcept>
 
-#include "ops.h"
+#include "ops/ops.h"
 
 namespace attn {
 

@@ -3,8 +3,8 @@
 // out_proj), so the module is MultiHeadAttention itself; the cache is what is new.
 #pragma once
 
-#include "modules.h"
-#include "tensor.h"
+#include "modules/chapter.h"
+#include "core/tensor.h"
 
 namespace attn {
 

@@ -8,9 +8,9 @@
 #include <optional>
 #include <string>
 
-#include "modules.h"
-#include "tensor.h"
-#include "torch_random.h"
+#include "modules/chapter.h"
+#include "core/tensor.h"
+#include "torch/torch_random.h"
 
 namespace attn {
 

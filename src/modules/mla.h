@@ -5,9 +5,9 @@
 // as the reference declares them: W_query, W_DKV, W_UK, W_UV, then out_proj.
 #pragma once
 
-#include "modules.h"
-#include "tensor.h"
-#include "torch_random.h"
+#include "modules/chapter.h"
+#include "core/tensor.h"
+#include "torch/torch_random.h"
 
 namespace attn {
 

@@ -2,7 +2,7 @@
 
 #include <stdexcept>
 
-#include "torch_sleef.h"
+#include "torch/torch_sleef.h"
 
 namespace attn {
 

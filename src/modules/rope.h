@@ -5,7 +5,7 @@
 
 #include <cstdint>
 
-#include "tensor.h"
+#include "core/tensor.h"
 
 namespace attn {
 

@@ -5,8 +5,8 @@
 
 #include <cstdint>
 
-#include "modules.h"
-#include "tensor.h"
+#include "modules/chapter.h"
+#include "core/tensor.h"
 
 namespace attn {
 

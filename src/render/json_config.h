@@ -3,7 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "config.h"
+#include "core/config.h"
 
 namespace attn {
 

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "lang/lang.h"
-#include "walk.h"
+#include "core/walk.h"
 
 namespace attn {
 

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "tensor_summary.h"
+#include "core/tensor_summary.h"
 
 namespace attn {
 namespace {

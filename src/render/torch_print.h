@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "tensor.h"
+#include "core/tensor.h"
 
 namespace attn {
 

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "ops.h"
+#include "ops/ops.h"
 #include "stages/common.h"
 
 namespace attn {

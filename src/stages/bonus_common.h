@@ -4,9 +4,9 @@
 
 #include <string>
 
-#include "config.h"
-#include "tensor.h"
-#include "walk.h"
+#include "core/config.h"
+#include "core/tensor.h"
+#include "core/walk.h"
 
 namespace attn {
 

@@ -5,11 +5,11 @@
 #include <cmath>
 #include <limits>
 
-#include "modules.h"
-#include "ops.h"
+#include "modules/chapter.h"
+#include "ops/ops.h"
 #include "stages/common.h"
 #include "stages/stages.h"
-#include "torch_random.h"
+#include "torch/torch_random.h"
 
 namespace attn {
 

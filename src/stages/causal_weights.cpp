@@ -1,8 +1,8 @@
 #include "stages/causal_weights.h"
 
-#include "modules.h"
-#include "ops.h"
-#include "torch_random.h"
+#include "modules/chapter.h"
+#include "ops/ops.h"
+#include "torch/torch_random.h"
 
 namespace attn {
 

@@ -1,8 +1,8 @@
 // The causal attention weights of section 3.5.1, which section 3.5.2 reuses.
 #pragma once
 
-#include "config.h"
-#include "tensor.h"
+#include "core/config.h"
+#include "core/tensor.h"
 
 namespace attn {
 

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <limits>
 
-#include "ops.h"
+#include "ops/ops.h"
 
 namespace attn {
 

@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <string>
 
-#include "config.h"
-#include "tensor.h"
-#include "walk.h"
+#include "core/config.h"
+#include "core/tensor.h"
+#include "core/walk.h"
 
 namespace attn {
 

@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "ops.h"
+#include "ops/ops.h"
 #include "stages/common.h"
 #include "stages/stages.h"
 

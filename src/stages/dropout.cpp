@@ -4,12 +4,12 @@
 
 #include <cmath>
 
-#include "modules.h"
-#include "ops.h"
+#include "modules/chapter.h"
+#include "ops/ops.h"
 #include "stages/causal_weights.h"
 #include "stages/common.h"
 #include "stages/stages.h"
-#include "torch_random.h"
+#include "torch/torch_random.h"
 
 namespace attn {
 

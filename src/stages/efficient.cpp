@@ -7,11 +7,11 @@
 #include <cmath>
 #include <limits>
 
-#include "modules.h"
+#include "modules/chapter.h"
 #include "modules/combined_qkv.h"
 #include "modules/mha_einsum.h"
 #include "modules/torch_mha.h"
-#include "ops.h"
+#include "ops/ops.h"
 #include "stages/bonus_common.h"
 #include "stages/common.h"
 #include "stages/stages.h"

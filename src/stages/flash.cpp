@@ -8,13 +8,13 @@
 #include <algorithm>
 #include <map>
 
-#include "modules.h"
+#include "modules/chapter.h"
 #include "modules/flash.h"
-#include "ops.h"
+#include "ops/ops.h"
 #include "stages/bonus_common.h"
 #include "stages/common.h"
 #include "stages/stages.h"
-#include "torch_random.h"
+#include "torch/torch_random.h"
 
 namespace attn {
 

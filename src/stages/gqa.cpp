@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "modules/gqa.h"
-#include "ops.h"
+#include "ops/ops.h"
 #include "stages/bonus_common.h"
 #include "stages/common.h"
 #include "stages/stages.h"

@@ -5,9 +5,9 @@
 
 #include <cmath>
 
-#include "modules.h"
+#include "modules/chapter.h"
 #include "modules/kv_cache.h"
-#include "ops.h"
+#include "ops/ops.h"
 #include "stages/bonus_common.h"
 #include "stages/common.h"
 #include "stages/stages.h"

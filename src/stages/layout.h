@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "tensor.h"
+#include "core/tensor.h"
 
 namespace attn {
 

@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 
 #include "modules/mla.h"
-#include "ops.h"
+#include "ops/ops.h"
 #include "stages/bonus_common.h"
 #include "stages/common.h"
 #include "stages/stages.h"

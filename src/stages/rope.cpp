@@ -7,14 +7,14 @@
 #include <cmath>
 #include <limits>
 
-#include "modules.h"
+#include "modules/chapter.h"
 #include "modules/rope.h"
-#include "ops.h"
+#include "ops/ops.h"
 #include "stages/bonus_common.h"
 #include "stages/common.h"
 #include "stages/stages.h"
-#include "torch_random.h"
-#include "torch_sleef.h"
+#include "torch/torch_random.h"
+#include "torch/torch_sleef.h"
 
 namespace attn {
 

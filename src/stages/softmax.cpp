@@ -6,7 +6,7 @@
 #include <cmath>
 #include <numeric>
 
-#include "ops.h"
+#include "ops/ops.h"
 #include "stages/common.h"
 #include "stages/stages.h"
 

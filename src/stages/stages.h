@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "config.h"
-#include "walk.h"
+#include "core/config.h"
+#include "core/walk.h"
 
 namespace attn {
 

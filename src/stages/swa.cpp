@@ -5,12 +5,12 @@
 #include <algorithm>
 #include <cmath>
 
-#include "modules.h"
+#include "modules/chapter.h"
 #include "modules/sliding_window.h"
 #include "stages/bonus_common.h"
 #include "stages/common.h"
 #include "stages/stages.h"
-#include "torch_random.h"
+#include "torch/torch_random.h"
 
 namespace attn {
 

@@ -6,13 +6,13 @@
 
 #include <fmt/format.h>
 
-#include "ops.h"
+#include "ops/ops.h"
 #include "stages/common.h"
 #include "stages/stages.h"
 #include "text/readable.h"
 #include "text/tokenizer.h"
 #include "text/vocab.h"
-#include "torch_random.h"
+#include "torch/torch_random.h"
 
 namespace attn {
 

@@ -2,9 +2,9 @@
 // input is --text (src/stages/tokens.cpp; texts: src/lang/text_*.cpp, key "text/<step>").
 #pragma once
 
-#include "config.h"
+#include "core/config.h"
 #include "text/text_embeddings.h"
-#include "walk.h"
+#include "core/walk.h"
 
 namespace attn {
 

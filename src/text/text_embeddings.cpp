@@ -2,14 +2,14 @@
 
 #include <fmt/format.h>
 
-#include "embeddings.h"
-#include "ops.h"
+#include "input/embeddings.h"
+#include "ops/ops.h"
 #include "text/readable.h"
 #include "text/tokenizer.h"
 #include "text/unicode_class.h"
 #include "text/utf8.h"
 #include "text/vocab.h"
-#include "torch_random.h"
+#include "torch/torch_random.h"
 
 namespace attn::text {
 

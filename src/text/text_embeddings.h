@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "tensor.h"
+#include "core/tensor.h"
 
 namespace attn::text {
 

@@ -4,7 +4,7 @@
 #include <iostream>
 #include <iterator>
 
-#include "embeddings.h"
+#include "input/embeddings.h"
 
 namespace attn {
 

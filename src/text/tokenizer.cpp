@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "embeddings.h"
+#include "input/embeddings.h"
 #include "text/bpe.h"
 #include "text/pretokenize.h"
 #include "text/utf8.h"

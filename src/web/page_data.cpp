@@ -5,8 +5,8 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "cli.h"
-#include "embeddings.h"
+#include "cli/cli.h"
+#include "input/embeddings.h"
 #include "stages/stages.h"
 
 namespace attn {

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The C library's results where the walks call it: glibc's (this machine: the native binary
-# and PyTorch) against emscripten's musl (the web page); and src/libc_math.cpp's
+# and PyTorch) against emscripten's musl (the web page); and src/torch/libc_math.cpp's
 # glibc_expf_fma, which the page uses for expf, compiled both ways against glibc's expf.
 # About 5 minutes; not part of `make test` (tests/test_libc_math.cpp replays a sample).
 # docs/fidelity.md has the results. Fails only if glibc_expf_fma differs from glibc's expf
@@ -14,7 +14,7 @@ WORK=${1:-$(mktemp -d)}
 mkdir -p "$WORK"
 rm -f "$WORK"/native-*.txt "$WORK"/wasm-*.txt  # results are kept within one run only
 export NODE_PATH=/usr/share/nodejs  # emscripten's optimizer needs node-acorn
-sources=("$HERE/libc_checksums.cpp" "$SRC/src/libc_math.cpp")
+sources=("$HERE/libc_checksums.cpp" "$SRC/src/torch/libc_math.cpp")
 g++ -O2 -std=c++17 -ffp-contract=off -I"$SRC/src" "${sources[@]}" -o "$WORK/native"
 em++ -O2 -std=c++17 -sSINGLE_FILE=1 -I"$SRC/src" "${sources[@]}" -o "$WORK/wasm.js"
 run() {  # run native|wasm MODE: the checksum lines, cached

@@ -1,7 +1,7 @@
 // Checksums of the C library's results on the inputs attn-walk's walks give it, one line per
 // block of inputs; compare.sh builds this natively (glibc) and with emscripten (musl) and diffs.
 //   expf      expf on every float, in blocks of 2^22 (std::exp)
-//   replica   glibc_expf_fma on every float, the same blocks (src/libc_math.cpp)
+//   replica   glibc_expf_fma on every float, the same blocks (src/torch/libc_math.cpp)
 //   powf      powf(base, y) for every float y in [0, 1), four bases, in blocks of 2^23
 //   pow10     pow(10.0, k) for k = 1 to 38
 //   normal    Box-Muller in double (log1p, sqrt, sin, cos) on 40M random pairs: the doubles'
@@ -15,8 +15,8 @@
 #include <initializer_list>
 #include <string>
 
-#include "float_bits.h"
-#include "libc_math.h"
+#include "core/float_bits.h"
+#include "torch/libc_math.h"
 
 namespace {
 

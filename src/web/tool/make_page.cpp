@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "output.h"
+#include "core/output.h"
 #include "render/page.h"
 #include "web/page_data.h"
 

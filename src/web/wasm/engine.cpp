@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "bench/bench.h"
-#include "cli.h"
-#include "embeddings.h"
+#include "cli/cli.h"
+#include "input/embeddings.h"
 #include "render/render.h"
 #include "web/page_data.h"
 

@@ -18,7 +18,7 @@ import torch  # noqa: E402
 from torch_walk import MultiHeadAttention, Recorder  # noqa: E402,F401
 
 # The bonus options, named as attn-walk's flags (--d-out, --heads, --kv-groups, --window,
-# --rope-base, --block, --latent-dim), with the bonus stages' defaults (src/config.h: BonusConfig).
+# --rope-base, --block, --latent-dim), with the bonus stages' defaults (src/core/config.h: BonusConfig).
 BONUS_DEFAULTS = dict(d_out=8, heads=4, kv_groups=2, window=3, rope_base=10000.0, block=2, latent_dim=4)
 
 

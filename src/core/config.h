@@ -1,0 +1,78 @@
+// Everything that decides the numbers of a walk. Filled from the command line
+// (src/cli/cli.cpp), recorded in the JSON output, and read by every stage.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/tensor.h"
+
+namespace attn {
+
+enum class InitKind { Rand, Randn };           // --init: Parameter(torch.rand/randn(d_in, d_out))
+enum class DropoutKernel { Default, Mkl };     // --dropout-rng: which PyTorch bernoulli kernel
+
+// The knobs of the bonus stages (beyond chapter 3). Their width and heads are their own:
+// the chapter's default d_out 2 with 2 heads leaves one dimension per head, too few for
+// RoPE's rotated pairs or for grouped keys to show. --d-out and --heads replace them.
+// Defaults make each idea visible on the chapter's six tokens: 4 heads of 2 dimensions,
+// 2 key/value groups (so repeat and repeat_interleave differ), a window of 3 < 6 tokens,
+// blocks of 2 keys (3 blocks), a latent of 4 (what MLA caches per token, against 16 for keys
+// and values).
+struct BonusConfig {
+  int64_t d_out = 8;          // --d-out
+  int64_t heads = 4;          // --heads
+  int64_t kv_groups = 2;      // --kv-groups: key/value groups of GroupedQueryAttention
+  int64_t window = 3;         // --window: sliding-window size (tokens a query may see)
+  double rope_base = 10000.0; // --rope-base: RoPE's theta_base
+  int64_t block = 2;          // --block: keys per block of flash attention
+  int64_t latent_dim = 4;     // --latent-dim: MultiHeadLatentAttention's latent (4 < 2 * d_out)
+
+  int64_t head_dim() const { return heads > 0 ? d_out / heads : 0; }
+};
+
+// --softmax-dim, --torch-threads: the dimension CausalAttention normalises its (b, T, T) scores
+// over. -1 (the keys: each row sums to 1) is the chapter's code. 1 (the queries: each column
+// sums to 1) is what the first ch03.ipynb did, copying dim=1 from the 2-D code, where dim 1
+// was the last: exercise 3.2's solution prints those numbers. PyTorch runs that softmax
+// with a kernel whose vectorised and scalar columns depend on torch.get_num_threads().
+struct CausalSoftmax {
+  int64_t dim = -1;           // --softmax-dim: -1 or 1
+  int64_t torch_threads = 2;  // --torch-threads: the PyTorch run's torch.get_num_threads()
+};
+
+struct Config {
+  std::vector<std::string> tokens;  // one per row of inputs
+  Tensor inputs;                    // (T, d_in) embeddings
+  std::string input_name = "<built-in>";  // file name, for messages and JSON
+  // --text: the text as given and its GPT-2 token ids; tokens are then its BPE pieces.
+  std::string text;
+  std::vector<int64_t> token_ids;
+
+  int64_t query = 2;                // --query N, 1-based: x(N) is the query
+  uint64_t seed1 = 123;             // torch.manual_seed before W_*, v1, dropout demos, CA, MHA
+  uint64_t seed2 = 789;             // torch.manual_seed before SelfAttention_v2
+  int64_t d_out = 2;
+  int64_t heads = 2;
+  double dropout = 0.5;             // --dropout: the nn.Dropout demonstrations
+  double attn_dropout = 0.0;        // --attn-dropout: dropout inside the attention modules
+  int64_t batch = 2;                // copies of inputs stacked into a batch
+  bool qkv_bias = false;
+  InitKind init = InitKind::Rand;
+  DropoutKernel dropout_rng = DropoutKernel::Default;
+  BonusConfig bonus;                // the bonus stages' own sizes and knobs
+  CausalSoftmax causal_softmax;     // CausalAttention's softmax dim (exercise 3.2's solution)
+
+  // Not a number but what the output needs: only text is rendered (no JSON, HTML or
+  // heatmaps), so walks may keep only what print() shows of large tensors (Walk::summaries_only).
+  bool summaries_only = false;
+
+  int64_t num_tokens() const { return inputs.size(0); }  // T, the context length
+  int64_t d_in() const { return inputs.size(1); }
+};
+
+const char* to_string(InitKind k);
+const char* to_string(DropoutKernel k);
+
+}  // namespace attn

@@ -1,0 +1,101 @@
+#include "core/walk.h"
+
+#include <utility>
+
+#include "core/tensor_summary.h"
+
+namespace attn {
+
+namespace {
+
+// Keep only what print() shows of a step's tensor (nothing changes for small ones).
+void summarize_step(Step& step) {
+  if (step.summarized || !print_summarizes(step.value.shape)) return;
+  step.full_shape = step.value.shape;
+  step.value = shown_part(step.value);
+  step.summarized = true;
+}
+
+}  // namespace
+
+const Tensor& Walk::add(std::string name, Tensor value, std::vector<std::string> suffixes) {
+  Step step;
+  step.name = std::move(name);
+  step.value = std::move(value);
+  step.suffixes = std::move(suffixes);
+  steps.push_back(std::move(step));
+  return steps.back().value;
+}
+
+const Tensor& Walk::add_parameter(std::string name, Tensor value, bool requires_grad) {
+  std::vector<std::string> suffixes;
+  if (requires_grad) suffixes.push_back("requires_grad=True");
+  add(std::move(name), std::move(value), std::move(suffixes));
+  steps.back().is_parameter = true;
+  return steps.back().value;
+}
+
+void Walk::add_python(std::string name, double value, std::string printed, std::string type) {
+  add(std::move(name), Tensor::scalar(static_cast<float>(value)));
+  steps.back().python_value = std::move(printed);
+  steps.back().python_type = std::move(type);
+}
+
+void Walk::record(std::string name, Tensor&& value, std::vector<std::string> suffixes) {
+  add(std::move(name), std::move(value), std::move(suffixes));
+  if (summaries_only) summarize_step(steps.back());
+}
+
+void Walk::record(std::string name, const Tensor& value, std::vector<std::string> suffixes) {
+  if (!summaries_only || !print_summarizes(value.shape)) {
+    add(std::move(name), value, std::move(suffixes));
+    return;
+  }
+  add(std::move(name), shown_part(value), std::move(suffixes));
+  steps.back().full_shape = value.shape;
+  steps.back().summarized = true;
+}
+
+void Walk::add_check(std::string id, bool passed, double max_diff) {
+  Check c;
+  c.id = std::move(id);
+  c.passed = passed;
+  c.max_diff = max_diff;
+  c.after_step = steps.size();
+  checks.push_back(std::move(c));
+}
+
+void summarize(Walk& walk) {
+  if (!walk.summaries_only) return;
+  for (auto& step : walk.steps) summarize_step(step);
+}
+
+void prepend_steps(Walk& walk, Walk&& first) {
+  const size_t shift = first.steps.size();
+  for (auto& c : walk.checks)
+    if (c.after_step > 0) c.after_step += shift;
+  walk.checks.insert(walk.checks.begin(), first.checks.begin(), first.checks.end());
+  walk.notes.insert(walk.notes.begin(), first.notes.begin(), first.notes.end());
+  for (auto it = first.steps.rbegin(); it != first.steps.rend(); ++it) walk.steps.push_front(std::move(*it));
+}
+
+void keep_only(Walk& walk, const std::set<std::string>& keep) {
+  // A check stays with the step it follows: it goes if that step goes.
+  std::vector<size_t> new_index(walk.steps.size() + 1, 0);  // 1-based position after filtering
+  std::deque<Step> kept;
+  for (size_t i = 0; i < walk.steps.size(); ++i) {
+    if (!keep.count(walk.steps[i].name)) continue;
+    kept.push_back(std::move(walk.steps[i]));
+    new_index[i + 1] = kept.size();
+  }
+  std::vector<Check> checks;
+  for (auto& c : walk.checks) {
+    if (c.after_step == 0 || c.after_step > walk.steps.size() || new_index[c.after_step] == 0) continue;
+    c.after_step = new_index[c.after_step];
+    checks.push_back(std::move(c));
+  }
+  walk.steps = std::move(kept);
+  walk.checks = std::move(checks);
+}
+
+}  // namespace attn

@@ -1,0 +1,120 @@
+// A walk is what a stage produces: an ordered list of named steps, each holding
+// one tensor. Stages only record steps; renderers (src/render/) present them.
+#pragma once
+
+#include <deque>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/config.h"
+#include "core/tensor.h"
+
+namespace attn {
+
+struct Step {
+  std::string name;   // the chapter's variable name: "attn_scores_2", "sa_v2.W_query.weight"
+  std::string title;  // what the step is, one line; filled by localize() from src/lang/
+  Tensor value;
+  // How the notebook shows it: a Parameter prints "Parameter containing:" first, and
+  // results of autograd ops carry "grad_fn=<...>" / "requires_grad=True" suffixes.
+  bool is_parameter = false;
+  std::vector<std::string> suffixes;  // e.g. {"grad_fn=<SoftmaxBackward0>"}
+  // Filled by localize() (src/lang/): one to three sentences on what, why and shapes.
+  std::string explanation;
+  // Extra lines shown under the tensor (e.g. a parameter-count breakdown).
+  std::vector<std::string> details;
+  // Where the notebook prints more than str(tensor): the label its print() puts before
+  // the value ("Attention weights:"), and a Python number printed instead of the tensor
+  // ("1.0", "2360064"; value then holds it as a 0-dim float32 tensor).
+  std::string print_label;
+  std::string python_value;
+  std::string python_type;  // "float", "int": shown where a tensor shows its torch.Size
+  // A step the chapter does not have (attn-walk's own demonstration): its title says so.
+  bool beyond_chapter = false;
+  // When only text is rendered (Walk::summaries_only), a tensor that print() summarises is
+  // kept as the part it shows (shown_part, tensor_summary.h): then `summarized` is set and
+  // `full_shape` is the tensor's real shape.
+  bool summarized = false;
+  Shape full_shape;
+  const Shape& shape() const { return summarized ? full_shape : value.shape; }
+  // Placeholders for this step's texts only, over the walk's vars: a step recorded once
+  // per token in a loop says which token ({t}) with the same text key; "variant" picks the
+  // text "<stage>/<step>#<variant>" for this step only (as walk.vars["variant:<step>"] does
+  // for every step of that name).
+  std::map<std::string, std::string> vars;
+  // Heatmaps of a (B, H, T, T) step: heads that belong together, as one group index per
+  // head (dimension 1), and the ui text that names a group (src/lang/, "{}" the group, then
+  // "{}" its heads). Empty when every head stands alone. A stage sets them (GQA: the heads
+  // that share one key/value group); renderers only draw the groups.
+  std::vector<int64_t> head_groups;
+  std::string head_group_text;
+  // An integer tensor (token ids, exact in float32): printed as torch prints int64.
+  bool is_int64 = false;
+  // A step that holds words rather than numbers (the text, its BPE pieces): the words,
+  // and no tensor. JSON carries them as the step's data.
+  std::vector<std::string> words;
+  // If set, shown verbatim instead of the tensor (the words, or a Python list as print()
+  // shows it).
+  std::string printed;
+};
+
+// A check a learner would make, computed from the walk's own tensors.
+struct Check {
+  std::string id;          // "softmax_rows_sum_to_1": the key of its label in src/lang/
+  std::string label;       // filled by localize(); the id until then
+  bool passed = false;
+  double max_diff = 0.0;   // the largest absolute difference found
+  size_t after_step = 0;   // shown after steps[after_step - 1]
+  // What max_diff measures, filled by localize(): "largest difference", or the check's own
+  // words where a large value is the expected outcome ("largest |row sum − 1|").
+  std::string measure;
+};
+
+struct Walk {
+  Walk(std::string stage_name, const Config& cfg)
+      : stage(std::move(stage_name)), config(cfg), summaries_only(cfg.summaries_only) {}
+
+  std::string stage;                // "causal"
+  Config config;                    // everything that shaped the numbers, tokens included
+  std::deque<Step> steps;           // a deque: add() hands out references that must stay valid
+  std::vector<std::string> notes;   // one-line remarks shown once (e.g. which dropout kernel)
+  std::vector<Check> checks;
+  // Named values the texts of src/lang/ may use: {query}, {d_k}, {seed1}, ...
+  // "variant:<step name>" = "v" picks the text "<stage>/<step>#v" when the step means
+  // something different for this config (e.g. dropout with p = 0).
+  std::map<std::string, std::string> vars;
+  // Only text will be rendered: steps need only what print() shows (see record() and
+  // summarize()). JSON, HTML and heatmaps need every value, so they leave this off.
+  bool summaries_only = false;
+
+  // Record a step; returns its value so stages read top to bottom:
+  //   auto attn_weights = walk.add("attn_weights", softmax(attn_scores));
+  // Titles and explanations are not written here: localize() (src/lang/) looks them up
+  // by stage and step name and fills in walk.vars.
+  const Tensor& add(std::string name, Tensor value, std::vector<std::string> suffixes = {});
+  const Tensor& add_parameter(std::string name, Tensor value, bool requires_grad = true);
+  // A Python number the notebook prints, as Python prints it ("1.0", "2360064").
+  void add_python(std::string name, double value, std::string printed, std::string type);
+  // As add(), for a value the stage does not read again: with summaries_only, a large
+  // tensor is cut to what print() shows at once, so the whole of it need not stay in memory
+  // (the (B, H, T, T) scores and weights). Compute checks on it before recording it.
+  // Given a const reference, only the part kept is copied.
+  void record(std::string name, Tensor&& value, std::vector<std::string> suffixes = {});
+  void record(std::string name, const Tensor& value, std::vector<std::string> suffixes = {});
+  // Record a check, shown after the latest step; its label comes from src/lang/ by id.
+  void add_check(std::string id, bool passed, double max_diff);
+};
+
+// With walk.summaries_only: cut every step's tensor to what print() shows (record() does
+// it for one step at once). Run when the stage has finished with its values.
+void summarize(Walk& walk);
+// Put `first`'s steps, checks and notes before `walk`'s (steps localized already keep
+// their texts); `walk`'s checks move along with their steps.
+void prepend_steps(Walk& walk, Walk&& first);
+
+// --only: keep the steps named in `keep`, and the checks shown after them.
+void keep_only(Walk& walk, const std::set<std::string>& keep);
+
+}  // namespace attn
