@@ -20,7 +20,9 @@
 #include "kernels/cpu.h"
 #include "kernels/gemm.h"
 #include "kernels/parallel.h"
+#include "kernels/sgemm.h"
 #include "kernels/softmax.h"
+#include "torch/sgemm_order.h"
 #include "torch/torch_kernels.h"
 #include "torch/torch_random.h"
 

@@ -3,7 +3,7 @@
 #include "kernels/attention.h"
 #include "kernels/parallel.h"
 #include "ops/ops.h"
-#include "torch/torch_kernels.h"
+#include "torch/sgemm_order.h"
 
 namespace attn {
 

@@ -9,7 +9,7 @@
 #include "kernels/gemm.h"
 #include "kernels/parallel.h"
 #include "kernels/softmax.h"
-#include "torch/torch_kernels.h"
+#include "torch/sgemm_order.h"
 
 namespace attn::kernels {
 

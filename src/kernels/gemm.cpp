@@ -55,8 +55,6 @@ static_assert(kTaskCols / 2 % detail::kPanelAvx512 == 0 && kTaskCols / 2 % detai
 
 }  // namespace
 
-ChainOrder single_chain(int64_t K) { return ChainOrder{{0, K}, false}; }
-
 void gemm_chains_reference(int64_t M, int64_t N, int64_t K, ConstMat A, ConstMat B, float* C,
                            int64_t ldc, const ChainOrder& order) {
   check_order(K, order);

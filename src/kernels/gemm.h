@@ -16,28 +16,9 @@
 #include <cstdint>
 #include <vector>
 
+#include "torch/sgemm_order.h"  // ConstMat, ChainOrder, single_chain
+
 namespace attn::kernels {
-
-// A read-only matrix operand. Element (r, c) is data[r * ld + c], or data[c * ld + r] when
-// `transposed` (the matrix is stored as its transpose, as for x @ W.T or keys.T).
-struct ConstMat {
-  const float* data = nullptr;
-  int64_t ld = 0;
-  bool transposed = false;
-  float at(int64_t r, int64_t c) const { return transposed ? data[c * ld + r] : data[r * ld + c]; }
-  // The operand starting at element (r, c).
-  ConstMat offset(int64_t r, int64_t c) const {
-    return {transposed ? data + c * ld + r : data + r * ld + c, ld, transposed};
-  }
-};
-
-struct ChainOrder {
-  std::vector<int64_t> k_bounds;  // 0 = k_bounds[0] < ... < k_bounds.back() = K
-  bool add_to_c = false;          // false: the first block's chain is stored, later ones added
-};
-
-// One block covering all of K: OpenBLAS's small-matrix kernels.
-ChainOrder single_chain(int64_t K);
 
 // C (M, N), row stride ldc, from A (M, K) and B (K, N) in the order above.
 //

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "kernels/parallel.h"
+#include "kernels/sgemm.h"
 #include "kernels/softmax.h"
 #include "torch/torch_kernels.h"
 

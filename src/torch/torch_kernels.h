@@ -5,12 +5,10 @@
 //   - softmax's row reductions: vec::reduce_all over 8-lane vectors;
 //   - dot: OpenBLAS sdot (float products added in double for short vectors);
 //   - matrix products: which OpenBLAS sgemm kernel PyTorch's call reaches, and the order
-//     in which that kernel adds up each output (sgemm below).
+//     in which that kernel adds up each output, are in torch/sgemm_order.h.
 #pragma once
 
 #include <cstdint>
-
-#include "kernels/gemm.h"
 
 namespace attn::kernels {
 
@@ -26,33 +24,5 @@ float blas_sdot(const float* x, const float* y, int64_t n);
 // vectorised exp and which the scalar one (see torch_kernels.cpp).
 void softmax_over_dim(const float* in, float* out, int64_t outer, int64_t dim_size, int64_t inner,
                       int64_t threads);
-
-// ---- sgemm ---------------------------------------------------------------------------------
-// One float32 matrix product as PyTorch hands it to OpenBLAS:
-//   C (M, N) = A (M, K) @ B (K, N) [+ bias]
-// A is row-major with row stride lda. B.transposed says PyTorch passed B as a transposed
-// view (x @ W.T in nn.Linear, queries @ keys.T) rather than a row-major matrix; that picks a
-// different OpenBLAS kernel. A bias is nn.Linear's addmm: C starts as the bias (beta = 1).
-struct SgemmCall {
-  int64_t M = 0, N = 0, K = 0;
-  const float* A = nullptr;
-  int64_t lda = 0;
-  ConstMat B;
-  float* C = nullptr;
-  int64_t ldc = 0;
-  const float* bias = nullptr;  // N values, or null
-};
-
-// Which kernel OpenBLAS 0.3.21 runs for the call (see torch_kernels.cpp).
-enum class SgemmKernel { SmallNN, SmallTN, Blocked };
-SgemmKernel sgemm_kernel(int64_t M, int64_t N, int64_t K, bool b_transposed);
-// The blocked kernel's K-blocks and their order (OpenBLAS's level-3 driver).
-ChainOrder blocked_chain_order(int64_t K);
-
-// The readable definition, one output at a time.
-void sgemm_reference(const SgemmCall& call);
-// The same bits, fast: register-tiled chains on all threads (kernels/gemm.h). When A's rows
-// end in zeros (causal attention weights), those products are skipped, exactly.
-void sgemm(const SgemmCall& call);
 
 }  // namespace attn::kernels

@@ -1,0 +1,37 @@
+#include "kernels/sgemm.h"
+
+#include <cstddef>
+#include <vector>
+
+#include "kernels/gemm.h"
+
+namespace attn::kernels {
+
+void sgemm(const SgemmCall& g) {
+  if (g.M <= 0 || g.N <= 0) return;
+  const SgemmKernel kernel = sgemm_kernel(g.M, g.N, g.K, g.B.transposed);
+  const int64_t first_dot = first_dot_like_column(g, kernel);
+  const ConstMat A{g.A, g.lda, false};
+
+  // Causal attention weights end every row in zeros: let the kernel skip them.
+  std::vector<int64_t> row_k_end;
+  if (g.K >= 64 && first_dot >= 16) row_k_end = trailing_zero_bounds(g.M, g.K, A);
+  const int64_t* hint = row_k_end.empty() ? nullptr : row_k_end.data();
+
+  if (kernel == SgemmKernel::Blocked) {
+    // C starts as the bias or as zeros (beta = 0), given to the kernel rather than filled in.
+    std::vector<float> zeros;
+    if (!g.bias) zeros.assign(static_cast<size_t>(g.N), 0.0f);
+    gemm_chains(g.M, g.N, g.K, A, g.B, g.C, g.ldc, blocked_chain_order(g.K), hint, g.bias ? g.bias : zeros.data());
+    return;
+  }
+  // Small kernels: chains for the leading columns, dot-like for the rest, then the bias.
+  if (first_dot > 0) gemm_chains(g.M, first_dot, g.K, A, g.B, g.C, g.ldc, single_chain(g.K), hint);
+  for (int64_t i = 0; i < g.M; ++i)
+    for (int64_t j = first_dot; j < g.N; ++j) g.C[i * g.ldc + j] = dot_like(g, i, j);
+  if (g.bias)
+    for (int64_t i = 0; i < g.M; ++i)
+      for (int64_t j = 0; j < g.N; ++j) g.C[i * g.ldc + j] = g.C[i * g.ldc + j] + g.bias[j];
+}
+
+}  // namespace attn::kernels
