@@ -15,9 +15,9 @@
 #include <utility>
 #include <vector>
 
+#include "core/cpu.h"
 #include "core/float_bits.h"
 #include "kernels/attention.h"
-#include "kernels/cpu.h"
 #include "kernels/gemm.h"
 #include "kernels/parallel.h"
 #include "kernels/sgemm.h"

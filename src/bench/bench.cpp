@@ -14,7 +14,7 @@
 
 #include "bench/fast_forward.h"
 #include "bench/fma_probe.h"
-#include "kernels/cpu.h"
+#include "core/cpu.h"
 #include "kernels/parallel.h"
 #include "modules/chapter.h"
 #include "core/output.h"

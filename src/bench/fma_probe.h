@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <functional>
 
-#include "kernels/cpu.h"
+#include "core/cpu.h"
 
 namespace attn {
 

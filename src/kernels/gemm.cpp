@@ -6,11 +6,11 @@
 #include <limits>
 #include <stdexcept>
 
+#include "core/cpu.h"
 #include "core/float_bits.h"
-#include "torch/fma32.h"
-#include "kernels/cpu.h"
 #include "kernels/gemm_detail.h"
 #include "kernels/parallel.h"
+#include "torch/fma32.h"
 
 namespace attn::kernels {
 

@@ -5,7 +5,7 @@
 #include <limits>
 #include <vector>
 
-#include "kernels/cpu.h"
+#include "core/cpu.h"
 #include "kernels/parallel.h"
 #include "kernels/softmax_detail.h"
 #include "torch/torch_kernels.h"

@@ -6,7 +6,7 @@
 #include "core/config.h"
 #include "core/float_bits.h"
 #include "torch/fma32.h"
-#include "kernels/random_fill.h"
+#include "torch/random_fill.h"
 
 namespace attn {
 

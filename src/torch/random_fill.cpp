@@ -1,9 +1,9 @@
-#include "kernels/random_fill.h"
+#include "torch/random_fill.h"
 
 #include <cmath>
 
+#include "core/cpu.h"
 #include "torch/fma32.h"
-#include "kernels/cpu.h"
 
 namespace attn::kernels {
 

@@ -1,4 +1,5 @@
-// Which vector instructions the fast kernels use, chosen once at run time.
+// Which vector instructions the fast kernels (src/kernels/) and the reference's bulk random
+// fill (src/torch/random_fill.h) use, chosen once at run time.
 //
 // Every path computes the same float32 bits: vectors only run independent per-element
 // chains side by side, never reassociating a sum. The scalar path is the portable

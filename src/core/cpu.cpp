@@ -1,4 +1,4 @@
-#include "kernels/cpu.h"
+#include "core/cpu.h"
 
 #include <atomic>
 #include <cstdlib>

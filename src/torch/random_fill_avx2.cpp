@@ -1,5 +1,5 @@
 // uniform_from_bits with AVX2 and FMA, 8 draws at a time (compiled with -mavx2 -mfma).
-#include "kernels/random_fill.h"
+#include "torch/random_fill.h"
 
 #if defined(__AVX2__) && defined(__FMA__)
 #include <immintrin.h>
