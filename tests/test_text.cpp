@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "core/utf8.h"
 #include "ops/ops.h"
 #include "stages/stages.h"
 #include "stages/tokens.h"
@@ -13,7 +14,6 @@
 #include "text/readable.h"
 #include "text/text_embeddings.h"
 #include "text/tokenizer.h"
-#include "text/utf8.h"
 #include "text/unicode_class.h"
 #include "text/vocab.h"
 #include "torch/torch_random.h"

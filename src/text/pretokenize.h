@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "text/utf8.h"
+#include "core/utf8.h"
 
 namespace attn::text {
 

@@ -2,12 +2,12 @@
 
 #include <fmt/format.h>
 
+#include "core/utf8.h"
 #include "input/embeddings.h"
 #include "ops/ops.h"
 #include "text/readable.h"
 #include "text/tokenizer.h"
 #include "text/unicode_class.h"
-#include "text/utf8.h"
 #include "text/vocab.h"
 #include "torch/torch_random.h"
 

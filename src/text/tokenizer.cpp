@@ -2,10 +2,10 @@
 
 #include <fmt/format.h>
 
+#include "core/utf8.h"
 #include "input/embeddings.h"
 #include "text/bpe.h"
 #include "text/pretokenize.h"
-#include "text/utf8.h"
 #include "text/vocab.h"
 
 namespace attn::text {
