@@ -8,24 +8,12 @@
 #pragma once
 
 #include <cstdint>
-#include <stdexcept>
 #include <string>
-#include <vector>
 
 #include "input/input_stream.h"
-#include "core/tensor.h"
+#include "input/input_types.h"  // Embeddings, InputError
 
 namespace attn {
-
-// Bad input data (exit code 1). The message is complete and ready for stderr.
-struct InputError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
-struct Embeddings {
-  std::vector<std::string> tokens;
-  Tensor inputs;  // (T, d_in), float32 as torch.tensor(...) would store it
-};
 
 // The chapter's six tokens, "Your journey starts with one step" (same as data/journey.json).
 Embeddings builtin_journey();

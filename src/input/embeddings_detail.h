@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-#include "input/embeddings.h"
+#include "input/input_types.h"
 
 namespace attn::embeddings_detail {
 

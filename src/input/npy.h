@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <string>
 
-#include "input/embeddings.h"
+#include "input/input_types.h"
 
 namespace attn {
 

@@ -9,7 +9,7 @@
 
 #include <fmt/format.h>
 
-#include "input/embeddings.h"
+#include "input/input_types.h"
 
 namespace attn {
 
