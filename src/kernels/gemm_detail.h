@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-#include "kernels/gemm.h"
+#include "torch/sgemm_order.h"  // ConstMat
 
 namespace attn::kernels::detail {
 
