@@ -6,7 +6,7 @@ JOBS      ?= $(shell nproc)
 PACKAGES  := cmake g++ make libeigen3-dev libcli11-dev libfmt-dev nlohmann-json3-dev \
              libgtest-dev libgmock-dev libbenchmark-dev chromium tmux man-db \
              emscripten node-acorn node-ws unicode-data nodejs \
-             clang libfuzzer-14-dev libclang-rt-14-dev
+             clang libfuzzer-14-dev libclang-rt-14-dev python3 universal-ctags
 SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 SAN_DIR      ?= build-sanitize
@@ -30,6 +30,8 @@ all: build
 # gpt-3-encoder from tests/node/package-lock.json. Debian's npm only if there is no npm yet
 # (a NodeSource nodejs ships its own, and Debian's npm package would conflict with it).
 # clang, libFuzzer and clang's sanitizer runtimes build `make sanitize` and the fuzzers.
+# python3 runs the include-rules test (tests/layers/); universal-ctags finds the functions
+# tools/measure_src.py measures (docs/architecture.md).
 # Install only what is missing, so a set-up machine does not touch the network.
 # $(call install-missing,PACKAGES): apt-get install those not installed yet.
 define install-missing

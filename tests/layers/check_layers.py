@@ -1,0 +1,182 @@
+#!/usr/bin/env python3
+"""The include rules between src/'s folders (docs/architecture.md draws them).
+
+Reads every `#include "..."` line of the C++ files under src/ and fails, naming file:line,
+where a folder includes one it may not, or where two folders include each other. Includes are
+written relative to src/ ("core/tensor.h"), so an include's folder is its first component.
+
+    python3 tests/layers/check_layers.py [SRC_DIR]     # SRC_DIR defaults to the repository's src/
+
+Exit 0: the rules hold. Exit 1: every break listed on stderr. Standard library only.
+"""
+
+import fnmatch
+import os
+import re
+import sys
+from collections import namedtuple
+
+# ---- the table ------------------------------------------------------------------------------
+# The layers, top to bottom. A folder may include the folders of the rows below its own; not
+# the other folders of its own row, and nothing above.
+LAYERS = [
+    ["cli", "web"],              # interfaces: the command line, the page
+    ["render"],                  # presentation: walks, check reports, bench reports as text, JSON, HTML
+    ["check", "bench"],          # the commands beside the walk: grading a learner's dump, timing
+    ["request"],                 # a walk request: options, config, input, make_walks
+    ["stages"],                  # the chapter's sections as named steps recorded into a Walk
+    ["modules", "text", "lang"], # the chapter's classes; the GPT-2 tokenizer; every learner-facing text
+    ["ops"],                     # the tensor operations
+    ["kernels"],                 # the fast kernels (AVX2, AVX-512), same bits as the reference
+    ["torch"],                   # the reference: PyTorch's and OpenBLAS's bits, the generator
+    ["input"],                   # reading embeddings: JSON, .npy, the stream, the size limits
+    ["core"],                    # tensor, walk, config, output, UTF-8, the instruction set
+]
+# Narrower than the rows: these folders may include only the folders listed.
+ONLY = {
+    # Renderers print walks and reports and know nothing of attention: the reports they
+    # format (check/, bench/), the request's options, the texts and the core.
+    "render": {"check", "bench", "request", "lang", "core"},
+    "lang": {"core"},  # texts only
+    "alloc": set(),    # the executable's operator new: stands alone
+}
+# Folders no other folder may include.
+STANDALONE = {"alloc"}
+
+# Single includes allowed against the rules above: (file pattern relative to src/, included
+# header) and why. They still count as edges for the two-way check unless tie_ok.
+Allowed = namedtuple("Allowed", "files header why tie_ok", defaults=(False,))
+EXCEPTIONS = [
+    # TODO issue 32: src/render/{text,json,html,check_text}.cpp — stage metadata, to be moved
+    Allowed("render/*", "stages/stages.h",
+            "stage metadata only (find_stage: a stage's section and group; section_text_key, "
+            "chapter_of) for headings. TODO issue 32: carry it in the Walk or a metadata "
+            "header below render/, then drop this"),
+    # TODO issue 32: src/render/display_width.cpp — being moved
+    Allowed("render/display_width.cpp", "text/utf8.h",
+            "TODO issue 32: src/render/display_width.cpp — being moved (include core/utf8.h; "
+            "text/utf8.h only forwards to it)"),
+    # TODO issue 32: src/cli/cli.cpp, src/web/page_data.cpp, src/web/wasm/engine.cpp — being moved
+    Allowed("cli/cli.cpp", "web/page_data.h",
+            "TODO issue 32: src/cli/cli.cpp — being moved (the request layer)", tie_ok=True),
+    Allowed("web/page_data.cpp", "cli/cli.h",
+            "TODO issue 32: src/web/page_data.cpp — being moved (the request layer)", tie_ok=True),
+    Allowed("web/wasm/engine.cpp", "cli/cli.h",
+            "TODO issue 32: src/web/wasm/engine.cpp — being moved (the request layer)", tie_ok=True),
+]
+
+# ---- the check ------------------------------------------------------------------------------
+Rules = namedtuple("Rules", "layers only standalone exceptions")
+RULES = Rules(LAYERS, ONLY, STANDALONE, EXCEPTIONS)
+
+INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"')
+SOURCE_SUFFIXES = (".h", ".hpp", ".cpp", ".cc", ".cxx", ".inc")
+
+Include = namedtuple("Include", "file line header")  # file relative to src/, 1-based line
+
+
+def read_includes(src):
+    """Every quoted include under src, in path order."""
+    found = []
+    for root, dirs, files in os.walk(src):
+        dirs.sort()
+        for name in sorted(files):
+            if not name.endswith(SOURCE_SUFFIXES):
+                continue
+            path = os.path.join(root, name)
+            rel = os.path.relpath(path, src).replace(os.sep, "/")
+            with open(path, encoding="utf-8", errors="replace") as f:
+                for number, text in enumerate(f, 1):
+                    m = INCLUDE.match(text)
+                    if m:
+                        found.append(Include(rel, number, m.group(1)))
+    return found
+
+
+def folder_of(rel):
+    return rel.split("/", 1)[0] if "/" in rel else ""
+
+
+def allowed(rules, frm, to):
+    """None if folder `frm` may include folder `to`, else the reason it may not."""
+    if to in rules.standalone:
+        return f"{to}/ stands alone: nothing includes it"
+    if frm in rules.only and to not in rules.only[frm]:
+        allowed_list = ", ".join(f"{f}/" for f in sorted(rules.only[frm])) or "nothing"
+        return f"{frm}/ may include only {allowed_list}"
+    if frm in rules.only:
+        return None
+    row = {f: i for i, names in enumerate(rules.layers) for f in names}
+    if row[to] == row[frm]:
+        return f"{frm}/ and {to}/ are one layer: neither includes the other"
+    if row[to] < row[frm]:
+        return f"{to}/ is a layer above {frm}/"
+    return None
+
+
+def exception_for(rules, inc):
+    for e in rules.exceptions:
+        if inc.header == e.header and fnmatch.fnmatch(inc.file, e.files):
+            return e
+    return None
+
+
+def unused_exceptions(src, rules=RULES):
+    """The exceptions no include under src needs any more (to delete from the table)."""
+    used = {exception_for(rules, inc) for inc in read_includes(src)}
+    return [e for e in rules.exceptions if e not in used]
+
+
+def check(src, rules=RULES):
+    """The breaks of `rules` under src, as messages (empty: none)."""
+    known = {f for names in rules.layers for f in names} | set(rules.only) | set(rules.standalone)
+    errors = []
+    for name in sorted(os.listdir(src)):
+        if os.path.isdir(os.path.join(src, name)) and name not in known:
+            errors.append(f"src/{name}/: a folder the layer table does not name "
+                          f"(add it to tests/layers/check_layers.py and docs/architecture.md)")
+    edges = {}  # (from, to) -> the first include making it, for the two-way check
+    for inc in read_includes(src):
+        where = f"src/{inc.file}:{inc.line}"
+        frm, to = folder_of(inc.file), folder_of(inc.header)
+        if not frm:
+            continue  # a file directly in src/: none today; the folders are the layers
+        if not to or to not in known:
+            errors.append(f'{where}: #include "{inc.header}": includes are written relative to '
+                          f"src/, starting with a folder the layer table names")
+            continue
+        if to == frm:
+            continue
+        exception = exception_for(rules, inc)
+        why_not = allowed(rules, frm, to)
+        if why_not and not exception:
+            errors.append(f'{where}: #include "{inc.header}": {frm}/ may not include {to}/ ({why_not})')
+        if not (exception and exception.tie_ok):
+            edges.setdefault((frm, to), inc)
+    for (frm, to), inc in sorted(edges.items()):
+        if frm < to and (to, frm) in edges:
+            back = edges[(to, frm)]
+            errors.append(f"two-way tie between {frm}/ and {to}/: src/{inc.file}:{inc.line} includes "
+                          f'"{inc.header}" and src/{back.file}:{back.line} includes "{back.header}"')
+    return errors
+
+
+def main(argv):
+    src = argv[1] if len(argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "src")
+    if not os.path.isdir(src):
+        print(f"check_layers: {src}: no such folder", file=sys.stderr)
+        return 2
+    errors = check(src)
+    for e in errors:
+        print(e, file=sys.stderr)
+    if errors:
+        print(f"check_layers: {len(errors)} break(s) of the include rules (docs/architecture.md)", file=sys.stderr)
+        return 1
+    for e in unused_exceptions(src):
+        print(f'check_layers: note: no include needs the exception for {e.files} -> "{e.header}" any more')
+    print(f"check_layers: {len(read_includes(src))} includes under {os.path.normpath(src)} follow the layers")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
