@@ -1,5 +1,7 @@
 #include "torch/sgemm_order.h"
 
+#include <cstddef>
+
 #include "torch/fma32.h"
 
 namespace attn::kernels {

@@ -5,7 +5,6 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
-#include <vector>
 
 #include "torch/fma32.h"
 #include "torch/libc_math.h"
