@@ -32,7 +32,8 @@ class PreparedMultiHeadAttention {
   const MultiHeadAttention& mha_;
   int64_t d_in_;
   kernels::PackedB query_, key_, value_, out_;
-  std::vector<float> queries_, keys_, values_, context_;
+  // On cache-line boundaries, so that the kernels' vector loads and stores of them never split.
+  std::vector<float, kernels::CacheLineAllocator<float>> queries_, keys_, values_, context_;
   std::vector<int64_t> parts_;  // the projections' parts (kernels::gemm_tasks_packed)
 };
 

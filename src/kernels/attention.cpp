@@ -41,7 +41,7 @@ ChainOrder order_of(SgemmKernel kernel, int64_t K) {
 // A block of rows x T weights owned by one thread. Columns past what a row last wrote are
 // kept at zero, so every row always reads as a full, causally masked row of T weights.
 struct WeightsBuffer {
-  std::vector<float> data;
+  std::vector<float, CacheLineAllocator<float>> data;  // on cache-line boundaries (see gemm.h)
   std::vector<int64_t> written;  // per row: columns [0, written) may be nonzero
   float* rows(int64_t T) {
     if (data.size() != static_cast<size_t>(kRowBlock * T)) {

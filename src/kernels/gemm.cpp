@@ -150,7 +150,7 @@ void run_tiles(int64_t M, int64_t n, ConstMat A, const PackedB& P, float* C, int
                             C + i0 * ldc + j0, ldc, P.order);
       return;
     }
-    thread_local std::vector<float> scratch;  // for a transposed A
+    thread_local std::vector<float, CacheLineAllocator<float>> scratch;  // for a transposed A
     const size_t need = static_cast<size_t>(max_block * detail::kScratchRowsA);
     if (A.transposed && scratch.size() < need) scratch.resize(need);
     detail::Region r;
@@ -269,7 +269,7 @@ int64_t gemm_tile_rows() {
 }
 
 const float* zero_row(int64_t n) {
-  thread_local std::vector<float> zeros;
+  thread_local std::vector<float, CacheLineAllocator<float>> zeros;
   if (zeros.size() < static_cast<size_t>(n)) zeros.assign(static_cast<size_t>(n), 0.0f);
   return zeros.data();
 }

@@ -13,12 +13,38 @@
 // bits with register tiles (each vector lane runs one element's chain), on all threads.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
 #include "torch/sgemm_order.h"  // ConstMat, ChainOrder, single_chain
 
 namespace attn::kernels {
+
+// Storage on 64-byte boundaries: a packed panel's vector loads then never straddle two
+// cache lines. (Intel cores split such a load into two; malloc's large blocks start 16
+// bytes past a page, which made every 512-bit load of a head's packed keys a split one.)
+// The block comes from the plain operator new, so the executable's allocator still maps
+// large ones with huge pages; the pointer it returned is kept just before the data.
+template <class T>
+struct CacheLineAllocator {
+  using value_type = T;
+  static constexpr uintptr_t kAlign = 64;
+  CacheLineAllocator() = default;
+  template <class U>
+  CacheLineAllocator(const CacheLineAllocator<U>&) {}
+  T* allocate(size_t n) {
+    void* raw = ::operator new(n * sizeof(T) + kAlign + sizeof(void*));
+    const uintptr_t data = (reinterpret_cast<uintptr_t>(raw) + sizeof(void*) + kAlign - 1) & ~(kAlign - 1);
+    reinterpret_cast<void**>(data)[-1] = raw;
+    return reinterpret_cast<T*>(data);
+  }
+  void deallocate(T* p, size_t) { ::operator delete(reinterpret_cast<void**>(p)[-1]); }
+  template <class U>
+  bool operator==(const CacheLineAllocator<U>&) const { return true; }
+  template <class U>
+  bool operator!=(const CacheLineAllocator<U>&) const { return false; }
+};
 
 // C (M, N), row stride ldc, from A (M, K) and B (K, N) in the order above.
 //
@@ -48,7 +74,7 @@ struct PackedB {
   ChainOrder order;
   int isa = 0;                     // the kernel it was packed for (kernels::Isa)
   int64_t n_padded = 0;            // N rounded up to the kernel's panel width
-  std::vector<float> data;
+  std::vector<float, CacheLineAllocator<float>> data;
   int64_t last_nonfinite_row = 0;  // the last row of B holding an inf or NaN (-1: none)
   ConstMat source;                 // B itself, read again for the rare exact fix-up
 };
