@@ -37,37 +37,59 @@ double (*chains_for(kernels::Isa isa))(int64_t, float*) {
   return probe_detail::fma_chains_scalar;
 }
 
+// One thread's sustained rate: chains for kWarmup (so that the core has settled at the clock
+// that heavy vectors get, as it has during a forward), then kChunks chunks of about
+// kChunk each, timed one by one; the median chunk's rate. The median steps over chunks that
+// a neighbour on the shared machine interrupted, which a rate over the whole window would
+// count; the best chunk would report a passing burst of clock the forward does not keep.
+double sustained_gflops(double (*chains)(int64_t, float*), float* sink) {
+  using clock = std::chrono::steady_clock;
+  constexpr auto kWarmup = std::chrono::milliseconds(50);
+  constexpr auto kChunk = std::chrono::microseconds(1000);
+  constexpr int kChunks = 200;
+  const auto seconds_since = [](clock::time_point t0) { return std::chrono::duration<double>(clock::now() - t0).count(); };
+  // Chunk length: scaled from a short first run, then kept for the whole window.
+  int64_t iterations = 10'000;
+  auto t0 = clock::now();
+  chains(iterations, sink);
+  iterations = std::max<int64_t>(1, static_cast<int64_t>(static_cast<double>(iterations) *
+                                                         std::chrono::duration<double>(kChunk).count() / seconds_since(t0)));
+  for (t0 = clock::now(); clock::now() - t0 < kWarmup;) chains(iterations, sink);
+  std::vector<double> rates(kChunks);
+  for (double& rate : rates) {
+    const auto c0 = clock::now();
+    const double flops = chains(iterations, sink);
+    rate = flops / seconds_since(c0) / 1e9;
+  }
+  std::nth_element(rates.begin(), rates.begin() + kChunks / 2, rates.end());
+  return rates[kChunks / 2];
+}
+
 }  // namespace
 
 double fma_peak_gflops(kernels::Isa isa, int threads) {
   const auto chains = chains_for(isa);
   threads = std::max(1, threads);
-  // Each thread runs on its own (not through the kernels' pool, whose wake-up cost is part of
-  // what the bench measures); the best of a few short rounds, to step over a noisy neighbour.
-  constexpr int64_t kIterations = 4'000'000;
-  double best = 0.0;
-  for (int round = 0; round < 3; ++round) {
-    std::vector<float> sinks(static_cast<size_t>(threads));
-    std::vector<double> flops(static_cast<size_t>(threads));
-    std::atomic<int> ready{0};
-    std::atomic<bool> go{false};
-    std::vector<std::thread> pool;
-    for (int t = 0; t < threads; ++t)
-      pool.emplace_back([&, t] {
-        ready.fetch_add(1);
-        while (!go.load(std::memory_order_acquire)) std::this_thread::yield();
-        flops[static_cast<size_t>(t)] = chains(kIterations, &sinks[static_cast<size_t>(t)]);
-      });
-    while (ready.load() < threads) std::this_thread::yield();
-    const auto t0 = std::chrono::steady_clock::now();
-    go.store(true, std::memory_order_release);
-    for (auto& th : pool) th.join();
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    double total = 0.0;
-    for (double f : flops) total += f;
-    best = std::max(best, total / seconds / 1e9);
-  }
-  return best;
+  // Every thread at once, each on its own thread (not through the kernels' pool, whose
+  // wake-up cost is part of what the bench measures), as the forward keeps every core busy:
+  // the sum of their sustained rates.
+  std::vector<float> sinks(static_cast<size_t>(threads));
+  std::vector<double> rates(static_cast<size_t>(threads));
+  std::atomic<int> ready{0};
+  std::atomic<bool> go{false};
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t)
+    pool.emplace_back([&, t] {
+      ready.fetch_add(1);
+      while (!go.load(std::memory_order_acquire)) std::this_thread::yield();
+      rates[static_cast<size_t>(t)] = sustained_gflops(chains, &sinks[static_cast<size_t>(t)]);
+    });
+  while (ready.load() < threads) std::this_thread::yield();
+  go.store(true, std::memory_order_release);
+  for (auto& th : pool) th.join();
+  double total = 0.0;
+  for (double r : rates) total += r;
+  return total;
 }
 
 double peak_at_least(double reading, double rate, int retries, const std::function<double()>& probe) {

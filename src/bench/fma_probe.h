@@ -11,7 +11,10 @@
 
 namespace attn {
 
-// GFLOP/s (2 per multiply-add and lane) of `threads` threads running the probe for `isa`.
+// GFLOP/s (2 per multiply-add and lane) of `threads` threads running the probe for `isa` at
+// once: each thread's median rate over 200 chunks of about 1 ms, after 50 ms of the same
+// chains, so that the reading is the sustained rate (with whatever clock the cores settle
+// at under heavy vectors), not a burst. About a quarter of a second.
 double fma_peak_gflops(kernels::Isa isa, int threads);
 
 // The peak to report next to a measured `rate`: `reading`, or, while it is below the rate,
