@@ -4,6 +4,10 @@
 #include <cstdlib>
 #include <cstring>
 
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <cpuid.h>
+#endif
+
 namespace attn::kernels {
 
 namespace {
@@ -46,6 +50,25 @@ const char* isa_name(Isa isa) {
 Isa best_isa() { return initial_isa(); }
 
 Isa active_isa() { return active().load(std::memory_order_relaxed); }
+
+Vendor cpu_vendor() {
+  static const Vendor vendor = [] {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    if (__get_cpuid(0, &eax, &ebx, &ecx, &edx)) {
+      char name[13];
+      std::memcpy(name, &ebx, 4);
+      std::memcpy(name + 4, &edx, 4);
+      std::memcpy(name + 8, &ecx, 4);
+      name[12] = '\0';
+      if (std::strcmp(name, "GenuineIntel") == 0) return Vendor::Intel;
+      if (std::strcmp(name, "AuthenticAMD") == 0) return Vendor::Amd;
+    }
+#endif
+    return Vendor::Other;
+  }();
+  return vendor;
+}
 
 Isa set_active_isa(Isa isa) {
   isa = lower(isa, supported_isa());

@@ -19,4 +19,10 @@ Isa active_isa();
 // Clamped to what the CPU supports; returns the path now in use.
 Isa set_active_isa(Isa isa);
 
+// Whose x86 core this is (cpuid's vendor string), for choices of blocking that suit one
+// vendor's caches better than the other's. Never changes a result: only the order in which
+// independent tiles are computed.
+enum class Vendor { Other, Intel, Amd };
+Vendor cpu_vendor();
+
 }  // namespace attn::kernels
