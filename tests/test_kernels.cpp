@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <fstream>
 #include <limits>
 #include <mutex>
 #include <random>
@@ -183,6 +184,37 @@ std::vector<float> causal_weights(std::mt19937& rng, int64_t M, int64_t K, int64
   for (int64_t i = 0; i < M; ++i)
     for (int64_t k = 0; k <= std::min(K - 1, i + offset); ++k) w[static_cast<size_t>(i * K + k)] = dist(rng);
   return w;
+}
+
+// Packed panels start on a cache line, so that no 512-bit load of them straddles two (Intel
+// cores split such loads); malloc alone gives 16 bytes past one for blocks of 128 KiB and more.
+TEST(GemmChains, PackedOperandsStartOnACacheLine) {
+  for (const auto& [K, N] : std::vector<std::pair<int64_t, int64_t>>{{64, 33}, {64, 1024}, {1024, 64}, {768, 768}}) {
+    std::mt19937 rng(7);
+    const std::vector<float> b = random_values(rng, static_cast<size_t>(K * N));
+    PackedB packed;
+    pack_b(K, N, ConstMat{b.data(), N, false}, single_chain(K), packed);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(packed.data.data()) % 64, 0u) << K << " x " << N;
+  }
+  for (size_t n : {size_t{1}, size_t{1000}, size_t{70000}, size_t{1} << 19}) {
+    std::vector<float, CacheLineAllocator<float>> v(n, 1.0f);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(v.data()) % 64, 0u) << n;
+    v.resize(2 * n, 2.0f);  // a new block, the old one handed back
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(v.data()) % 64, 0u) << n;
+    EXPECT_EQ(v[n - 1], 1.0f);
+    EXPECT_EQ(v[2 * n - 1], 2.0f);
+  }
+}
+
+// The vendor that chooses a blocking order is cpuid's, as the kernel reports it.
+TEST(Cpu, VendorIsTheCpusOwn) {
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  std::string line, vendor;
+  while (vendor.empty() && std::getline(cpuinfo, line))
+    if (line.rfind("vendor_id", 0) == 0) vendor = line.substr(line.find(':') + 2);
+  if (vendor.empty()) GTEST_SKIP() << "no vendor_id in /proc/cpuinfo";
+  const Vendor want = vendor == "GenuineIntel" ? Vendor::Intel : vendor == "AuthenticAMD" ? Vendor::Amd : Vendor::Other;
+  EXPECT_EQ(cpu_vendor(), want) << vendor;
 }
 
 TEST(GemmChains, ZeroTailHintIsExact) {
