@@ -6,6 +6,7 @@
 #include "lang/lang.h"
 #include "modules/chapter.h"
 #include "ops/ops.h"
+#include "render/details.h"
 #include "render/render.h"
 #include "stages/stages.h"
 #include "torch/torch_random.h"
@@ -68,16 +69,34 @@ TEST(Exercise3_3, CountsTheParametersOfAGpt2SizedModule) {
   EXPECT_EQ(s.value.shape, Shape{});
   EXPECT_EQ(s.value.item(), 2360064.0f);
   EXPECT_EQ(printed_step(s), "2360064");  // a Python int, as the solution prints it
-  ASSERT_EQ(s.details.size(), 6u);
-  EXPECT_EQ(s.details[0], "  W_query.weight   (768, 768) =   589,824");
-  EXPECT_EQ(s.details[3], "  out_proj.weight  (768, 768) =   589,824");
-  EXPECT_EQ(s.details[4], "  out_proj.bias    (768,)     =       768");
+  // The stage records the table's numbers; the renderers lay them out.
+  EXPECT_TRUE(s.details.empty());
+  const ParameterTable& table = s.parameter_table;
+  ASSERT_EQ(table.rows.size(), 5u);
+  EXPECT_EQ(table.rows[0].name, "W_query.weight");
+  EXPECT_EQ(table.rows[0].shape, (Shape{768, 768}));
+  EXPECT_EQ(table.rows[0].count, 589824);
+  EXPECT_EQ(table.rows[4].name, "out_proj.bias");
+  EXPECT_EQ(table.rows[4].shape, Shape{768});
+  EXPECT_EQ(table.rows[4].count, 768);
+  EXPECT_EQ(table.total, 2360064);
 
   Walk en = w, zh = w;
   localize(en, Lang::En, true);
   localize(zh, Lang::Zh, true);
-  EXPECT_EQ(en.steps.back().details.back(), "  total = 2,360,064");
-  EXPECT_EQ(zh.steps.back().details.back(), "  合计 = 2,360,064");
+  const auto lines = detail_lines(en.steps.back());
+  ASSERT_EQ(lines.size(), 6u);
+  EXPECT_EQ(lines[0], "  W_query.weight   (768, 768) =   589,824");
+  EXPECT_EQ(lines[3], "  out_proj.weight  (768, 768) =   589,824");
+  EXPECT_EQ(lines[4], "  out_proj.bias    (768,)     =       768");
+  EXPECT_EQ(lines[5], "  total = 2,360,064");
+  EXPECT_EQ(detail_lines(zh.steps.back()).back(), "  合计 = 2,360,064");
+  // Every renderer prints those lines.
+  const std::string text = render_text(en, RenderOptions{});
+  EXPECT_NE(text.find("2360064\n" + lines[0] + "\n"), std::string::npos);
+  EXPECT_NE(text.find(lines[4] + "\n" + lines[5] + "\n"), std::string::npos);
+  EXPECT_NE(render_json({en}).find(nlohmann::json(lines).dump()), std::string::npos);
+  EXPECT_NE(render_html_body({zh}, Lang::Zh).find("<div>  合计 = 2,360,064</div></div>"), std::string::npos);
   EXPECT_NE(en.steps.back().explanation.find("2,360,064"), std::string::npos);
 }
 

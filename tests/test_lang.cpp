@@ -11,6 +11,7 @@
 #include "input/embeddings.h"
 #include "lang/lang.h"
 #include "lang/parts.h"
+#include "render/details.h"
 #include "stages/stages.h"
 #include "stages/tokens.h"
 #include "text/text_embeddings.h"
@@ -224,7 +225,7 @@ TEST(Lang, LocalizeFillsEveryPlaceholder) {
         EXPECT_FALSE(step.explanation.empty());
         EXPECT_FALSE(has_placeholder(step.title)) << step.title;
         EXPECT_FALSE(has_placeholder(step.explanation)) << step.explanation;
-        for (const auto& line : step.details) EXPECT_FALSE(has_placeholder(line)) << line;
+        for (const auto& line : detail_lines(step)) EXPECT_FALSE(has_placeholder(line)) << line;
         if (lang == Lang::Zh) EXPECT_TRUE(has_cjk(step.explanation)) << step.explanation;
       }
       for (const auto& c : w.checks) {
@@ -314,7 +315,7 @@ TEST(Lang, MissingTextsFallBackToEnglish) {
   // Words in step details fall back too.
   Walk m = run_multi_head(test::book_config());
   localize(m, partial, lang_en(), false);
-  EXPECT_EQ(m.steps.back().details.back(), "  TOTAL = 2,360,064");
+  EXPECT_EQ(detail_lines(m.steps.back()).back(), "  TOTAL = 2,360,064");
 }
 
 // Feature texts live in parts (src/lang/parts.cpp); a key given by two parts is a bug.

@@ -13,6 +13,20 @@
 
 namespace attn {
 
+// A table of counts shown under a step: exercise 3.3's parameters, one row per parameter
+// (its name, its shape, how many numbers it holds) and their total. The stage fills in the
+// numbers; renderers lay them out (render/details.h).
+struct ParameterTable {
+  struct Row {
+    std::string name;   // "W_query.weight"
+    Shape shape;        // {768, 768}
+    int64_t count = 0;  // 589824
+  };
+  std::vector<Row> rows;  // empty: the step has no table
+  int64_t total = 0;
+  std::string total_label;  // the word "total", filled by localize() (src/lang/)
+};
+
 struct Step {
   std::string name;   // the chapter's variable name: "attn_scores_2", "sa_v2.W_query.weight"
   std::string title;  // what the step is, one line; filled by localize() from src/lang/
@@ -23,8 +37,10 @@ struct Step {
   std::vector<std::string> suffixes;  // e.g. {"grad_fn=<SoftmaxBackward0>"}
   // Filled by localize() (src/lang/): one to three sentences on what, why and shapes.
   std::string explanation;
-  // Extra lines shown under the tensor (e.g. a parameter-count breakdown).
+  // Extra lines shown under the tensor (e.g. its shape as the notebook prints it), then
+  // the parameter table if it has one.
   std::vector<std::string> details;
+  ParameterTable parameter_table;
   // Where the notebook prints more than str(tensor): the label its print() puts before
   // the value ("Attention weights:"), and a Python number printed instead of the tensor
   // ("1.0", "2360064"; value then holds it as a 0-dim float32 tensor).

@@ -111,6 +111,10 @@ void localize(Walk& walk, const LangTable& lang, const LangTable& fallback, bool
       step.title = step.name;
     }
     for (auto& line : step.details) line = fill_placeholders(line, detail_vars);
+    if (!step.parameter_table.rows.empty()) {  // its total's word, as details' {total}
+      const std::string* word = lookup(&LangTable::ui, lang, fallback, std::string("word.total"));
+      step.parameter_table.total_label = word ? *word : "{total}";
+    }
   }
   for (auto& c : walk.checks) {
     const std::string* label = lookup(&LangTable::checks, lang, fallback, c.id);

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <map>
 
+#include "render/details.h"
 #include "render/heatmap.h"
 #include "render/page.h"
 #include "render/render.h"
@@ -363,9 +364,9 @@ std::string step_html(const Walk& walk, size_t i, Lang lang) {
   // notebook's "\nSecond head:") gets it back from a second.
   const std::string printed = printed_step(step);
   out += "<pre class=\"tensor\">" + std::string(printed.rfind('\n', 0) == 0 ? "\n" : "") + esc(printed) + "</pre>\n";
-  if (!step.details.empty()) {
+  if (const auto details = detail_lines(step); !details.empty()) {
     out += "<div class=\"details\">";
-    for (const auto& d : step.details) out += "<div>" + esc(d) + "</div>";
+    for (const auto& d : details) out += "<div>" + esc(d) + "</div>";
     out += "</div>\n";
   }
   out += heatmaps_html(walk, step, lang);

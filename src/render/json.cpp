@@ -4,6 +4,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "render/details.h"
 #include "render/json_config.h"
 #include "render/render.h"
 #include "stages/stages.h"
@@ -54,7 +55,7 @@ void append_steps(std::string& out, const Walk& walk, bool with_stage, bool& fir
                            {"printed", printed_step(step)}};
     if (with_stage) meta["stage"] = walk.stage;
     if (!step.explanation.empty()) meta["explanation"] = step.explanation;
-    if (!step.details.empty()) meta["details"] = step.details;
+    if (const auto details = detail_lines(step); !details.empty()) meta["details"] = details;
     if (!step.head_groups.empty()) meta["head_groups"] = step.head_groups;  // head h reads group head_groups[h]
     if (step.is_int64) meta["int64"] = true;
     if (!step.words.empty()) meta["data"] = step.words;  // the text, or its pieces

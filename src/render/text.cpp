@@ -1,5 +1,6 @@
 #include <fmt/format.h>
 
+#include "render/details.h"
 #include "render/heatmap.h"
 #include "render/render.h"
 #include "render/torch_print.h"
@@ -68,7 +69,7 @@ std::string render_text_step(const Walk& walk, size_t index, const RenderOptions
     heading += " — " + torch_size_str(step.shape());
   out += "\n" + (opts.color ? "\033[1m" + heading + "\033[0m" : heading) + "\n";
   out += printed_step(step) + "\n";
-  for (const auto& line : step.details) out += line + "\n";
+  for (const auto& line : detail_lines(step)) out += line + "\n";
   // The explanation follows the tensor, set off by a bar (dimmed in colour).
   if (opts.explain && !step.explanation.empty())
     out += opts.color ? "\033[2m│ " + step.explanation + "\033[0m\n" : "│ " + step.explanation + "\n";

@@ -25,15 +25,6 @@ Tensor loop_context_vectors(const Tensor& attn_weights, const Tensor& inputs) {
   return out;
 }
 
-std::string grouped(int64_t n) {
-  std::string digits = std::to_string(n), out;
-  for (size_t i = 0; i < digits.size(); ++i) {
-    if (i && digits[i - 1] != '-' && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return out;
-}
-
 std::string format_number(double v) {
   // As Python prints a float: 0.5, 2.0, 1.4285714285714286 is shortened to 1.42857.
   std::string s = fmt::format("{:g}", v);

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/config.h"
+#include "core/number_format.h"  // grouped()
 #include "core/tensor.h"
 #include "core/walk.h"
 
@@ -25,9 +26,6 @@ Tensor loop_context_vectors(const Tensor& attn_weights, const Tensor& inputs);
 // {seed1}, {seed2}, {heads}, {head_dim}, {p}, {attn_p}, {scale}, {batch}, {init},
 // {bias_arg}, ...). Stages add their own ({d_k}, {sqrt_d_k}, ...) after this.
 void set_common_vars(Walk& walk, const Config& cfg);
-
-// 2360064 -> "2,360,064"
-std::string grouped(int64_t n);
 
 // A rate or scale as the chapter's Python prints it, shortened: 0.5, 0.0, 2.0, 1.42857.
 std::string format_number(double v);

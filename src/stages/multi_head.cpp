@@ -29,13 +29,6 @@ Tensor slice_lastdim(const Tensor& t, int64_t begin, int64_t end) {
   return Tensor(shape, std::move(data));
 }
 
-// A shape as Python prints a tuple: (768, 768), (768,)
-std::string tuple_str(const Shape& s) {
-  std::string out = "(";
-  for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
-  return out + (s.size() == 1 ? ",)" : ")");
-}
-
 }  // namespace
 
 Walk run_multi_head(const Config& cfg) {
@@ -162,25 +155,16 @@ Walk run_multi_head(const Config& cfg) {
   walk.vars["ex_d"] = std::to_string(gpt2_d);
   walk.vars["ex_context"] = std::to_string(gpt2_context);
   walk.vars["ex_heads"] = std::to_string(gpt2_heads);
-  const auto params = named_parameter_shapes(gpt2_d, gpt2_d, /*qkv_bias=*/false);
-  int64_t total = 0;
-  size_t name_width = 0, shape_width = 0;
-  for (const auto& p : params) {
-    name_width = std::max(name_width, p.name.size());
-    shape_width = std::max(shape_width, tuple_str(p.shape).size());
+  ParameterTable table;
+  for (const auto& p : named_parameter_shapes(gpt2_d, gpt2_d, /*qkv_bias=*/false)) {
+    table.rows.push_back({p.name, p.shape, numel_of(p.shape)});
+    table.total += table.rows.back().count;
   }
-  std::vector<std::string> details;
-  for (const auto& p : params) {
-    const int64_t n = numel_of(p.shape);
-    total += n;
-    details.push_back(fmt::format("  {:<{}}  {:<{}} = {:>9}", p.name, name_width, tuple_str(p.shape),
-                                  shape_width, grouped(n)));
-  }
-  details.push_back(fmt::format("  {{total}} = {}", grouped(total)));
+  const int64_t total = table.total;
   walk.vars["ex_total"] = grouped(total);
   // The solution prints sum(...) itself: a Python int, "2360064".
   walk.add_python("exercise_3_3_num_params", static_cast<double>(total), std::to_string(total), "int");
-  walk.steps.back().details = std::move(details);
+  walk.steps.back().parameter_table = std::move(table);  // shown under it, one row per parameter
   // By hand: three d x d projections without bias, and out_proj with its bias.
   const int64_t by_hand = 3 * gpt2_d * gpt2_d + (gpt2_d * gpt2_d + gpt2_d);
   add_check(walk, "exercise_3_3_count_by_hand",
