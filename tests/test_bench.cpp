@@ -1,6 +1,7 @@
 // attn-walk bench: its report, and the fused forward it times, which must give the same
 // bits as MultiHeadAttention's step-by-step forward in modules/chapter.cpp. Small sizes only; no
 // timing is asserted.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -16,6 +17,7 @@
 #include "kernels/attention.h"
 #include "kernels/parallel.h"
 #include "modules/chapter.h"
+#include "render/bench.h"
 #include "test_util.h"
 #include "torch/torch_random.h"
 
@@ -126,8 +128,8 @@ TEST(Bench, JsonReportHasTheFieldsAndPyTorchsResult) {
   o.repeat = 2;
   o.threads = 2;
   o.seed = 7;
-  o.format = "json";
-  const auto j = nlohmann::json::parse(run_bench(o));
+  const BenchReport report = run_bench(o);
+  const auto j = nlohmann::json::parse(render_bench_json(report));
   for (const char* key : {"median_ms", "min_ms", "gflops", "threads", "sum", "abs_sum", "first", "peak_rss_mib"})
     EXPECT_TRUE(j.contains(key)) << key;
   EXPECT_EQ(j["threads"].get<int>(), 2);
@@ -189,9 +191,8 @@ TEST(Bench, SavesTheOutputAsNpy) {
   o.heads = 2;
   o.repeat = 1;
   o.probe = false;
-  o.format = "json";
   o.save_output = (dir.path / "y.npy").string();
-  const auto j = nlohmann::json::parse(run_bench(o));
+  const auto j = nlohmann::json::parse(render_bench_json(run_bench(o)));
   EXPECT_FALSE(j.contains("peak_fraction"));  // --no-probe
   const std::string bytes = test::read_all(o.save_output);
   ASSERT_EQ(bytes.substr(0, 6), "\x93NUMPY");
@@ -213,10 +214,80 @@ TEST(Bench, TextReportNamesTheRun) {
   o.heads = 2;
   o.repeat = 1;
   o.threads = 1;
-  const std::string text = run_bench(o);
+  const std::string text = render_bench_text(run_bench(o));
   EXPECT_NE(text.find("median"), std::string::npos);
   EXPECT_NE(text.find("MultiHeadAttention(16, 16, 20, 0.0, num_heads=2)"), std::string::npos);
   EXPECT_NE(text.find("peak RSS"), std::string::npos);
+  kernels::set_num_threads(0);
+}
+
+// The report holds the numbers; the renderers print exactly those, and the page's engine
+// gets the same JSON document without parsing the text back.
+TEST(Bench, RenderersPrintWhatTheReportHolds) {
+  BenchOptions o;
+  o.tokens = 20;
+  o.d_model = 16;
+  o.heads = 2;
+  o.batch = 2;
+  o.repeat = 3;
+  o.threads = 1;
+  o.seed = 11;
+  const BenchReport r = run_bench(o);
+  EXPECT_EQ(r.threads, 1);
+  EXPECT_EQ(r.shape, (Shape{2, 20, 16}));
+  ASSERT_EQ(r.first.size(), 8u);
+  EXPECT_LE(r.min_ms, r.median_ms);
+  EXPECT_EQ(r.peak_fraction, r.gflops / r.peak_gflops);
+
+  const auto j = nlohmann::json::parse(render_bench_json(r));
+  EXPECT_EQ(j["median_ms"].get<double>(), r.median_ms);
+  EXPECT_EQ(j["min_ms"].get<double>(), r.min_ms);
+  EXPECT_EQ(j["gflops"].get<double>(), r.gflops);
+  EXPECT_EQ(j["gflop_per_forward"].get<double>(), r.gflop_per_forward);
+  EXPECT_EQ(j["gflops_pytorch_count"].get<double>(), r.gflops_pytorch_count);
+  EXPECT_EQ(j["peak_gflops"].get<double>(), r.peak_gflops);
+  EXPECT_EQ(j["peak_fraction"].get<double>(), r.peak_fraction);
+  EXPECT_EQ(j["peak_rss_mib"].get<double>(), r.peak_rss_mib);
+  EXPECT_EQ(j["sum"].get<double>(), r.sum);
+  EXPECT_EQ(j["abs_sum"].get<double>(), r.abs_sum);
+  EXPECT_EQ(j["shape"].get<Shape>(), r.shape);
+  EXPECT_EQ(j["repeat"].get<int64_t>(), 3);
+  EXPECT_EQ(j["isa"].get<std::string>(), r.isa);
+  for (size_t i = 0; i < 8; ++i) EXPECT_EQ(bits(j["first"][i].get<float>()), bits(r.first[i])) << i;
+  const nlohmann::ordered_json ordered = bench_json(r);
+  std::vector<std::string> keys;
+  for (const auto& [key, value] : ordered.items()) keys.push_back(key);
+  EXPECT_EQ(keys, (std::vector<std::string>{"median_ms", "min_ms", "gflops", "gflop_per_forward",
+                                            "gflops_pytorch_count", "peak_gflops", "peak_fraction", "threads",
+                                            "sum", "abs_sum", "first", "peak_rss_mib", "shape", "repeat", "isa"}));
+  // The engine's document (keys sorted) is the parsed text's.
+  EXPECT_EQ(nlohmann::json(ordered).dump(), j.dump());
+
+  const std::string text = render_bench_text(r);
+  for (const std::string& line :
+       {std::string("MultiHeadAttention(16, 16, 20, 0.0, num_heads=2) forward on torch.randn(2, 20, 16), seed 11\n"),
+        fmt::format("threads 1 ({}), 3 timed runs after one warm-up\n", r.isa),
+        fmt::format("  median   {:.2f} ms\n  min      {:.2f} ms\n", r.median_ms, r.min_ms),
+        fmt::format("  rate     {:.1f} GFLOP/s ({:.2f} GFLOP per forward", r.gflops, r.gflop_per_forward),
+        fmt::format("  peak     {:.1f} GFLOP/s measured by the FMA probe ({}, 1 threads): {:.1f}% of it\n",
+                    r.peak_gflops, r.isa, 100.0 * r.gflops / r.peak_gflops),
+        fmt::format("  peak RSS {:.1f} MiB\n", r.peak_rss_mib),
+        fmt::format("y: shape (2, 20, 16), sum {:.6f}, abs sum {:.6f}\n", r.sum, r.abs_sum),
+        fmt::format("first values: {:.6g} {:.6g} {:.6g} {:.6g} {:.6g} {:.6g} {:.6g} {:.6g}\n", r.first[0], r.first[1],
+                    r.first[2], r.first[3], r.first[4], r.first[5], r.first[6], r.first[7])})
+    EXPECT_NE(text.find(line), std::string::npos) << line << "\nin\n" << text;
+  EXPECT_EQ(text.find("above 100%"), std::string::npos);
+
+  // A rate above the probe's peak says so; without the probe there is no peak at all.
+  BenchReport busy = r;
+  busy.peak_gflops = r.gflops / 2;
+  busy.peak_fraction = 2.0;
+  EXPECT_NE(render_bench_text(busy).find(": 200.0% of it\n           (above 100%: "), std::string::npos);
+  BenchReport unprobed = r;
+  unprobed.options.probe = false;
+  EXPECT_EQ(render_bench_text(unprobed).find("  peak  "), std::string::npos);
+  EXPECT_FALSE(bench_json(unprobed).contains("peak_gflops"));
+  EXPECT_FALSE(bench_json(unprobed).contains("peak_fraction"));
   kernels::set_num_threads(0);
 }
 

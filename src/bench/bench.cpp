@@ -1,15 +1,14 @@
 // attn-walk bench: times MultiHeadAttention's forward at GPT-2 sizes, in PyTorch's order
 // (torch.manual_seed(S); x = torch.randn(B, T, D); mha = MultiHeadAttention(D, D, T, 0.0, H);
-// y = mha(x)), and reports the timings with enough of y to check it against PyTorch.
+// y = mha(x)), and reports the timings with enough of y to check it against PyTorch
+// (render/bench.h prints the report).
 #include "bench/bench.h"
 
-#include <fmt/format.h>
 #include <sys/resource.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <nlohmann/json.hpp>
 #include <vector>
 
 #include "bench/fast_forward.h"
@@ -63,19 +62,9 @@ void save_npy(const std::string& path, const Tensor& y) {
   write_output(path, bytes);
 }
 
-// The probe's line of the text report. A rate still above the peak after the re-readings
-// says the machine was busier while probing than while timing: the fraction means little then.
-std::string peak_line(double peak, double gflops, const char* isa, int threads) {
-  std::string line = fmt::format("  peak     {:.1f} GFLOP/s measured by the FMA probe ({}, {} threads): {:.1f}% of it\n",
-                                 peak, isa, threads, 100.0 * gflops / peak);
-  if (gflops > peak)
-    line += "           (above 100%: the probe kept meeting a busier moment of the machine than the forwards; run again)\n";
-  return line;
-}
-
 }  // namespace
 
-std::string run_bench(const BenchOptions& o) {
+BenchReport run_bench(const BenchOptions& o) {
   kernels::set_num_threads(static_cast<int>(o.threads));
 
   // PyTorch's order of random draws: the input first, then the module's parameters.
@@ -110,52 +99,27 @@ std::string run_bench(const BenchOptions& o) {
     sum += v;
     abs_sum += std::fabs(v);
   }
-  std::vector<float> first(y.data.begin(), y.data.begin() + std::min<int64_t>(8, y.numel()));
-
-  const int threads = kernels::num_threads();
-  const char* isa = kernels::isa_name(kernels::active_isa());
+  BenchReport r;
+  r.options = o;
+  r.shape = y.shape;
+  r.sum = sum;
+  r.abs_sum = abs_sum;
+  r.first.assign(y.data.begin(), y.data.begin() + std::min<int64_t>(8, y.numel()));
+  r.threads = kernels::num_threads();
+  r.isa = kernels::isa_name(kernels::active_isa());
+  r.median_ms = median;
+  r.min_ms = sorted.front();
+  r.gflop_per_forward = flops / 1e9;
+  r.gflops = gflops;
+  r.gflops_pytorch_count = pytorch_flops(o) / (median * 1e6);
   // Measured after the timed runs, so the probe's own threads do not warm or disturb them.
-  const auto probe = [&] { return fma_peak_gflops(kernels::active_isa(), threads); };
-  const double peak = o.probe ? peak_at_least(probe(), gflops, 4, probe) : 0.0;
-  if (o.format == "json") {
-    nlohmann::ordered_json j;
-    j["median_ms"] = median;
-    j["min_ms"] = sorted.front();
-    j["gflops"] = gflops;
-    j["gflop_per_forward"] = flops / 1e9;
-    j["gflops_pytorch_count"] = pytorch_flops(o) / (median * 1e6);
-    if (o.probe) {
-      j["peak_gflops"] = peak;
-      j["peak_fraction"] = gflops / peak;
-    }
-    j["threads"] = threads;
-    j["sum"] = sum;
-    j["abs_sum"] = abs_sum;
-    j["first"] = first;
-    j["peak_rss_mib"] = peak_rss_mib();
-    j["shape"] = y.shape;
-    j["repeat"] = o.repeat;
-    j["isa"] = isa;
-    return j.dump(2) + "\n";
+  if (o.probe) {
+    const auto probe = [&] { return fma_peak_gflops(kernels::active_isa(), r.threads); };
+    r.peak_gflops = peak_at_least(probe(), gflops, 4, probe);
+    r.peak_fraction = gflops / r.peak_gflops;
   }
-  std::string out = fmt::format(
-      "MultiHeadAttention({d}, {d}, {t}, 0.0, num_heads={h}) forward on torch.randn({b}, {t}, {d}), seed {s}\n"
-      "threads {th} ({isa}), {r} timed runs after one warm-up\n"
-      "  median   {med:.2f} ms\n"
-      "  min      {min:.2f} ms\n"
-      "  rate     {gf:.1f} GFLOP/s ({gfl:.2f} GFLOP per forward: the projections and the causal half of the attention)\n"
-      "{peak}"
-      "  peak RSS {rss:.1f} MiB\n"
-      "y: shape ({b}, {t}, {d}), sum {sum:.6f}, abs sum {abs:.6f}\n"
-      "first values:",
-      fmt::arg("d", o.d_model), fmt::arg("t", o.tokens), fmt::arg("h", o.heads), fmt::arg("b", o.batch),
-      fmt::arg("s", o.seed), fmt::arg("th", threads), fmt::arg("isa", isa), fmt::arg("r", o.repeat),
-      fmt::arg("med", median), fmt::arg("min", sorted.front()), fmt::arg("gf", gflops),
-      fmt::arg("peak", o.probe ? peak_line(peak, gflops, isa, threads) : std::string()),
-      fmt::arg("gfl", flops / 1e9), fmt::arg("rss", peak_rss_mib()), fmt::arg("sum", sum),
-      fmt::arg("abs", abs_sum));
-  for (float v : first) out += fmt::format(" {:.6g}", v);
-  return out + "\n";
+  r.peak_rss_mib = peak_rss_mib();
+  return r;
 }
 
 }  // namespace attn

@@ -3,6 +3,9 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
+
+#include "core/tensor.h"
 
 namespace attn {
 
@@ -14,7 +17,7 @@ struct BenchOptions {
   int64_t repeat = 10;     // timed forwards after one warm-up
   int64_t threads = 0;     // 0: all cores
   uint64_t seed = 123;
-  std::string format = "text";
+  std::string format = "text";  // which renderer prints the report (render/bench.h); the CLI's choice
   bool probe = true;         // measure the FMA peak and report the rate as a fraction of it
   std::string save_output;   // write y to this .npy file, to compare every element with a peer
 };
@@ -22,7 +25,28 @@ struct BenchOptions {
 // Peak resident memory of this process so far, in MiB.
 double peak_rss_mib();
 
-// Runs the benchmark and returns the report (text or JSON) to print.
-std::string run_bench(const BenchOptions& opts);
+// What a run measured: the timings, the rate against the work done, and enough of y to
+// check it against PyTorch's. run_bench computes it; render/bench.h prints it as text or JSON.
+struct BenchReport {
+  BenchOptions options;        // the sizes, seed and repeat count as run
+  int threads = 0;             // the threads the forwards ran on
+  std::string isa;             // the kernels' instruction set: "avx512", "avx2", "scalar"
+  double median_ms = 0.0;      // of the timed forwards
+  double min_ms = 0.0;
+  double gflop_per_forward = 0.0;     // the work one forward does (bench.cpp's work_flops)
+  double gflops = 0.0;                // that work per second at the median time
+  double gflops_pytorch_count = 0.0;  // the rate counting PyTorch's full (T, T) products
+  // The FMA probe's peak and the rate as a fraction of it; only if options.probe.
+  double peak_gflops = 0.0;
+  double peak_fraction = 0.0;
+  double peak_rss_mib = 0.0;   // after the forwards and the probe
+  Shape shape;                 // y's: (B, T, D)
+  double sum = 0.0;            // of y's elements, in order
+  double abs_sum = 0.0;
+  std::vector<float> first;    // y's first (up to) eight values
+};
+
+// Runs the benchmark (and writes y to options.save_output if set).
+BenchReport run_bench(const BenchOptions& opts);
 
 }  // namespace attn

@@ -20,6 +20,7 @@
 #include "input/input_stream.h"
 #include "lang/lang.h"
 #include "core/output.h"
+#include "render/bench.h"
 #include "render/check.h"
 #include "render/render.h"
 #include "stages/stages.h"
@@ -213,7 +214,8 @@ int run_cli(int argc, char** argv) {
   if (parsed.is_check) return run_check(o, parsed.check);
   if (parsed.is_bench) {
     check_bench(parsed.bench);
-    write_output("-", run_bench(parsed.bench));
+    const BenchReport report = run_bench(parsed.bench);
+    write_output("-", parsed.bench.format == "json" ? render_bench_json(report) : render_bench_text(report));
     return 0;
   }
 

@@ -12,6 +12,7 @@
 #include "bench/bench.h"
 #include "cli/cli.h"
 #include "input/embeddings.h"
+#include "render/bench.h"
 #include "render/render.h"
 #include "web/page_data.h"
 
@@ -101,10 +102,9 @@ EMSCRIPTEN_KEEPALIVE const char* attn_walk_bench(int tokens, int d_model, int he
     b.repeat = repeat;
     b.threads = 1;
     b.probe = false;  // the FMA probe measures native instruction sets
-    b.format = "json";
     if (tokens < 1 || d_model < 1 || heads < 1 || repeat < 1 || d_model % heads != 0)
       throw attn::UsageError("bench: sizes must be positive and heads must divide d_model");
-    return json{{"ok", true}, {"bench", json::parse(attn::run_bench(b))}};
+    return json{{"ok", true}, {"bench", json(attn::bench_json(attn::run_bench(b)))}};
   });
 }
 

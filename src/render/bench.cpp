@@ -1,0 +1,67 @@
+#include "render/bench.h"
+
+#include <fmt/format.h>
+
+namespace attn {
+
+namespace {
+
+// The probe's line of the text report. A rate still above the peak after the re-readings
+// says the machine was busier while probing than while timing: the fraction means little then.
+std::string peak_line(const BenchReport& r) {
+  std::string line = fmt::format("  peak     {:.1f} GFLOP/s measured by the FMA probe ({}, {} threads): {:.1f}% of it\n",
+                                 r.peak_gflops, r.isa, r.threads, 100.0 * r.gflops / r.peak_gflops);
+  if (r.gflops > r.peak_gflops)
+    line += "           (above 100%: the probe kept meeting a busier moment of the machine than the forwards; run again)\n";
+  return line;
+}
+
+}  // namespace
+
+std::string render_bench_text(const BenchReport& r) {
+  const BenchOptions& o = r.options;
+  std::string out = fmt::format(
+      "MultiHeadAttention({d}, {d}, {t}, 0.0, num_heads={h}) forward on torch.randn({b}, {t}, {d}), seed {s}\n"
+      "threads {th} ({isa}), {r} timed runs after one warm-up\n"
+      "  median   {med:.2f} ms\n"
+      "  min      {min:.2f} ms\n"
+      "  rate     {gf:.1f} GFLOP/s ({gfl:.2f} GFLOP per forward: the projections and the causal half of the attention)\n"
+      "{peak}"
+      "  peak RSS {rss:.1f} MiB\n"
+      "y: shape ({b}, {t}, {d}), sum {sum:.6f}, abs sum {abs:.6f}\n"
+      "first values:",
+      fmt::arg("d", o.d_model), fmt::arg("t", o.tokens), fmt::arg("h", o.heads), fmt::arg("b", o.batch),
+      fmt::arg("s", o.seed), fmt::arg("th", r.threads), fmt::arg("isa", r.isa), fmt::arg("r", o.repeat),
+      fmt::arg("med", r.median_ms), fmt::arg("min", r.min_ms), fmt::arg("gf", r.gflops),
+      fmt::arg("peak", o.probe ? peak_line(r) : std::string()),
+      fmt::arg("gfl", r.gflop_per_forward), fmt::arg("rss", r.peak_rss_mib), fmt::arg("sum", r.sum),
+      fmt::arg("abs", r.abs_sum));
+  for (float v : r.first) out += fmt::format(" {:.6g}", v);
+  return out + "\n";
+}
+
+nlohmann::ordered_json bench_json(const BenchReport& r) {
+  nlohmann::ordered_json j;
+  j["median_ms"] = r.median_ms;
+  j["min_ms"] = r.min_ms;
+  j["gflops"] = r.gflops;
+  j["gflop_per_forward"] = r.gflop_per_forward;
+  j["gflops_pytorch_count"] = r.gflops_pytorch_count;
+  if (r.options.probe) {
+    j["peak_gflops"] = r.peak_gflops;
+    j["peak_fraction"] = r.peak_fraction;
+  }
+  j["threads"] = r.threads;
+  j["sum"] = r.sum;
+  j["abs_sum"] = r.abs_sum;
+  j["first"] = r.first;
+  j["peak_rss_mib"] = r.peak_rss_mib;
+  j["shape"] = r.shape;
+  j["repeat"] = r.options.repeat;
+  j["isa"] = r.isa;
+  return j;
+}
+
+std::string render_bench_json(const BenchReport& r) { return bench_json(r).dump(2) + "\n"; }
+
+}  // namespace attn
