@@ -1,7 +1,8 @@
-// Every text a learner reads, one file per language (en.cpp, zh.cpp): step titles,
-// explanations and check labels, keyed by stage and step name, plus the renderers'
-// fixed words. A third language is one more file (a LangTable) and one line in
-// languages() (localize.cpp); English fills in whatever a language leaves out.
+// Every text a learner reads, one table per language (en.cpp, zh.cpp) gathered from parts
+// (parts.cpp: one file per stage or feature and language): step titles, explanations and
+// check labels, keyed by stage and step name, plus the renderers' fixed words. A third
+// language is one more table and its parts, and one line in languages() (localize.cpp);
+// English fills in whatever a language leaves out.
 #pragma once
 
 #include <map>

@@ -4,6 +4,7 @@
 
 #include "lang/bonus.h"
 #include "lang/bonus_b.h"
+#include "lang/chapter.h"
 #include "lang/check_texts.h"
 
 namespace attn {
@@ -18,6 +19,14 @@ LangTable text_zh();  // text_zh.cpp
 const std::vector<LangPart>& lang_parts() {
   // One line per feature: {"en", some_feature_en}, {"zh", some_feature_zh}.
   static const std::vector<LangPart> parts = {
+      {"en", dot_product_en}, {"zh", dot_product_zh},  // chapter 3's stages
+      {"en", softmax_en}, {"zh", softmax_zh},
+      {"en", trainable_en}, {"zh", trainable_zh},
+      {"en", causal_en}, {"zh", causal_zh},
+      {"en", dropout_en}, {"zh", dropout_zh},
+      {"en", multi_head_en}, {"zh", multi_head_zh},
+      {"en", chapter_checks_en}, {"zh", chapter_checks_zh},  // their checks' labels
+      {"en", chapter_ui_en}, {"zh", chapter_ui_zh},  // the renderers' words
       {"en", review_en}, {"zh", review_zh},        // the chapter's extra words and demonstrations
       {"en", check_en}, {"zh", check_zh},          // attn-walk check
       {"en", bonus_en}, {"zh", bonus_zh},          // the bonus group's shared words

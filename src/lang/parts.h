@@ -1,5 +1,5 @@
-// Texts of the features beyond the chapter's stages, kept apart from en.cpp and zh.cpp:
-// each feature has one file per language (src/lang/<feature>_<code>.cpp) that returns a
+// A language's texts in parts: each of the chapter's stages (chapter.h) and each feature
+// beyond them has one file per language (src/lang/<part>_<code>.cpp) that returns a
 // LangTable holding only its own keys, and one line in lang_parts() (parts.cpp).
 #pragma once
 

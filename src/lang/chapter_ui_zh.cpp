@@ -1,0 +1,47 @@
+// Chinese words of the renderers (headings, notes, heatmaps, the page, --step's prompt) and the
+// chapter's dropout-kernel notes.
+#include "lang/chapter.h"
+
+namespace attn {
+
+LangTable chapter_ui_zh() {
+  LangTable t;
+  t.code = "zh";
+  t.ui = {
+      {"section", "第 {chapter} 章 {section} 节"},
+      {"input", "输入"},
+      {"note", "注"},
+      {"max_diff", "最大差值"},
+      // Heatmap and HTML page words (src/render/heatmap_*.cpp, html.cpp).
+      {"heatmap.title", "{} 的热力图：行是查询 (i)，列是键 (j)"},
+      {"heatmap.scale", "色标"},
+      {"heatmap.zero", "恰好为 0"},
+      {"heatmap.masked", "-inf（已遮蔽）"},
+      {"heatmap.invalid", "nan 或 +inf"},
+      {"heatmap.batch", "批次 {}"},
+      {"heatmap.batch_head", "批次 {}，头 {}"},
+      {"heatmap.sampled", "{} 个词元：从第一个到最后一个词元，均匀地选出 {} 行和 {} 列来画；每个格子都是真实的元素"},
+      {"heatmap.repeated_one", "批次 {} 与批次 0 完全相同：批次由相同输入的副本堆叠而成，所以只画一次"},
+      {"heatmap.repeated_many", "批次 {} 与批次 0 完全相同：批次由相同输入的副本堆叠而成，所以只画一次"},
+      {"heatmap.left_out", "另有 {} 个矩阵块未画出"},
+      {"heatmap.colon", "："},
+      {"heatmap.rows", "行：查询 (i)"},
+      {"heatmap.cols", "列：键 (j)"},
+      {"page.contents", "目录"},
+      {"page.steps", "{} 个步骤"},
+      {"page.all_stages", "全部阶段"},
+      {"page.settings", "设置"},
+      {"page.generated", "由 attn-walk {} 生成。张量按 PyTorch 的打印格式显示。"},
+      {"page.chapter", "《从零构建大语言模型》第 3 章"},
+      {"step_prompt", "-- 回车：下一步，q：退出 -- "},
+      {"note.dropout_kernel.default",
+       "dropout 掩码：采用 PyTorch 默认的 CPU 实现，与书中打印的结果一致（macOS、ARM、AMD，"
+       "PyTorch 2.7+）"},
+      {"note.dropout_kernel.mkl",
+       "dropout 掩码：采用 MKL 实现（Intel x86 上 PyTorch 1.13–2.6 的 pip/conda 版本），"
+       "因此与书中的结果不同"},
+  };
+  return t;
+}
+
+}  // namespace attn
