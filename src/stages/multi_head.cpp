@@ -29,20 +29,10 @@ Tensor slice_lastdim(const Tensor& t, int64_t begin, int64_t end) {
   return Tensor(shape, std::move(data));
 }
 
-}  // namespace
-
-Walk run_multi_head(const Config& cfg) {
-  Walk walk("multi-head", cfg);
-  set_common_vars(walk, cfg);
+// 3.6.1: H independent CausalAttention heads, outputs concatenated.
+void walk_wrapper(Walk& walk, const Config& cfg, TorchGenerator& gen, const Tensor& batch) {
   const int64_t T = cfg.num_tokens(), d_in = cfg.d_in(), d_out = cfg.d_out, H = cfg.heads;
-  if (cfg.attn_dropout > 0.0) walk.notes.push_back(dropout_kernel_note(cfg.dropout_rng));
-  note_causal_softmax(walk, cfg);
   walk.vars["wrapper_width"] = std::to_string(H * d_out);
-  TorchGenerator gen;
-
-  const Tensor& batch = walk.add("batch", stack_copies(cfg.inputs, cfg.batch));  // (B, T, d_in)
-
-  // 3.6.1: H independent CausalAttention heads, outputs concatenated.
   gen.manual_seed(cfg.seed1);
   const MultiHeadAttentionWrapper wrapper(gen, d_in, d_out, T, cfg.attn_dropout, H, cfg.qkv_bias,
                                           cfg.dropout_rng, cfg.causal_softmax);
@@ -60,8 +50,10 @@ Walk run_multi_head(const Config& cfg) {
   walk.record("wrapper_context_vecs", std::move(wrapper_out), {"grad_fn=<CatBackward0>"});
   print_shape_last(walk, "context_vecs.shape:");
   if (cfg.attn_dropout == 0.0) add_check(walk, "wrapper_first_head_equals_causal_attention", first_head_check);
+}
 
-  // The batched matrix product MultiHeadAttention relies on, on the chapter's fixed tensor.
+// The batched matrix product MultiHeadAttention relies on, on the chapter's fixed tensor.
+void walk_batched_product(Walk& walk) {
   const Tensor& a = walk.add(
       "a", Tensor({1, 2, 3, 4}, {0.2745f, 0.6584f, 0.2775f, 0.8573f, 0.8993f, 0.0390f, 0.9268f, 0.7388f,
                                  0.7179f, 0.7058f, 0.9156f, 0.4340f, 0.0772f, 0.3565f, 0.1479f, 0.5331f,
@@ -75,11 +67,13 @@ Walk run_multi_head(const Config& cfg) {
   label_last(walk, "\nSecond head:\n");
   add_check(walk, "head_products_equal_batched",
             both(compare_close(first_res, a_at_a_T[0][0]), compare_close(second_res, a_at_a_T[0][1])));
+}
 
-  // 3.6.2: MultiHeadAttention, every intermediate of its forward pass.
+// 3.6.2: MultiHeadAttention, every intermediate of its forward pass.
+void walk_multi_head_attention(Walk& walk, const Config& cfg, TorchGenerator& gen, const Tensor& batch) {
   gen.manual_seed(cfg.seed1);
-  const MultiHeadAttention mha(gen, d_in, d_out, T, cfg.attn_dropout, H, cfg.qkv_bias,
-                               cfg.dropout_rng);
+  const MultiHeadAttention mha(gen, cfg.d_in(), cfg.d_out, cfg.num_tokens(), cfg.attn_dropout, cfg.heads,
+                               cfg.qkv_bias, cfg.dropout_rng);
   walk.vars["d_k"] = std::to_string(mha.head_dim);
   walk.vars["sqrt_d_k"] = fmt::format("{:.4g}", std::sqrt(static_cast<double>(mha.head_dim)));
   if (cfg.attn_dropout > 0.0) walk.vars["variant:attn_weights"] = "dropout";
@@ -111,10 +105,12 @@ Walk run_multi_head(const Config& cfg) {
   walk.add_parameter("out_proj.bias", *mha.out_proj.bias);
   walk.record("mha_context_vecs", std::move(mha_out), {"grad_fn=<ViewBackward0>"});  // (B, T, d_out)
   print_shape_last(walk, "context_vecs.shape:");
+}
 
-  // Beyond the chapter: with its default head_dim = 1, view and transpose above move nothing
-  // visible. Here b = 1, 3 tokens, d_out = 4 = 2 heads x head_dim 2, on the numbers 0..11,
-  // so every number says which token and which feature it is.
+// Beyond the chapter: with its default head_dim = 1, view and transpose above move nothing
+// visible. Here b = 1, 3 tokens, d_out = 4 = 2 heads x head_dim 2, on the numbers 0..11,
+// so every number says which token and which feature it is.
+void walk_head_dim_2(Walk& walk) {
   const size_t first_addition = walk.steps.size();
   Tensor numbers = Tensor::zeros({1, 3, 4});
   for (int64_t k = 0; k < 12; ++k) numbers(k) = static_cast<float>(k);
@@ -139,18 +135,22 @@ Walk run_multi_head(const Config& cfg) {
   walk.add("hd2_merged", view(back, {1, 3, 4}));                                            // (1, 3, 4)
   walk.steps.back().details = {layout_line(contiguous_layout({1, 3, 4}))};
   mark_beyond_chapter(walk, first_addition);
+}
 
-  // Exercise 3.2: two heads of d_out = 1 give 2-dimensional context vectors. The book's
-  // solution prints other numbers, from an early softmax(dim=1): the note says so.
+// Exercise 3.2: two heads of d_out = 1 give 2-dimensional context vectors. The book's
+// solution prints other numbers, from an early softmax(dim=1): the note says so.
+void walk_exercise_3_2(Walk& walk, const Config& cfg, TorchGenerator& gen, const Tensor& batch) {
   walk.notes.push_back(cfg.causal_softmax.dim == 1 ? "note.exercise_3_2_solution#dim1"
                                                    : "note.exercise_3_2_solution");
   gen.manual_seed(cfg.seed1);
-  const MultiHeadAttentionWrapper wrapper_2d(gen, d_in, 1, T, cfg.attn_dropout, 2, cfg.qkv_bias,
-                                             cfg.dropout_rng, cfg.causal_softmax);
+  const MultiHeadAttentionWrapper wrapper_2d(gen, cfg.d_in(), 1, cfg.num_tokens(), cfg.attn_dropout, 2,
+                                             cfg.qkv_bias, cfg.dropout_rng, cfg.causal_softmax);
   walk.record("exercise_3_2_context_vecs", wrapper_2d.forward(gen, batch), {"grad_fn=<CatBackward0>"});
+}
 
-  // Exercise 3.3: the parameters of MultiHeadAttention(768, 768, 1024, 0.0, 12), counted from
-  // the shapes its layers allocate (tests/test_exercises.cpp checks they are a built module's).
+// Exercise 3.3: the parameters of MultiHeadAttention(768, 768, 1024, 0.0, 12), counted from
+// the shapes its layers allocate (tests/test_exercises.cpp checks they are a built module's).
+void walk_exercise_3_3(Walk& walk) {
   const int64_t gpt2_d = 768, gpt2_context = 1024, gpt2_heads = 12;
   walk.vars["ex_d"] = std::to_string(gpt2_d);
   walk.vars["ex_context"] = std::to_string(gpt2_context);
@@ -169,6 +169,24 @@ Walk run_multi_head(const Config& cfg) {
   const int64_t by_hand = 3 * gpt2_d * gpt2_d + (gpt2_d * gpt2_d + gpt2_d);
   add_check(walk, "exercise_3_3_count_by_hand",
             {total == by_hand, std::fabs(static_cast<double>(total - by_hand))});
+}
+
+}  // namespace
+
+Walk run_multi_head(const Config& cfg) {
+  Walk walk("multi-head", cfg);
+  set_common_vars(walk, cfg);
+  if (cfg.attn_dropout > 0.0) walk.notes.push_back(dropout_kernel_note(cfg.dropout_rng));
+  note_causal_softmax(walk, cfg);
+  TorchGenerator gen;  // the notebook's generator: each module below is drawn after manual_seed(seed1)
+
+  const Tensor& batch = walk.add("batch", stack_copies(cfg.inputs, cfg.batch));  // (B, T, d_in)
+  walk_wrapper(walk, cfg, gen, batch);                // 3.6.1
+  walk_batched_product(walk);                         // 3.6.2's batched matrix product
+  walk_multi_head_attention(walk, cfg, gen, batch);   // 3.6.2
+  walk_head_dim_2(walk);                              // beyond the chapter
+  walk_exercise_3_2(walk, cfg, gen, batch);
+  walk_exercise_3_3(walk);
   return walk;
 }
 
