@@ -17,19 +17,19 @@ Slips slip(F make) {
 // W_query and W_key swapped (queries = x @ W_key), the scores as keys @ queries.T, or in
 // exercise 3.1 sa_v1.W_query = nn.Parameter(sa_v2.W_key.weight.T).
 std::vector<Slips> query_key_swapped() {
-  return {slip([](Slips& s) { s.qk_weights_swapped = true; }),
+  return {slip([](Slips& s) { s.query_key_swapped = true; }),
           slip([](Slips& s) { s.scores_transposed = true; }),
-          slip([](Slips& s) { s.ex31_copy_swapped = true; })};
+          slip([](Slips& s) { s.ex31_query_key_swapped = true; })};
 }
 
 // torch.softmax(attn_scores, dim=-1): no division by keys.shape[-1] ** 0.5.
 std::vector<Slips> scale_missing() {
-  return {slip([](Slips& s) { s.scale = Slips::Scale::None; })};
+  return {slip([](Slips& s) { s.divisor = Choices::Divisor::None; })};
 }
 
 // attn_scores / keys.shape[-1]: by d_k instead of its square root.
 std::vector<Slips> scale_by_d_k() {
-  return {slip([](Slips& s) { s.scale = Slips::Scale::Dk; })};
+  return {slip([](Slips& s) { s.divisor = Choices::Divisor::Dk; })};
 }
 
 // torch.softmax(..., dim=0) (or dim=-2): each column sums to 1 instead of each row.
@@ -40,32 +40,32 @@ std::vector<Slips> softmax_wrong_dim() {
 // mask_simple / mask_simple.sum(...) or attn_weights / attn_weights.sum(...) where
 // masked_simple belongs.
 std::vector<Slips> normalized_wrong_tensor() {
-  return {slip([](Slips& s) { s.renorm = Slips::Renorm::MaskSimple; }),
-          slip([](Slips& s) { s.renorm = Slips::Renorm::AttnWeights; })};
+  return {slip([](Slips& s) { s.renormalized = Slips::Renormalized::MaskSimple; }),
+          slip([](Slips& s) { s.renormalized = Slips::Renormalized::AttnWeights; })};
 }
 
 // row_sums = masked_simple.sum(dim=-1) without keepdim=True: the division broadcasts
 // along the rows and divides column j by the sum of row j.
 std::vector<Slips> keepdim_missing() {
-  return {slip([](Slips& s) { s.keepdim_missing = true; })};
+  return {slip([](Slips& s) { s.keepdim = false; })};
 }
 
 // torch.triu where torch.tril belongs (and the other way round), or the diagonal hidden
 // too (tril(..., diagonal=-1), triu(..., diagonal=0)).
 std::vector<Slips> mask_wrong_triangle() {
-  return {slip([](Slips& s) { s.mask = Slips::Mask::Swapped; }),
-          slip([](Slips& s) { s.mask = Slips::Mask::Diagonal; })};
+  return {slip([](Slips& s) { s.triangle = Choices::Triangle::Past; }),
+          slip([](Slips& s) { s.triangle = Choices::Triangle::FutureAndDiagonal; })};
 }
 
 // attn_scores.masked_fill(...) (no underscore) whose result is not assigned: no mask at all.
 std::vector<Slips> masked_fill_result_discarded() {
-  return {slip([](Slips& s) { s.masked_fill_discarded = true; })};
+  return {slip([](Slips& s) { s.masked_fill_kept = false; })};
 }
 
 // attn_scores kept for the dump (self.attn_scores = attn_scores) before masked_fill_, which
 // then wrote the -inf mask into the very tensor kept.
 std::vector<Slips> attn_scores_changed_in_place() {
-  return {slip([](Slips& s) { s.scores_kept_by_reference = true; })};
+  return {slip([](Slips& s) { s.scores_kept_before_mask = false; })};
 }
 
 // Dropout by hand, kept values times 1/p instead of 1/(1-p).
@@ -76,32 +76,32 @@ std::vector<Slips> dropout_scaled_by_p() {
 // keys.view(b, num_heads, num_tokens, head_dim) instead of view(b, num_tokens, num_heads,
 // head_dim).transpose(1, 2).
 std::vector<Slips> view_instead_of_transpose() {
-  return {slip([](Slips& s) { s.heads_by_view = true; })};
+  return {slip([](Slips& s) { s.heads_by_transpose = false; })};
 }
 
 // (attn_weights @ values) merged without .transpose(1, 2): heads and tokens interleave.
 std::vector<Slips> context_not_transposed() {
-  return {slip([](Slips& s) { s.context_not_transposed = true; })};
+  return {slip([](Slips& s) { s.context_transposed = false; })};
 }
 
 // context_vec.contiguous().view(b, num_tokens, d_out) on a line of its own: the result is dropped.
 std::vector<Slips> view_result_discarded() {
-  return {slip([](Slips& s) { s.merge_discarded = true; })};
+  return {slip([](Slips& s) { s.merge_kept = false; })};
 }
 
 // return context_vec without self.out_proj(...).
 std::vector<Slips> out_proj_missing() {
-  return {slip([](Slips& s) { s.out_proj_missing = true; })};
+  return {slip([](Slips& s) { s.out_proj_applied = false; })};
 }
 
 // Exercise 3.1: nn.Parameter(sa_v2.W_query.weight) without .T.
 std::vector<Slips> weights_not_transposed() {
-  return {slip([](Slips& s) { s.ex31_not_transposed = true; })};
+  return {slip([](Slips& s) { s.ex31_transposed = false; })};
 }
 
 // second_head = a[0, 0, :, :]: the first head twice.
 std::vector<Slips> same_head_twice() {
-  return {slip([](Slips& s) { s.same_head_twice = true; })};
+  return {slip([](Slips& s) { s.second_head = 0; })};
 }
 
 // A module built without torch.manual_seed(...) before it: one variant per module.

@@ -13,6 +13,71 @@
 
 namespace attn {
 
+// ---- the chapter's choices, and its steps of attention ---------------------------------
+
+bool Choices::chapter() const {
+  return !query_key_swapped && !scores_transposed && divisor == Divisor::SqrtDk && !softmax_over_queries &&
+         triangle == Triangle::Future && masked_fill_kept && scores_kept_before_mask &&
+         heads_by_transpose && context_transposed && merge_kept && out_proj_applied;
+}
+
+Tensor attention_scores(const Tensor& queries, const Tensor& keys, const Choices& c) {
+  return c.scores_transposed ? matmul_transposed(keys, queries) : matmul_transposed(queries, keys);
+}
+
+namespace {
+
+// What the scores are divided by; 1 for none.
+double divisor_of(int64_t d_k, const Choices& c) {
+  switch (c.divisor) {
+    case Choices::Divisor::None: return 1.0;
+    case Choices::Divisor::Dk: return static_cast<double>(d_k);
+    default: return std::sqrt(static_cast<double>(d_k));
+  }
+}
+
+// torch.tril(torch.ones(T, T), diagonal=-1): strictly below the diagonal.
+Tensor strictly_lower(int64_t T) { return transpose2d(triu_ones(T, 1)); }
+
+// softmax over dim=-2 of (..., T, T), in place of x.
+Tensor softmax_over_queries(const Tensor& x) {
+  return transpose(softmax_lastdim(transpose(x, -2, -1)), -2, -1);
+}
+
+}  // namespace
+
+Tensor scaled(const Tensor& attn_scores, int64_t d_k, const Choices& c) {
+  if (c.divisor == Choices::Divisor::None) return attn_scores;
+  return div_scalar(attn_scores, divisor_of(d_k, c));
+}
+
+Tensor attention_softmax(const Tensor& x, const Choices& c) {
+  // A 1-D tensor has one dimension only: dim=-2 does not exist there.
+  if (!c.softmax_over_queries || x.dim() < 2) return softmax_lastdim(x);
+  return softmax_over_queries(x);
+}
+
+Tensor kept_mask(int64_t T, const Choices& c) {
+  switch (c.triangle) {
+    case Choices::Triangle::Past: return triu_ones(T, 0);                 // torch.triu(ones)
+    case Choices::Triangle::FutureAndDiagonal: return strictly_lower(T);  // tril(ones, diagonal=-1)
+    default: return tril_ones(T);
+  }
+}
+
+Tensor hidden_mask(int64_t T, const Choices& c) {
+  switch (c.triangle) {
+    case Choices::Triangle::Past: return strictly_lower(T);               // tril(ones, diagonal=-1)
+    case Choices::Triangle::FutureAndDiagonal: return triu_ones(T, 0);    // triu(ones): diagonal too
+    default: return triu_ones(T, 1);
+  }
+}
+
+Tensor masked(const Tensor& attn_scores, const Tensor& mask, const Choices& c) {
+  if (!c.masked_fill_kept) return attn_scores;
+  return masked_fill(attn_scores, mask, -std::numeric_limits<float>::infinity());
+}
+
 // ---- nn.Linear -------------------------------------------------------------------------
 
 Linear::Linear(TorchGenerator& gen, int64_t in_features, int64_t out_features, bool has_bias) {
@@ -50,7 +115,7 @@ Tensor Dropout::operator()(TorchGenerator& gen, const Tensor& x) const {
   const auto keep = dropout_keep_mask(gen, x.numel(), p, kernel);
   // noise = bernoulli(1 - p) / (1 - p), then input * noise: kept values are scaled
   // by 1/(1-p) so the expected value is unchanged.
-  const float scale = 1.0f / static_cast<float>(1.0 - p);
+  const float scale = scaled_by_p ? static_cast<float>(1.0 / p) : 1.0f / static_cast<float>(1.0 - p);
   Tensor out = x;
   for (int64_t i = 0; i < x.numel(); ++i) out.data[i] *= keep[i] ? scale : 0.0f;
   return out;
@@ -71,56 +136,65 @@ Tensor xavier_uniform(TorchGenerator& gen, int64_t rows, int64_t cols) {
 // ---- shared attention core -------------------------------------------------------------
 
 Tensor causal_attention_weights(const Tensor& queries, const Tensor& keys, const Tensor& mask,
-                                const Tracer& trace, CausalSoftmax softmax) {
+                                const Tracer& trace, CausalSoftmax softmax, const Choices& c) {
   const int64_t T = queries.size(-2);
   // queries @ keys.transpose(-2, -1): PyTorch multiplies by the transposed view, except
   // for 4-D heads with a batch of more than one, where matmul's reshape to 3-D copies it.
   const bool copied = keys.dim() == 4 && keys.size(0) > 1;
+  const Tensor& left = c.scores_transposed ? keys : queries;   // queries @ keys.T
+  const Tensor& right = c.scores_transposed ? queries : keys;
   // One (..., T, T) tensor, masked, scaled and softmaxed in place: these can be large.
-  Tensor attn_weights = copied ? matmul(queries, transpose(keys, -2, -1))
-                               : matmul_transposed(queries, keys);  // the scores, (..., T, T)
-  if (trace) trace("attn_scores", attn_weights);
+  Tensor attn_weights = copied ? matmul(left, transpose(right, -2, -1))
+                               : matmul_transposed(left, right);  // the scores, (..., T, T)
+  // A reference kept before masked_fill_ sees the mask (the learner's mistake): shown after it.
+  if (trace && c.scores_kept_before_mask) trace("attn_scores", attn_weights);
   // Mask before the softmax: -inf becomes exactly 0 after exp.
-  masked_fill_(attn_weights, T == mask.size(0) ? mask : triu_ones(T, 1),
-               -std::numeric_limits<float>::infinity());
+  if (c.masked_fill_kept)
+    masked_fill_(attn_weights,
+                 c.triangle != Choices::Triangle::Future ? hidden_mask(T, c)
+                 : T == mask.size(0)                     ? mask
+                                                         : triu_ones(T, 1),
+                 -std::numeric_limits<float>::infinity());
+  if (trace && !c.scores_kept_before_mask) trace("attn_scores", attn_weights);
   if (trace) trace("attn_scores_masked", attn_weights);
   // Divide by sqrt(d_k) so the softmax does not saturate as d_k grows.
-  div_scalar_(attn_weights, std::sqrt(static_cast<double>(keys.size(-1))));
+  if (c.divisor != Choices::Divisor::None) div_scalar_(attn_weights, divisor_of(keys.size(-1), c));
   // As the first ch03.ipynb, --softmax-dim 1: over dim 1 of (b, T, T), the queries. In the
   // 2-D code dim 1 was the last; with the batch in front it is not. Each column sums to 1.
   if (softmax.dim == 1) return softmax_dim1(attn_weights, softmax.torch_threads);
+  if (c.softmax_over_queries) return softmax_over_queries(attn_weights);
   if (T > 0) kernels::softmax_rows(attn_weights.data.data(), attn_weights.numel() / T, T);  // in place
   return attn_weights;
 }
 
 // ---- SelfAttention_v1 / v2 ---------------------------------------------------------------
 
-SelfAttention_v1::SelfAttention_v1(TorchGenerator& gen, int64_t d_in, int64_t d_out, InitKind init)
+SelfAttention_v1::SelfAttention_v1(TorchGenerator& gen, int64_t d_in, int64_t d_out, InitKind init,
+                                   Choices c)
     : W_query(init_parameter(gen, d_in, d_out, init)),
       W_key(init_parameter(gen, d_in, d_out, init)),
-      W_value(init_parameter(gen, d_in, d_out, init)) {}
+      W_value(init_parameter(gen, d_in, d_out, init)), choices(c) {}
 
 Tensor SelfAttention_v1::forward(const Tensor& x) const {
-  const Tensor keys = matmul(x, W_key);        // (T, d_out)
-  const Tensor queries = matmul(x, W_query);   // (T, d_out)
+  const Tensor keys = matmul(x, key_weights(W_query, W_key, choices));        // (T, d_out)
+  const Tensor queries = matmul(x, query_weights(W_query, W_key, choices));   // (T, d_out)
   const Tensor values = matmul(x, W_value);    // (T, d_out)
-  const Tensor attn_scores = matmul_transposed(queries, keys);  // queries @ keys.T: (T, T)
-  const Tensor attn_weights =
-      softmax_lastdim(div_scalar(attn_scores, std::sqrt(static_cast<double>(keys.size(-1)))));
+  const Tensor attn_scores = attention_scores(queries, keys, choices);  // queries @ keys.T: (T, T)
+  const Tensor attn_weights = attention_softmax(scaled(attn_scores, keys.size(-1), choices), choices);
   return matmul(attn_weights, values);         // (T, d_out)
 }
 
-SelfAttention_v2::SelfAttention_v2(TorchGenerator& gen, int64_t d_in, int64_t d_out, bool qkv_bias)
+SelfAttention_v2::SelfAttention_v2(TorchGenerator& gen, int64_t d_in, int64_t d_out, bool qkv_bias,
+                                   Choices c)
     : W_query(gen, d_in, d_out, qkv_bias), W_key(gen, d_in, d_out, qkv_bias),
-      W_value(gen, d_in, d_out, qkv_bias) {}
+      W_value(gen, d_in, d_out, qkv_bias), choices(c) {}
 
 Tensor SelfAttention_v2::forward(const Tensor& x) const {
-  const Tensor keys = W_key(x);
-  const Tensor queries = W_query(x);
+  const Tensor keys = key_weights(W_query, W_key, choices)(x);
+  const Tensor queries = query_weights(W_query, W_key, choices)(x);
   const Tensor values = W_value(x);
-  const Tensor attn_scores = matmul_transposed(queries, keys);  // queries @ keys.T
-  const Tensor attn_weights =
-      softmax_lastdim(div_scalar(attn_scores, std::sqrt(static_cast<double>(keys.size(-1)))));
+  const Tensor attn_scores = attention_scores(queries, keys, choices);  // queries @ keys.T
+  const Tensor attn_weights = attention_softmax(scaled(attn_scores, keys.size(-1), choices), choices);
   return matmul(attn_weights, values);
 }
 
@@ -128,19 +202,19 @@ Tensor SelfAttention_v2::forward(const Tensor& x) const {
 
 CausalAttention::CausalAttention(TorchGenerator& gen, int64_t d_in, int64_t d_out,
                                  int64_t context_length, double p, bool qkv_bias,
-                                 DropoutKernel kernel, CausalSoftmax softmax_)
+                                 DropoutKernel kernel, CausalSoftmax softmax_, Choices c)
     : W_query(gen, d_in, d_out, qkv_bias), W_key(gen, d_in, d_out, qkv_bias),
       W_value(gen, d_in, d_out, qkv_bias), dropout{p, kernel},
-      mask(triu_ones(context_length, 1)), softmax(softmax_) {}
+      mask(triu_ones(context_length, 1)), softmax(softmax_), choices(c) {}
 
 Tensor CausalAttention::forward(TorchGenerator& gen, const Tensor& x) const {
-  const Tensor keys = W_key(x);        // (B, T, d_out)
-  const Tensor queries = W_query(x);   // (B, T, d_out)
+  const Tensor keys = key_weights(W_query, W_key, choices)(x);        // (B, T, d_out)
+  const Tensor queries = query_weights(W_query, W_key, choices)(x);   // (B, T, d_out)
   const Tensor values = W_value(x);    // (B, T, d_out)
   const int64_t b = x.size(0), T = x.size(1), d_out = keys.size(-1);
   // The fused kernel normalises rows: the first ch03.ipynb's softmax over dim=1 takes the
-  // general path.
-  if (softmax.dim == -1 && dropout.p == 0.0 && T <= mask.size(0) &&
+  // general path, as does a learner's mistake.
+  if (softmax.dim == -1 && dropout.p == 0.0 && T <= mask.size(0) && choices.chapter() &&
       kernels::causal_attention_fusable(b, T, d_out)) {
     // Only the output is wanted: the same numbers from the fused kernel, which computes
     // just the unmasked scores and never holds the (B, T, T) weights (kernels/attention.h).
@@ -149,7 +223,7 @@ Tensor CausalAttention::forward(TorchGenerator& gen, const Tensor& x) const {
                               context_vecs.data.data(), b, T, /*H=*/1, d_out);
     return context_vecs;  // (B, T, d_out)
   }
-  Tensor attn_weights = causal_attention_weights(queries, keys, mask, nullptr, softmax);  // (B, T, T)
+  Tensor attn_weights = causal_attention_weights(queries, keys, mask, nullptr, softmax, choices);  // (B, T, T)
   attn_weights = dropout(gen, attn_weights);
   return matmul(attn_weights, values);  // (B, T, d_out)
 }
@@ -159,9 +233,10 @@ Tensor CausalAttention::forward(TorchGenerator& gen, const Tensor& x) const {
 MultiHeadAttentionWrapper::MultiHeadAttentionWrapper(TorchGenerator& gen, int64_t d_in,
                                                      int64_t d_out, int64_t context_length,
                                                      double p, int64_t num_heads, bool qkv_bias,
-                                                     DropoutKernel kernel, CausalSoftmax softmax)
+                                                     DropoutKernel kernel, CausalSoftmax softmax,
+                                                     Choices c)
     : d_in_(d_in), d_out_(d_out), context_length_(context_length), dropout_(p),
-      qkv_bias_(qkv_bias), kernel_(kernel), softmax_(softmax) {
+      qkv_bias_(qkv_bias), kernel_(kernel), softmax_(softmax), choices_(c) {
   // nn.ModuleList([...]) builds every head before any forward pass: each draws W_query,
   // W_key and W_value in turn. Remember where each head starts and skip its draws.
   for (int64_t h = 0; h < num_heads; ++h) {
@@ -172,7 +247,8 @@ MultiHeadAttentionWrapper::MultiHeadAttentionWrapper(TorchGenerator& gen, int64_
 
 CausalAttention MultiHeadAttentionWrapper::head(int64_t h) const {
   TorchGenerator gen = head_rng_.at(static_cast<size_t>(h));
-  return CausalAttention(gen, d_in_, d_out_, context_length_, dropout_, qkv_bias_, kernel_, softmax_);
+  return CausalAttention(gen, d_in_, d_out_, context_length_, dropout_, qkv_bias_, kernel_, softmax_,
+                         choices_);
 }
 
 Tensor MultiHeadAttentionWrapper::forward(TorchGenerator& gen, const Tensor& x) const {
@@ -189,26 +265,29 @@ Tensor MultiHeadAttentionWrapper::forward(TorchGenerator& gen, const Tensor& x) 
 
 MultiHeadAttention::MultiHeadAttention(TorchGenerator& gen, int64_t d_in, int64_t d_out_,
                                        int64_t context_length, double p, int64_t num_heads_,
-                                       bool qkv_bias, DropoutKernel kernel)
+                                       bool qkv_bias, DropoutKernel kernel, Choices c)
     : d_out(d_out_), num_heads(num_heads_), head_dim(d_out_ / num_heads_),
       W_query(gen, d_in, d_out_, qkv_bias), W_key(gen, d_in, d_out_, qkv_bias),
       W_value(gen, d_in, d_out_, qkv_bias), out_proj(gen, d_out_, d_out_, true),
-      dropout{p, kernel}, mask(triu_ones(context_length, 1)) {
+      dropout{p, kernel}, mask(triu_ones(context_length, 1)), choices(c) {
   if (d_out_ % num_heads_ != 0) throw std::invalid_argument("d_out must be divisible by num_heads");
 }
 
 Tensor MultiHeadAttention::forward(TorchGenerator& gen, const Tensor& x, const Tracer& trace) const {
+  const Choices& c = choices;
   const int64_t b = x.size(0), num_tokens = x.size(1);
   // Each tensor below is moved on once shown, so only the latest form of keys, queries and
   // values is held.
-  Tensor keys = W_key(x);        // (b, T, d_out)
-  Tensor queries = W_query(x);
+  Tensor keys = key_weights(W_query, W_key, c)(x);        // (b, T, d_out)
+  Tensor queries = query_weights(W_query, W_key, c)(x);
   Tensor values = W_value(x);
   trace("keys", keys);
   trace("queries", queries);
   trace("values", values);
   // Split the last dimension into heads: (b, T, d_out) -> (b, T, H, head_dim)
-  const Shape heads_shape{b, num_tokens, num_heads, head_dim};
+  // (a learner's keys.view(b, H, T, head_dim) reads the same memory in another order).
+  const Shape heads_shape = c.heads_by_transpose ? Shape{b, num_tokens, num_heads, head_dim}
+                                                 : Shape{b, num_heads, num_tokens, head_dim};
   Tensor keys_viewed = view(std::move(keys), heads_shape);
   Tensor queries_viewed = view(std::move(queries), heads_shape);
   Tensor values_viewed = view(std::move(values), heads_shape);
@@ -216,22 +295,32 @@ Tensor MultiHeadAttention::forward(TorchGenerator& gen, const Tensor& x, const T
   trace("queries_viewed", queries_viewed);
   trace("values_viewed", values_viewed);
   // Heads become a batch dimension: (b, H, T, head_dim)
-  const Tensor keys_t = transpose(std::exchange(keys_viewed, {}), 1, 2);
-  const Tensor queries_t = transpose(std::exchange(queries_viewed, {}), 1, 2);
-  const Tensor values_t = transpose(std::exchange(values_viewed, {}), 1, 2);
+  const auto heads_first = [&](Tensor viewed) {
+    return c.heads_by_transpose ? transpose(viewed, 1, 2) : viewed;
+  };
+  const Tensor keys_t = heads_first(std::exchange(keys_viewed, {}));
+  const Tensor queries_t = heads_first(std::exchange(queries_viewed, {}));
+  const Tensor values_t = heads_first(std::exchange(values_viewed, {}));
   trace("keys_transposed", keys_t);
   trace("queries_transposed", queries_t);
   trace("values_transposed", values_t);
   // Scores for every head at once, masked, then the scaled softmax: (b, H, T, T)
-  Tensor attn_weights = causal_attention_weights(queries_t, keys_t, mask, trace);
+  Tensor attn_weights = causal_attention_weights(queries_t, keys_t, mask, trace, {}, c);
   if (dropout.p != 0.0) attn_weights = dropout(gen, attn_weights);  // p = 0: unchanged, no draw
   trace("attn_weights", attn_weights);
   // (b, H, T, head_dim) -> (b, T, H, head_dim) -> (b, T, d_out)
-  Tensor context_vec = transpose(matmul(attn_weights, values_t), 1, 2);
+  Tensor context_vec = matmul(attn_weights, values_t);
+  if (c.context_transposed) context_vec = transpose(context_vec, 1, 2);
   attn_weights = Tensor();  // done with the largest tensor
   trace("context_vec", context_vec);
-  const Tensor context_vec_merged = view(std::move(context_vec), {b, num_tokens, d_out});
+  // A view whose result is discarded leaves the four dimensions.
+  const Tensor context_vec_merged =
+      c.merge_kept ? view(std::move(context_vec), {b, num_tokens, d_out}) : std::move(context_vec);
   trace("context_vec_merged", context_vec_merged);
+  if (!c.out_proj_applied) return context_vec_merged;
+  // nn.Linear(d_out, d_out) takes the 4-D context_vec only when head_dim == d_out; PyTorch
+  // would stop with an error otherwise: nothing to return.
+  if (context_vec_merged.size(-1) != d_out) return Tensor();
   return out_proj(context_vec_merged);
 }
 

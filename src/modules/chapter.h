@@ -13,6 +13,56 @@
 
 namespace attn {
 
+// The few choices the chapter's code makes that a learner's mistake changes: which weights
+// make the queries, what the scores are divided by, which triangle is hidden, whether a
+// result is kept, ... The defaults are the chapter's; `attn-walk check` (src/check/) flips
+// one to recompute a learner's mistake with this very code. A module built with the
+// defaults runs exactly as it would without them (the fast kernels included).
+struct Choices {
+  bool query_key_swapped = false;  // queries = W_key(x) and keys = W_query(x)
+  bool scores_transposed = false;  // attn_scores = keys @ queries.T, not queries @ keys.T
+  // What the scores are divided by: keys.shape[-1] ** 0.5 (the chapter), nothing, or d_k.
+  enum class Divisor { SqrtDk, None, Dk } divisor = Divisor::SqrtDk;
+  bool softmax_over_queries = false;  // torch.softmax(..., dim=-2): columns sum to 1, not rows
+  // The triangle hidden from each query: the future (triu, diagonal=1), the past
+  // (tril/triu swapped: tril(diagonal=-1) hidden, triu kept), or the future and the diagonal.
+  enum class Triangle { Future, Past, FutureAndDiagonal } triangle = Triangle::Future;
+  bool masked_fill_kept = true;       // attn_scores.masked_fill_(...), not a discarded masked_fill
+  bool scores_kept_before_mask = true;  // MultiHeadAttention: attn_scores kept before masked_fill_
+  // MultiHeadAttention's reshapes.
+  bool heads_by_transpose = true;   // view(b, T, H, head_dim).transpose(1, 2), not view(b, H, T, head_dim)
+  bool context_transposed = true;   // (attn_weights @ values).transpose(1, 2) before merging
+  bool merge_kept = true;           // context_vec = context_vec.contiguous().view(...)
+  bool out_proj_applied = true;     // return self.out_proj(context_vec)
+
+  bool chapter() const;  // every choice the chapter's
+};
+
+// The layer (or matrix) that makes the queries, and the one that makes the keys.
+template <typename W>
+const W& query_weights(const W& W_query, const W& W_key, const Choices& c) {
+  return c.query_key_swapped ? W_key : W_query;
+}
+template <typename W>
+const W& key_weights(const W& W_query, const W& W_key, const Choices& c) {
+  return c.query_key_swapped ? W_query : W_key;
+}
+
+// The chapter's steps of attention, each with its choices.
+// attn_scores = queries @ keys.T: (..., T, T).
+Tensor attention_scores(const Tensor& queries, const Tensor& keys, const Choices& c = {});
+// attn_scores / keys.shape[-1] ** 0.5.
+Tensor scaled(const Tensor& attn_scores, int64_t d_k, const Choices& c = {});
+// torch.softmax(x, dim=-1).
+Tensor attention_softmax(const Tensor& x, const Choices& c = {});
+// Section 3.5.1's mask_simple, the weights kept: torch.tril(torch.ones(T, T)).
+Tensor kept_mask(int64_t T, const Choices& c = {});
+// The -inf method's mask, the weights hidden: torch.triu(torch.ones(T, T), diagonal=1).
+Tensor hidden_mask(int64_t T, const Choices& c = {});
+// attn_scores.masked_fill_(mask.bool(), -torch.inf), or the scores unchanged when the
+// result was discarded.
+Tensor masked(const Tensor& attn_scores, const Tensor& mask, const Choices& c = {});
+
 // nn.Linear(in, out, bias): weight (out, in) then bias (out), both U(-1/sqrt(in), 1/sqrt(in)).
 struct Linear {
   Tensor weight;               // (out_features, in_features), as PyTorch stores it
@@ -33,6 +83,7 @@ using Tracer = std::function<void(const char* name, const Tensor& value)>;
 struct Dropout {
   double p;
   DropoutKernel kernel;
+  bool scaled_by_p = false;  // a learner's mistake (check): kept values times 1/p, not 1/(1-p)
   Tensor operator()(TorchGenerator& gen, const Tensor& x) const;
 };
 
@@ -44,14 +95,16 @@ Tensor xavier_uniform(TorchGenerator& gen, int64_t rows, int64_t cols);
 // Section 3.4.2: weights as plain parameter matrices (d_in, d_out).
 struct SelfAttention_v1 {
   Tensor W_query, W_key, W_value;
-  SelfAttention_v1(TorchGenerator& gen, int64_t d_in, int64_t d_out, InitKind init);
+  Choices choices;
+  SelfAttention_v1(TorchGenerator& gen, int64_t d_in, int64_t d_out, InitKind init, Choices c = {});
   Tensor forward(const Tensor& x) const;  // (T, d_in) -> (T, d_out)
 };
 
 // Section 3.4.2: the same with nn.Linear layers.
 struct SelfAttention_v2 {
   Linear W_query, W_key, W_value;
-  SelfAttention_v2(TorchGenerator& gen, int64_t d_in, int64_t d_out, bool qkv_bias);
+  Choices choices;
+  SelfAttention_v2(TorchGenerator& gen, int64_t d_in, int64_t d_out, bool qkv_bias, Choices c = {});
   Tensor forward(const Tensor& x) const;  // (T, d_in) -> (T, d_out)
 };
 
@@ -61,8 +114,10 @@ struct CausalAttention {
   Dropout dropout;
   Tensor mask;  // triu(ones(context_length, context_length), diagonal=1)
   CausalSoftmax softmax;  // dim=-1 as the chapter; dim=1 as the first ch03.ipynb (config.h)
+  Choices choices;
   CausalAttention(TorchGenerator& gen, int64_t d_in, int64_t d_out, int64_t context_length,
-                  double dropout, bool qkv_bias, DropoutKernel kernel, CausalSoftmax softmax = {});
+                  double dropout, bool qkv_bias, DropoutKernel kernel, CausalSoftmax softmax = {},
+                  Choices c = {});
   Tensor forward(TorchGenerator& gen, const Tensor& x) const;  // (B, T, d_in) -> (B, T, d_out)
 };
 
@@ -74,7 +129,8 @@ struct CausalAttention {
 struct MultiHeadAttentionWrapper {
   MultiHeadAttentionWrapper(TorchGenerator& gen, int64_t d_in, int64_t d_out,
                             int64_t context_length, double dropout, int64_t num_heads,
-                            bool qkv_bias, DropoutKernel kernel, CausalSoftmax softmax = {});
+                            bool qkv_bias, DropoutKernel kernel, CausalSoftmax softmax = {},
+                            Choices c = {});
   int64_t num_heads() const { return static_cast<int64_t>(head_rng_.size()); }
   CausalAttention head(int64_t h) const;  // self.heads[h]
   Tensor forward(TorchGenerator& gen, const Tensor& x) const;  // -> (B, T, num_heads * d_out)
@@ -85,6 +141,7 @@ struct MultiHeadAttentionWrapper {
   bool qkv_bias_;
   DropoutKernel kernel_;
   CausalSoftmax softmax_;
+  Choices choices_;
   std::vector<TorchGenerator> head_rng_;  // the generator before head h drew its weights
 };
 
@@ -94,8 +151,10 @@ struct MultiHeadAttention {
   Linear W_query, W_key, W_value, out_proj;
   Dropout dropout;
   Tensor mask;
+  Choices choices;
   MultiHeadAttention(TorchGenerator& gen, int64_t d_in, int64_t d_out, int64_t context_length,
-                     double dropout, int64_t num_heads, bool qkv_bias, DropoutKernel kernel);
+                     double dropout, int64_t num_heads, bool qkv_bias, DropoutKernel kernel,
+                     Choices c = {});
 
   // Every intermediate of forward(), for the walk to show.
   struct Trace {
@@ -126,7 +185,8 @@ struct MultiHeadAttention {
 // given, sees "attn_scores" and "attn_scores_masked" on the way.
 // `softmax` dim 1 (3-D scores only) normalises over the queries instead (config.h).
 Tensor causal_attention_weights(const Tensor& queries, const Tensor& keys, const Tensor& mask,
-                                const Tracer& trace = nullptr, CausalSoftmax softmax = {});
+                                const Tracer& trace = nullptr, CausalSoftmax softmax = {},
+                                const Choices& c = {});
 
 }  // namespace attn
 

@@ -13,7 +13,22 @@
 
 namespace attn {
 
-Walk run_causal(const Config& cfg) {
+namespace {
+
+// x / row_sums where row_sums lost its keepdim: (T, T) / (T,) broadcasts along the rows,
+// so column j is divided by the sum of row j.
+Tensor div_broadcast_rows(const Tensor& x, const Tensor& sums) {
+  Tensor out = x;
+  const int64_t n = x.size(-1);
+  for (int64_t i = 0; i < x.numel(); ++i) out.data[i] = x.data[i] / sums.data[i % n];
+  return out;
+}
+
+}  // namespace
+
+Walk run_causal(const Config& cfg) { return run_causal_with(cfg, CellChoices{}); }
+
+Walk run_causal_with(const Config& cfg, const CellChoices& c) {
   Walk walk("causal", cfg);
   set_common_vars(walk, cfg);
   const Tensor& inputs = cfg.inputs;
@@ -24,33 +39,37 @@ Walk run_causal(const Config& cfg) {
   TorchGenerator gen(cfg.seed2);
   const SelfAttention_v2 sa_v2(gen, cfg.d_in(), cfg.d_out, cfg.qkv_bias);
 
-  const Tensor& queries = walk.add("queries", sa_v2.W_query(inputs), {linear_grad});
-  const Tensor& keys = walk.add("keys", sa_v2.W_key(inputs), {linear_grad});
-  const Tensor& attn_scores = walk.add("attn_scores", matmul_transposed(queries, keys),
+  const Tensor& queries =
+      walk.add("queries", query_weights(sa_v2.W_query, sa_v2.W_key, c)(inputs), {linear_grad});
+  const Tensor& keys = walk.add("keys", key_weights(sa_v2.W_query, sa_v2.W_key, c)(inputs), {linear_grad});
+  const Tensor& attn_scores = walk.add("attn_scores", attention_scores(queries, keys, c),
                                        {"grad_fn=<MmBackward0>"});  // (T, T)
-  const double sqrt_d_k = std::sqrt(static_cast<double>(keys.size(-1)));
-  walk.vars["d_k"] = std::to_string(keys.size(-1));
-  walk.vars["sqrt_d_k"] = fmt::format("{:.4g}", sqrt_d_k);
-  const Tensor& attn_weights = walk.add("attn_weights", softmax_lastdim(div_scalar(attn_scores, sqrt_d_k)),
+  const int64_t d_k = keys.size(-1);
+  walk.vars["d_k"] = std::to_string(d_k);
+  walk.vars["sqrt_d_k"] = fmt::format("{:.4g}", std::sqrt(static_cast<double>(d_k)));
+  const Tensor& attn_weights = walk.add("attn_weights", attention_softmax(scaled(attn_scores, d_k, c), c),
                                         {"grad_fn=<SoftmaxBackward0>"});
   add_check(walk, "softmax_rows_sum_to_1", rows_sum_to_one(attn_weights));
 
   // Method 1: zero the weights above the diagonal, then renormalise each row.
-  const Tensor& mask_simple = walk.add("mask_simple", tril_ones(T));
+  const Tensor& mask_simple = walk.add("mask_simple", kept_mask(T, c));
   const Tensor& masked_simple = walk.add("masked_simple", mul(attn_weights, mask_simple),
                                          {"grad_fn=<MulBackward0>"});
-  const Tensor& row_sums = walk.add("row_sums", sum_lastdim(masked_simple, true), {"grad_fn=<SumBackward1>"});
-  const Tensor& masked_simple_norm = walk.add("masked_simple_norm", div_keepdim(masked_simple, row_sums),
-                                              {"grad_fn=<DivBackward0>"});
+  const Tensor& renormalized = c.renormalized == CellChoices::Renormalized::MaskSimple    ? mask_simple
+                               : c.renormalized == CellChoices::Renormalized::AttnWeights ? attn_weights
+                                                                                          : masked_simple;
+  const Tensor& row_sums = walk.add("row_sums", sum_lastdim(renormalized, c.keepdim), {"grad_fn=<SumBackward1>"});
+  const Tensor& masked_simple_norm =
+      walk.add("masked_simple_norm",
+               c.keepdim ? div_keepdim(renormalized, row_sums) : div_broadcast_rows(renormalized, row_sums),
+               {"grad_fn=<DivBackward0>"});
   add_check(walk, "rows_sum_to_1", rows_sum_to_one(masked_simple_norm));
 
   // Method 2: set future scores to -inf before the softmax; exp(-inf) = 0.
-  const Tensor& mask = walk.add("mask", triu_ones(T, 1));
-  const Tensor& masked = walk.add(
-      "masked", masked_fill(attn_scores, mask, -std::numeric_limits<float>::infinity()),
-      {"grad_fn=<MaskedFillBackward0>"});
+  const Tensor& mask = walk.add("mask", hidden_mask(T, c));
+  const Tensor& masked_scores = walk.add("masked", masked(attn_scores, mask, c), {"grad_fn=<MaskedFillBackward0>"});
   const Tensor& attn_weights_causal = walk.add(
-      "attn_weights_causal", softmax_lastdim(div_scalar(masked, sqrt_d_k)), {"grad_fn=<SoftmaxBackward0>"});
+      "attn_weights_causal", attention_softmax(scaled(masked_scores, d_k, c), c), {"grad_fn=<SoftmaxBackward0>"});
   add_check(walk, "causal_no_future_weight", zero_above_diagonal(attn_weights_causal));
   add_check(walk, "masked_simple_norm_equals_inf_method",
             compare_close(masked_simple_norm, attn_weights_causal));

@@ -6,12 +6,19 @@
 
 namespace attn {
 
-Tensor causal_attn_weights(const Config& cfg) {
+Tensor causal_attn_weights(const Config& cfg, const Choices& c) {
   TorchGenerator gen(cfg.seed2);
   const SelfAttention_v2 sa_v2(gen, cfg.d_in(), cfg.d_out, cfg.qkv_bias);
-  const Tensor queries = sa_v2.W_query(cfg.inputs);
-  const Tensor keys = sa_v2.W_key(cfg.inputs);
-  return causal_attention_weights(queries, keys, triu_ones(cfg.num_tokens(), 1));
+  const Tensor queries = query_weights(sa_v2.W_query, sa_v2.W_key, c)(cfg.inputs);
+  const Tensor keys = key_weights(sa_v2.W_query, sa_v2.W_key, c)(cfg.inputs);
+  return causal_attention_weights(queries, keys, triu_ones(cfg.num_tokens(), 1), nullptr, {}, c);
+}
+
+void continue_after_causal_attention(TorchGenerator& gen, const Config& cfg) {
+  gen.manual_seed(cfg.seed1);
+  const CausalAttention ca(gen, cfg.d_in(), cfg.d_out, cfg.num_tokens(), cfg.attn_dropout, cfg.qkv_bias,
+                           cfg.dropout_rng, cfg.causal_softmax);
+  ca.forward(gen, stack_copies(cfg.inputs, cfg.batch));
 }
 
 const char* dropout_grad_fn(double p, const char* input_grad_fn) {

@@ -3,11 +3,18 @@
 
 #include "core/config.h"
 #include "core/tensor.h"
+#include "modules/chapter.h"
+#include "torch/torch_random.h"
 
 namespace attn {
 
-// softmax(masked attn_scores / sqrt(d_k)) with SelfAttention_v2's weights (seed2).
-Tensor causal_attn_weights(const Config& cfg);
+// softmax(masked attn_scores / sqrt(d_k)) with SelfAttention_v2's weights (seed2), as
+// section 3.5.1 computes it with the choices `c`.
+Tensor causal_attn_weights(const Config& cfg, const Choices& c = {});
+
+// The generator as section 3.5.3 leaves it: torch.manual_seed(seed1), then CausalAttention
+// built and run on the batch. A module built after it without a seed of its own draws on.
+void continue_after_causal_attention(TorchGenerator& gen, const Config& cfg);
 
 // "grad_fn=<...>" of what nn.Dropout(p) returns for an input that had `input_grad_fn`.
 const char* dropout_grad_fn(double p, const char* input_grad_fn);

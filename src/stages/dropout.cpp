@@ -48,7 +48,9 @@ std::string state_dict_keys(bool qkv_bias, bool mask_is_buffer) {
 
 }  // namespace
 
-Walk run_dropout(const Config& cfg) {
+Walk run_dropout(const Config& cfg) { return run_dropout_with(cfg, CellChoices{}); }
+
+Walk run_dropout_with(const Config& cfg, const CellChoices& c) {
   Walk walk("dropout", cfg);
   set_common_vars(walk, cfg);
   const int64_t T = cfg.num_tokens();
@@ -61,16 +63,16 @@ Walk run_dropout(const Config& cfg) {
       walk.vars[std::string("variant:") + step] = variant;
 
   const Tensor& attn_weights =
-      walk.add("attn_weights_causal", causal_attn_weights(cfg), {"grad_fn=<SoftmaxBackward0>"});
+      walk.add("attn_weights_causal", causal_attn_weights(cfg, c), {"grad_fn=<SoftmaxBackward0>"});
 
   // Dropout keeps each element with probability 1-p and scales kept ones by 1/(1-p),
   // so the expected value is unchanged, but rows no longer sum to 1.
-  const Dropout dropout{cfg.dropout, cfg.dropout_rng};
+  const Dropout dropout{cfg.dropout, cfg.dropout_rng, c.dropout_scaled_by_p};
   gen.manual_seed(cfg.seed1);
   const Tensor& ones = walk.add("dropout_ones", dropout(gen, Tensor::full({T, T}, 1.0f)));
   if (cfg.dropout < 1.0)
     add_check(walk, "dropout_kept_scaled", zero_or_value(ones, static_cast<float>(1.0 / (1.0 - cfg.dropout))));
-  gen.manual_seed(cfg.seed1);
+  reseed(gen, cfg.seed1, "dropout_attn_weights", c);
   const Tensor& dropped = walk.add("dropout_attn_weights", dropout(gen, attn_weights),
                                    {dropout_grad_fn(cfg.dropout, "grad_fn=<SoftmaxBackward0>")});
   const Tensor& row_sums =
@@ -85,9 +87,9 @@ Walk run_dropout(const Config& cfg) {
   const Tensor& batch = walk.add("batch", stack_copies(cfg.inputs, cfg.batch));  // (B, T, d_in)
   print_shape_last(walk, "");
   note_causal_softmax(walk, cfg);
-  gen.manual_seed(cfg.seed1);
+  reseed(gen, cfg.seed1, "causal_attention", c);
   const CausalAttention ca(gen, cfg.d_in(), cfg.d_out, T, cfg.attn_dropout, cfg.qkv_bias,
-                           cfg.dropout_rng, cfg.causal_softmax);
+                           cfg.dropout_rng, cfg.causal_softmax, c);
   walk.add("causal_attention_context_vecs", ca.forward(gen, batch),
            {"grad_fn=<UnsafeViewBackward0>"});  // (B, T, d_out)
   print_shape_last(walk, "context_vecs.shape:");

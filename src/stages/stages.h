@@ -18,6 +18,14 @@ Walk run_dropout(const Config& cfg);      // 3.5.2-3.5.3  dropout masks; CausalA
 Walk run_multi_head(const Config& cfg);   // 3.6          the wrapper and MultiHeadAttention
 Walk run_tokens(const Config& cfg);       // 2.5-2.7      chapter 2's cells: nn.Embedding, GPT-2's BPE
 
+// The same chapter stages with the learner's choices (stages/common.h's CellChoices), for
+// `attn-walk check` to recompute a mistake with the chapter's own code.
+struct CellChoices;
+Walk run_trainable_with(const Config& cfg, const CellChoices& c);
+Walk run_causal_with(const Config& cfg, const CellChoices& c);
+Walk run_dropout_with(const Config& cfg, const CellChoices& c);
+Walk run_multi_head_with(const Config& cfg, const CellChoices& c);
+
 // Beyond chapter 3 (one file each, in the book repository's vocabulary): the bonus stages,
 // each with the check of the options it cannot run with (StageInfo::misuse).
 Walk run_efficient(const Config& cfg);    // ch03/02_bonus     MultiHeadAttentionCombinedQKV

@@ -12,7 +12,9 @@
 
 namespace attn {
 
-Walk run_trainable(const Config& cfg) {
+Walk run_trainable(const Config& cfg) { return run_trainable_with(cfg, CellChoices{}); }
+
+Walk run_trainable_with(const Config& cfg, const CellChoices& c) {
   Walk walk("trainable", cfg);
   set_common_vars(walk, cfg);
   const Tensor& inputs = cfg.inputs;
@@ -29,11 +31,11 @@ Walk run_trainable(const Config& cfg) {
   const Tensor& W_key = walk.add_parameter("W_key", init_parameter(gen, d_in, d_out, cfg.init), false);
   const Tensor& W_value = walk.add_parameter("W_value", init_parameter(gen, d_in, d_out, cfg.init), false);
 
-  const Tensor& query_2 = walk.add("query_2", matmul(x_2, W_query));  // (d_out,)
-  walk.add("key_2", matmul(x_2, W_key));
+  const Tensor& query_2 = walk.add("query_2", matmul(x_2, query_weights(W_query, W_key, c)));  // (d_out,)
+  walk.add("key_2", matmul(x_2, key_weights(W_query, W_key, c)));
   walk.add("value_2", matmul(x_2, W_value));
 
-  const Tensor& keys = walk.add("keys", matmul(inputs, W_key));        // (T, d_out)
+  const Tensor& keys = walk.add("keys", matmul(inputs, key_weights(W_query, W_key, c)));  // (T, d_out)
   print_shape_last(walk, "keys.shape:");
   const Tensor& values = walk.add("values", matmul(inputs, W_value));  // (T, d_out)
   print_shape_last(walk, "values.shape:");
@@ -49,18 +51,18 @@ Walk run_trainable(const Config& cfg) {
   walk.vars["d_k"] = std::to_string(keys.size(-1));
   walk.vars["sqrt_d_k"] = fmt::format("{:.4g}", std::sqrt(d_k));
   const Tensor& attn_weights_2 =
-      walk.add("attn_weights_2", softmax_lastdim(div_scalar(attn_scores_2, std::sqrt(d_k))));
+      walk.add("attn_weights_2", attention_softmax(scaled(attn_scores_2, keys.size(-1), c), c));
   add_check(walk, "softmax_sums_to_1", rows_sum_to_one(attn_weights_2));
   const Tensor& context_vec_2 = walk.add("context_vec_2", matmul(attn_weights_2, values));  // (d_out,)
 
   // 3.4.2: the same computation as a module, for every token at once.
-  gen.manual_seed(cfg.seed1);
-  const SelfAttention_v1 sa_v1(gen, d_in, d_out, cfg.init);
+  reseed(gen, cfg.seed1, "sa_v1", c);
+  const SelfAttention_v1 sa_v1(gen, d_in, d_out, cfg.init, c);
   const Tensor& sa_v1_output = walk.add("sa_v1_output", sa_v1.forward(inputs), {"grad_fn=<MmBackward0>"});
   add_check(walk, "sa_v1_row_equals_context_vec_2", compare_close(sa_v1_output[q], context_vec_2));
 
-  gen.manual_seed(cfg.seed2);
-  const SelfAttention_v2 sa_v2(gen, d_in, d_out, cfg.qkv_bias);
+  reseed(gen, cfg.seed2, "sa_v2", c);
+  const SelfAttention_v2 sa_v2(gen, d_in, d_out, cfg.qkv_bias, c);
   for (const auto& [name, layer] : {std::pair<const char*, const Linear*>{"W_query", &sa_v2.W_query},
                                     {"W_key", &sa_v2.W_key},
                                     {"W_value", &sa_v2.W_value}}) {
@@ -71,25 +73,32 @@ Walk run_trainable(const Config& cfg) {
 
   // Exercise 3.1: both classes after torch.manual_seed(seed1) (v2 as the exercise writes
   // it, without qkv_bias), then sa_v1.W_query = nn.Parameter(sa_v2.W_query.weight.T) and
-  // likewise for W_key and W_value: the outputs agree.
+  // likewise for W_key and W_value: the outputs agree. (The exercise's classes are the
+  // chapter's; a learner's mistakes in it are its copies, c.ex31_*.)
   gen.manual_seed(cfg.seed1);
   SelfAttention_v1 ex_v1(gen, d_in, d_out, cfg.init);  // drawn, then replaced, as in the notebook
-  gen.manual_seed(cfg.seed1);
+  reseed(gen, cfg.seed1, "exercise_3_1_v2", c);
   const SelfAttention_v2 ex_v2(gen, d_in, d_out, /*qkv_bias=*/false);
-  ex_v1.W_query = transpose2d(ex_v2.W_query.weight);
-  ex_v1.W_key = transpose2d(ex_v2.W_key.weight);
-  ex_v1.W_value = transpose2d(ex_v2.W_value.weight);
+  Choices copies;
+  copies.query_key_swapped = c.ex31_query_key_swapped;
+  const auto copy = [&](const Tensor& weight) { return c.ex31_transposed ? transpose2d(weight) : weight; };
+  ex_v1.W_query = copy(query_weights(ex_v2.W_query.weight, ex_v2.W_key.weight, copies));
+  ex_v1.W_key = copy(key_weights(ex_v2.W_query.weight, ex_v2.W_key.weight, copies));
+  ex_v1.W_value = copy(ex_v2.W_value.weight);
   // SelfAttention_v1.forward with those weights. nn.Parameter(weight.T) keeps the
   // transposed view, so each x @ W_* multiplies by a transposed operand, as PyTorch does.
-  const auto ex_v1_forward = [&](const Tensor& x) {
-    const Tensor keys = matmul_transposed(x, transpose2d(ex_v1.W_key));
-    const Tensor queries = matmul_transposed(x, transpose2d(ex_v1.W_query));
-    const Tensor values = matmul_transposed(x, transpose2d(ex_v1.W_value));
-    const Tensor attn_scores = matmul_transposed(queries, keys);  // queries @ keys.T
-    const Tensor attn_weights =
-        softmax_lastdim(div_scalar(attn_scores, std::sqrt(static_cast<double>(keys.size(-1)))));
-    return matmul(attn_weights, values);
+  const auto times = [&](const Tensor& x, const Tensor& W) {
+    return c.ex31_transposed ? matmul_transposed(x, transpose2d(W)) : matmul(x, W);
   };
+  const auto ex_v1_forward = [&](const Tensor& x) {
+    const Tensor keys = times(x, ex_v1.W_key);
+    const Tensor queries = times(x, ex_v1.W_query);
+    const Tensor values = times(x, ex_v1.W_value);
+    const Tensor attn_scores = attention_scores(queries, keys);  // queries @ keys.T
+    return matmul(attention_softmax(scaled(attn_scores, keys.size(-1))), values);
+  };
+  // Without the .T, x @ W_* runs only when d_in == d_out; PyTorch stops there otherwise.
+  if (!c.ex31_transposed && d_in != d_out) return walk;
   const Tensor& ex_v1_output =
       walk.add("exercise_3_1_sa_v1_output", ex_v1_forward(inputs), {"grad_fn=<MmBackward0>"});
   const Tensor& ex_v2_output =
