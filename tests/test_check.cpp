@@ -176,6 +176,20 @@ TEST(CheckDump, InfinitiesAndWalkOutputAreRead) {
   EXPECT_EQ(w.tensors.at(0).first, "mask");
 }
 
+// Python's json.dump writes NaN, Infinity and -Infinity: read as Python's json.load reads
+// them; a syntax error after them is still placed in the text as written.
+TEST(CheckDump, PythonJsonNonFiniteTokensAreRead) {
+  const Dump d = parse_dump("{\"masked\": [[1.5, -Infinity], [NaN, Infinity]], \"note\": \"NaN\"}", "m");
+  ASSERT_EQ(d.tensors.size(), 2u);
+  const auto& t = d.tensors.at(0).second;
+  EXPECT_EQ(t.shape, (Shape{2, 2}));
+  EXPECT_TRUE(std::isinf(t.data[1]) && t.data[1] < 0);
+  EXPECT_TRUE(std::isnan(t.data[2]));
+  EXPECT_TRUE(std::isinf(t.data[3]) && t.data[3] > 0);
+  EXPECT_NE(error_of("{\"masked\": [[NaN, -Infinity],\n [1 2]]}").find("mine.json: line 2, column 5: invalid JSON"),
+            std::string::npos) << error_of("{\"masked\": [[NaN, -Infinity],\n [1 2]]}");
+}
+
 // ---- rendering ---------------------------------------------------------------------------
 
 TEST(CheckRender, TextAndJsonInBothLanguages) {

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "input/embeddings.h"
+#include "input/python_json.h"
 
 namespace attn {
 
@@ -154,14 +155,17 @@ Dump from_walk_output(const json& doc, const std::string& source) {
 
 Dump parse_dump(const std::string& text, const std::string& source) {
   check_depth(text, source);
+  // Python's json.dump writes NaN, Infinity and -Infinity; they are read as "nan", "inf"
+  // and "-inf" are (TensorReader::number).
+  const StrictJson strict = python_json_to_strict(text);
   json doc;
   try {
-    doc = json::parse(text);
+    doc = json::parse(strict.text);
   } catch (const json::parse_error& e) {
     std::string detail = e.what();
     if (const auto colon = detail.find(": "); detail.rfind("[json.exception.", 0) == 0 && colon != std::string::npos)
       detail = detail.substr(colon + 2);
-    const size_t at = e.byte > 0 ? e.byte - 1 : 0;
+    const size_t at = strict.original_offset(e.byte > 0 ? e.byte - 1 : 0);
     if (text.find_first_not_of(" \t\r\n") == std::string::npos) fail(source, "empty: expected a JSON object {\"step_name\": [...], ...}");
     fail(source, position(text, at) + ": invalid JSON: " + detail);
   } catch (const json::exception& e) {  // e.g. a number beyond double's range

@@ -12,10 +12,13 @@
 // The parser does not report where a SAX event came from, so the text is fed through
 // an iterator that publishes how far the lexer has read; a value starts at the first
 // byte after the previous event that is not whitespace, ',' or ':'.
+// Python's json.dump writes NaN, Infinity and -Infinity: they are read (python_json.h),
+// then refused as values the walk cannot use, at their line and column.
 // Checks 1-3 live in embeddings_checks.cpp; before any of them, plain input takes the fast
 // path of embeddings_json_fast.cpp.
 #include "input/embeddings.h"
 #include "input/embeddings_detail.h"
+#include "input/python_json.h"
 
 #include <algorithm>
 #include <cctype>
@@ -71,7 +74,8 @@ bool looks_numeric(const std::string& s) {
   }
 }
 
-// If a non-JSON spelling of NaN/infinity starts at text[at], return it.
+// If a spelling of NaN/infinity that neither JSON nor Python's json reads starts at
+// text[at], return it.
 std::string nonfinite_literal_at(const std::string& text, size_t at) {
   static const char* const kSpellings[] = {"-Infinity", "+Infinity", "Infinity", "-infinity",
                                            "infinity",  "-inf",      "+inf",     "inf",
@@ -86,6 +90,63 @@ std::string nonfinite_literal_at(const std::string& text, size_t at) {
     }
   }
   return {};
+}
+
+// ---------------------------------------------------------------------------
+// What nlohmann says of a syntax error, made into a learner's message
+
+// Where to point: nlohmann's byte (1-based: the offending byte is text[byte - 1]), or the
+// start of the value being read (`value_at`) when the error came after a whole token.
+size_t syntax_error_offset(const std::string& text, size_t byte, size_t value_at, const std::string& what) {
+  size_t at = byte == 0 ? 0 : std::min(byte - 1, text.size());
+  // "unexpected <token>" comes after the whole token was read: point at its start.
+  // (Lexer errors say "last read: ..." and are best shown where lexing stopped.)
+  // Every token between the previous event and this one was fine, and ',' and ':'
+  // are one byte long, so any other unexpected token starts at value_at.
+  if (what.find("last read: '") == std::string::npos && at < text.size() && text[at] != ',' &&
+      text[at] != ':' && value_at <= at)
+    at = value_at;
+  // An unterminated string runs to the end of the input: point at its opening quote.
+  if (what.find("missing closing quote") != std::string::npos && value_at < text.size() &&
+      text[value_at] == '"')
+    at = value_at;
+  return at;
+}
+
+// "[json.exception.parse_error.101] parse error at line 1, column 4: syntax error ..." ->
+// "syntax error ...", with "last read: '...'" kept short (a runaway string would otherwise
+// be copied whole).
+std::string parser_detail(const std::string& what, const std::string& last_token) {
+  std::string detail = what;
+  const size_t colon = detail.find(": ", detail.find("parse error"));
+  if (detail.find("parse error") != std::string::npos && colon != std::string::npos)
+    detail = detail.substr(colon + 2);
+  else if (detail.rfind("[json.exception.", 0) == 0 && detail.find("] ") != std::string::npos)
+    detail = detail.substr(detail.find("] ") + 2);
+  const std::string last_read = "last read: '" + last_token + "'";
+  const size_t lr = detail.find(last_read);
+  if (lr != std::string::npos && last_token.size() > 40) {
+    size_t cut = last_token.size() - 40;
+    while (cut < last_token.size() && (static_cast<unsigned char>(last_token[cut]) & 0xC0) == 0x80) ++cut;
+    detail.replace(lr, last_read.size(), "last read: '..." + last_token.substr(cut) + "'");
+  }
+  return detail;
+}
+
+// What the learner most likely wrote, from the byte at `at`: a trailing comma, single
+// quotes, a comment, a missing closing quote; "" if nothing is recognised.
+std::string syntax_hint(const std::string& text, size_t at, const std::string& what) {
+  if (what.find("control character U+000A") != std::string::npos) return " (is a closing quote missing?)";
+  if (at >= text.size()) return "";
+  const char c = text[at];
+  size_t prev = at;
+  while (prev > 0 && is_json_space(text[prev - 1])) --prev;
+  if ((c == ']' || c == '}') && prev > 0 && text[prev - 1] == ',')
+    return fmt::format(" (JSON does not allow a trailing comma before '{}')", c);
+  if (c == '\'') return " (JSON strings need double quotes)";
+  if (c == '/' && at + 1 < text.size() && (text[at + 1] == '/' || text[at + 1] == '*'))
+    return " (JSON does not allow comments)";
+  return "";
 }
 
 // ---------------------------------------------------------------------------
@@ -130,8 +191,10 @@ using json = nlohmann::json;
 
 class Builder {
  public:
-  Builder(const std::string& text, const std::string& source)
-      : text_(text), source_(source), read_(text.data()) {}
+  // `strict` is `original` with Python's tokens quoted; the lexer reads strict.text, and
+  // messages point into the original.
+  Builder(const StrictJson& strict, const std::string& original, const std::string& source)
+      : text_(strict.text), strict_(strict), original_(original), source_(source), read_(text_.data()) {}
 
   const char** read_pointer() { return &read_; }
 
@@ -151,7 +214,11 @@ class Builder {
   bool number_float(json::number_float_t v, const json::string_t& raw) {
     return ctx_ == Ctx::Row ? element(v, raw) : scalar(Kind::Number, raw);
   }
-  bool string(json::string_t& s) { return scalar(Kind::String, s); }
+  bool string(json::string_t& s) {
+    // One of Python's NaN, Infinity, -Infinity, quoted by python_json_to_strict().
+    if (strict_.was_python_token(begin_event())) return scalar(Kind::NonFinite, s);
+    return scalar(Kind::String, s);
+  }
   bool binary(json::binary_t&) { return scalar(Kind::Other, ""); }
 
   bool start_object(std::size_t) {
@@ -184,7 +251,7 @@ class Builder {
       if (k == "tokens" || k == "embeddings") {
         const bool seen = (k == "tokens") ? tokens_seen_ : matrix_seen_;
         if (seen)
-          fail_at(source_, text_, at,
+          fail_here(at,
                   fmt::format("duplicate key \"{}\"; give it only once", k));
       } else if (other_keys_.size() < 5) {
         other_keys_.push_back(quote_text(k));
@@ -224,7 +291,7 @@ class Builder {
         return end_event();
       case Ctx::Row: {
         const int dims = 2 + array_depth_at(text_, at);
-        fail_at(source_, text_, at,
+        fail_here(at,
                 fmt::format("{}, got a {}-D array: row {}, column {} is an array, not a number",
                             kExpected2D, dims, rows_ + 1, row_length_ + 1));
       }
@@ -248,7 +315,7 @@ class Builder {
         break;
       case Ctx::Matrix:
         if (rows_ == 0)
-          fail_at(source_, text_, matrix_start_,
+          fail_here(matrix_start_,
                   "the embeddings matrix is empty; give at least one row, "
                   "e.g. [[0.43, 0.15, 0.89]]");
         ctx_ = form_ == Form::Object ? Ctx::Object : Ctx::Done;
@@ -277,7 +344,7 @@ class Builder {
                               : " (keys found: " + found + ")"));
     }
     if (tokens_seen_ && tokens_.size() != rows_) {
-      fail_at(source_, text_, tokens_start_,
+      fail_here(tokens_start_,
               fmt::format("\"tokens\" has {} {} but \"embeddings\" has {} {}; give one token per "
                           "row (or leave out \"tokens\" to use x1..x{})",
                           tokens_.size(), tokens_.size() == 1 ? "entry" : "entries", rows_,
@@ -298,7 +365,7 @@ class Builder {
  private:
   enum class Form { Unknown, Object, Bare };
   enum class Ctx { Top, Object, Skip, Tokens, Matrix, Row, Done };
-  enum class Kind { Null, Boolean, Number, String, Object, Array, Other };
+  enum class Kind { Null, Boolean, Number, NonFinite, String, Object, Array, Other };
 
   // Where the current event's token starts: the first byte after the previous event
   // that is not whitespace, ',' or ':'. Only valid until end_event().
@@ -314,6 +381,7 @@ class Builder {
       case Kind::Null: return "null";
       case Kind::Boolean: return "a boolean (" + detail + ")";
       case Kind::Number: return "a number (" + detail + ")";
+      case Kind::NonFinite: return detail + " (not a finite number)";
       case Kind::String: return "a string (" + quote_text(detail) + ")";
       case Kind::Object: return "an object";
       case Kind::Array: return "an array";
@@ -326,7 +394,7 @@ class Builder {
     const size_t at = begin_event();
     switch (ctx_) {
       case Ctx::Top:
-        fail_at(source_, text_, at,
+        fail_here(at,
                 fmt::format("{}; got {} instead", kExampleForms, describe(kind, detail)));
       case Ctx::Object:
         return member_value(at, kind, detail);
@@ -350,7 +418,7 @@ class Builder {
   bool element(double v, std::string_view raw) {
     const float f = static_cast<float>(v);  // as torch.tensor(list) stores a Python float
     if (!std::isfinite(f))
-      fail_at(source_, text_, begin_event(),
+      fail_here(begin_event(),
               fmt::format("row {}, column {}: {} is too large for float32 (the largest finite "
                           "float32 is about 3.4028235e+38)",
                           rows_ + 1, row_length_ + 1, excerpt(std::string(raw))));
@@ -364,7 +432,7 @@ class Builder {
     if (pending_key_ == "tokens") {
       tokens_seen_ = true;
       if (kind != Kind::Array)
-        fail_at(source_, text_, at,
+        fail_here(at,
                 fmt::format("\"tokens\" must be an array of strings, got {}",
                             describe(kind, detail)));
       tokens_start_ = at;
@@ -372,7 +440,7 @@ class Builder {
     } else if (pending_key_ == "embeddings") {
       matrix_seen_ = true;
       if (kind != Kind::Array)
-        fail_at(source_, text_, at,
+        fail_here(at,
                 fmt::format("\"embeddings\" must be a 2-D array of numbers (tokens x embedding "
                             "width), got {}",
                             describe(kind, detail)));
@@ -390,7 +458,7 @@ class Builder {
   }
 
   bool token_error(size_t at, Kind kind, const std::string& detail) {
-    fail_at(source_, text_, at,
+    fail_here(at,
             fmt::format("token {} is {}; every entry of \"tokens\" must be a string, e.g. \"Your\"",
                         tokens_.size() + 1, describe(kind, detail)));
   }
@@ -398,20 +466,25 @@ class Builder {
   // A matrix element that is not an array.
   bool row_error(size_t at, Kind kind, const std::string& detail) {
     if (rows_ == 0 && kind == Kind::Number)
-      fail_at(source_, text_, at,
+      fail_here(at,
               fmt::format("{}, got a 1-D array; put each token's embedding in its own brackets, "
                           "e.g. [[0.43, 0.15, 0.89]]",
                           kExpected2D));
-    fail_at(source_, text_, at,
+    fail_here(at,
             fmt::format("row {} is {}, not an array; {}", rows_ + 1, describe(kind, detail),
                         kExpected2D));
   }
 
   // A row element that is not a number.
   bool element_error(size_t at, Kind kind, const std::string& detail) {
+    if (kind == Kind::NonFinite)
+      fail_here(at, fmt::format("row {}, column {}: {} is not a finite number (Python's json writes "
+                                "NaN, Infinity and -Infinity for them); embeddings must be finite "
+                                "numbers",
+                                rows_ + 1, row_length_ + 1, detail));
     std::string hint;
     if (kind == Kind::String && looks_numeric(detail)) hint = " (write it without quotes)";
-    fail_at(source_, text_, at,
+    fail_here(at,
             fmt::format("row {}, column {} is {}; expected a number{}", rows_ + 1,
                         row_length_ + 1, describe(kind, detail), hint));
   }
@@ -420,15 +493,15 @@ class Builder {
     const size_t row = rows_ + 1;
     if (rows_ == 0) {
       if (row_length_ == 0)
-        fail_at(source_, text_, row_start_,
+        fail_here(row_start_,
                 "row 1 is empty; every row needs at least one number (the embedding width d_in)");
       width_ = row_length_;
     } else if (row_length_ != width_) {
       if (row_length_ == 0)
-        fail_at(source_, text_, row_start_,
+        fail_here(row_start_,
                 fmt::format("row {} is empty; expected {} {} like row 1", row, width_,
                             width_ == 1 ? "number" : "numbers"));
-      fail_at(source_, text_, row_start_,
+      fail_here(row_start_,
               fmt::format("row {} has {} {}, expected {} like row 1; every row must have the "
                           "same length (the embedding width)",
                           row, row_length_, row_length_ == 1 ? "number" : "numbers", width_));
@@ -444,69 +517,28 @@ class Builder {
     if (ctx_ == Ctx::Row) where = fmt::format("row {}, column {}: ", rows_ + 1, row_length_ + 1);
 
     if (ex.id == 406) {  // out_of_range: "number overflow parsing '1e400'"
-      fail_at(source_, text_, value_at,
-              fmt::format("{}{} is too large: it overflows even double precision (float32 holds "
-                          "at most about 3.4028235e+38)",
-                          where, excerpt(last_token)));
+      fail_here(value_at, fmt::format("{}{} is too large: it overflows even double precision (float32 "
+                                      "holds at most about 3.4028235e+38)",
+                                      where, excerpt(last_token)));
     }
-
     const std::string literal = nonfinite_literal_at(text_, value_at);
     if (!literal.empty())
-      fail_at(source_, text_, value_at,
-              fmt::format("{}{} is not valid JSON and not a usable embedding value; replace it "
-                          "with a finite number",
-                          where, literal));
-
-    // nlohmann's byte is 1-based: the offending byte is text[byte - 1]. An unterminated
-    // string runs to the end of the input, so point at its opening quote instead.
-    size_t at = byte == 0 ? 0 : std::min(byte - 1, text_.size());
+      fail_here(value_at, fmt::format("{}{} is not valid JSON and not a usable embedding value; replace "
+                                      "it with a finite number",
+                                      where, literal));
     const std::string what = ex.what();
-    // "unexpected <token>" comes after the whole token was read: point at its start.
-    // (Lexer errors say "last read: ..." and are best shown where lexing stopped.)
-    // Every token between the previous event and this one was fine, and ',' and ':'
-    // are one byte long, so any other unexpected token starts at value_at.
-    if (what.find("last read: '") == std::string::npos && at < text_.size() &&
-        text_[at] != ',' && text_[at] != ':' && value_at <= at)
-      at = value_at;
-    if (what.find("missing closing quote") != std::string::npos && value_at < text_.size() &&
-        text_[value_at] == '"')
-      at = value_at;
-
-    // "[json.exception.parse_error.101] parse error at line 1, column 4: syntax error ..."
-    std::string detail = what;
-    const size_t colon = detail.find(": ", detail.find("parse error"));
-    if (detail.find("parse error") != std::string::npos && colon != std::string::npos)
-      detail = detail.substr(colon + 2);
-    else if (detail.rfind("[json.exception.", 0) == 0 && detail.find("] ") != std::string::npos)
-      detail = detail.substr(detail.find("] ") + 2);
-    // Keep "last read: '...'" short: a runaway string would otherwise be copied whole.
-    const std::string last_read = "last read: '" + last_token + "'";
-    const size_t lr = detail.find(last_read);
-    if (lr != std::string::npos && last_token.size() > 40) {
-      size_t cut = last_token.size() - 40;
-      while (cut < last_token.size() && (static_cast<unsigned char>(last_token[cut]) & 0xC0) == 0x80)
-        ++cut;
-      detail.replace(lr, last_read.size(), "last read: '..." + last_token.substr(cut) + "'");
-    }
-
-    std::string hint;
-    if (what.find("control character U+000A") != std::string::npos) {
-      hint = " (is a closing quote missing?)";
-    } else if (at < text_.size()) {
-      const char c = text_[at];
-      size_t prev = at;
-      while (prev > 0 && is_json_space(text_[prev - 1])) --prev;
-      if ((c == ']' || c == '}') && prev > 0 && text_[prev - 1] == ',')
-        hint = fmt::format(" (JSON does not allow a trailing comma before '{}')", c);
-      else if (c == '\'')
-        hint = " (JSON strings need double quotes)";
-      else if (c == '/' && at + 1 < text_.size() && (text_[at + 1] == '/' || text_[at + 1] == '*'))
-        hint = " (JSON does not allow comments)";
-    }
-    fail_at(source_, text_, at, "invalid JSON: " + detail + hint);
+    const size_t at = syntax_error_offset(text_, byte, value_at, what);
+    fail_here(at, "invalid JSON: " + parser_detail(what, last_token) + syntax_hint(text_, at, what));
   }
 
-  const std::string& text_;
+  // fail_at() at `at` of the strict text, named by its line and column in the original.
+  [[noreturn]] void fail_here(size_t at, const std::string& message) const {
+    fail_at(source_, original_, strict_.original_offset(at), message);
+  }
+
+  const std::string& text_;      // what the lexer reads: strict_.text
+  const StrictJson& strict_;
+  const std::string& original_;  // the input as given, for positions in messages
   const std::string& source_;
   const char* read_;       // how far the lexer has read (published by TrackingIterator)
   size_t event_end_ = 0;   // read_ as of the end of the previous event
@@ -535,9 +567,10 @@ class Builder {
 Embeddings parse_embeddings(const std::string& text, const std::string& source) {
   if (auto simple = parse_simple_json(text)) return std::move(*simple);
   check_text(text, source);
-  Builder builder(text, source);
-  const char* begin = text.data();
-  const char* end = text.data() + text.size();
+  const StrictJson strict = python_json_to_strict(text);
+  Builder builder(strict, text, source);
+  const char* begin = strict.text.data();
+  const char* end = strict.text.data() + strict.text.size();
   const bool ok = json::sax_parse(TrackingIterator(begin, builder.read_pointer()),
                                   TrackingIterator(end, nullptr), &builder);
   if (!ok) fail(source, "invalid JSON");  // not reached: every failure throws with details
