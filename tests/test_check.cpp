@@ -162,6 +162,32 @@ TEST(CheckDump, WrongShapeDiffersAndSaysSo) {
   const std::string text = render_check_text(r, Lang::En);
   EXPECT_NE(text.find("your tensor has shape (1, 3); the chapter's has shape (6, 2)."), std::string::npos) << text;
   EXPECT_NE(text.find("no known mistake reproduces your queries"), std::string::npos);
+  // No rows are printed for a shape: the message does not point at any.
+  EXPECT_EQ(text.find("rows above"), std::string::npos) << text;
+  EXPECT_NE(text.find("Compare its shape with the chapter's code for queries"), std::string::npos) << text;
+  const std::string zh = render_check_text(r, Lang::Zh);
+  EXPECT_EQ(zh.find("上面的行"), std::string::npos) << zh;
+  EXPECT_NE(zh.find("检查它的形状"), std::string::npos) << zh;
+}
+
+// The default tolerance is torch.allclose's (rtol 1e-5, atol 1e-6): at 2, a relative
+// difference of 1e-4 differs and one of 5e-6 is close; the reports print it.
+TEST(CheckGrade, DefaultToleranceBoundary) {
+  const Tolerance tol;
+  const Tensor two({1}, {2.0f});
+  EXPECT_EQ(compare(Tensor({1}, {static_cast<float>(2.0 * (1 + 1e-4))}), two, tol).grade, Grade::Differs);
+  EXPECT_EQ(compare(Tensor({1}, {static_cast<float>(2.0 * (1 + 5e-6))}), two, tol).grade, Grade::Close);
+  // Just inside and just outside atol + rtol * |expected| = 2.1e-5 at 2.
+  EXPECT_EQ(compare(Tensor({1}, {2.0f + 2.0e-5f}), two, tol).grade, Grade::Close);
+  EXPECT_EQ(compare(Tensor({1}, {2.0f + 2.2e-5f}), two, tol).grade, Grade::Differs);
+
+  const Dump d = parse_dump("{\"queries\": [[1, 2]]}", "mine.json");
+  const CheckReport r = check_dump(d, test::book_config(), "causal", "option", tol, "mine.json");
+  EXPECT_NE(render_check_text(r, Lang::En).find("<= 1e-06 + 1e-05 * |expected|"), std::string::npos);
+  const auto j = nlohmann::json::parse(render_check_json(r, Lang::En));
+  EXPECT_EQ(j["tolerance"]["rtol"].get<double>(), 1e-5);
+  EXPECT_EQ(j["tolerance"]["atol"].get<double>(), 1e-6);
+  EXPECT_NE(render_check_json(r, Lang::En).find("\"rtol\": 1e-05"), std::string::npos);
 }
 
 TEST(CheckDump, InfinitiesAndWalkOutputAreRead) {

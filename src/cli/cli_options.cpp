@@ -185,7 +185,13 @@ void bind_check(CLI::App& check, CheckOptions& c, Options& o) {
   std::vector<std::string> stages;
   for (const auto& s : all_stages()) stages.push_back(s.name);
   check.add_option("-s,--stage", c.stage, "The stage to grade (default: the one whose steps the dump names most)")
-      ->check(CLI::IsMember(stages));
+      ->check(CLI::Validator(
+          [stages](std::string& v) {  // as for a misspelled step name: the closest stage
+            if (std::find(stages.begin(), stages.end(), v) != stages.end()) return std::string();
+            return fmt::format("{} is not a stage; did you mean {}? (attn-walk --list-stages lists them)", v,
+                               closest_name(v, stages));
+          },
+          fmt::format("{{{}}}", fmt::join(stages, ","))));
   check.add_option("-f,--format", c.format, "text or json")->check(CLI::IsMember({"text", "json"}))->capture_default_str();
   check.add_option("-o,--output", o.output, "Write to FILE (whole or not at all); '-' is stdout")->capture_default_str();
   check.add_option("--lang", o.lang, fmt::format("Language of the report: {}", fmt::join(lang_codes(), ", ")))

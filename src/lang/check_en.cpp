@@ -28,6 +28,9 @@ LangTable check_en() {
       {"check.no_diagnosis",
        "no known mistake reproduces your {step}. Compare the rows above with the chapter's code for "
        "{step}; attn-walk --stage {stage} --only {step} --explain shows it step by step."},
+      {"check.no_diagnosis_shape",
+       "no known mistake reproduces your {step}. Compare its shape with the chapter's code for "
+       "{step}; attn-walk --stage {stage} --only {step} --explain shows it step by step."},
       {"check.mistake.query_key_swapped",
        "W_query and W_key are swapped: queries must come from W_query and keys from W_key, and the "
        "scores are queries @ keys.T (keys.transpose(...) in the classes), not keys @ queries.T. In "

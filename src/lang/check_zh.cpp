@@ -28,6 +28,9 @@ LangTable check_zh() {
       {"check.no_diagnosis",
        "已知的错误都不能复现你的 {step}。请对照上面的行检查本章 {step} 的代码；"
        "attn-walk --stage {stage} --only {step} --explain 会逐步讲解。"},
+      {"check.no_diagnosis_shape",
+       "已知的错误都不能复现你的 {step}。请对照本章 {step} 的代码检查它的形状；"
+       "attn-walk --stage {stage} --only {step} --explain 会逐步讲解。"},
       {"check.mistake.query_key_swapped",
        "W_query 与 W_key 用反了：queries 应来自 W_query，keys 来自 W_key，注意力分数是 queries @ keys.T"
        "（类中是 keys.transpose(...)），不是 keys @ queries.T。练习 3.1 中应把 sa_v2.W_query.weight.T "

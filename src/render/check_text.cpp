@@ -138,7 +138,10 @@ std::string render_check_text(const CheckReport& r, Lang lang) {
     out += "  " + t("check.your_rows") + "\n" + rows_around(r.got, r.expected, idx, r.tol, true);
   }
   out += "\n" + t("check.diagnoses") + "\n";
-  if (r.diagnoses.empty()) out += "  " + t("check.no_diagnosis", {{"step", s.name}, {"stage", r.stage}}) + "\n";
+  // No rows are shown for a shape that differs: then the shape is what to compare.
+  if (r.diagnoses.empty())
+    out += "  " + t(s.diff.shape_differs ? "check.no_diagnosis_shape" : "check.no_diagnosis",
+                    {{"step", s.name}, {"stage", r.stage}}) + "\n";
   for (const auto& id : r.diagnoses) out += "  " + id + ": " + mistake_message(r, id, lang) + "\n";
   return out;
 }

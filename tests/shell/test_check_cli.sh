@@ -51,6 +51,7 @@ expect 2 "" "--format" -- check "$golden/causal_scale_missing.json" --format htm
 expect 2 "" "--atol" -- check "$golden/causal_scale_missing.json" --atol -1
 expect 2 "" "dump" -- check
 expect 2 "" "--heads" -- check "$tmp/walk.json" --stage multi-head --d-out 3 --heads 2
+expect 2 "" "--stage: causl is not a stage; did you mean causal?" -- check "$golden/causal_scale_missing.json" --stage causl
 STDIN="$tmp/walk.json" expect 2 "" "--input" -- check - --input -
 
 # --output: written whole; not at all on error.
