@@ -250,6 +250,121 @@ TEST(CheckRender, TextAndJsonInBothLanguages) {
   EXPECT_EQ(j["diagnoses"][0]["step"], "attn_weights");
 }
 
+// ---- diagnoses that measure the learner's tensor ---------------------------------------------
+
+struct Diagnosed {
+  CheckReport report;
+  std::string text;
+};
+
+Diagnosed check_golden(const std::string& dump, const Config& cfg = test::book_config()) {
+  const std::string path = kCheckDir + dump;
+  const Dump d = parse_dump(read_all(path), path);
+  std::string by;
+  const std::string stage = choose_stage(d, cfg, &by);
+  CheckReport r = check_dump(d, cfg, stage, by, Tolerance{}, path);
+  std::string text = render_check_text(r, Lang::En);
+  return {std::move(r), std::move(text)};
+}
+
+// The evidence of `id` in the report (empty if it is not named).
+std::map<std::string, std::string> evidence_of(const CheckReport& r, const std::string& id) {
+  for (size_t i = 0; i < r.diagnoses.size(); ++i)
+    if (r.diagnoses[i] == id) return r.evidence.at(i);
+  return {};
+}
+
+// The learners' dumps below come from real PyTorch code with the mistake
+// (make_check_goldens.py); each names its cause with the numbers that show it.
+TEST(CheckDiagnoses, DivisorIsMeasuredAndNamed) {
+  const Diagnosed tokens = check_golden("book/causal_wrong_divisor_tokens.json");  // / keys.shape[0]**0.5
+  auto e = evidence_of(tokens.report, "wrong_divisor");
+  EXPECT_EQ(e["expression"], "√6");
+  EXPECT_EQ(e["code"], "keys.shape[0] ** 0.5");
+  EXPECT_EQ(e["measured"], "2.449");
+  EXPECT_NE(tokens.text.find("dividing the scores by 2.449 = √6, that is keys.shape[0] ** 0.5 (6 is the number of tokens)"),
+            std::string::npos) << tokens.text;
+  EXPECT_NE(tokens.text.find("sqrt(d_k) = sqrt(2) = 1.414"), std::string::npos) << tokens.text;
+
+  const Diagnosed precedence = check_golden("book/causal_wrong_divisor_precedence.json");  // d_k**1/2
+  e = evidence_of(precedence.report, "wrong_divisor");
+  EXPECT_EQ(e["code"], "keys.shape[-1]**1/2");
+  EXPECT_EQ(e["value"], "4");
+  EXPECT_NE(precedence.text.find("Python reads attn_scores / keys.shape[-1]**1/2 as attn_scores / keys.shape[-1] / 2"),
+            std::string::npos) << precedence.text;
+
+  // MultiHeadAttention's self.d_out where self.head_dim belongs (d_out 6, 3 heads).
+  const auto manifest = load_json(kCheckDir + "cases.json");
+  const Config d6 = config_from_golden(manifest[2]);
+  const Diagnosed d_out = check_golden("d6_t7_dout6_h3_randn/multi-head_wrong_divisor_d_out.json", d6);
+  e = evidence_of(d_out.report, "wrong_divisor");
+  EXPECT_EQ(e["code"], "self.d_out ** 0.5") << d_out.text;
+  EXPECT_EQ(e["expression"], "√6");
+
+  const Diagnosed after = check_golden("book/causal_scaled_after_softmax.json");
+  e = evidence_of(after.report, "scaled_after_softmax");
+  EXPECT_EQ(e["expression"], "√2");
+  EXPECT_EQ(e["row_sum"], "0.7071");
+  // The tool's own check on the learner's weights says what they lost.
+  EXPECT_NE(after.text.find("✗ your attn_weights itself: every row sums to 1"), std::string::npos) << after.text;
+}
+
+TEST(CheckDiagnoses, RowsSeedsBiasAndMasks) {
+  const Diagnosed row = check_golden("book/trainable_picked_wrong_row.json");  // x_2 = inputs[2]
+  auto e = evidence_of(row.report, "picked_wrong_row");
+  EXPECT_EQ(e["row"], "2");
+  EXPECT_EQ(e["token"], "starts");
+  EXPECT_EQ(e["chapter_row"], "1");
+  EXPECT_NE(row.text.find("your x_2 is inputs[2], x(3) \"starts\"; the chapter's query x(2) is inputs[1]"),
+            std::string::npos) << row.text;
+
+  const Diagnosed typed = check_golden("book/dot-product_input_typed_wrong.json");
+  e = evidence_of(typed.report, "input_typed_wrong");
+  EXPECT_EQ(e["row"], "3");
+  EXPECT_EQ(e["column"], "1");
+  EXPECT_EQ(e["count"], "1");
+  EXPECT_EQ(e["diff"], "0.02");
+
+  const Diagnosed seed = check_golden("book/causal_wrong_seed.json");  // manual_seed(123) before v2
+  e = evidence_of(seed.report, "wrong_seed");
+  EXPECT_EQ(e["used"], "123");
+  EXPECT_EQ(e["chapter"], "789");
+
+  // The bias left on: --qkv-bias, as the message suggests, makes every tensor match.
+  const Diagnosed bias = check_golden("book/causal_bias_left_on.json");
+  EXPECT_TRUE(contains(bias.report.diagnoses, "bias_left_on")) << bias.text;
+  EXPECT_NE(bias.text.find("--qkv-bias"), std::string::npos);
+  Config with_bias = test::book_config();
+  with_bias.qkv_bias = true;
+  EXPECT_TRUE(check_golden("book/causal_bias_left_on.json", with_bias).report.passed());
+
+  EXPECT_TRUE(contains(check_golden("book/causal_mask_filled_with_zero.json").report.diagnoses, "mask_filled_with_zero"));
+  const Diagnosed after = check_golden("book/causal_mask_after_softmax.json");
+  EXPECT_TRUE(contains(after.report.diagnoses, "mask_after_softmax")) << after.text;
+  EXPECT_NE(after.text.find("✗ your attn_weights_causal itself: every row sums to 1"), std::string::npos) << after.text;
+  EXPECT_NE(after.text.find("✓ your attn_weights_causal itself: 0 above the diagonal"), std::string::npos) << after.text;
+}
+
+// A diagnosis the learner's other tensors contradict is not named: the same learner, but
+// with the chapter's attn_weights_causal (computed from the same wrong scores, it cannot be
+// right).
+TEST(CheckDiagnoses, ContradictedByAnotherTensorIsNotNamed) {
+  const Config cfg = test::book_config();
+  const Walk walk = find_stage("causal")->run(cfg);
+  for (const char* name : {"book/causal_scale_missing.json", "book/causal_mask_filled_with_zero.json"}) {
+    SCOPED_TRACE(name);
+    const std::string path = kCheckDir + name;
+    Dump d = parse_dump(read_all(path), path);
+    const CheckReport mistaken = check_dump(d, cfg, "causal", "option", Tolerance{}, path);
+    ASSERT_FALSE(mistaken.diagnoses.empty());
+    for (auto& [step, tensor] : d.tensors)
+      if (step == "attn_weights_causal") tensor = test::step_named(walk, step).value;
+    const CheckReport r = check_dump(d, cfg, "causal", "option", Tolerance{}, path);
+    EXPECT_EQ(r.results[*r.first].name, mistaken.results[*mistaken.first].name);
+    EXPECT_TRUE(r.diagnoses.empty()) << ::testing::PrintToString(r.diagnoses);
+  }
+}
+
 // Every mistake has its message in every language.
 TEST(CheckRender, EveryMistakeHasAMessage) {
   for (const auto& m : known_mistakes())

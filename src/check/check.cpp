@@ -7,6 +7,7 @@
 
 #include "check/diagnoses.h"
 #include "input/embeddings.h"
+#include "stages/common.h"
 #include "stages/stages.h"
 
 namespace attn {
@@ -40,6 +41,22 @@ size_t edit_distance(const std::string& a, const std::string& b) {
     }
   }
   return row[b.size()];
+}
+
+// The walk's checks that hold for the chapter's tensor, run on the learner's.
+std::vector<CheckReport::OwnCheck> own_checks(const Tensor& got, const Tensor& expected) {
+  std::vector<CheckReport::OwnCheck> out;
+  if (got.shape != expected.shape || expected.dim() < 1 || expected.numel() == 0) return out;
+  if (rows_sum_to_one(expected).passed) {
+    const Comparison c = rows_sum_to_one(got);
+    out.push_back({"rows_sum_to_1", c.passed, c.max_diff});
+  }
+  if (expected.dim() >= 2 && expected.size(-1) == expected.size(-2) && expected.size(-1) > 1 &&
+      zero_above_diagonal(expected).passed) {
+    const Comparison c = zero_above_diagonal(got);
+    out.push_back({"zero_above_diagonal", c.passed, c.max_diff});
+  }
+  return out;
 }
 
 }  // namespace
@@ -113,7 +130,11 @@ CheckReport check_dump(const Dump& dump, const Config& cfg, const std::string& s
     r.expected = walk.steps[i].value;
     for (const auto& [name, tensor] : given)
       if (name == r.results[i].name) r.got = tensor;
-    r.diagnoses = diagnose(stage, cfg, r.results[i].name, r.got, tol);
+    for (Diagnosis& d : diagnose({stage, cfg, walk, given, r.results[i].name, r.got, r.expected, tol})) {
+      r.diagnoses.push_back(d.id);
+      r.evidence.push_back(std::move(d.vars));
+    }
+    r.own_checks = own_checks(r.got, r.expected);
     break;
   }
   return r;

@@ -3,10 +3,12 @@
 // presented by src/render/check_text.cpp and check_json.cpp.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "check/diagnoses.h"
 #include "check/dump.h"
 #include "check/grade.h"
 #include "core/config.h"
@@ -25,6 +27,15 @@ struct CheckReport {
   std::optional<size_t> first;     // index in results of the first step that differs
   Tensor expected, got;            // that step's tensors
   std::vector<std::string> diagnoses;  // ids of the mistakes that reproduce `got`
+  std::vector<std::map<std::string, std::string>> evidence;  // of each: its message's placeholders
+  // The tool's own checks on the learner's tensor at the first difference, those the
+  // chapter's tensor passes there: its rows sum to 1, it is zero above the diagonal.
+  struct OwnCheck {
+    std::string id;  // "rows_sum_to_1", "zero_above_diagonal": key "check.own.<id>" in src/lang/
+    bool passed = false;
+    double max_diff = 0.0;
+  };
+  std::vector<OwnCheck> own_checks;
 
   bool passed() const { return !first.has_value(); }
 };

@@ -1,156 +1,261 @@
 #include "check/diagnoses.h"
 
+#include <limits>
+
+#include "check/measured.h"
+
 namespace attn {
 
 namespace {
 
-// Each mistake as the slips that write it; one function per mistake, in the chapter's words.
+// Each mistake as the ways of writing it; one function per mistake, in the chapter's words.
 
-// The chapter's code with one slip made.
+// The chapter's code with one slip made, on the walk's configuration.
 template <typename F>
-Slips slip(F make) {
-  Slips s;
-  make(s);
-  return s;
+Variant slip(const DiagnosisInput& in, F make) {
+  Variant v{CellChoices{}, in.cfg, {}};
+  make(v.choices);
+  return v;
 }
 
 // W_query and W_key swapped (queries = x @ W_key), the scores as keys @ queries.T, or in
 // exercise 3.1 sa_v1.W_query = nn.Parameter(sa_v2.W_key.weight.T).
-std::vector<Slips> query_key_swapped() {
-  return {slip([](Slips& s) { s.query_key_swapped = true; }),
-          slip([](Slips& s) { s.scores_transposed = true; }),
-          slip([](Slips& s) { s.ex31_query_key_swapped = true; })};
+std::vector<Variant> query_key_swapped(const DiagnosisInput& in) {
+  return {slip(in, [](Slips& s) { s.query_key_swapped = true; }),
+          slip(in, [](Slips& s) { s.scores_transposed = true; }),
+          slip(in, [](Slips& s) { s.ex31_query_key_swapped = true; })};
 }
 
 // torch.softmax(attn_scores, dim=-1): no division by keys.shape[-1] ** 0.5.
-std::vector<Slips> scale_missing() {
-  return {slip([](Slips& s) { s.divisor = Choices::Divisor::None; })};
+std::vector<Variant> scale_missing(const DiagnosisInput& in) {
+  return {slip(in, [](Slips& s) { s.divisor_power = 0.0; })};
 }
 
 // attn_scores / keys.shape[-1]: by d_k instead of its square root.
-std::vector<Slips> scale_by_d_k() {
-  return {slip([](Slips& s) { s.divisor = Choices::Divisor::Dk; })};
+std::vector<Variant> scale_by_d_k(const DiagnosisInput& in) {
+  return {slip(in, [](Slips& s) { s.divisor_power = 1.0; })};
 }
 
 // torch.softmax(..., dim=0) (or dim=-2): each column sums to 1 instead of each row.
-std::vector<Slips> softmax_wrong_dim() {
-  return {slip([](Slips& s) { s.softmax_over_queries = true; })};
+std::vector<Variant> softmax_wrong_dim(const DiagnosisInput& in) {
+  return {slip(in, [](Slips& s) { s.softmax_over_queries = true; })};
 }
 
 // mask_simple / mask_simple.sum(...) or attn_weights / attn_weights.sum(...) where
 // masked_simple belongs.
-std::vector<Slips> normalized_wrong_tensor() {
-  return {slip([](Slips& s) { s.renormalized = Slips::Renormalized::MaskSimple; }),
-          slip([](Slips& s) { s.renormalized = Slips::Renormalized::AttnWeights; })};
+std::vector<Variant> normalized_wrong_tensor(const DiagnosisInput& in) {
+  return {slip(in, [](Slips& s) { s.renormalized = Slips::Renormalized::MaskSimple; }),
+          slip(in, [](Slips& s) { s.renormalized = Slips::Renormalized::AttnWeights; })};
 }
 
 // row_sums = masked_simple.sum(dim=-1) without keepdim=True: the division broadcasts
 // along the rows and divides column j by the sum of row j.
-std::vector<Slips> keepdim_missing() {
-  return {slip([](Slips& s) { s.keepdim = false; })};
+std::vector<Variant> keepdim_missing(const DiagnosisInput& in) {
+  return {slip(in, [](Slips& s) { s.keepdim = false; })};
 }
 
 // torch.triu where torch.tril belongs (and the other way round), or the diagonal hidden
 // too (tril(..., diagonal=-1), triu(..., diagonal=0)).
-std::vector<Slips> mask_wrong_triangle() {
-  return {slip([](Slips& s) { s.triangle = Choices::Triangle::Past; }),
-          slip([](Slips& s) { s.triangle = Choices::Triangle::FutureAndDiagonal; })};
+std::vector<Variant> mask_wrong_triangle(const DiagnosisInput& in) {
+  return {slip(in, [](Slips& s) { s.triangle = Choices::Triangle::Past; }),
+          slip(in, [](Slips& s) { s.triangle = Choices::Triangle::FutureAndDiagonal; })};
 }
 
 // attn_scores.masked_fill(...) (no underscore) whose result is not assigned: no mask at all.
-std::vector<Slips> masked_fill_result_discarded() {
-  return {slip([](Slips& s) { s.masked_fill_kept = false; })};
+std::vector<Variant> masked_fill_result_discarded(const DiagnosisInput& in) {
+  return {slip(in, [](Slips& s) { s.masked_fill_kept = false; })};
 }
 
 // attn_scores kept for the dump (self.attn_scores = attn_scores) before masked_fill_, which
 // then wrote the -inf mask into the very tensor kept.
-std::vector<Slips> attn_scores_changed_in_place() {
-  return {slip([](Slips& s) { s.scores_kept_before_mask = false; })};
+std::vector<Variant> attn_scores_changed_in_place(const DiagnosisInput& in) {
+  return {slip(in, [](Slips& s) { s.scores_kept_before_mask = false; })};
 }
 
 // Dropout by hand, kept values times 1/p instead of 1/(1-p).
-std::vector<Slips> dropout_scaled_by_p() {
-  return {slip([](Slips& s) { s.dropout_scaled_by_p = true; })};
+std::vector<Variant> dropout_scaled_by_p(const DiagnosisInput& in) {
+  return {slip(in, [](Slips& s) { s.dropout_scaled_by_p = true; })};
 }
 
 // keys.view(b, num_heads, num_tokens, head_dim) instead of view(b, num_tokens, num_heads,
 // head_dim).transpose(1, 2).
-std::vector<Slips> view_instead_of_transpose() {
-  return {slip([](Slips& s) { s.heads_by_transpose = false; })};
+std::vector<Variant> view_instead_of_transpose(const DiagnosisInput& in) {
+  return {slip(in, [](Slips& s) { s.heads_by_transpose = false; })};
 }
 
 // (attn_weights @ values) merged without .transpose(1, 2): heads and tokens interleave.
-std::vector<Slips> context_not_transposed() {
-  return {slip([](Slips& s) { s.context_transposed = false; })};
+std::vector<Variant> context_not_transposed(const DiagnosisInput& in) {
+  return {slip(in, [](Slips& s) { s.context_transposed = false; })};
 }
 
 // context_vec.contiguous().view(b, num_tokens, d_out) on a line of its own: the result is dropped.
-std::vector<Slips> view_result_discarded() {
-  return {slip([](Slips& s) { s.merge_kept = false; })};
+std::vector<Variant> view_result_discarded(const DiagnosisInput& in) {
+  return {slip(in, [](Slips& s) { s.merge_kept = false; })};
 }
 
 // return context_vec without self.out_proj(...).
-std::vector<Slips> out_proj_missing() {
-  return {slip([](Slips& s) { s.out_proj_applied = false; })};
+std::vector<Variant> out_proj_missing(const DiagnosisInput& in) {
+  return {slip(in, [](Slips& s) { s.out_proj_applied = false; })};
 }
 
 // Exercise 3.1: nn.Parameter(sa_v2.W_query.weight) without .T.
-std::vector<Slips> weights_not_transposed() {
-  return {slip([](Slips& s) { s.ex31_transposed = false; })};
+std::vector<Variant> weights_not_transposed(const DiagnosisInput& in) {
+  return {slip(in, [](Slips& s) { s.ex31_transposed = false; })};
 }
 
 // second_head = a[0, 0, :, :]: the first head twice.
-std::vector<Slips> same_head_twice() {
-  return {slip([](Slips& s) { s.second_head = 0; })};
+std::vector<Variant> same_head_twice(const DiagnosisInput& in) {
+  return {slip(in, [](Slips& s) { s.second_head = 0; })};
 }
 
 // A module built without torch.manual_seed(...) before it: one variant per module.
-std::vector<Slips> seed_not_reset() {
-  std::vector<Slips> out;
+std::vector<Variant> seed_not_reset(const DiagnosisInput& in) {
+  std::vector<Variant> out;
   for (const char* module : {"sa_v1", "sa_v2", "exercise_3_1_v2", "dropout_attn_weights",
                              "causal_attention", "wrapper", "mha", "exercise_3_2"})
-    out.push_back(slip([&](Slips& s) { s.no_reseed_before = module; }));
+    out.push_back(slip(in, [&](Slips& s) { s.no_reseed_before = module; }));
   return out;
+}
+
+// torch.manual_seed with the chapter's other seed (123 where 789 belongs, or the other way),
+// or the book's seeds where --seed gave others.
+std::vector<Variant> wrong_seed(const DiagnosisInput& in) {
+  std::vector<Variant> out;
+  for (const uint64_t used : {in.cfg.seed1, in.cfg.seed2, uint64_t{123}, uint64_t{789}})
+    for (const bool first : {true, false}) {
+      const uint64_t chapter = first ? in.cfg.seed1 : in.cfg.seed2;
+      if (used == chapter) continue;
+      Variant v{CellChoices{}, in.cfg, {{"used", std::to_string(used)}, {"chapter", std::to_string(chapter)}}};
+      (first ? v.config.seed1 : v.config.seed2) = used;
+      out.push_back(v);
+    }
+  return out;
+}
+
+// nn.Linear(d_in, d_out) with its default bias=True, where the chapter passes bias=qkv_bias.
+std::vector<Variant> bias_left_on(const DiagnosisInput& in) {
+  if (in.cfg.qkv_bias) return {};
+  Variant v{CellChoices{}, in.cfg, {}};
+  v.config.qkv_bias = true;
+  return {v};
+}
+
+// masked_fill_(mask.bool(), 0): the hidden scores become 0, not -inf.
+std::vector<Variant> mask_filled_with_zero(const DiagnosisInput& in) {
+  return {slip(in, [](Slips& s) { s.fill = 0.0f; })};
+}
+
+// The mask filled into the weights after the softmax (with 0 or -inf), not into the scores.
+std::vector<Variant> mask_after_softmax(const DiagnosisInput& in) {
+  std::vector<Variant> out;
+  for (const float fill : {0.0f, -std::numeric_limits<float>::infinity()}) {
+    Variant v = slip(in, [&](Slips& s) {
+      s.mask_after_softmax = true;
+      s.fill = fill;
+    });
+    v.vars["fill"] = fill == 0.0f ? "0" : "-torch.inf";
+    out.push_back(v);
+  }
+  return out;
+}
+
+// row_sums = masked_simple.sum(dim=0, keepdim=True): the columns' sums, (1, T).
+std::vector<Variant> sum_wrong_dim(const DiagnosisInput& in) {
+  return {slip(in, [](Slips& s) { s.row_sums_dim = 0; })};
+}
+
+// torch.cat([head(x) for head in self.heads], dim=0 or dim=1).
+std::vector<Variant> cat_wrong_dim(const DiagnosisInput& in) {
+  std::vector<Variant> out;
+  for (const int64_t dim : {0, 1}) {
+    Variant v = slip(in, [&](Slips& s) { s.cat_dim = dim; });
+    v.vars["dim"] = std::to_string(dim);
+    out.push_back(v);
+  }
+  return out;
+}
+
+// The part of a stage that computes `step`: the notebook's cells, or one module typed as its
+// own class (a learner may make a mistake in one and not in another).
+std::string part_of(const std::string& stage, const std::string& step) {
+  const auto starts = [&](const char* prefix) { return step.rfind(prefix, 0) == 0; };
+  if (stage == "trainable") {
+    if (starts("sa_v1") || starts("sa_v2") || starts("exercise_3_1_sa_v")) return step.substr(0, step.rfind('_'));
+    return "cells";
+  }
+  if (stage == "dropout") {
+    if (step == "causal_attention_context_vecs") return "CausalAttention";
+    return step == "attn_weights_causal" ? "3.5.1" : "cells";
+  }
+  if (stage == "multi-head") {
+    if (step == "wrapper_context_vecs" || step == "exercise_3_2_context_vecs") return step;
+    if (step == "a" || step == "a_at_a_T" || step == "first_res" || step == "second_res") return "a";
+    return "MultiHeadAttention";
+  }
+  return "cells";
+}
+
+// Whether the learner's other tensors agree with what the variant computes: none of those
+// the same part of the stage computes may differ from it (a tensor the mistaken code does
+// not make cannot say; another module, typed separately, may be right or wrong on its own).
+bool consistent(const DiagnosisInput& in, const LearnerSteps& steps) {
+  const std::string part = part_of(in.stage, in.step);
+  for (const auto& [name, tensor] : in.given) {
+    if (part_of(in.stage, name) != part) continue;
+    const auto it = steps.find(name);
+    if (it != steps.end() && compare(tensor, it->second, in.tol).grade == Grade::Differs) return false;
+  }
+  return true;
 }
 
 }  // namespace
 
 const std::vector<Mistake>& known_mistakes() {
   static const std::vector<Mistake> mistakes = {
-      {"query_key_swapped", query_key_swapped()},
-      {"scale_missing", scale_missing()},
-      {"scale_by_d_k", scale_by_d_k()},
-      {"softmax_wrong_dim", softmax_wrong_dim()},
-      {"normalized_wrong_tensor", normalized_wrong_tensor()},
-      {"keepdim_missing", keepdim_missing()},
-      {"mask_wrong_triangle", mask_wrong_triangle()},
-      {"masked_fill_result_discarded", masked_fill_result_discarded()},
-      {"attn_scores_changed_in_place", attn_scores_changed_in_place()},
-      {"dropout_scaled_by_p", dropout_scaled_by_p()},
-      {"view_instead_of_transpose", view_instead_of_transpose()},
-      {"context_not_transposed", context_not_transposed()},
-      {"view_result_discarded", view_result_discarded()},
-      {"out_proj_missing", out_proj_missing()},
-      {"weights_not_transposed", weights_not_transposed()},
-      {"same_head_twice", same_head_twice()},
-      {"seed_not_reset", seed_not_reset()},
+      {"picked_wrong_row", picked_wrong_row},
+      {"input_typed_wrong", input_typed_wrong},
+      {"query_key_swapped", query_key_swapped},
+      {"scale_missing", scale_missing},
+      {"scale_by_d_k", scale_by_d_k},
+      {"wrong_divisor", wrong_divisor},
+      {"scaled_after_softmax", scaled_after_softmax},
+      {"softmax_wrong_dim", softmax_wrong_dim},
+      {"normalized_wrong_tensor", normalized_wrong_tensor},
+      {"keepdim_missing", keepdim_missing},
+      {"sum_wrong_dim", sum_wrong_dim},
+      {"mask_wrong_triangle", mask_wrong_triangle},
+      {"masked_fill_result_discarded", masked_fill_result_discarded},
+      {"mask_filled_with_zero", mask_filled_with_zero},
+      {"mask_after_softmax", mask_after_softmax},
+      {"attn_scores_changed_in_place", attn_scores_changed_in_place},
+      {"dropout_scaled_by_p", dropout_scaled_by_p},
+      {"cat_wrong_dim", cat_wrong_dim},
+      {"view_instead_of_transpose", view_instead_of_transpose},
+      {"context_not_transposed", context_not_transposed},
+      {"view_result_discarded", view_result_discarded},
+      {"out_proj_missing", out_proj_missing},
+      {"weights_not_transposed", weights_not_transposed},
+      {"same_head_twice", same_head_twice},
+      {"seed_not_reset", seed_not_reset},
+      {"wrong_seed", wrong_seed},
+      {"bias_left_on", bias_left_on},
   };
   return mistakes;
 }
 
-std::vector<std::string> diagnose(const std::string& stage, const Config& cfg, const std::string& step,
-                                  const Tensor& got, const Tolerance& tol) {
-  std::vector<std::string> ids;
+std::vector<Diagnosis> diagnose(const DiagnosisInput& in) {
+  std::vector<Diagnosis> found;
   for (const auto& mistake : known_mistakes())
-    for (const auto& slips : mistake.variants) {
-      const LearnerSteps steps = learner_stage(stage, cfg, slips);
-      const auto it = steps.find(step);
+    for (const Variant& v : mistake.variants(in)) {
+      const LearnerSteps steps = learner_stage(in.stage, v.config, v.choices);
+      const auto it = steps.find(in.step);
       // Only a variant that changes this step can name it: the learner's tensor differs.
-      if (it == steps.end() || compare(got, it->second, tol).grade == Grade::Differs) continue;
-      ids.push_back(mistake.id);
+      if (it == steps.end() || compare(in.got, it->second, in.tol).grade == Grade::Differs) continue;
+      if (!consistent(in, steps)) continue;
+      found.push_back({mistake.id, v.vars});
       break;
     }
-  return ids;
+  return found;
 }
 
 }  // namespace attn

@@ -31,6 +31,51 @@ LangTable check_en() {
       {"check.no_diagnosis_shape",
        "no known mistake reproduces your {step}. Compare its shape with the chapter's code for "
        "{step}; attn-walk --stage {stage} --only {step} --explain shows it step by step."},
+      {"check.own.rows_sum_to_1", "your {step} itself: every row sums to 1, as the chapter's does (largest |row sum - 1| {diff})"},
+      {"check.own.zero_above_diagonal",
+       "your {step} itself: 0 above the diagonal, no weight on a later token, as the chapter's (largest |value| there {diff})"},
+      {"check.aside", " ({text})"},  // words in brackets after a value
+      {"check.size.tokens", "{size} is the number of tokens"},
+      {"check.size.d_in", "the width of each input, d_in"},
+      {"check.size.d_out_all_heads", "d_out, all heads together; each head's keys have head_dim = {d_k}"},
+      {"check.size.heads", "the number of heads"},
+      {"check.size.precedence", "Python reads attn_scores / keys.shape[-1]**1/2 as attn_scores / keys.shape[-1] / 2"},
+      {"check.size.half", "keys.shape[-1]**1/2 is keys.shape[-1] / 2, not its square root"},
+      {"check.size.negative_power", "keys.shape[-1]**-0.5 is 1/sqrt(d_k): dividing by it multiplies"},
+      {"check.mistake.picked_wrong_row",
+       "your {step} is inputs[{row}], x({x}) \"{token}\"; the chapter's query x({chapter_x}) is inputs[{chapter_row}] "
+       "(Python counts from 0), and every tensor you gave agrees with that query."},
+      {"check.mistake.input_typed_wrong",
+       "{count} value(s) of your inputs differ from the book's; the largest: row {row} (x({x}) \"{token}\"), column "
+       "{column}: yours {got}, the book's {expected} (off by {diff}). Every tensor you gave equals what your inputs give."},
+      {"check.mistake.wrong_divisor",
+       "your {step} equals what dividing the scores by {value} = {expression}, that is {code}{what}, would give "
+       "(measured from your weights: {measured}). The chapter divides by sqrt(d_k) = sqrt({d_k}) = {chapter_value}: "
+       "attn_scores / keys.shape[-1]**0.5."},
+      {"check.mistake.scaled_after_softmax",
+       "your {step} equals torch.softmax(attn_scores, dim=-1) / {value} ({expression}, {code}{what}): the division "
+       "comes after the softmax, so each row sums to {row_sum}, not 1. Divide the scores first: "
+       "torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=-1)."},
+      {"check.mistake.sum_wrong_dim",
+       "row_sums sums the columns (dim=0), not the rows: write masked_simple.sum(dim=-1, keepdim=True), each "
+       "query's own weights."},
+      {"check.mistake.mask_filled_with_zero",
+       "the hidden scores are filled with 0, not -inf: exp(0) = 1 is not 0, so later tokens keep weight after the "
+       "softmax. Write attn_scores.masked_fill_(mask.bool(), -torch.inf)."},
+      {"check.mistake.mask_after_softmax",
+       "your {step} equals the softmax of the unmasked scores with the mask filled in afterwards "
+       "(masked_fill(mask.bool(), {fill}) on the weights): the rows no longer sum to 1. Mask the scores with "
+       "-torch.inf before the softmax."},
+      {"check.mistake.cat_wrong_dim",
+       "the heads are concatenated along dim={dim}: torch.cat([head(x) for head in self.heads], dim=-1) puts "
+       "them side by side, (b, num_tokens, num_heads * d_out)."},
+      {"check.mistake.wrong_seed",
+       "your tensors equal what torch.manual_seed({used}) gives where the chapter seeds {chapter}: the "
+       "chapter uses 123 before most modules and 789 before SelfAttention_v2 (--seed changes both)."},
+      {"check.mistake.bias_left_on",
+       "your tensors equal what nn.Linear with bias=True gives, nn.Linear's default: the chapter builds its "
+       "layers with bias=qkv_bias, False. Pass bias=qkv_bias, or grade with --qkv-bias, with which every "
+       "tensor you gave matches."},
       {"check.mistake.query_key_swapped",
        "W_query and W_key are swapped: queries must come from W_query and keys from W_key, and the "
        "scores are queries @ keys.T (keys.transpose(...) in the classes), not keys @ queries.T. In "

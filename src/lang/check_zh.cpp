@@ -31,6 +31,46 @@ LangTable check_zh() {
       {"check.no_diagnosis_shape",
        "已知的错误都不能复现你的 {step}。请对照本章 {step} 的代码检查它的形状；"
        "attn-walk --stage {stage} --only {step} --explain 会逐步讲解。"},
+      {"check.own.rows_sum_to_1", "你的 {step} 本身：每行之和为 1，与本章相同（|行和 - 1| 最大为 {diff}）"},
+      {"check.own.zero_above_diagonal",
+       "你的 {step} 本身：对角线以上为 0，后面的词元没有权重，与本章相同（那里的 |值| 最大为 {diff}）"},
+      {"check.aside", "（{text}）"},  // words in brackets after a value
+      {"check.size.tokens", "{size} 是词元个数"},
+      {"check.size.d_in", "每个输入的宽度 d_in"},
+      {"check.size.d_out_all_heads", "d_out，所有头合在一起；每个头的 keys 宽度是 head_dim = {d_k}"},
+      {"check.size.heads", "头的个数"},
+      {"check.size.precedence", "Python 把 attn_scores / keys.shape[-1]**1/2 读作 attn_scores / keys.shape[-1] / 2"},
+      {"check.size.half", "keys.shape[-1]**1/2 是 keys.shape[-1] / 2，不是平方根"},
+      {"check.size.negative_power", "keys.shape[-1]**-0.5 是 1/sqrt(d_k)：除以它等于乘"},
+      {"check.mistake.picked_wrong_row",
+       "你的 {step} 是 inputs[{row}]，即 x({x})“{token}”；本章的查询 x({chapter_x}) 是 inputs[{chapter_row}]"
+       "（Python 从 0 开始计数），你给出的每个张量都与这个查询一致。"},
+      {"check.mistake.input_typed_wrong",
+       "你的 inputs 有 {count} 个值与书中不同；差得最多的是第 {row} 行（x({x})“{token}”）第 {column} 列："
+       "你的是 {got}，书中是 {expected}（相差 {diff}）。你给出的每个张量都等于用你的 inputs 算出的结果。"},
+      {"check.mistake.wrong_divisor",
+       "你的 {step} 等于把分数除以 {value} = {expression}（即 {code}{what}）的结果（从你的权重测得：{measured}）。"
+       "本章除以 sqrt(d_k) = sqrt({d_k}) = {chapter_value}：attn_scores / keys.shape[-1]**0.5。"},
+      {"check.mistake.scaled_after_softmax",
+       "你的 {step} 等于 torch.softmax(attn_scores, dim=-1) / {value}（{expression}，{code}{what}）：除法放在了 "
+       "softmax 之后，所以每行之和是 {row_sum}，不是 1。请先除分数：torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=-1)。"},
+      {"check.mistake.sum_wrong_dim",
+       "row_sums 对列求和（dim=0），而不是对行：请写 masked_simple.sum(dim=-1, keepdim=True)，即每个查询自己的权重。"},
+      {"check.mistake.mask_filled_with_zero",
+       "被遮住的分数填成了 0 而不是 -inf：exp(0) = 1 不是 0，softmax 之后后面的词元仍有权重。"
+       "请写 attn_scores.masked_fill_(mask.bool(), -torch.inf)。"},
+      {"check.mistake.mask_after_softmax",
+       "你的 {step} 等于先对未遮盖的分数做 softmax、再把掩码填入权重（对权重做 masked_fill(mask.bool(), {fill})）"
+       "的结果：各行之和不再是 1。请在 softmax 之前用 -torch.inf 遮盖分数。"},
+      {"check.mistake.cat_wrong_dim",
+       "各个头沿 dim={dim} 拼接了：torch.cat([head(x) for head in self.heads], dim=-1) 才是把它们并排放，"
+       "形状 (b, num_tokens, num_heads * d_out)。"},
+      {"check.mistake.wrong_seed",
+       "你的张量等于 torch.manual_seed({used}) 的结果，而本章在这里用的种子是 {chapter}：本章在大多数模块之前用 123，"
+       "在 SelfAttention_v2 之前用 789（--seed 会同时替换两者）。"},
+      {"check.mistake.bias_left_on",
+       "你的张量等于带 bias=True 的 nn.Linear（nn.Linear 的默认值）的结果：本章用 bias=qkv_bias（False）构建这些层。"
+       "请传入 bias=qkv_bias，或者用 --qkv-bias 来检查，这样你给出的每个张量都会一致。"},
       {"check.mistake.query_key_swapped",
        "W_query 与 W_key 用反了：queries 应来自 W_query，keys 来自 W_key，注意力分数是 queries @ keys.T"
        "（类中是 keys.transpose(...)），不是 keys @ queries.T。练习 3.1 中应把 sa_v2.W_query.weight.T "

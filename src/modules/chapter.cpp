@@ -16,9 +16,11 @@ namespace attn {
 // ---- the chapter's choices, and its steps of attention ---------------------------------
 
 bool Choices::chapter() const {
-  return !query_key_swapped && !scores_transposed && divisor == Divisor::SqrtDk && !softmax_over_queries &&
-         triangle == Triangle::Future && masked_fill_kept && scores_kept_before_mask &&
-         heads_by_transpose && context_transposed && merge_kept && out_proj_applied;
+  return !query_key_swapped && !scores_transposed && divisor_size == Size::Dk && divisor_power == 0.5 &&
+         divisor_factor == 1.0 && !scale_after_softmax &&
+         !softmax_over_queries && triangle == Triangle::Future && masked_fill_kept &&
+         fill == -std::numeric_limits<float>::infinity() && !mask_after_softmax && scores_kept_before_mask &&
+         heads_by_transpose && context_transposed && merge_kept && out_proj_applied && cat_dim == -1;
 }
 
 Tensor attention_scores(const Tensor& queries, const Tensor& keys, const Choices& c) {
@@ -26,15 +28,6 @@ Tensor attention_scores(const Tensor& queries, const Tensor& keys, const Choices
 }
 
 namespace {
-
-// What the scores are divided by; 1 for none.
-double divisor_of(int64_t d_k, const Choices& c) {
-  switch (c.divisor) {
-    case Choices::Divisor::None: return 1.0;
-    case Choices::Divisor::Dk: return static_cast<double>(d_k);
-    default: return std::sqrt(static_cast<double>(d_k));
-  }
-}
 
 // torch.tril(torch.ones(T, T), diagonal=-1): strictly below the diagonal.
 Tensor strictly_lower(int64_t T) { return transpose2d(triu_ones(T, 1)); }
@@ -46,15 +39,29 @@ Tensor softmax_over_queries(const Tensor& x) {
 
 }  // namespace
 
-Tensor scaled(const Tensor& attn_scores, int64_t d_k, const Choices& c) {
-  if (c.divisor == Choices::Divisor::None) return attn_scores;
-  return div_scalar(attn_scores, divisor_of(d_k, c));
+double divisor_of(const Tensor& keys, const Choices& c) {
+  const int64_t d_k = keys.size(-1);
+  const int64_t size = c.divisor_size == Choices::Size::Tokens ? keys.size(-2)
+                       : c.divisor_size == Choices::Size::DOut && keys.dim() == 4 ? keys.size(1) * d_k
+                                                                                  : d_k;
+  if (c.divisor_power == 0.5 && c.divisor_factor == 1.0) return std::sqrt(static_cast<double>(size));
+  return c.divisor_factor * std::pow(static_cast<double>(size), c.divisor_power);
+}
+
+Tensor scaled(const Tensor& attn_scores, const Tensor& keys, const Choices& c) {
+  if (c.divisor_power == 0.0 && c.divisor_factor == 1.0) return attn_scores;  // not divided at all
+  return div_scalar(attn_scores, divisor_of(keys, c));
 }
 
 Tensor attention_softmax(const Tensor& x, const Choices& c) {
   // A 1-D tensor has one dimension only: dim=-2 does not exist there.
   if (!c.softmax_over_queries || x.dim() < 2) return softmax_lastdim(x);
   return softmax_over_queries(x);
+}
+
+Tensor scaled_softmax(const Tensor& attn_scores, const Tensor& keys, const Choices& c) {
+  if (c.scale_after_softmax) return scaled(attention_softmax(attn_scores, c), keys, c);
+  return attention_softmax(scaled(attn_scores, keys, c), c);
 }
 
 Tensor kept_mask(int64_t T, const Choices& c) {
@@ -74,8 +81,8 @@ Tensor hidden_mask(int64_t T, const Choices& c) {
 }
 
 Tensor masked(const Tensor& attn_scores, const Tensor& mask, const Choices& c) {
-  if (!c.masked_fill_kept) return attn_scores;
-  return masked_fill(attn_scores, mask, -std::numeric_limits<float>::infinity());
+  if (!c.masked_fill_kept || c.mask_after_softmax) return attn_scores;
+  return masked_fill(attn_scores, mask, c.fill);
 }
 
 // ---- nn.Linear -------------------------------------------------------------------------
@@ -148,22 +155,28 @@ Tensor causal_attention_weights(const Tensor& queries, const Tensor& keys, const
                                : matmul_transposed(left, right);  // the scores, (..., T, T)
   // A reference kept before masked_fill_ sees the mask (the learner's mistake): shown after it.
   if (trace && c.scores_kept_before_mask) trace("attn_scores", attn_weights);
+  const Tensor& hidden = c.triangle != Choices::Triangle::Future ? hidden_mask(T, c)
+                         : T == mask.size(0)                     ? mask
+                                                                 : triu_ones(T, 1);
   // Mask before the softmax: -inf becomes exactly 0 after exp.
-  if (c.masked_fill_kept)
-    masked_fill_(attn_weights,
-                 c.triangle != Choices::Triangle::Future ? hidden_mask(T, c)
-                 : T == mask.size(0)                     ? mask
-                                                         : triu_ones(T, 1),
-                 -std::numeric_limits<float>::infinity());
+  if (c.masked_fill_kept && !c.mask_after_softmax) masked_fill_(attn_weights, hidden, c.fill);
   if (trace && !c.scores_kept_before_mask) trace("attn_scores", attn_weights);
   if (trace) trace("attn_scores_masked", attn_weights);
   // Divide by sqrt(d_k) so the softmax does not saturate as d_k grows.
-  if (c.divisor != Choices::Divisor::None) div_scalar_(attn_weights, divisor_of(keys.size(-1), c));
+  const bool divide = c.divisor_power != 0.0 || c.divisor_factor != 1.0;
+  if (divide && !c.scale_after_softmax) div_scalar_(attn_weights, divisor_of(keys, c));
   // As the first ch03.ipynb, --softmax-dim 1: over dim 1 of (b, T, T), the queries. In the
   // 2-D code dim 1 was the last; with the batch in front it is not. Each column sums to 1.
-  if (softmax.dim == 1) return softmax_dim1(attn_weights, softmax.torch_threads);
-  if (c.softmax_over_queries) return softmax_over_queries(attn_weights);
-  if (T > 0) kernels::softmax_rows(attn_weights.data.data(), attn_weights.numel() / T, T);  // in place
+  if (softmax.dim == 1) {
+    attn_weights = softmax_dim1(attn_weights, softmax.torch_threads);
+  } else if (c.softmax_over_queries) {
+    attn_weights = softmax_over_queries(attn_weights);
+  } else if (T > 0) {
+    kernels::softmax_rows(attn_weights.data.data(), attn_weights.numel() / T, T);  // in place
+  }
+  // A learner's mistakes after the softmax.
+  if (divide && c.scale_after_softmax) div_scalar_(attn_weights, divisor_of(keys, c));
+  if (c.masked_fill_kept && c.mask_after_softmax) masked_fill_(attn_weights, hidden, c.fill);
   return attn_weights;
 }
 
@@ -180,7 +193,7 @@ Tensor SelfAttention_v1::forward(const Tensor& x) const {
   const Tensor queries = matmul(x, query_weights(W_query, W_key, choices));   // (T, d_out)
   const Tensor values = matmul(x, W_value);    // (T, d_out)
   const Tensor attn_scores = attention_scores(queries, keys, choices);  // queries @ keys.T: (T, T)
-  const Tensor attn_weights = attention_softmax(scaled(attn_scores, keys.size(-1), choices), choices);
+  const Tensor attn_weights = scaled_softmax(attn_scores, keys, choices);
   return matmul(attn_weights, values);         // (T, d_out)
 }
 
@@ -194,7 +207,7 @@ Tensor SelfAttention_v2::forward(const Tensor& x) const {
   const Tensor queries = query_weights(W_query, W_key, choices)(x);
   const Tensor values = W_value(x);
   const Tensor attn_scores = attention_scores(queries, keys, choices);  // queries @ keys.T
-  const Tensor attn_weights = attention_softmax(scaled(attn_scores, keys.size(-1), choices), choices);
+  const Tensor attn_weights = scaled_softmax(attn_scores, keys, choices);
   return matmul(attn_weights, values);
 }
 
@@ -257,6 +270,11 @@ Tensor MultiHeadAttentionWrapper::forward(TorchGenerator& gen, const Tensor& x) 
   Shape shape = x.shape;
   shape.back() = num_heads() * d_out_;
   Tensor out = Tensor::zeros(shape);  // (B, T, num_heads * d_out)
+  if (choices_.cat_dim != -1) {  // a learner's torch.cat along another dimension
+    std::vector<Tensor> outs;
+    for (int64_t h = 0; h < num_heads(); ++h) outs.push_back(head(h).forward(gen, x));
+    return cat(outs, choices_.cat_dim);
+  }
   for (int64_t h = 0; h < num_heads(); ++h) copy_into_lastdim(out, head(h).forward(gen, x), h * d_out_);
   return out;
 }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <limits>
 #include <optional>
 #include <vector>
 
@@ -21,19 +22,28 @@ namespace attn {
 struct Choices {
   bool query_key_swapped = false;  // queries = W_key(x) and keys = W_query(x)
   bool scores_transposed = false;  // attn_scores = keys @ queries.T, not queries @ keys.T
-  // What the scores are divided by: keys.shape[-1] ** 0.5 (the chapter), nothing, or d_k.
-  enum class Divisor { SqrtDk, None, Dk } divisor = Divisor::SqrtDk;
+  // What the scores are divided by: factor * size ** power, the chapter's keys.shape[-1] ** 0.5.
+  // A learner may divide by nothing (power 0), by d_k (power 1), by the number of tokens, by
+  // MultiHeadAttention's d_out where head_dim belongs, ...; before the softmax or after it.
+  enum class Size { Dk, Tokens, DOut };  // keys.shape[-1], keys.shape[-2], the module's d_out
+  Size divisor_size = Size::Dk;
+  double divisor_power = 0.5;
+  double divisor_factor = 1.0;
+  bool scale_after_softmax = false;
   bool softmax_over_queries = false;  // torch.softmax(..., dim=-2): columns sum to 1, not rows
   // The triangle hidden from each query: the future (triu, diagonal=1), the past
   // (tril/triu swapped: tril(diagonal=-1) hidden, triu kept), or the future and the diagonal.
   enum class Triangle { Future, Past, FutureAndDiagonal } triangle = Triangle::Future;
   bool masked_fill_kept = true;       // attn_scores.masked_fill_(...), not a discarded masked_fill
+  float fill = -std::numeric_limits<float>::infinity();  // masked_fill_'s value: -torch.inf
+  bool mask_after_softmax = false;    // the mask filled into the weights, not the scores
   bool scores_kept_before_mask = true;  // MultiHeadAttention: attn_scores kept before masked_fill_
   // MultiHeadAttention's reshapes.
   bool heads_by_transpose = true;   // view(b, T, H, head_dim).transpose(1, 2), not view(b, H, T, head_dim)
   bool context_transposed = true;   // (attn_weights @ values).transpose(1, 2) before merging
   bool merge_kept = true;           // context_vec = context_vec.contiguous().view(...)
   bool out_proj_applied = true;     // return self.out_proj(context_vec)
+  int64_t cat_dim = -1;             // the wrapper's torch.cat([...], dim=-1)
 
   bool chapter() const;  // every choice the chapter's
 };
@@ -52,9 +62,14 @@ const W& key_weights(const W& W_query, const W& W_key, const Choices& c) {
 // attn_scores = queries @ keys.T: (..., T, T).
 Tensor attention_scores(const Tensor& queries, const Tensor& keys, const Choices& c = {});
 // attn_scores / keys.shape[-1] ** 0.5.
-Tensor scaled(const Tensor& attn_scores, int64_t d_k, const Choices& c = {});
+Tensor scaled(const Tensor& attn_scores, const Tensor& keys, const Choices& c = {});
+// keys.shape[-1] ** 0.5, or what the choices divide by (keys: (..., T, d_k), heads in dim 1
+// of four).
+double divisor_of(const Tensor& keys, const Choices& c);
 // torch.softmax(x, dim=-1).
 Tensor attention_softmax(const Tensor& x, const Choices& c = {});
+// torch.softmax(attn_scores / keys.shape[-1] ** 0.5, dim=-1).
+Tensor scaled_softmax(const Tensor& attn_scores, const Tensor& keys, const Choices& c = {});
 // Section 3.5.1's mask_simple, the weights kept: torch.tril(torch.ones(T, T)).
 Tensor kept_mask(int64_t T, const Choices& c = {});
 // The -inf method's mask, the weights hidden: torch.triu(torch.ones(T, T), diagonal=1).

@@ -17,6 +17,7 @@ std::string render_check_text(const CheckReport& r, Lang lang);
 std::string render_check_json(const CheckReport& r, Lang lang);
 
 // A diagnosis's message in `lang`: what the mistake is and what to change.
-std::string mistake_message(const CheckReport& r, const std::string& id, Lang lang);
+// The message of r.diagnoses[i], with its evidence.
+std::string mistake_message(const CheckReport& r, size_t i, Lang lang);
 
 }  // namespace attn

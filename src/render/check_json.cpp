@@ -45,8 +45,17 @@ std::string render_check_json(const CheckReport& r, Lang lang) {
     }
   }
   nlohmann::ordered_json diagnoses = nlohmann::ordered_json::array();
-  for (const auto& id : r.diagnoses)
-    diagnoses.push_back({{"id", id}, {"step", r.results[*r.first].name}, {"message", mistake_message(r, id, lang)}});
+  for (size_t i = 0; i < r.diagnoses.size(); ++i)
+    diagnoses.push_back({{"id", r.diagnoses[i]},
+                         {"step", r.results[*r.first].name},
+                         {"message", mistake_message(r, i, lang)},
+                         {"evidence", i < r.evidence.size() ? r.evidence[i] : std::map<std::string, std::string>{}}});
+  if (r.first) {
+    nlohmann::ordered_json own = nlohmann::ordered_json::array();
+    for (const auto& c : r.own_checks)
+      own.push_back({{"id", c.id}, {"passed", c.passed}, {"max_diff", number(c.max_diff)}});
+    first["own_checks"] = own;
+  }
   const nlohmann::ordered_json doc = {
       {"tool", "attn-walk"},
       {"version", ATTN_WALK_VERSION},

@@ -87,13 +87,20 @@ std::string rows_around(const Tensor& t, const Tensor& other, const std::vector<
 
 }  // namespace
 
-std::string mistake_message(const CheckReport& r, const std::string& id, Lang lang) {
+std::string mistake_message(const CheckReport& r, size_t i, Lang lang) {
   const std::string step = r.first ? r.results[*r.first].name : "";
-  return fill_placeholders(ui_text(lang, "check.mistake." + id),
-                           {{"step", step},
-                            {"p", fmt::format("{}", r.config.dropout)},
-                            {"seed1", std::to_string(r.config.seed1)},
-                            {"seed2", std::to_string(r.config.seed2)}});
+  std::map<std::string, std::string> vars = {{"step", step},
+                                             {"p", fmt::format("{}", r.config.dropout)},
+                                             {"seed1", std::to_string(r.config.seed1)},
+                                             {"seed2", std::to_string(r.config.seed2)}};
+  if (i < r.evidence.size())
+    for (const auto& [k, v] : r.evidence[i]) vars[k] = v;
+  // Evidence in words ("what": the key of a size's name, "check.size.tokens"), in this language.
+  if (const auto it = vars.find("what"); it != vars.end())
+    it->second = it->second.empty() ? ""
+                                    : fill_placeholders(ui_text(lang, "check.aside"),
+                                                        {{"text", fill_placeholders(ui_text(lang, it->second), vars)}});
+  return fill_placeholders(ui_text(lang, "check.mistake." + r.diagnoses.at(i)), vars);
 }
 
 std::string render_check_text(const CheckReport& r, Lang lang) {
@@ -137,12 +144,17 @@ std::string render_check_text(const CheckReport& r, Lang lang) {
     out += "  " + t("check.expected_rows") + "\n" + rows_around(r.expected, r.got, idx, r.tol, false);
     out += "  " + t("check.your_rows") + "\n" + rows_around(r.got, r.expected, idx, r.tol, true);
   }
+  // The walk's own checks, on the learner's tensor: which of the chapter's properties it lost.
+  for (const auto& c : r.own_checks)
+    out += "  " + mark(c.passed ? Grade::Equal : Grade::Differs) + " " +
+           t("check.own." + c.id, {{"step", s.name}, {"diff", diff_str(c.max_diff)}}) + "\n";
   out += "\n" + t("check.diagnoses") + "\n";
   // No rows are shown for a shape that differs: then the shape is what to compare.
   if (r.diagnoses.empty())
     out += "  " + t(s.diff.shape_differs ? "check.no_diagnosis_shape" : "check.no_diagnosis",
                     {{"step", s.name}, {"stage", r.stage}}) + "\n";
-  for (const auto& id : r.diagnoses) out += "  " + id + ": " + mistake_message(r, id, lang) + "\n";
+  for (size_t i = 0; i < r.diagnoses.size(); ++i)
+    out += "  " + r.diagnoses[i] + ": " + mistake_message(r, i, lang) + "\n";
   return out;
 }
 

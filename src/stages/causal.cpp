@@ -15,8 +15,8 @@ namespace attn {
 
 namespace {
 
-// x / row_sums where row_sums lost its keepdim: (T, T) / (T,) broadcasts along the rows,
-// so column j is divided by the sum of row j.
+// x / row_sums where row_sums lost its keepdim, (T,), or summed the columns, (1, T): the
+// division broadcasts along the rows, so column j is divided by sums[j].
 Tensor div_broadcast_rows(const Tensor& x, const Tensor& sums) {
   Tensor out = x;
   const int64_t n = x.size(-1);
@@ -47,7 +47,7 @@ Walk run_causal_with(const Config& cfg, const CellChoices& c) {
   const int64_t d_k = keys.size(-1);
   walk.vars["d_k"] = std::to_string(d_k);
   walk.vars["sqrt_d_k"] = fmt::format("{:.4g}", std::sqrt(static_cast<double>(d_k)));
-  const Tensor& attn_weights = walk.add("attn_weights", attention_softmax(scaled(attn_scores, d_k, c), c),
+  const Tensor& attn_weights = walk.add("attn_weights", scaled_softmax(attn_scores, keys, c),
                                         {"grad_fn=<SoftmaxBackward0>"});
   add_check(walk, "softmax_rows_sum_to_1", rows_sum_to_one(attn_weights));
 
@@ -58,18 +58,27 @@ Walk run_causal_with(const Config& cfg, const CellChoices& c) {
   const Tensor& renormalized = c.renormalized == CellChoices::Renormalized::MaskSimple    ? mask_simple
                                : c.renormalized == CellChoices::Renormalized::AttnWeights ? attn_weights
                                                                                           : masked_simple;
-  const Tensor& row_sums = walk.add("row_sums", sum_lastdim(renormalized, c.keepdim), {"grad_fn=<SumBackward1>"});
+  // masked_simple.sum(dim=-1, keepdim=True): (T, 1). A learner's dim=0 sums columns: (1, T).
+  const Tensor& row_sums = walk.add(
+      "row_sums", c.row_sums_dim == 0 ? transpose2d(sum_lastdim(transpose2d(renormalized), c.keepdim))
+                                      : sum_lastdim(renormalized, c.keepdim),
+      {"grad_fn=<SumBackward1>"});
   const Tensor& masked_simple_norm =
       walk.add("masked_simple_norm",
-               c.keepdim ? div_keepdim(renormalized, row_sums) : div_broadcast_rows(renormalized, row_sums),
+               c.keepdim && c.row_sums_dim != 0 ? div_keepdim(renormalized, row_sums)
+                                                : div_broadcast_rows(renormalized, row_sums),
                {"grad_fn=<DivBackward0>"});
   add_check(walk, "rows_sum_to_1", rows_sum_to_one(masked_simple_norm));
 
   // Method 2: set future scores to -inf before the softmax; exp(-inf) = 0.
   const Tensor& mask = walk.add("mask", hidden_mask(T, c));
   const Tensor& masked_scores = walk.add("masked", masked(attn_scores, mask, c), {"grad_fn=<MaskedFillBackward0>"});
+  // (A learner's mask filled into the weights after the softmax, not into the scores.)
   const Tensor& attn_weights_causal = walk.add(
-      "attn_weights_causal", attention_softmax(scaled(masked_scores, d_k, c), c), {"grad_fn=<SoftmaxBackward0>"});
+      "attn_weights_causal",
+      c.mask_after_softmax ? masked_fill(scaled_softmax(masked_scores, keys, c), mask, c.fill)
+                           : scaled_softmax(masked_scores, keys, c),
+      {"grad_fn=<SoftmaxBackward0>"});
   add_check(walk, "causal_no_future_weight", zero_above_diagonal(attn_weights_causal));
   add_check(walk, "masked_simple_norm_equals_inf_method",
             compare_close(masked_simple_norm, attn_weights_causal));

@@ -51,7 +51,7 @@ Walk run_trainable_with(const Config& cfg, const CellChoices& c) {
   walk.vars["d_k"] = std::to_string(keys.size(-1));
   walk.vars["sqrt_d_k"] = fmt::format("{:.4g}", std::sqrt(d_k));
   const Tensor& attn_weights_2 =
-      walk.add("attn_weights_2", attention_softmax(scaled(attn_scores_2, keys.size(-1), c), c));
+      walk.add("attn_weights_2", scaled_softmax(attn_scores_2, keys, c));
   add_check(walk, "softmax_sums_to_1", rows_sum_to_one(attn_weights_2));
   const Tensor& context_vec_2 = walk.add("context_vec_2", matmul(attn_weights_2, values));  // (d_out,)
 
@@ -95,7 +95,7 @@ Walk run_trainable_with(const Config& cfg, const CellChoices& c) {
     const Tensor queries = times(x, ex_v1.W_query);
     const Tensor values = times(x, ex_v1.W_value);
     const Tensor attn_scores = attention_scores(queries, keys);  // queries @ keys.T
-    return matmul(attention_softmax(scaled(attn_scores, keys.size(-1))), values);
+    return matmul(scaled_softmax(attn_scores, keys), values);
   };
   // Without the .T, x @ W_* runs only when d_in == d_out; PyTorch stops there otherwise.
   if (!c.ex31_transposed && d_in != d_out) return walk;

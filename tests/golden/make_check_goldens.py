@@ -41,14 +41,27 @@ RTOL, ATOL = 1e-5, 1e-6
 
 # ---- the learner's notebook, with mistakes ----------------------------------------------
 
-def scaled_softmax(attn_scores, d_k, m, dim=-1):
+def scaled_softmax(attn_scores, d_k, m, dim=-1, num_tokens=None, d_out=None):
     if m == "scale_missing":
         return torch.softmax(attn_scores, dim=dim)
     if m == "scale_by_d_k":
         return torch.softmax(attn_scores / d_k, dim=dim)
     if m == "softmax_wrong_dim":
         return torch.softmax(attn_scores / d_k ** 0.5, dim=-2)
+    if m == "wrong_divisor_tokens":  # keys.shape[0] for keys.shape[-1]
+        return torch.softmax(attn_scores / num_tokens ** 0.5, dim=dim)
+    if m == "wrong_divisor_d_out":  # MultiHeadAttention's self.d_out for self.head_dim
+        return torch.softmax(attn_scores / d_out ** 0.5, dim=dim)
+    if m == "wrong_divisor_precedence":  # Python reads d_k**1/2 as (d_k**1)/2
+        return torch.softmax(attn_scores / d_k**1/2, dim=dim)
+    if m == "scaled_after_softmax":
+        return torch.softmax(attn_scores, dim=dim) / d_k ** 0.5
     return torch.softmax(attn_scores / d_k ** 0.5, dim=dim)
+
+
+def masked_after_softmax(attn_weights, mask, m):
+    """The mask filled into the weights after the softmax (mask_after_softmax)."""
+    return attn_weights.masked_fill(mask, 0) if m == "mask_after_softmax" else attn_weights
 
 
 def qk(module, x, m):
@@ -66,10 +79,11 @@ def future_mask(T, m):
 
 
 def masked_scores(attn_scores, mask, m):
-    if m == "masked_fill_result_discarded":
-        attn_scores.masked_fill(mask, -torch.inf)  # the result is dropped
+    if m in ("masked_fill_result_discarded", "mask_after_softmax"):
+        if m == "masked_fill_result_discarded":
+            attn_scores.masked_fill(mask, -torch.inf)  # the result is dropped
         return attn_scores
-    attn_scores.masked_fill_(mask, -torch.inf)
+    attn_scores.masked_fill_(mask, 0 if m == "mask_filled_with_zero" else -torch.inf)
     return attn_scores
 
 
@@ -85,20 +99,24 @@ class LearnerCausalAttention(torch_walk.CausalAttention):
         queries, keys = qk(self, x, self.m)
         values = self.W_value(x)
         attn_scores = queries @ keys.transpose(1, 2)
-        attn_scores = masked_scores(attn_scores, self.mask.bool()[:num_tokens, :num_tokens], self.m)
-        attn_weights = scaled_softmax(attn_scores, keys.shape[-1], self.m)
-        attn_weights = self.dropout(attn_weights)
+        mask = self.mask.bool()[:num_tokens, :num_tokens]
+        attn_scores = masked_scores(attn_scores, mask, self.m)
+        attn_weights = scaled_softmax(attn_scores, keys.shape[-1], self.m, num_tokens=keys.shape[1],
+                                      d_out=keys.shape[-1])
+        attn_weights = self.dropout(masked_after_softmax(attn_weights, mask, self.m))
         return attn_weights @ values
 
 
 class LearnerWrapper(nn.Module):
     def __init__(self, m, d_in, d_out, context_length, dropout, num_heads, qkv_bias=False):
         super().__init__()
+        self.m = m
         self.heads = nn.ModuleList([LearnerCausalAttention(m, d_in, d_out, context_length, dropout, qkv_bias)
                                     for _ in range(num_heads)])
 
     def forward(self, x):
-        return torch.cat([head(x) for head in self.heads], dim=-1)
+        dim = {"cat_wrong_dim": 0, "cat_wrong_dim_tokens": 1}.get(self.m, -1)
+        return torch.cat([head(x) for head in self.heads], dim=dim)
 
 
 class LearnerMHA(torch_walk.MultiHeadAttention):
@@ -132,7 +150,8 @@ class LearnerMHA(torch_walk.MultiHeadAttention):
                           masked_scores(attn_scores, self.mask.bool()[:num_tokens, :num_tokens], m))
         if m == "attn_scores_changed_in_place":
             rec("attn_scores", kept)  # dumped later: masked_fill_ has changed it
-        attn_weights = rec("attn_weights", self.dropout(scaled_softmax(attn_scores, keys.shape[-1], m)))
+        attn_weights = rec("attn_weights", self.dropout(scaled_softmax(attn_scores, keys.shape[-1], m,
+                                                                       num_tokens=num_tokens, d_out=self.d_out)))
         context_vec = attn_weights @ values
         if m != "context_not_transposed":
             context_vec = context_vec.transpose(1, 2)
@@ -151,7 +170,8 @@ def learner_trainable(c, m, rec):
     inputs = c.inputs
     d_in, d_out = inputs.shape[1], c.d_out
     draw = torch.rand if c.init == "rand" else torch.randn
-    x_2 = inputs[c.query - 1]
+    # x(2) typed as inputs[2] (Python counts from 0) with picked_wrong_row.
+    x_2 = rec("x_2", inputs[c.query % inputs.shape[0]] if m == "picked_wrong_row" else inputs[c.query - 1])
     torch.manual_seed(c.seed1)
     W_query = nn.Parameter(draw(d_in, d_out), requires_grad=False)
     W_key = nn.Parameter(draw(d_in, d_out), requires_grad=False)
@@ -162,7 +182,8 @@ def learner_trainable(c, m, rec):
     rec("key_2", x_2 @ W_key)
     keys = rec("keys", inputs @ W_key)
     values = rec("values", inputs @ W_value)
-    rec("attn_score_22", query_2.dot(keys[c.query - 1]))
+    q = c.query % inputs.shape[0] if m == "picked_wrong_row" else c.query - 1
+    rec("attn_score_22", query_2.dot(keys[q]))
     attn_scores_2 = rec("attn_scores_2", query_2 @ keys.T)
     attn_weights_2 = rec("attn_weights_2", scaled_softmax(attn_scores_2, keys.shape[-1], m, dim=-1)
                          if m != "softmax_wrong_dim" else torch.softmax(attn_scores_2 / keys.shape[-1] ** 0.5, dim=0))
@@ -203,12 +224,15 @@ def learner_trainable(c, m, rec):
 
 def learner_causal(c, m, rec):
     inputs = c.inputs
-    torch.manual_seed(c.seed2)
-    sa_v2 = torch_walk.SelfAttention_v2(inputs.shape[1], c.d_out, c.qkv_bias)
+    torch.manual_seed(123 if m == "wrong_seed" else c.seed2)  # the book's seed where --seed (or 789) belongs
+    if m == "bias_left_on":  # nn.Linear(d_in, d_out): bias=True by default
+        sa_v2 = torch_walk.SelfAttention_v2(inputs.shape[1], c.d_out, True)
+    else:
+        sa_v2 = torch_walk.SelfAttention_v2(inputs.shape[1], c.d_out, c.qkv_bias)
     queries, keys = qk(sa_v2, inputs, m)
     rec("queries", queries); rec("keys", keys)
     attn_scores = rec("attn_scores", queries @ keys.T)
-    attn_weights = rec("attn_weights", scaled_softmax(attn_scores, keys.shape[-1], m))
+    attn_weights = rec("attn_weights", scaled_softmax(attn_scores, keys.shape[-1], m, num_tokens=keys.shape[0]))
     T = attn_scores.shape[0]
     if m == "mask_wrong_triangle":
         mask_simple = torch.triu(torch.ones(T, T))
@@ -220,13 +244,38 @@ def learner_causal(c, m, rec):
     masked_simple = rec("masked_simple", attn_weights * mask_simple)
     source = {"normalized_wrong_tensor": mask_simple,
               "normalized_wrong_tensor_weights": attn_weights}.get(m, masked_simple)
-    row_sums = rec("row_sums", source.sum(dim=-1, keepdim=m != "keepdim_missing"))
+    if m == "sum_wrong_dim":
+        row_sums = rec("row_sums", source.sum(dim=0, keepdim=True))
+    else:
+        row_sums = rec("row_sums", source.sum(dim=-1, keepdim=m != "keepdim_missing"))
     rec("masked_simple_norm", source / row_sums)
     mask = rec("mask", future_mask(T, m))
-    masked = rec("masked", attn_scores.masked_fill(mask.bool(), -torch.inf)
+    if m == "mask_after_softmax":  # no masked scores: the weights are masked after the softmax
+        weights = scaled_softmax(attn_scores, keys.shape[-1], m, num_tokens=T)
+        rec("attn_weights_causal", masked_after_softmax(weights, mask.bool(), m))
+        return rec
+    fill = 0 if m == "mask_filled_with_zero" else -torch.inf
+    masked = rec("masked", attn_scores.masked_fill(mask.bool(), fill)
                  if m != "masked_fill_result_discarded" else attn_scores)
-    rec("attn_weights_causal", scaled_softmax(masked, keys.shape[-1], m))
+    rec("attn_weights_causal", scaled_softmax(masked, keys.shape[-1], m, num_tokens=T))
     return rec
+
+
+def learner_dot_product(c, m, rec):
+    inputs = c.inputs
+    if m == "input_typed_wrong":  # one value of the embeddings typed with a wrong digit
+        inputs = inputs.clone()
+        inputs[inputs.shape[0] // 2, 1] += 0.02
+    inputs = rec("inputs", inputs)
+    query = rec("query", inputs[c.query % inputs.shape[0]] if m == "picked_wrong_row" else inputs[c.query - 1])
+    attn_scores_2 = torch.empty(inputs.shape[0])
+    for i, x_i in enumerate(inputs):
+        attn_scores_2[i] = torch.dot(x_i, query)
+    rec("attn_scores_2", attn_scores_2)
+    attn_weights_2 = rec("attn_weights_2", torch.softmax(attn_scores_2, dim=0))
+    attn_scores = rec("attn_scores", inputs @ inputs.T)
+    attn_weights = rec("attn_weights", torch.softmax(attn_scores, dim=-1))
+    rec("all_context_vecs", attn_weights @ inputs)
 
 
 def learner_dropout(c, m, rec):
@@ -277,7 +326,7 @@ def learner_multi_head(c, m, rec):
     rec("exercise_3_2_context_vecs", wrapper_2d(batch))
 
 
-LEARNERS = {"trainable": learner_trainable, "causal": learner_causal, "dropout": learner_dropout,
+LEARNERS = {"dot-product": learner_dot_product, "trainable": learner_trainable, "causal": learner_causal, "dropout": learner_dropout,
             "multi-head": learner_multi_head}
 
 # (mistake as written above, stage, the id attn-walk must name)
@@ -314,7 +363,27 @@ MISTAKES = [
     ("seed_not_reset_dropout", "dropout", "seed_not_reset"),
     ("seed_not_reset_wrapper", "multi-head", "seed_not_reset"),
     ("seed_not_reset_mha", "multi-head", "seed_not_reset"),
+    # Mistakes measured on the learner's tensor (src/check/measured.cpp) and the newer ones.
+    ("picked_wrong_row", "trainable", "picked_wrong_row"),
+    ("picked_wrong_row", "dot-product", "picked_wrong_row"),
+    ("input_typed_wrong", "dot-product", "input_typed_wrong"),
+    ("wrong_divisor_tokens", "causal", "wrong_divisor"),
+    ("wrong_divisor_precedence", "causal", "wrong_divisor"),
+    ("wrong_divisor_d_out", "multi-head", "wrong_divisor"),
+    ("scaled_after_softmax", "causal", "scaled_after_softmax"),
+    ("sum_wrong_dim", "causal", "sum_wrong_dim"),
+    ("mask_filled_with_zero", "causal", "mask_filled_with_zero"),
+    ("mask_filled_with_zero", "multi-head", "mask_filled_with_zero"),
+    ("mask_after_softmax", "causal", "mask_after_softmax"),
+    ("mask_after_softmax", "dropout", "mask_after_softmax"),
+    ("cat_wrong_dim", "multi-head", "cat_wrong_dim"),
+    ("cat_wrong_dim_tokens", "multi-head", "cat_wrong_dim"),
+    ("wrong_seed", "causal", "wrong_seed"),
+    ("bias_left_on", "causal", "bias_left_on"),
 ]
+
+
+ONLY_ITS_OWN_TENSOR_SHOWS = {"input_typed_wrong"}
 
 
 def run_learner(cfg, stage, m):
@@ -387,7 +456,10 @@ def cases_of(name, opts, tokens, emb):
         except RuntimeError:  # the mistake stops the notebook here (shapes that cannot multiply)
             continue
         yield f"{stage}_{m}", stage, m, mine, correct
-        # The same learner who dumped only what follows their first wrong step.
+        # The same learner who dumped only what follows their first wrong step. (Only the
+        # inputs themselves show which value was typed wrong.)
+        if m in ONLY_ITS_OWN_TENSOR_SHOWS:
+            continue
         first = first_difference(walk_order(cfg, stage), correct, mine)
         later = {k: v for k, v in mine.items() if k != first}
         if first is not None and first_difference(walk_order(cfg, stage), correct, later) is not None:

@@ -1,0 +1,203 @@
+#include "check/measured.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+namespace attn {
+
+namespace {
+
+// The chapter's step holding the scores that the weights at `step` are the softmax of.
+const char* scores_of(const std::string& stage, const std::string& step, const Config& cfg) {
+  if (stage == "trainable" && step == "attn_weights_2") return "attn_scores_2";
+  if (stage == "causal" && step == "attn_weights") return "attn_scores";
+  if (stage == "causal" && step == "attn_weights_causal") return "masked";
+  if (stage == "multi-head" && step == "attn_weights" && cfg.attn_dropout == 0.0) return "attn_scores_masked";
+  return nullptr;
+}
+
+const Tensor* walk_step(const Walk& walk, const std::string& name) {
+  for (const auto& s : walk.steps)
+    if (s.name == name) return &s.value;
+  return nullptr;
+}
+
+// The divisor D of w = softmax(s / D), read off one row: ln w_i - ln w_j = (s_i - s_j) / D
+// for the two kept entries farthest apart in score, in the row where they are farthest
+// apart (the most digits). 0 if no row has two.
+double measured_divisor(const Tensor& scores, const Tensor& weights) {
+  const int64_t n = scores.dim() == 0 ? 1 : scores.size(-1);
+  double best_spread = 0.0, divisor = 0.0;
+  for (int64_t row = 0; row < scores.numel() / std::max<int64_t>(n, 1); ++row) {
+    int64_t hi = -1, lo = -1;
+    for (int64_t k = row * n; k < (row + 1) * n; ++k) {
+      const float s = scores.data[k], w = weights.data[k];
+      if (!std::isfinite(s) || !(w > 0.0f) || !std::isfinite(w)) continue;
+      if (hi < 0 || s > scores.data[hi]) hi = k;
+      if (lo < 0 || s < scores.data[lo]) lo = k;
+    }
+    if (hi < 0 || hi == lo) continue;
+    const double spread = static_cast<double>(scores.data[hi]) - scores.data[lo];
+    const double logs = std::log(static_cast<double>(weights.data[hi])) - std::log(static_cast<double>(weights.data[lo]));
+    if (spread > best_spread && logs != 0.0) best_spread = spread, divisor = spread / logs;
+  }
+  return divisor;
+}
+
+// What a learner may have divided by, besides the chapter's sqrt(d_k): the number of tokens,
+// MultiHeadAttention's d_out, and d_k typed wrong (1 and d_k itself are scale_missing and
+// scale_by_d_k). Each is a divisor the chapter's code computes (Choices::divisor_*).
+struct Candidate {
+  Choices::Size size;
+  double power, factor;
+  std::string expression;  // "√6"
+  std::string code;        // "keys.shape[0] ** 0.5"
+  std::string what;        // the key of its words in src/lang/ ("check.size.tokens"), or ""
+  double value = 0.0;      // factor * size ** power, for this configuration
+};
+
+std::vector<Candidate> candidates(const std::string& stage, const Config& cfg, int64_t d_k) {
+  const bool mha = stage == "multi-head";
+  const int64_t T = cfg.num_tokens();
+  const std::string tokens = mha ? "num_tokens" : "keys.shape[0]";
+  std::vector<Candidate> out = {
+      {Choices::Size::Tokens, 0.5, 1.0, fmt::format("√{}", T), tokens + " ** 0.5", "check.size.tokens"},
+      {Choices::Size::Tokens, 1.0, 1.0, std::to_string(T), tokens, "check.size.tokens"},
+      {Choices::Size::Dk, 1.0, 2.0, fmt::format("2 · {}", d_k), "keys.shape[-1]**1/2", "check.size.precedence"},
+      {Choices::Size::Dk, 1.0, 0.5, fmt::format("{} / 2", d_k), "(keys.shape[-1]**1/2)", "check.size.half"},
+      {Choices::Size::Dk, -0.5, 1.0, fmt::format("1/√{}", d_k), "keys.shape[-1]**-0.5", "check.size.negative_power"}};
+  if (mha) {
+    out.push_back({Choices::Size::DOut, 0.5, 1.0, fmt::format("√{}", cfg.d_out), "self.d_out ** 0.5",
+                   "check.size.d_out_all_heads"});
+    out.push_back({Choices::Size::DOut, 1.0, 1.0, std::to_string(cfg.d_out), "self.d_out", "check.size.d_out_all_heads"});
+  }
+  for (Candidate& c : out) {
+    const double size = c.size == Choices::Size::Tokens ? T : c.size == Choices::Size::DOut ? cfg.d_out : d_k;
+    c.value = c.factor * std::pow(size, c.power);
+  }
+  return out;
+}
+
+// The variants dividing by each candidate near `measured` (within 2%), with the evidence; by
+// every candidate when nothing could be measured (measured 0: the weights were not given).
+std::vector<Variant> near(const DiagnosisInput& in, double measured, bool after_softmax, int64_t d_k,
+                          const std::vector<Candidate>& cands) {
+  std::vector<Variant> out;
+  for (const Candidate& c : cands) {
+    if (measured > 0.0 && !(std::fabs(c.value - measured) <= 0.02 * measured)) continue;
+    Variant v{CellChoices{}, in.cfg, {}};
+    v.choices.divisor_size = c.size;
+    v.choices.divisor_power = c.power;
+    v.choices.divisor_factor = c.factor;
+    v.choices.scale_after_softmax = after_softmax;
+    v.vars = {{"value", fmt::format("{:.4g}", c.value)},
+              {"expression", c.expression},
+              {"code", c.code},
+              {"what", c.what},
+              {"measured", measured > 0.0 ? fmt::format("{:.4g}", measured) : "-"},
+              {"chapter_value", fmt::format("{:.4g}", std::sqrt(static_cast<double>(d_k)))},
+              {"d_k", std::to_string(d_k)},
+              {"size", std::to_string(c.size == Choices::Size::Tokens ? in.cfg.num_tokens()
+                                      : c.size == Choices::Size::DOut ? in.cfg.d_out
+                                                                      : d_k)}};
+    if (after_softmax) v.vars["row_sum"] = fmt::format("{:.4g}", 1.0 / c.value);  // softmax(s) / D
+    out.push_back(v);
+  }
+  return out;
+}
+
+int64_t d_k_of(const std::string& stage, const Config& cfg) {
+  return stage == "multi-head" && cfg.heads > 0 ? cfg.d_out / cfg.heads : cfg.d_out;
+}
+
+}  // namespace
+
+// Stages whose attention weights come from scaled scores.
+bool scales_scores(const std::string& stage) {
+  return stage == "trainable" || stage == "causal" || stage == "dropout" || stage == "multi-head";
+}
+
+std::vector<Variant> wrong_divisor(const DiagnosisInput& in) {
+  if (!scales_scores(in.stage)) return {};
+  // Measured where the learner's weights and the chapter's scores are at hand; else every
+  // candidate is tried on the stage.
+  const char* scores_step = scores_of(in.stage, in.step, in.cfg);
+  const Tensor* scores = scores_step ? walk_step(in.walk, scores_step) : nullptr;
+  double measured = 0.0;
+  if (scores && scores->shape == in.got.shape) {
+    measured = measured_divisor(*scores, in.got);
+    if (!(measured > 0.0) || !std::isfinite(measured)) return {};
+  }
+  const int64_t d_k = d_k_of(in.stage, in.cfg);
+  return near(in, measured, false, d_k, candidates(in.stage, in.cfg, d_k));
+}
+
+std::vector<Variant> scaled_after_softmax(const DiagnosisInput& in) {
+  if (!scales_scores(in.stage)) return {};
+  // softmax(s) / D: every row sums to 1 / D. Measured on the weights if given.
+  double sum = 0.0;
+  if (scores_of(in.stage, in.step, in.cfg) && in.got.shape == in.expected.shape && in.got.dim() > 0) {
+    for (int64_t k = 0; k < in.got.size(-1); ++k) sum += in.got.data[k];
+    if (!(sum > 0.0) || std::fabs(sum - 1.0) < 1e-4) return {};
+  }
+  const int64_t d_k = d_k_of(in.stage, in.cfg);
+  std::vector<Candidate> cands = candidates(in.stage, in.cfg, d_k);
+  cands.push_back({Choices::Size::Dk, 0.5, 1.0, fmt::format("√{}", d_k), "keys.shape[-1] ** 0.5", "",
+                   std::sqrt(static_cast<double>(d_k))});
+  cands.push_back({Choices::Size::Dk, 1.0, 1.0, std::to_string(d_k), "keys.shape[-1]", "", static_cast<double>(d_k)});
+  return near(in, sum > 0.0 ? 1.0 / sum : 0.0, true, d_k, cands);
+}
+
+std::vector<Variant> picked_wrong_row(const DiagnosisInput& in) {
+  const int64_t q = in.cfg.query - 1;
+  const Tensor& inputs = in.cfg.inputs;
+  if (in.stage != "dot-product" && in.stage != "softmax" && in.stage != "trainable") return {};
+  // The query itself given (query, x_2): the row it is. Otherwise every other row is tried.
+  const bool is_query_row = in.got.shape == in.expected.shape && in.expected.dim() == 1 && inputs.dim() == 2 &&
+                            compare(in.expected, inputs[q], in.tol).grade == Grade::Equal;
+  std::vector<Variant> out;
+  for (int64_t r = 0; r < inputs.size(0); ++r) {
+    if (r == q || (is_query_row && compare(in.got, inputs[r], in.tol).grade == Grade::Differs)) continue;
+    Variant v{CellChoices{}, in.cfg, {}};
+    v.config.query = r + 1;
+    v.vars = {{"row", std::to_string(r)},
+              {"x", std::to_string(r + 1)},
+              {"token", static_cast<size_t>(r) < in.cfg.tokens.size() ? in.cfg.tokens[r] : ""},
+              {"chapter_row", std::to_string(q)},
+              {"chapter_x", std::to_string(q + 1)}};
+    out.push_back(v);
+  }
+  return out;
+}
+
+std::vector<Variant> input_typed_wrong(const DiagnosisInput& in) {
+  const Tensor& inputs = in.cfg.inputs;
+  if (in.step != "inputs" || in.got.shape != inputs.shape || inputs.dim() != 2) return {};
+  // The value farthest off, and how many are not close.
+  const int64_t d = inputs.size(1);
+  int64_t worst = -1, count = 0;
+  for (int64_t k = 0; k < inputs.numel(); ++k) {
+    const double diff = std::fabs(static_cast<double>(in.got.data[k]) - inputs.data[k]);
+    if (compare(Tensor({}, {in.got.data[k]}), Tensor({}, {inputs.data[k]}), in.tol).grade != Grade::Differs) continue;
+    ++count;
+    if (worst < 0 || diff > std::fabs(static_cast<double>(in.got.data[worst]) - inputs.data[worst])) worst = k;
+  }
+  if (worst < 0) return {};
+  Variant v{CellChoices{}, in.cfg, {}};
+  v.config.inputs = in.got;  // the rest of the stage, computed from the learner's inputs
+  const int64_t row = worst / d, col = worst % d;
+  v.vars = {{"count", std::to_string(count)},
+            {"row", std::to_string(row)},
+            {"x", std::to_string(row + 1)},
+            {"token", static_cast<size_t>(row) < in.cfg.tokens.size() ? in.cfg.tokens[row] : ""},
+            {"column", std::to_string(col)},
+            {"got", fmt::format("{}", in.got.data[worst])},
+            {"expected", fmt::format("{}", inputs.data[worst])},
+            {"diff", fmt::format("{:.3g}", std::fabs(static_cast<double>(in.got.data[worst]) - inputs.data[worst]))}};
+  return {v};
+}
+
+}  // namespace attn
