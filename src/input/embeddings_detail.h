@@ -29,6 +29,17 @@ void check_not_utf16(const std::string& text, const std::string& source);
 size_t check_encoding(const std::string& text, size_t from, bool more_to_come, const std::string& source);
 void check_text(const std::string& text, const std::string& source);
 
+// embeddings_json_errors.cpp: a JSON error made into a learner's message.
+bool looks_numeric(const std::string& s);  // a number someone quoted by mistake?
+// A spelling of NaN/infinity that neither JSON nor Python's json reads, at text[at]; or "".
+std::string nonfinite_literal_at(const std::string& text, size_t at);
+// Where to point for nlohmann's error at `byte` (1-based) while reading the value at `value_at`.
+size_t syntax_error_offset(const std::string& text, size_t byte, size_t value_at, const std::string& what);
+// nlohmann's message without its prefix, "last read" kept short.
+std::string parser_detail(const std::string& what, const std::string& last_token);
+// What the learner likely wrote at `at`: a trailing comma, single quotes, a comment; or "".
+std::string syntax_hint(const std::string& text, size_t at, const std::string& what);
+
 // embeddings_json_fast.cpp: plain, well-formed input read in one pass, or nullopt for
 // anything else (then the full parser reads it and says what is wrong).
 std::optional<Embeddings> parse_simple_json(const std::string& text);

@@ -15,7 +15,8 @@
 // Python's json.dump writes NaN, Infinity and -Infinity: they are read (python_json.h),
 // then refused as values the walk cannot use, at their line and column.
 // Checks 1-3 live in embeddings_checks.cpp; before any of them, plain input takes the fast
-// path of embeddings_json_fast.cpp.
+// path of embeddings_json_fast.cpp. nlohmann's error messages are made into a learner's in
+// embeddings_json_errors.cpp.
 #include "input/embeddings.h"
 #include "input/embeddings_detail.h"
 #include "input/python_json.h"
@@ -61,92 +62,6 @@ int array_depth_at(const std::string& text, size_t start) {
     }
   }
   return deepest;
-}
-
-// Does the string look like a number someone quoted by mistake?
-bool looks_numeric(const std::string& s) {
-  if (s.empty() || s.size() > 64) return false;
-  try {
-    const auto j = nlohmann::json::parse(s, nullptr, /*allow_exceptions=*/false);
-    return j.is_number();
-  } catch (...) {
-    return false;
-  }
-}
-
-// If a spelling of NaN/infinity that neither JSON nor Python's json reads starts at
-// text[at], return it.
-std::string nonfinite_literal_at(const std::string& text, size_t at) {
-  static const char* const kSpellings[] = {"-Infinity", "+Infinity", "Infinity", "-infinity",
-                                           "infinity",  "-inf",      "+inf",     "inf",
-                                           "-Inf",      "Inf",       "-NaN",     "NaN",
-                                           "nan",       "-nan",      "NAN"};
-  for (const char* spelling : kSpellings) {
-    const size_t n = std::strlen(spelling);
-    if (text.compare(at, n, spelling) == 0) {
-      const size_t end = at + n;
-      if (end == text.size() || !std::isalnum(static_cast<unsigned char>(text[end])))
-        return spelling;
-    }
-  }
-  return {};
-}
-
-// ---------------------------------------------------------------------------
-// What nlohmann says of a syntax error, made into a learner's message
-
-// Where to point: nlohmann's byte (1-based: the offending byte is text[byte - 1]), or the
-// start of the value being read (`value_at`) when the error came after a whole token.
-size_t syntax_error_offset(const std::string& text, size_t byte, size_t value_at, const std::string& what) {
-  size_t at = byte == 0 ? 0 : std::min(byte - 1, text.size());
-  // "unexpected <token>" comes after the whole token was read: point at its start.
-  // (Lexer errors say "last read: ..." and are best shown where lexing stopped.)
-  // Every token between the previous event and this one was fine, and ',' and ':'
-  // are one byte long, so any other unexpected token starts at value_at.
-  if (what.find("last read: '") == std::string::npos && at < text.size() && text[at] != ',' &&
-      text[at] != ':' && value_at <= at)
-    at = value_at;
-  // An unterminated string runs to the end of the input: point at its opening quote.
-  if (what.find("missing closing quote") != std::string::npos && value_at < text.size() &&
-      text[value_at] == '"')
-    at = value_at;
-  return at;
-}
-
-// "[json.exception.parse_error.101] parse error at line 1, column 4: syntax error ..." ->
-// "syntax error ...", with "last read: '...'" kept short (a runaway string would otherwise
-// be copied whole).
-std::string parser_detail(const std::string& what, const std::string& last_token) {
-  std::string detail = what;
-  const size_t colon = detail.find(": ", detail.find("parse error"));
-  if (detail.find("parse error") != std::string::npos && colon != std::string::npos)
-    detail = detail.substr(colon + 2);
-  else if (detail.rfind("[json.exception.", 0) == 0 && detail.find("] ") != std::string::npos)
-    detail = detail.substr(detail.find("] ") + 2);
-  const std::string last_read = "last read: '" + last_token + "'";
-  const size_t lr = detail.find(last_read);
-  if (lr != std::string::npos && last_token.size() > 40) {
-    size_t cut = last_token.size() - 40;
-    while (cut < last_token.size() && (static_cast<unsigned char>(last_token[cut]) & 0xC0) == 0x80) ++cut;
-    detail.replace(lr, last_read.size(), "last read: '..." + last_token.substr(cut) + "'");
-  }
-  return detail;
-}
-
-// What the learner most likely wrote, from the byte at `at`: a trailing comma, single
-// quotes, a comment, a missing closing quote; "" if nothing is recognised.
-std::string syntax_hint(const std::string& text, size_t at, const std::string& what) {
-  if (what.find("control character U+000A") != std::string::npos) return " (is a closing quote missing?)";
-  if (at >= text.size()) return "";
-  const char c = text[at];
-  size_t prev = at;
-  while (prev > 0 && is_json_space(text[prev - 1])) --prev;
-  if ((c == ']' || c == '}') && prev > 0 && text[prev - 1] == ',')
-    return fmt::format(" (JSON does not allow a trailing comma before '{}')", c);
-  if (c == '\'') return " (JSON strings need double quotes)";
-  if (c == '/' && at + 1 < text.size() && (text[at + 1] == '/' || text[at + 1] == '*'))
-    return " (JSON does not allow comments)";
-  return "";
 }
 
 // ---------------------------------------------------------------------------
