@@ -18,8 +18,6 @@ RunWithChoices runner(const std::string& stage) {
 
 }  // namespace
 
-bool has_learner(const std::string& stage) { return runner(stage) != nullptr; }
-
 LearnerSteps learner_stage(const std::string& stage, const Config& cfg, const Slips& s) {
   const RunWithChoices run = runner(stage);
   const StageInfo* info = find_stage(stage);

@@ -20,9 +20,6 @@ namespace attn {
 using Slips = CellChoices;
 using LearnerSteps = std::map<std::string, Tensor>;
 
-// Whether a stage can be run with slips: trainable, causal, dropout and multi-head.
-bool has_learner(const std::string& stage);
-
 // The stage's tensors by step name (the first of a name), computed with the slips `s`
 // (trainable, causal, dropout, multi-head; the other stages only without slips, on `cfg`).
 LearnerSteps learner_stage(const std::string& stage, const Config& cfg, const Slips& s);
