@@ -1,5 +1,5 @@
-// fma32_via_double, the page's fused multiply-add, against the FMA instruction (std::fma on
-// this machine), on the inputs where computing it in double can go wrong: the double sum
+// fma32_via_double, the page's fused multiply-add, and fma32_bracketed, its vector kernels'
+// route to it written out for one lane, against the FMA instruction (std::fma on this machine), on the inputs where computing it in double can go wrong: the double sum
 // landing exactly on a tie between two floats, from below and from above, among normal floats,
 // among subnormal ones and at the overflow threshold. Then special values and random ones.
 #include <gtest/gtest.h>
@@ -48,6 +48,9 @@ int check_cases(const std::vector<Pair>& pairs, int x_exp, int y_exp, float z, c
       const float got = fma32_via_double(x, y, sign * z);
       EXPECT_TRUE(same_float(got, want)) << what << ": fma(" << std::hexfloat << x << ", " << y << ", " << sign * z
                                    << ") is " << want << ", fma32_via_double gave " << got;
+      const float bracketed = attn::fma32_bracketed(x, y, sign * z);
+      EXPECT_TRUE(same_float(bracketed, want)) << what << ": fma(" << std::hexfloat << x << ", " << y << ", "
+                                               << sign * z << ") is " << want << ", fma32_bracketed gave " << bracketed;
       const float naive = static_cast<float>(static_cast<double>(x) * y + sign * z);
       naive_wrong += !same_float(naive, want);
     }
@@ -97,9 +100,12 @@ TEST(Fma32, EqualsTheFmaInstructionOnSpecialAndRandomValues) {
                             std::numeric_limits<float>::quiet_NaN(), 3.0f, 0x1.000002p0f, -0x1.fffffep-1f};
   for (float x : specials)
     for (float y : specials)
-      for (float z : specials)
+      for (float z : specials) {
         EXPECT_TRUE(same_float(fma32_via_double(x, y, z), std::fma(x, y, z)))
             << std::hexfloat << x << " * " << y << " + " << z;
+        EXPECT_TRUE(same_float(attn::fma32_bracketed(x, y, z), std::fma(x, y, z)))
+            << "bracketed: " << std::hexfloat << x << " * " << y << " + " << z;
+      }
 
   // Random bit patterns (every exponent, NaN and infinity included), and random values of
   // nearby magnitudes, where products and sums cancel.
@@ -111,6 +117,8 @@ TEST(Fma32, EqualsTheFmaInstructionOnSpecialAndRandomValues) {
     const float a = near(rng), b = near(rng), c = near(rng);
     mismatches += !same_float(fma32_via_double(x, y, z), std::fma(x, y, z));
     mismatches += !same_float(fma32_via_double(a, b, c), std::fma(a, b, c));
+    mismatches += !same_float(attn::fma32_bracketed(x, y, z), std::fma(x, y, z));
+    mismatches += !same_float(attn::fma32_bracketed(a, b, c), std::fma(a, b, c));
   }
   EXPECT_EQ(mismatches, 0);
 }

@@ -44,6 +44,14 @@ bool finite_rows(ConstMat B, int64_t k_from, int64_t K, int64_t N) {
   return true;
 }
 
+// The page (WebAssembly) has only the scalar path's Isa, whose products there run the SIMD128
+// tiles of gemm_simd128.cpp instead of the reference's chains (the same chains, the same bits).
+#if defined(__EMSCRIPTEN__)
+constexpr bool kSimd128 = true;
+#else
+constexpr bool kSimd128 = false;
+#endif
+
 constexpr int64_t kTaskRows = 96;  // a multiple of every kernel's MR (8 and 6)
 // Threaded products share rows out in items of kItemRows, item_run() of them (kTaskRows rows,
 // or four times that on Intel) at a time until near the end of a thread's share
@@ -85,7 +93,9 @@ std::vector<int64_t> trailing_zero_bounds(int64_t M, int64_t K, ConstMat A) {
 namespace {
 
 int64_t panel_width(Isa isa) {
-  return isa == Isa::Avx512 ? detail::kPanelAvx512 : isa == Isa::Avx2 ? detail::kPanelAvx2 : 1;
+  return isa == Isa::Avx512 ? detail::kPanelAvx512 : isa == Isa::Avx2 ? detail::kPanelAvx2
+                                                    : kSimd128    ? detail::kPanelSimd128
+                                                                  : 1;
 }
 
 // Packs columns [j0, j1) for rows below k_limit (the scalar path keeps B row-major).
@@ -99,6 +109,10 @@ void pack_columns(const PackedB& P, ConstMat B, int64_t k_limit, int64_t j0, int
       detail::pack_b_avx2(B, P.N, P.order.k_bounds.data(), n_bounds, k_limit, j0, j1, P.n_padded, out);
       break;
     default:
+      if (kSimd128) {
+        detail::pack_b_simd128(B, P.N, P.order.k_bounds.data(), n_bounds, k_limit, j0, j1, P.n_padded, out);
+        break;
+      }
       for (int64_t k = 0; k < k_limit; ++k)
         for (int64_t j = j0; j < j1; ++j) out[k * P.N + j] = B.at(k, j);
   }
@@ -158,7 +172,7 @@ void run_tiles(int64_t M, int64_t n, ConstMat A, const PackedB& P, float* C, int
     const int64_t i0 = (by_strip ? t % row_tasks : t / col_tasks) * task_rows;
     const int64_t j = (by_strip ? t / row_tasks : t % col_tasks) * task_cols;
     const int64_t m = std::min(task_rows, M - i0), cols = std::min(task_cols, n - j), j0 = j_begin + j;
-    if (isa == Isa::Scalar) {
+    if (isa == Isa::Scalar && !kSimd128) {
       if (c_init)
         for (int64_t i = i0; i < i0 + m; ++i) std::copy_n(c_init + j0, cols, C + i * ldc + j0);
       gemm_chains_reference(m, cols, K, A.offset(i0, 0), ConstMat{P.data.data() + j0, P.N, false},
@@ -184,7 +198,8 @@ void run_tiles(int64_t M, int64_t n, ConstMat A, const PackedB& P, float* C, int
     r.row_k_end = row_k_end ? row_k_end + i0 : nullptr;
     r.scratch_a = scratch.data();
     if (isa == Isa::Avx512) detail::gemm_region_avx512(r);
-    else detail::gemm_region_avx2(r);
+    else if (isa == Isa::Avx2) detail::gemm_region_avx2(r);
+    else detail::gemm_region_simd128(r);
   };
   if (threaded && tasks > 1) parallel_for(tasks, task);
   else for (int64_t t = 0; t < tasks; ++t) task(t);
@@ -280,7 +295,9 @@ bool gemm_scores_scaled_max(int64_t M, int64_t n, ConstMat A, const PackedB& B, 
 
 int64_t gemm_tile_rows() {
   const Isa isa = active_isa();
-  return isa == Isa::Avx512 ? detail::kTileRowsAvx512 : isa == Isa::Avx2 ? detail::kTileRowsAvx2 : 1;
+  return isa == Isa::Avx512 ? detail::kTileRowsAvx512 : isa == Isa::Avx2 ? detail::kTileRowsAvx2
+                                                    : kSimd128    ? detail::kTileRowsSimd128
+                                                                  : 1;
 }
 
 const float* zero_row(int64_t n) {
@@ -315,7 +332,7 @@ void gemm_chains(int64_t M, int64_t N, int64_t K, ConstMat A, ConstMat B, float*
   prepare_packed(packed, K, N, B, order);
   packed.last_nonfinite_row = -1;  // checked above where it matters
   // (The scalar path reads B in full, so it packs all of it.)
-  const bool all_rows = !row_k_end || static_cast<Isa>(packed.isa) == Isa::Scalar;
+  const bool all_rows = !row_k_end || (static_cast<Isa>(packed.isa) == Isa::Scalar && !kSimd128);
   const int64_t k_limit = all_rows ? K : std::min(K, *std::max_element(row_k_end, row_k_end + M));
   const int64_t col_chunks = (N + kTaskCols - 1) / kTaskCols;
   PackedB& P = packed;  // thread_local: name it for the lambda

@@ -35,6 +35,21 @@ inline float fma32_via_double(float x, float y, float z) {
   return detail::fma32_near_tie(xy, z, s);
 }
 
+// fma32_via_double as the page's vector kernels compute it (src/kernels/gemm_simd128.cpp, two
+// lanes per f64x2), one lane written out: the sum s = xy + z in double as there, then s nudged
+// by one or two of its ulps towards zero and away from it (both products round strictly to the
+// other side of s, and never a whole tie between floats away from it). Rounded to float, the two
+// nudged values agree unless s is itself a tie between two floats (or within two ulps of one);
+// then they differ and the exact path decides. Where they agree, s rounds to the same float
+// (rounding is monotone), and s is not a tie, so that float is x * y + z rounded once.
+inline float fma32_bracketed(float x, float y, float z) {
+  const double s = static_cast<double>(x) * static_cast<double>(y) + static_cast<double>(z);
+  const float away = static_cast<float>(s * 0x1.0000000000001p0);  // s (1 + 2^-52)
+  const float toward = static_cast<float>(s * 0x1.ffffffffffffep-1);  // s (1 - 2^-52)
+  if (away == toward) return toward;  // NaN never equals: the exact path
+  return fma32_via_double(x, y, z);
+}
+
 inline float fma32(float x, float y, float z) {
 #if defined(__EMSCRIPTEN__)
   return fma32_via_double(x, y, z);
