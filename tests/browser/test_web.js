@@ -12,6 +12,7 @@
 //    stays; then an edited embedding cell recomputes.
 // 5. The page is under 2 MB, and --text works in it (the tokens stage equals the CLI's).
 // 6. No request leaves the page (file:// of the page itself and data: only).
+// 7. At phone width (390 px) the settings start folded and the page never scrolls sideways.
 // --bench: prints the page size, the time to the first walk (median of 9 loads) and to a
 // recompute (median of 21), and `attn-walk bench` in the page against the native one.
 "use strict";
@@ -194,6 +195,49 @@ async function main() {
     const edited = JSON.parse(fs.readFileSync(path.join(__dirname, "../../data/journey.json"), "utf8"));
     edited.embeddings[0][0] = 0.5;
     compareSteps("edited cell", await pageSteps(tab), cli({opts: {stage: "dot-product"}, input: edited}));
+
+    // 7. A phone (390 px, a mobile viewport): the settings start folded, and nothing scrolls
+    //    the page sideways (wide tensors and heatmaps scroll inside their own boxes), in both
+    //    languages, on the default walk and on a wide one.
+    await tab.send("Emulation.setDeviceMetricsOverride", {width: 390, height: 844, deviceScaleFactor: 2, mobile: true});
+    for (const lang of ["en", "zh"]) {
+      for (const hash of ["#lang=" + lang, "#stage=multi-head&d-out=8&lang=" + lang, "#stage=all&lang=" + lang]) {
+        await open(tab, hash);
+        // Every step laid out, as a learner scrolling down sees them (content-visibility
+        // skips the steps off screen, and its containment would hide what sticks out).
+        const m = await evaluate(tab, `(function () {
+          var st = document.createElement("style");
+          st.textContent = "section.step{content-visibility:visible!important;contain:none!important}";
+          document.head.appendChild(st);
+          var stuck = Array.from(document.querySelectorAll("#aw-walk pre.tensor, #aw-walk .hm-row")).filter(function (p) {
+            return p.scrollWidth > p.clientWidth + 1 && getComputedStyle(p).overflowX !== "auto";
+          }).length;
+          return {scroll: document.scrollingElement.scrollWidth, inner: window.innerWidth, stuck: stuck,
+                  open: document.querySelector("#aw-controls details").open,
+                  err: document.getElementById("aw-error").textContent}; })()`);
+        check(m.stuck === 0, `phone ${hash}: ${m.stuck} tensors or heatmaps wider than their box and not scrollable`);
+        check(m.err === "", `phone ${hash}: an error shows: ${m.err}`);
+        // A phone's browser widens its layout viewport to content that does not fit: then
+        // innerWidth is above 390 too.
+        check(m.inner === 390 && m.scroll <= m.inner,
+              `phone ${hash}: the page scrolls sideways (${m.scroll} px of content, a window ${m.inner} px wide)`);
+        check(m.open === false, `phone ${hash}: the settings start open`);
+        // Opened, the settings fit too.
+        const opened = await evaluate(tab, `(function () { var d = document.querySelector("#aw-controls details");
+          d.open = true; return document.scrollingElement.scrollWidth; })()`);
+        check(opened <= 390, `phone ${hash}: the open settings scroll the page sideways (${opened} px in ${m.inner} px)`);
+      }
+    }
+    if (shots) {
+      await open(tab, "#stage=multi-head&d-out=8&lang=zh");
+      const {data} = await tab.send("Page.captureScreenshot", {format: "png"});
+      fs.mkdirSync(shots, {recursive: true});
+      fs.writeFileSync(path.join(shots, "web-phone-zh.png"), Buffer.from(data, "base64"));
+    }
+    await tab.send("Emulation.setDeviceMetricsOverride", {width: 1280, height: 900, deviceScaleFactor: 1, mobile: false});
+    await open(tab, "#stage=causal");
+    check(await evaluate(tab, `document.querySelector("#aw-controls details").open`) === true,
+          "desktop: the settings start folded");
 
     if (shots) {
       fs.mkdirSync(shots, {recursive: true});

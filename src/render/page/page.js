@@ -15,6 +15,7 @@
   var engine = null;
   var shownLang = null;
   var status = null;
+  var foldOpen = null;  // the settings' <details>: null until first shown
 
   function copy(o) { var c = {}; for (var k in o) c[k] = o[k]; return c; }
   function el(tag, attrs, kids) {
@@ -197,8 +198,11 @@
     shownLang = lang();
     form.textContent = "";
     // A page written by the CLI shows its settings folded away and fixed; the engine's page
-    // shows them open.
-    var fold = el("details", {open: !!data.engine}, [el("summary", {text: text("web.controls")})]);
+    // shows them open, except on a phone, where they would fill screens before the walk.
+    // Once the learner opens or closes them, rebuilding (another language) keeps that.
+    if (foldOpen === null) foldOpen = !!data.engine && !window.matchMedia("(max-width: 40rem)").matches;
+    var fold = el("details", {open: foldOpen}, [el("summary", {text: text("web.controls")})]);
+    fold.addEventListener("toggle", function () { foldOpen = fold.open; });
     var fields = el("fieldset", {disabled: !data.engine});
     var opts = el("div", {"class": "opts"});
     data.options.forEach(function (o) { opts.appendChild(optionControl(o)); });
