@@ -239,6 +239,19 @@ async function main() {
     check(await evaluate(tab, `document.querySelector("#aw-controls details").open`) === true,
           "desktop: the settings start folded");
 
+    // Chinese is drawn with a Chinese font (Noto Sans CJK SC, from Debian's fonts-noto-cjk,
+    // through the page's font stack), not with boxes or a stray fallback.
+    await open(tab, fragment({opts: {stage: "causal", lang: "zh"}, input: four}));  // token 4 is 还
+    await tab.send("DOM.enable");
+    await tab.send("CSS.enable");
+    for (const sel of ["h2 .stage-desc", "section.step .explanation", ".hm-title", "svg.heatmap .rows text:nth-child(4)"]) {
+      const {root} = await tab.send("DOM.getDocument", {depth: -1});
+      const {nodeId} = await tab.send("DOM.querySelector", {nodeId: root.nodeId, selector: sel});
+      const {fonts} = await tab.send("CSS.getPlatformFontsForNode", {nodeId});
+      const families = fonts.map((f) => f.familyName);
+      check(families.includes("Noto Sans CJK SC"), `lang=zh: ${sel} is drawn in ${JSON.stringify(families)}, not Noto Sans CJK SC`);
+    }
+
     if (shots) {
       fs.mkdirSync(shots, {recursive: true});
       await open(tab, "#stage=causal&lang=zh");
