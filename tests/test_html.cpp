@@ -8,9 +8,11 @@
 #include <limits>
 #include <regex>
 
+#include "cli/cli.h"
 #include "input/embeddings.h"
 #include "lang/lang.h"
 #include "render/heatmap.h"
+#include "render/notebook_links.h"
 #include "render/render.h"
 #include "stages/stages.h"
 #include "test_util.h"
@@ -285,6 +287,63 @@ TEST(Html, BigInputsStayBounded) {
   EXPECT_NE(page.find("256 tokens: drawing 32 evenly spaced rows and columns"), std::string::npos);
   // The printed tensor is PyTorch's summary, not 1.5 million numbers.
   EXPECT_NE(page.find("..."), std::string::npos);
+}
+
+// The walks the CLI makes for these arguments, as --format html renders them.
+std::string cli_page(const std::vector<std::string>& args) {
+  std::vector<std::string> a = args;
+  a.insert(a.end(), {"--format", "html"});
+  const Options o = parse_walk_options(a);
+  RenderOptions ro;
+  std::vector<Walk> walks = make_walks(o, o.text.given ? Embeddings{} : load_input(o), &ro);
+  return render_html(walks, ro);
+}
+
+// The § link of a step: its href, or "" when it has none.
+std::string section_link(const std::string& page, const std::string& id) {
+  const size_t at = page.find("<section class=\"step\" id=\"" + id + "\"");
+  if (at == std::string::npos) return "(no step " + id + ")";
+  const std::string h3 = between(page.substr(at), "<h3>", "</h3>");
+  const size_t a = h3.find("<a class=\"chapter\" href=\"");
+  if (a == std::string::npos) return "";
+  return between(h3.substr(a), "href=\"", "\"");
+}
+
+TEST(Html, SectionLinksGoToTheirSectionOfTheNotebook) {
+  const std::string repo = "https://github.com/rasbt/LLMs-from-scratch/blob/main/";
+  const std::string ch2 = repo + "ch02/01_main-chapter-code/ch02.ipynb#";
+  const std::string ch3 = repo + "ch03/01_main-chapter-code/ch03.ipynb#";
+  // --text: chapter 2's steps link to chapter 2's notebook, the stage's own to chapter 3's.
+  const std::string text = cli_page({"--stage", "causal", "--text", "Your journey"});
+  EXPECT_EQ(section_link(text, "causal-1"), ch2 + "25-bytepair-encoding");          // text
+  EXPECT_EQ(section_link(text, "causal-2"), ch2 + "25-bytepair-encoding");          // pieces
+  EXPECT_EQ(section_link(text, "causal-4"), ch2 + "27-creating-token-embeddings");  // token_embeddings
+  EXPECT_EQ(section_link(text, "causal-6"), ch2 + "28-encoding-word-positions");    // input_embeddings
+  EXPECT_EQ(section_link(text, "causal-7"), ch3 + "351-applying-a-causal-attention-mask");  // queries
+  EXPECT_NE(text.find(">\xC2\xA7" "2.5</a>"), std::string::npos);
+  // The tokens stage is chapter 2's too.
+  const std::string tokens = cli_page({"--stage", "tokens"});
+  EXPECT_EQ(section_link(tokens, "tokens-1"), ch2 + "27-creating-token-embeddings");
+  EXPECT_EQ(section_link(tokens, "tokens-4"), ch2 + "25-bytepair-encoding");  // integers
+  // A stage's steps in their subsections.
+  const std::string trainable = cli_page({"--stage", "trainable"});
+  EXPECT_EQ(section_link(trainable, "trainable-2"), ch3 + "341-computing-the-attention-weights-step-by-step");
+  EXPECT_EQ(section_link(trainable, "trainable-18"), ch3 + "342-implementing-a-compact-selfattention-class");
+  const std::string dot = cli_page({"--stage", "dot-product"});
+  EXPECT_EQ(section_link(dot, "dot-product-6"),
+            ch3 + "331-a-simple-self-attention-mechanism-without-trainable-weights");  // context_vec_2
+  EXPECT_EQ(section_link(dot, "dot-product-7"), ch3 + "332-computing-attention-weights-for-all-input-tokens");
+  const std::string mha = cli_page({"--stage", "multi-head"});
+  EXPECT_EQ(section_link(mha, "multi-head-2"), ch3 + "361-stacking-multiple-single-head-attention-layers");
+  EXPECT_EQ(section_link(mha, "multi-head-7"), ch3 + "362-implementing-multi-head-attention-with-weight-splits");
+  // The bonus stages: their reference files; flash has none in the book's repository.
+  EXPECT_EQ(section_link(cli_page({"--stage", "kv-cache"}), "kv-cache-1"), repo + "ch04/03_kv-cache/gpt_with_kv_cache.py");
+  EXPECT_EQ(section_link(cli_page({"--stage", "rope"}), "rope-1"), repo + "pkg/llms_from_scratch/llama3.py");
+  EXPECT_EQ(section_link(cli_page({"--stage", "flash"}), "flash-1"), "");
+  // Every step of the chapter has a link, and every link's anchor is one of the headings.
+  const std::string all = cli_page({"--stage", "all"});
+  EXPECT_EQ(count(all, "<a class=\"chapter\""), count(all, "<section class=\"step\""));
+  EXPECT_EQ(github_anchor("3.5.1 Applying a causal attention mask"), "351-applying-a-causal-attention-mask");
 }
 
 }  // namespace

@@ -21,6 +21,8 @@ LangTable web_en() {
       {"web.static", "This page was written by attn-walk --format html: its walk is fixed. `make web` builds the page that recomputes when you change the settings."},
       {"web.timing", "computed in {} ms"},
       {"web.loading", "Computing the walk…"},
+      {"web.notebook_section", "Chapter {chapter}'s notebook, section {section}"},
+      {"web.reference_code", "The reference code in the book's repository: {file}"},
   };
   return t;
 }

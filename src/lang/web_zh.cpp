@@ -21,6 +21,8 @@ LangTable web_zh() {
       {"web.static", "这个页面由 attn-walk --format html 生成，其中的计算结果是固定的。用 `make web` 生成的页面会在修改设置后重新计算。"},
       {"web.timing", "计算用时 {} 毫秒"},
       {"web.loading", "正在计算……"},
+      {"web.notebook_section", "第 {chapter} 章笔记本的 {section} 节"},
+      {"web.reference_code", "本书代码库中的参考代码：{file}"},
   };
   return t;
 }

@@ -10,6 +10,7 @@
 
 #include "render/details.h"
 #include "render/heatmap.h"
+#include "render/notebook_links.h"
 #include "render/page.h"
 #include "render/render.h"
 #include "stages/stages.h"
@@ -23,10 +24,6 @@ namespace {
 constexpr int64_t kHtmlMaxCells = 32;
 constexpr size_t kHtmlMaxBlocks = 16;
 constexpr int kHtmlLabelWidth = 14;  // display columns of a label, at most
-// Where each step's section of the chapter is: the book's own notebook. A link only; the
-// page fetches nothing.
-constexpr const char* kChapterUrl =
-    "https://github.com/rasbt/LLMs-from-scratch/blob/main/ch03/01_main-chapter-code/ch03.ipynb";
 
 std::string esc(const std::string& raw) { return html_escape(raw); }
 
@@ -355,9 +352,14 @@ std::string step_html(const Walk& walk, size_t i, Lang lang) {
                      i + 1, esc(step.name));
   if (!step.title.empty()) out += " <span class=\"title\">" + esc(step.title) + "</span>";
   if (step.words.empty()) out += " <code class=\"shape\">" + esc(torch_size_str(step.shape())) + "</code>";
-  if (const StageInfo* info = find_stage(walk.stage))
-    out += fmt::format(" <a class=\"chapter\" href=\"{}\" title=\"{}\">\xC2\xA7{}</a>", kChapterUrl,
-                       esc(page_text(lang, "chapter")), esc(info->section));
+  if (const auto link = notebook_link(walk, i)) {
+    const std::string title =
+        link->chapter.empty()
+            ? fill_placeholders(ui_text(lang, "web.reference_code"), {{"file", link->url.substr(link->url.rfind("/main/") + 6)}})
+            : fill_placeholders(ui_text(lang, "web.notebook_section"), {{"chapter", link->chapter}, {"section", link->label}});
+    out += fmt::format(" <a class=\"chapter\" href=\"{}\" title=\"{}\">\xC2\xA7{}</a>", esc(link->url), esc(title),
+                       esc(link->label));
+  }
   out += "</h3>\n";
   if (!step.explanation.empty()) out += "<p class=\"explanation\">" + esc(step.explanation) + "</p>\n";
   // An HTML parser drops one newline right after <pre>: a print that starts with one (the

@@ -269,6 +269,10 @@ async function main() {
     const textOpts = {stage: "tokens", text: "Hello, world! 你好 attention", seed: "3"};
     await open(tab, fragment({opts: textOpts, input: null}));
     compareSteps("--text", await pageSteps(tab), cli({opts: textOpts, input: null}));
+    // Chapter 2's steps link to chapter 2's notebook.
+    const links = await evaluate(tab, `Array.from(document.querySelectorAll("section.step h3 a.chapter")).map(function (a) { return a.href; })`);
+    check(links.length > 0 && links.every((h) => h.includes("/ch02/01_main-chapter-code/ch02.ipynb#2")),
+          `--text, stage tokens: the § links are ${JSON.stringify(links.slice(0, 3))}`);
 
     // 6. Nothing but the page itself was requested.
     const outside = tab.requests.filter((u) => !(u.startsWith(pageUrl) || u.startsWith("data:") || u === "about:blank"));
