@@ -207,7 +207,7 @@ TEST(Html, HeadsSideBySideAndRepeatedBatchesOnce) {
   const std::string weights = between(page, "data-step=\"attn_weights\"", "</section>");
   // (2, 2, 6, 6): batch 1 repeats batch 0, so one row of two heads.
   EXPECT_EQ(count(weights, "<div class=\"hm-row\">"), 1u);
-  EXPECT_EQ(count(weights, "<figure class=\"hm\">"), 2u);
+  EXPECT_EQ(count(weights, "<figure class=\"hm\""), 2u);
   EXPECT_NE(weights.find("<figcaption>batch 0, head 0</figcaption>"), std::string::npos);
   EXPECT_NE(weights.find("<figcaption>batch 0, head 1</figcaption>"), std::string::npos);
   EXPECT_NE(weights.find("batch 1 is identical to batch 0"), std::string::npos);
@@ -224,7 +224,33 @@ TEST(Html, HeadsSideBySideAndRepeatedBatchesOnce) {
   const std::string dropped = render_html(stage("multi-head", cfg), opts());
   const std::string w2 = between(dropped, "data-step=\"attn_weights\"", "</section>");
   EXPECT_EQ(count(w2, "<div class=\"hm-row\">"), 2u);
-  EXPECT_EQ(count(w2, "<figure class=\"hm\">"), 4u);
+  EXPECT_EQ(count(w2, "<figure class=\"hm\""), 4u);
+}
+
+TEST(Html, HeatmapsGrowIntoTheirWidthAndMayHaveAScaleEach) {
+  const auto walks = stage("multi-head", journey());
+  RenderOptions o = opts();
+  const std::string fixed = between(render_html(walks, o), "data-step=\"attn_weights\"", "</section>");
+  // Each figure starts at its SVG's natural width and may grow to twice that (the CSS makes
+  // the SVG fill it).
+  const std::string width = between(fixed, "<svg class=\"heatmap\"", ">");
+  const std::string w = between(width, " width=\"", "\"");
+  EXPECT_NE(fixed.find("<figure class=\"hm\" style=\"flex-basis:" + w + "px;max-width:" +
+                       std::to_string(2 * std::stoi(w)) + "px\">"), std::string::npos) << fixed;
+  EXPECT_EQ(count(fixed, "<span class=\"lk\">scale</span>"), 1u);
+  EXPECT_EQ(count(fixed, "scale of this matrix"), 0u);
+  // --heatmap-scale matrix: a scale under each head, from its own smallest to largest weight.
+  o.heatmap_per_matrix = true;
+  const std::string own = between(render_html(walks, o), "data-step=\"attn_weights\"", "</section>");
+  EXPECT_EQ(count(own, "<span class=\"lk\">scale of this matrix</span>"), 2u);
+  EXPECT_EQ(count(own, "<span class=\"lk\">scale</span>"), 0u);
+  const Step* step = nullptr;
+  for (const auto& s : walks[0].steps) if (s.name == "attn_weights") step = &s;
+  ASSERT_NE(step, nullptr);
+  const HeatmapPlan plan = plan_heatmap(walks[0], *step, 32, 16, HeatmapScale::Matrix);
+  EXPECT_NE(own.find("<span class=\"sv\">" + scale_number(plan.blocks[0].lo) + "</span>"), std::string::npos);
+  EXPECT_NE(own.find("<span class=\"sv\">" + scale_number(plan.blocks[1].hi) + "</span>"), std::string::npos);
+  EXPECT_GT(plan.blocks[0].lo, 0.0);  // the causal weights' smallest is above 0
 }
 
 TEST(Html, ChineseLangAttributeAndText) {

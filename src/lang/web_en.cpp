@@ -23,6 +23,8 @@ LangTable web_en() {
       {"web.loading", "Computing the walk…"},
       {"web.notebook_section", "Chapter {chapter}'s notebook, section {section}"},
       {"web.reference_code", "The reference code in the book's repository: {file}"},
+      // --heatmap-scale matrix (the terminal's and the page's heatmaps).
+      {"heatmap.scale_matrix", "scale of this matrix"},
   };
   return t;
 }

@@ -23,6 +23,8 @@ LangTable web_zh() {
       {"web.loading", "正在计算……"},
       {"web.notebook_section", "第 {chapter} 章笔记本的 {section} 节"},
       {"web.reference_code", "本书代码库中的参考代码：{file}"},
+      // --heatmap-scale matrix (the terminal's and the page's heatmaps).
+      {"heatmap.scale_matrix", "本矩阵的色标"},
   };
   return t;
 }
