@@ -25,6 +25,38 @@ LangTable web_en() {
       {"web.reference_code", "The reference code in the book's repository: {file}"},
       // --heatmap-scale matrix (the terminal's and the page's heatmaps).
       {"heatmap.scale_matrix", "scale of this matrix"},
+      // The page's controls: the groups, the options' plain names (the flag is shown beside
+      // each), the text box and the table.
+      {"web.group.input", "Input"},
+      {"web.group.model", "The model"},
+      {"web.group.show", "What to show"},
+      {"web.more", "More settings (they do not change this stage)"},
+      {"web.opt.stage", "Stage"},
+      {"web.opt.text", "Your own text"},
+      {"web.opt.embed-dim", "Embedding size"},
+      {"web.opt.max-tokens", "Most tokens"},
+      {"web.opt.query", "Query token"},
+      {"web.opt.seed", "Random seed"},
+      {"web.opt.d-out", "Output width"},
+      {"web.opt.heads", "Heads"},
+      {"web.opt.qkv-bias", "Bias in W_query, W_key, W_value"},
+      {"web.opt.init", "Initial weights"},
+      {"web.opt.dropout", "Dropout rate"},
+      {"web.opt.attn-dropout", "Dropout on attention weights"},
+      {"web.opt.batch", "Batch size"},
+      {"web.opt.dropout-rng", "Dropout kernel"},
+      {"web.opt.softmax-dim", "Softmax over"},
+      {"web.opt.torch-threads", "PyTorch threads"},
+      {"web.opt.kv-groups", "Key/value groups"},
+      {"web.opt.window", "Window"},
+      {"web.opt.rope-base", "RoPE base"},
+      {"web.opt.block", "Keys per block"},
+      {"web.opt.latent-dim", "Latent size"},
+      {"web.opt.lang", "Language"},
+      {"web.opt.heatmap-scale", "Heatmap colours"},
+      {"web.text_placeholder", "Type a sentence: it becomes GPT-2's tokens and their embeddings"},
+      {"web.text_replaces", "Your text replaces the table: these are its tokens, GPT-2's pieces (↳ continues the character before it). Clear the text to edit the table again."},
+      {"web.cell_not_number", "row {}, column {}: '{}' is not a number"},
   };
   return t;
 }
