@@ -3,9 +3,11 @@
 
 BUILD_DIR ?= build
 JOBS      ?= $(shell nproc)
+# fonts-noto-cjk: Noto Sans CJK SC, so that the browser tests' Chinese pages (and their
+# screenshots) show characters rather than empty boxes; the page names it in its font stack.
 PACKAGES  := cmake g++ make libeigen3-dev libcli11-dev libfmt-dev nlohmann-json3-dev \
              libgtest-dev libgmock-dev libbenchmark-dev chromium tmux man-db \
-             emscripten node-acorn node-ws unicode-data nodejs \
+             emscripten node-acorn node-ws unicode-data nodejs fonts-noto-cjk \
              clang libfuzzer-14-dev libclang-rt-14-dev python3 universal-ctags
 SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 

@@ -6,7 +6,7 @@ _attn_walk() {
   local opts="--stage --input --random-input --text --text-file --embed-dim --max-tokens --format --output --list-stages --list-steps --only
     --query --seed --d-out --heads --dropout --attn-dropout --batch --qkv-bias --init --dropout-rng
     --softmax-dim --torch-threads --kv-groups --window --rope-base --block --latent-dim
-    --explain --lang --heatmap --color --step --stats --max-input-mb --help --version"
+    --explain --lang --heatmap --heatmap-scale --color --step --stats --max-input-mb --help --version"
   local bench_opts="--tokens --d-model --heads --batch --repeat --threads --seed --format --help"
   local check_opts="--stage --format --output --lang --rtol --atol --input --random-input --query --seed
     --d-out --heads --dropout --attn-dropout --batch --qkv-bias --init --dropout-rng
@@ -33,6 +33,7 @@ _attn_walk() {
     --softmax-dim) COMPREPLY=($(compgen -W "-1 1" -- "$cur")); return ;;
     --lang) COMPREPLY=($(compgen -W "en zh" -- "$cur")); return ;;
     --color) COMPREPLY=($(compgen -W "auto always never" -- "$cur")); return ;;
+    --heatmap-scale) COMPREPLY=($(compgen -W "fixed matrix" -- "$cur")); return ;;
     -i|--input|-o|--output|--text-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --only)
       local stage="dot-product" i

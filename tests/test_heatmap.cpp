@@ -167,7 +167,9 @@ TEST(Heatmap, CompactCellsWhenNumbersDoNotFit) {
   Walk walk("test", config_with_tokens(tokens));
   const std::string out = render_heatmap(walk, test::make_step("attn_weights", test::causal_matrix(12, 0.0f)), plain());
   EXPECT_NE(out.find("\n 1 t1  ██······"), std::string::npos) << out;
-  EXPECT_NE(out.find("\n       1 2 3 4 5 6 7 8 9 10  12\n"), std::string::npos) << out;
+  // Every column has its position, written downwards: 10, 11 and 12 in two lines, none left out.
+  EXPECT_NE(out.find("\n" + std::string(7 + 9 * 2, ' ') + "1 1 1\n       1 2 3 4 5 6 7 8 9 0 1 2\n"),
+            std::string::npos) << out;
   // Scores too wide for 5 characters also fall back.
   Walk w3("test", config_with_tokens({"a", "b", "c"}));
   Tensor big = test::causal_matrix(3, kNegInf);
@@ -448,6 +450,105 @@ TEST(Heatmap, EachStageLegendDescribesItsOwnMask) {
   const std::string banded = render_heatmap(swa, test::step_named(swa, "mask"), o);
   EXPECT_NE(banded.find("mask_bool"), std::string::npos) << banded;
   EXPECT_EQ(banded.find("torch.triu"), std::string::npos) << banded;
+}
+
+TEST(Heatmap, ColumnNumbersAreNeverSkipped) {
+  // Read the header's digits down each column of cells: every drawn position, in order, for
+  // 12 tokens and for a sampled 1000 (32 columns, positions up to 4 digits).
+  for (const int64_t T : {12, 40, 1000}) {
+    SCOPED_TRACE(T);
+    Walk walk("test", config_of_size(T));
+    const std::string out = render_heatmap(walk, test::make_step("attn_scores", test::causal_matrix(T, 0.5f)), plain());
+    const auto lines = lines_of(out);
+    // The header: the lines of digits and spaces just above the first row ("x1 ...").
+    size_t rows = 0;
+    while (rows < lines.size() && lines[rows].rfind("x1 ", 0) != 0) ++rows;
+    ASSERT_LT(rows, lines.size()) << out;
+    size_t first = rows;
+    while (first > 0 && lines[first - 1].find_first_not_of(" 0123456789") == std::string::npos) --first;
+    ASSERT_LT(first, rows) << out;
+    const size_t cells_at = lines[rows].find_first_not_of(' ', lines[rows].find(' '));
+    const HeatmapPlan plan = plan_heatmap(walk, test::make_step("attn_scores", test::causal_matrix(T, 0.5f)), 32, 16);
+    for (size_t k = 0; k < plan.index.size(); ++k) {
+      std::string number;
+      for (size_t l = first; l < rows; ++l) {
+        const size_t at = cells_at + 2 * k;
+        if (at < lines[l].size() && lines[l][at] != ' ') number += lines[l][at];
+      }
+      EXPECT_EQ(number, std::to_string(plan.index[k] + 1)) << "column " << k << "\n" << out;
+    }
+  }
+}
+
+TEST(Heatmap, PerMatrixScaleGivesEachMatrixItsOwnRange) {
+  // Two heads: one with weights in 0.1..0.3, one in 0.5..0.9. Fixed: both on 0..1. Matrix: each
+  // from its own smallest to its largest value, and each with its own legend.
+  Walk walk("test", config_with_tokens({"a", "b"}));
+  const Tensor t({1, 2, 2, 2}, {0.1f, 0.3f, 0.2f, 0.3f, 0.5f, 0.9f, 0.6f, 0.7f});
+  const Step step = test::make_step("attn_weights", t);
+  const HeatmapPlan fixed = plan_heatmap(walk, step, 32, 16);
+  ASSERT_EQ(fixed.blocks.size(), 2u);
+  EXPECT_FALSE(fixed.per_matrix);
+  for (const auto& b : fixed.blocks) EXPECT_EQ(std::make_pair(b.lo, b.hi), std::make_pair(0.0, 1.0));
+  const HeatmapPlan own = plan_heatmap(walk, step, 32, 16, HeatmapScale::Matrix);
+  EXPECT_TRUE(own.per_matrix);
+  EXPECT_DOUBLE_EQ(own.blocks[0].lo, 0.1f);
+  EXPECT_DOUBLE_EQ(own.blocks[0].hi, 0.3f);
+  EXPECT_DOUBLE_EQ(own.blocks[1].lo, 0.5f);
+  EXPECT_DOUBLE_EQ(own.blocks[1].hi, 0.9f);
+  EXPECT_EQ(cell_level(own.blocks[0], 0.3f), 1.0);
+  EXPECT_EQ(cell_level(own.blocks[1], 0.5f), 0.0);
+  // The terminal: one scale line per matrix, none for the step.
+  RenderOptions o = plain();
+  o.heatmap_per_matrix = true;
+  const std::string out = render_heatmap(walk, step, o);
+  EXPECT_EQ(count(out, "scale of this matrix: "), 2u) << out;
+  EXPECT_NE(out.find("scale of this matrix: ░░ 0.1..0.15  ▒▒ 0.15..0.2"), std::string::npos) << out;
+  EXPECT_EQ(out.find("scale (fixed"), std::string::npos) << out;
+  EXPECT_NE(render_heatmap(walk, step, plain()).find("scale (fixed"), std::string::npos);
+  // A matrix of one value (a mask of ones) and one of nothing finite still get a scale.
+  const Tensor flat({2, 2}, {1.0f, 1.0f, 1.0f, 1.0f});
+  const HeatmapPlan one = plan_heatmap(walk, test::make_step("mask", flat), 32, 16, HeatmapScale::Matrix);
+  EXPECT_LT(one.blocks[0].lo, one.blocks[0].hi);
+}
+
+TEST(Wrap, HeadingsWrapAtWordsWithinTheWidth) {
+  const std::string heading =
+      "[4] token_embeddings — token embeddings: nn.Embedding(50257, 3) at the token ids — torch.Size([19, 3])";
+  const std::string wrapped = wrap_words(heading, 80, "    ");
+  const auto lines = lines_of(wrapped);
+  ASSERT_EQ(lines.size(), 2u) << wrapped;
+  std::string joined;
+  for (const auto& l : lines) {
+    EXPECT_LE(display_width(l), 80) << l;
+    joined += (joined.empty() ? "" : " ") + l.substr(joined.empty() ? 0 : 4);
+  }
+  EXPECT_EQ(joined, heading);  // broken only at spaces, none lost
+  EXPECT_EQ(lines[1].rfind("    ", 0), 0u);
+  EXPECT_EQ(wrap_words(heading, 0, "  "), heading);  // not a terminal: whole
+  EXPECT_EQ(wrap_words("short", 80, "  "), "short");
+}
+
+TEST(Wrap, ChineseWrapsBetweenCharactersByDisplayWidth) {
+  // 40 wide characters and punctuation = 80+ columns: lines of at most 30 columns, no line
+  // starting with ，or 。, nothing lost.
+  const std::string text = "✓ 每一行注意力权重之和都是一，因为软最大值函数把每一行的分数变成概率分布。"
+                           "掩码之后仍然如此（最大差异 5.96e-08）";
+  const std::string wrapped = wrap_words(text, 30, "  ");
+  const auto lines = lines_of(wrapped);
+  ASSERT_GT(lines.size(), 2u);
+  std::string joined;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    EXPECT_LE(display_width(lines[i]), 30) << lines[i];
+    const std::string body = i ? lines[i].substr(2) : lines[i];
+    EXPECT_NE(body.rfind("，", 0), 0u) << body;
+    EXPECT_NE(body.rfind("。", 0), 0u) << body;
+    EXPECT_NE(body.rfind("）", 0), 0u) << body;
+    joined += body;
+  }
+  EXPECT_EQ(joined, text);  // wide characters break without a space: nothing added or dropped
+  // A Latin word inside Chinese text is never cut.
+  EXPECT_NE(wrapped.find("5.96e-08"), std::string::npos);
 }
 
 }  // namespace

@@ -8,9 +8,11 @@
 #include <limits>
 #include <regex>
 
+#include "cli/cli.h"
 #include "input/embeddings.h"
 #include "lang/lang.h"
 #include "render/heatmap.h"
+#include "render/notebook_links.h"
 #include "render/render.h"
 #include "stages/stages.h"
 #include "test_util.h"
@@ -205,7 +207,7 @@ TEST(Html, HeadsSideBySideAndRepeatedBatchesOnce) {
   const std::string weights = between(page, "data-step=\"attn_weights\"", "</section>");
   // (2, 2, 6, 6): batch 1 repeats batch 0, so one row of two heads.
   EXPECT_EQ(count(weights, "<div class=\"hm-row\">"), 1u);
-  EXPECT_EQ(count(weights, "<figure class=\"hm\">"), 2u);
+  EXPECT_EQ(count(weights, "<figure class=\"hm\""), 2u);
   EXPECT_NE(weights.find("<figcaption>batch 0, head 0</figcaption>"), std::string::npos);
   EXPECT_NE(weights.find("<figcaption>batch 0, head 1</figcaption>"), std::string::npos);
   EXPECT_NE(weights.find("batch 1 is identical to batch 0"), std::string::npos);
@@ -222,7 +224,33 @@ TEST(Html, HeadsSideBySideAndRepeatedBatchesOnce) {
   const std::string dropped = render_html(stage("multi-head", cfg), opts());
   const std::string w2 = between(dropped, "data-step=\"attn_weights\"", "</section>");
   EXPECT_EQ(count(w2, "<div class=\"hm-row\">"), 2u);
-  EXPECT_EQ(count(w2, "<figure class=\"hm\">"), 4u);
+  EXPECT_EQ(count(w2, "<figure class=\"hm\""), 4u);
+}
+
+TEST(Html, HeatmapsGrowIntoTheirWidthAndMayHaveAScaleEach) {
+  const auto walks = stage("multi-head", journey());
+  RenderOptions o = opts();
+  const std::string fixed = between(render_html(walks, o), "data-step=\"attn_weights\"", "</section>");
+  // Each figure starts at its SVG's natural width and may grow to twice that (the CSS makes
+  // the SVG fill it).
+  const std::string width = between(fixed, "<svg class=\"heatmap\"", ">");
+  const std::string w = between(width, " width=\"", "\"");
+  EXPECT_NE(fixed.find("<figure class=\"hm\" style=\"flex-basis:" + w + "px;max-width:" +
+                       std::to_string(2 * std::stoi(w)) + "px\">"), std::string::npos) << fixed;
+  EXPECT_EQ(count(fixed, "<span class=\"lk\">scale</span>"), 1u);
+  EXPECT_EQ(count(fixed, "scale of this matrix"), 0u);
+  // --heatmap-scale matrix: a scale under each head, from its own smallest to largest weight.
+  o.heatmap_per_matrix = true;
+  const std::string own = between(render_html(walks, o), "data-step=\"attn_weights\"", "</section>");
+  EXPECT_EQ(count(own, "<span class=\"lk\">scale of this matrix</span>"), 2u);
+  EXPECT_EQ(count(own, "<span class=\"lk\">scale</span>"), 0u);
+  const Step* step = nullptr;
+  for (const auto& s : walks[0].steps) if (s.name == "attn_weights") step = &s;
+  ASSERT_NE(step, nullptr);
+  const HeatmapPlan plan = plan_heatmap(walks[0], *step, 32, 16, HeatmapScale::Matrix);
+  EXPECT_NE(own.find("<span class=\"sv\">" + scale_number(plan.blocks[0].lo) + "</span>"), std::string::npos);
+  EXPECT_NE(own.find("<span class=\"sv\">" + scale_number(plan.blocks[1].hi) + "</span>"), std::string::npos);
+  EXPECT_GT(plan.blocks[0].lo, 0.0);  // the causal weights' smallest is above 0
 }
 
 TEST(Html, ChineseLangAttributeAndText) {
@@ -285,6 +313,63 @@ TEST(Html, BigInputsStayBounded) {
   EXPECT_NE(page.find("256 tokens: drawing 32 evenly spaced rows and columns"), std::string::npos);
   // The printed tensor is PyTorch's summary, not 1.5 million numbers.
   EXPECT_NE(page.find("..."), std::string::npos);
+}
+
+// The walks the CLI makes for these arguments, as --format html renders them.
+std::string cli_page(const std::vector<std::string>& args) {
+  std::vector<std::string> a = args;
+  a.insert(a.end(), {"--format", "html"});
+  const Options o = parse_walk_options(a);
+  RenderOptions ro;
+  std::vector<Walk> walks = make_walks(o, o.text.given ? Embeddings{} : load_input(o), &ro);
+  return render_html(walks, ro);
+}
+
+// The § link of a step: its href, or "" when it has none.
+std::string section_link(const std::string& page, const std::string& id) {
+  const size_t at = page.find("<section class=\"step\" id=\"" + id + "\"");
+  if (at == std::string::npos) return "(no step " + id + ")";
+  const std::string h3 = between(page.substr(at), "<h3>", "</h3>");
+  const size_t a = h3.find("<a class=\"chapter\" href=\"");
+  if (a == std::string::npos) return "";
+  return between(h3.substr(a), "href=\"", "\"");
+}
+
+TEST(Html, SectionLinksGoToTheirSectionOfTheNotebook) {
+  const std::string repo = "https://github.com/rasbt/LLMs-from-scratch/blob/main/";
+  const std::string ch2 = repo + "ch02/01_main-chapter-code/ch02.ipynb#";
+  const std::string ch3 = repo + "ch03/01_main-chapter-code/ch03.ipynb#";
+  // --text: chapter 2's steps link to chapter 2's notebook, the stage's own to chapter 3's.
+  const std::string text = cli_page({"--stage", "causal", "--text", "Your journey"});
+  EXPECT_EQ(section_link(text, "causal-1"), ch2 + "25-bytepair-encoding");          // text
+  EXPECT_EQ(section_link(text, "causal-2"), ch2 + "25-bytepair-encoding");          // pieces
+  EXPECT_EQ(section_link(text, "causal-4"), ch2 + "27-creating-token-embeddings");  // token_embeddings
+  EXPECT_EQ(section_link(text, "causal-6"), ch2 + "28-encoding-word-positions");    // input_embeddings
+  EXPECT_EQ(section_link(text, "causal-7"), ch3 + "351-applying-a-causal-attention-mask");  // queries
+  EXPECT_NE(text.find(">\xC2\xA7" "2.5</a>"), std::string::npos);
+  // The tokens stage is chapter 2's too.
+  const std::string tokens = cli_page({"--stage", "tokens"});
+  EXPECT_EQ(section_link(tokens, "tokens-1"), ch2 + "27-creating-token-embeddings");
+  EXPECT_EQ(section_link(tokens, "tokens-4"), ch2 + "25-bytepair-encoding");  // integers
+  // A stage's steps in their subsections.
+  const std::string trainable = cli_page({"--stage", "trainable"});
+  EXPECT_EQ(section_link(trainable, "trainable-2"), ch3 + "341-computing-the-attention-weights-step-by-step");
+  EXPECT_EQ(section_link(trainable, "trainable-18"), ch3 + "342-implementing-a-compact-selfattention-class");
+  const std::string dot = cli_page({"--stage", "dot-product"});
+  EXPECT_EQ(section_link(dot, "dot-product-6"),
+            ch3 + "331-a-simple-self-attention-mechanism-without-trainable-weights");  // context_vec_2
+  EXPECT_EQ(section_link(dot, "dot-product-7"), ch3 + "332-computing-attention-weights-for-all-input-tokens");
+  const std::string mha = cli_page({"--stage", "multi-head"});
+  EXPECT_EQ(section_link(mha, "multi-head-2"), ch3 + "361-stacking-multiple-single-head-attention-layers");
+  EXPECT_EQ(section_link(mha, "multi-head-7"), ch3 + "362-implementing-multi-head-attention-with-weight-splits");
+  // The bonus stages: their reference files; flash has none in the book's repository.
+  EXPECT_EQ(section_link(cli_page({"--stage", "kv-cache"}), "kv-cache-1"), repo + "ch04/03_kv-cache/gpt_with_kv_cache.py");
+  EXPECT_EQ(section_link(cli_page({"--stage", "rope"}), "rope-1"), repo + "pkg/llms_from_scratch/llama3.py");
+  EXPECT_EQ(section_link(cli_page({"--stage", "flash"}), "flash-1"), "");
+  // Every step of the chapter has a link, and every link's anchor is one of the headings.
+  const std::string all = cli_page({"--stage", "all"});
+  EXPECT_EQ(count(all, "<a class=\"chapter\""), count(all, "<section class=\"step\""));
+  EXPECT_EQ(github_anchor("3.5.1 Applying a causal attention mask"), "351-applying-a-causal-attention-mask");
 }
 
 }  // namespace

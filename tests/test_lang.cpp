@@ -102,6 +102,8 @@ const std::vector<std::pair<std::string, Walk>>& all_walks() {
     c.tokens = e.pieces;
     c.inputs = e.input_embeddings;
     out.emplace_back("text", run_text_steps(e, c));
+    c.text = e.text;  // the tokens stage on the learner's text (texts "tokens/<step>#text")
+    out.emplace_back("text", find_stage("tokens")->run(c));
     return out;
   }();
   return walks;

@@ -4,6 +4,7 @@
 #include "cli/cli_detail.h"
 
 #include <fmt/format.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -131,6 +132,15 @@ bool use_color(const Options& o) {
   return o.output == "-" && ::isatty(STDOUT_FILENO);
 }
 
+// The terminal's columns when the text goes to one (headings and checks wrap at words
+// there rather than where the terminal cuts them), else 0: files and pipes get whole lines.
+int terminal_width(const Options& o) {
+  if (o.output != "-" || !::isatty(STDOUT_FILENO)) return 0;
+  struct winsize ws {};
+  if (::ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) return ws.ws_col;
+  return 80;
+}
+
 // --list-stages: the chapter's stages, then the bonus stages, each under its heading.
 std::string list_stages() {
   std::string out;
@@ -193,6 +203,7 @@ std::vector<Walk> make_walks(Options o, Embeddings emb, RenderOptions* ro) {
   parse_lang(o.lang, &ro->lang);
   ro->explain = o.explain;
   ro->heatmap = o.heatmap;
+  ro->heatmap_per_matrix = o.heatmap_scale == "matrix";
   // HTML always carries the explanations; text and JSON only with --explain.
   const bool explain = o.explain || o.format == "html";
   for (auto& w : walks) localize(w, ro->lang, explain);
@@ -229,6 +240,7 @@ int run_cli(int argc, char** argv) {
   RenderOptions ro;
   std::vector<Walk> walks = make_walks(o, std::move(emb), &ro);
   ro.color = use_color(o);
+  ro.width = terminal_width(o);
 
   if (o.list_steps) {
     // Each name once, in the order of its first step: stages that repeat steps (kv-cache per

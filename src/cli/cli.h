@@ -50,6 +50,7 @@ struct Options {
   bool explain = false;
   std::string lang = "en";
   bool heatmap = false;
+  std::string heatmap_scale = "fixed";  // fixed (weights on 0..1) or matrix (each its own)
   std::string color = "auto";          // auto, always, never
   bool step = false;                   // pause after each step (terminal only)
   bool stats = false;                  // time and peak memory on stderr

@@ -149,6 +149,11 @@ void bind(CLI::App& app, Options& o) {
       ->check(CLI::IsMember(lang_codes()))
       ->capture_default_str();
   app.add_flag("--heatmap", o.heatmap, "Draw attention matrices in the terminal");
+  app.add_option("--heatmap-scale", o.heatmap_scale,
+                 "Heatmap colours: fixed (weights and masks on 0 to 1, scores on the step's range) "
+                 "or matrix (each matrix from its smallest to its largest value)")
+      ->check(CLI::IsMember({"fixed", "matrix"}))
+      ->capture_default_str();
   app.add_option("--color", o.color, "Colour: auto (terminal only, honours NO_COLOR), always, never")
       ->check(CLI::IsMember({"auto", "always", "never"}))
       ->capture_default_str();

@@ -57,6 +57,15 @@ LangTable text_en() {
         "GPT-2's byte-pair encoder on the book's sentence: common words are single tokens, "
         "rare ones such as someunknownPlace are split into known pieces, and <|endoftext|> "
         "becomes id 50256."}},
+      {"tokens/integers#text",
+       {"tokenizer.encode(text, allowed_special={\"<|endoftext|>\"}) on your text",
+        "The notebook's cell with your text in place of the book's sentence: GPT-2's byte-pair "
+        "encoder gives these {T} ids, the same as token_ids above; common words are single "
+        "tokens, rare ones are split into known pieces."}},
+      {"tokens/strings#text",
+       {"tokenizer.decode(integers): your text again",
+        "Decoding joins the bytes of the tokens, so it gives back your text exactly, even where a "
+        "token holds only part of a character: byte-pair encoding needs no unknown-word token."}},
       {"tokens/strings",
        {"tokenizer.decode(integers): the text again",
         "Decoding joins the bytes of the tokens, so it gives back the text exactly: byte-pair "
@@ -64,8 +73,13 @@ LangTable text_en() {
   };
   t.ui = {
       {"stage.tokens", "chapter 2: nn.Embedding lookups and GPT-2's byte-pair tokenizer"},
-      {"word.pieces_legend",
-       "(· is a space; <e6 b3> are the bytes of part of a character, which GPT-2 splits across tokens)"},
+      {"word.pieces_legend", "(· is a space)"},
+      // Followed by a character of the learner's own text, " = ", its pieces, and the end.
+      {"word.pieces_legend_split",
+       "(· is a space; GPT-2 splits some characters' bytes over several tokens: each such character "
+       "is shown once, on its first token, and ↳ marks a token that continues it. In your text: "},
+      {"word.pieces_legend_end", ")"},
+      {"word.pieces_legend_more", " …"},
   };
   return t;
 }

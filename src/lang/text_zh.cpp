@@ -50,13 +50,26 @@ LangTable text_zh() {
        {"tokenizer.encode(text, allowed_special={\"<|endoftext|>\"})",
         "用 GPT-2 的字节对编码器处理书中的句子：常见的词是单个词元，someunknownPlace 这样的生僻词"
         "被拆成已知的片段，<|endoftext|> 变成 ID 50256。"}},
+      {"tokens/integers#text",
+       {"对你的文本执行 tokenizer.encode(text, allowed_special={\"<|endoftext|>\"})",
+        "笔记本中的这一格，把书中的句子换成了你的文本：GPT-2 的字节对编码器给出这 {T} 个 ID，"
+        "与上面的 token_ids 相同；常见的词是单个词元，生僻的词被拆成已知的片段。"}},
+      {"tokens/strings#text",
+       {"tokenizer.decode(integers)：还原出你的文本",
+        "解码把各词元的字节拼接起来，因此即使一个词元只含某个字符的一部分字节，也能原样还原你的文本："
+        "字节对编码不需要“未知词”词元。"}},
       {"tokens/strings",
        {"tokenizer.decode(integers)：还原出的文本",
         "解码把各词元的字节拼接起来，因此能原样还原文本：字节对编码不需要“未知词”词元。"}},
   };
   t.ui = {
       {"stage.tokens", "第 2 章：nn.Embedding 查表与 GPT-2 的字节对分词器"},
-      {"word.pieces_legend", "（· 表示空格；<e6 b3> 是一个字符的部分字节，GPT-2 会把一个字符拆到几个词元中）"},
+      {"word.pieces_legend", "（· 表示空格）"},
+      {"word.pieces_legend_split",
+       "（· 表示空格；GPT-2 会把一些字符的字节拆到几个词元中：这样的字符只在它的第一个词元上显示一次，"
+       "↳ 表示接续它的词元。你的文本中："},
+      {"word.pieces_legend_end", "）"},
+      {"word.pieces_legend_more", " ……"},
   };
   return t;
 }

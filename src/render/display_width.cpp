@@ -124,4 +124,86 @@ std::string fit_width(const std::string& s, int width) {
   return out + "…";
 }
 
+namespace {
+
+// Chinese punctuation that may not start a line, and that may not end one.
+bool no_line_start(const std::string& g) {
+  static const char* const closing[] = {"\xEF\xBC\x8C", "\xE3\x80\x82", "\xE3\x80\x81", "\xEF\xBC\x9B",
+                                        "\xEF\xBC\x9A", "\xEF\xBC\x9F", "\xEF\xBC\x81", "\xEF\xBC\x89",
+                                        "\xE3\x80\x8D", "\xE3\x80\x8F", "\xE3\x80\x8B", "\xE3\x80\x91",
+                                        "\xE2\x80\x9D", "\xE2\x80\x99"};  // ，。、；：？！）」』》】”’
+  for (const char* c : closing)
+    if (g == c) return true;
+  return false;
+}
+bool no_line_end(const std::string& g) {
+  static const char* const opening[] = {"\xEF\xBC\x88", "\xE3\x80\x8C", "\xE3\x80\x8E", "\xE3\x80\x8A",
+                                        "\xE3\x80\x90", "\xE2\x80\x9C", "\xE2\x80\x98"};  // （「『《【“‘
+  for (const char* c : opening)
+    if (g == c) return true;
+  return false;
+}
+
+// One line wrapped (see wrap_words).
+std::string wrap_line(const std::string& text, int width, const std::string& indent) {
+  // Units: a word (glyphs up to a space or a wide glyph), a wide glyph alone, or a space.
+  struct Unit { std::string text; int width; bool space, wide; };
+  std::vector<Unit> units;
+  for (const auto& g : glyphs(text)) {
+    const int w = display_width(g);
+    const bool space = g == " ", wide = w == 2;
+    if (!space && !wide && !units.empty() && !units.back().space && !units.back().wide) {
+      units.back().text += g;
+      units.back().width += w;
+    } else {
+      units.push_back({g, w, space, wide});
+    }
+  }
+  // Greedy: add units to the line; when it grows past the width, cut it at its last place
+  // where a break is allowed (a space, dropped, or between wide glyphs), if it has one.
+  std::string out, line;
+  size_t last_break = std::string::npos;  // where `line` may be cut
+  bool break_at_space = false;
+  const Unit* prev = nullptr;
+  bool pending_space = false;
+  size_t head = 0;  // the indent of the line being filled (none on the first)
+  for (const auto& u : units) {
+    if (u.space) {
+      pending_space = prev != nullptr;
+      continue;
+    }
+    if (prev && (pending_space || ((u.wide || prev->wide) && !no_line_start(u.text) && !no_line_end(prev->text)))) {
+      last_break = line.size();
+      break_at_space = pending_space;
+    }
+    if (pending_space) line += ' ';
+    line += u.text;
+    pending_space = false;
+    prev = &u;
+    if (display_width(line) > width && last_break != std::string::npos && last_break > head) {
+      out += line.substr(0, last_break) + "\n";
+      line = indent + line.substr(last_break + (break_at_space ? 1 : 0));
+      head = indent.size();
+      last_break = std::string::npos;  // the units after the cut hold no break
+    }
+  }
+  return out + line;
+}
+
+}  // namespace
+
+std::string wrap_words(const std::string& text, int width, const std::string& indent) {
+  if (width <= 0) return text;
+  std::string out;
+  size_t start = 0;
+  for (;;) {
+    const size_t nl = text.find('\n', start);
+    const std::string line = text.substr(start, nl == std::string::npos ? std::string::npos : nl - start);
+    out += display_width(line) <= width ? line : wrap_line(line, width, indent);
+    if (nl == std::string::npos) return out;
+    out += "\n" + indent;
+    start = nl + 1;
+  }
+}
+
 }  // namespace attn

@@ -18,6 +18,11 @@ std::string sanitize_label(const std::string& s);
 int display_width(const std::string& s);
 // The label cut to at most `width` columns (ending in "…" when cut), not padded.
 std::string fit_width(const std::string& s, int width);
+// The text wrapped at `width` display columns, at spaces (dropped there) and between Chinese
+// characters (never before ，。）or after （), each further line starting with `indent`;
+// a word wider than the line stays whole. Lines already short enough, and width <= 0,
+// are left as they are.
+std::string wrap_words(const std::string& text, int width, const std::string& indent);
 // Splits into glyphs: a character plus any combining marks that follow it.
 std::vector<std::string> glyphs(const std::string& s);
 

@@ -24,7 +24,10 @@
 //   - at most `max_blocks` blocks are drawn, with a note saying how many were left out;
 //   - T > max_cells: max_cells evenly spaced rows and columns (always the first and the
 //     last), each cell a real entry of the matrix, with a note; rows keep their indices;
-//   - one colour scale per step (so heads compare): from min(0, smallest finite value) to
+//   - with HeatmapScale::Matrix (--heatmap-scale matrix), each matrix on its own scale,
+//     from its smallest to its largest finite value (exact zeros, marked apart, left out), so that a 12-token causal walk's small
+//     weights are told apart; each block then has its own legend;
+//   - otherwise one colour scale per step (so heads compare): from min(0, smallest finite value) to
 //     max(0, largest finite value); softmax weights and 0/1 masks ("attn_weights*",
 //     "masked_simple*", "mask", "mask_simple") use the fixed scale 0..1 instead, so one colour
 //     is one value in every matrix; the masks' legend says what a 1 marks; -inf cells ("masked") and exact zeros ("zero": what
@@ -54,7 +57,10 @@ std::string render_heatmap(const Walk& walk, const Step& step, const RenderOptio
 
 enum class CellKind { Value, Zero, Masked, Invalid };  // Invalid: NaN or +inf
 
+enum class HeatmapScale { Fixed, Matrix };  // --heatmap-scale fixed|matrix (see above)
+
 struct HeatmapBlock {
+  double lo = 0.0, hi = 1.0;  // the block's colour scale: the plan's, or its own (Matrix)
   int64_t batch = -1;  // -1 when the tensor has no such dimension
   int64_t head = -1;
   int64_t group = -1;  // Step::head_groups[head], or -1
@@ -67,7 +73,8 @@ struct HeatmapPlan {
   std::vector<HeatmapBlock> blocks;        // the blocks drawn, in order
   std::vector<int64_t> repeated_batches;   // batches equal to batch 0, not drawn
   size_t blocks_left_out = 0;              // beyond max_blocks
-  double lo = 0.0, hi = 1.0;               // the colour scale
+  double lo = 0.0, hi = 1.0;               // the colour scale (of every block unless per_matrix)
+  bool per_matrix = false;                 // each block on its own scale (HeatmapBlock::lo, hi)
   bool has_zero = false, has_masked = false, has_invalid = false;  // among the cells drawn
   // Softmax weights or a 0/1 mask: drawn on the fixed scale 0..1 when every value is in it.
   bool probabilities = false;
@@ -80,15 +87,17 @@ struct HeatmapPlan {
 };
 
 // Requires wants_heatmap(walk, step) (or at least a (..., T, T) tensor of 2-4 dims).
-HeatmapPlan plan_heatmap(const Walk& walk, const Step& step, int64_t max_cells, size_t max_blocks);
+HeatmapPlan plan_heatmap(const Walk& walk, const Step& step, int64_t max_cells, size_t max_blocks,
+                         HeatmapScale scale = HeatmapScale::Fixed);
 
 // The sanitized tokens of the rows (and columns) the plan draws; *are_positions is set
 // when they are just x1, x2, ... (then a position number in front would repeat them).
 std::vector<std::string> heatmap_labels(const Walk& walk, const HeatmapPlan& plan, bool* are_positions);
 
 CellKind cell_kind(float v);
-// Where v falls on the plan's scale, in [0, 1].
+// Where v falls on the plan's scale, or on the block's, in [0, 1].
 double cell_level(const HeatmapPlan& plan, float v);
+double cell_level(const HeatmapBlock& block, float v);
 
 // "batch 0, head 1" (or "" for a 2-D step), in the chosen language.
 std::string block_caption(const HeatmapBlock& block, Lang lang);

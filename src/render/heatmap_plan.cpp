@@ -9,6 +9,8 @@
 #include <cmath>
 #include <cstring>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 namespace attn {
@@ -58,13 +60,36 @@ CellKind cell_kind(float v) {
   return CellKind::Value;
 }
 
-double cell_level(const HeatmapPlan& plan, float v) {
+namespace {
+
+double level(double lo, double hi, float v) {
   if (!std::isfinite(v)) return 0.0;
-  const double t = (static_cast<double>(v) - plan.lo) / (plan.hi - plan.lo);
-  return std::clamp(t, 0.0, 1.0);
+  return std::clamp((static_cast<double>(v) - lo) / (hi - lo), 0.0, 1.0);
 }
 
-HeatmapPlan plan_heatmap(const Walk& walk, const Step& step, int64_t max_cells, size_t max_blocks) {
+// The smallest and largest finite values among a block's drawn cells, exact zeros left out
+// (they have their own mark, and a causal matrix's zeros would pin the scale to 0); hi > lo.
+std::pair<double, double> block_range(const HeatmapPlan& plan, const HeatmapBlock& blk, const std::vector<float>& data) {
+  double lo = INFINITY, hi = -INFINITY;
+  for (int64_t i : plan.index)
+    for (int64_t j : plan.index) {
+      const float x = data[blk.offset + static_cast<size_t>(i * plan.T + j)];
+      if (cell_kind(x) != CellKind::Value) continue;
+      lo = std::min(lo, static_cast<double>(x));
+      hi = std::max(hi, static_cast<double>(x));
+    }
+  if (!std::isfinite(lo)) lo = 0.0, hi = 1.0;  // nothing finite: any scale
+  if (!(hi > lo)) hi = lo + 1.0;                // one value: it takes the scale's low end
+  return {lo, hi};
+}
+
+}  // namespace
+
+double cell_level(const HeatmapPlan& plan, float v) { return level(plan.lo, plan.hi, v); }
+double cell_level(const HeatmapBlock& block, float v) { return level(block.lo, block.hi, v); }
+
+HeatmapPlan plan_heatmap(const Walk& walk, const Step& step, int64_t max_cells, size_t max_blocks,
+                         HeatmapScale scale) {
   HeatmapPlan plan;
   const Tensor& v = step.value;
   const Shape& s = v.shape;
@@ -140,6 +165,11 @@ HeatmapPlan plan_heatmap(const Walk& walk, const Step& step, int64_t max_cells, 
   if (plan.probabilities && lo >= 0.0 && hi <= 1.0) lo = 0.0, hi = 1.0;
   plan.lo = lo;
   plan.hi = hi;
+  plan.per_matrix = scale == HeatmapScale::Matrix;
+  for (auto& blk : plan.blocks) {
+    if (plan.per_matrix) std::tie(blk.lo, blk.hi) = block_range(plan, blk, v.data);
+    else blk.lo = lo, blk.hi = hi;
+  }
   return plan;
 }
 

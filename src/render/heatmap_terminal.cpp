@@ -63,15 +63,15 @@ struct Cell {
 
 constexpr int kZeroFg = 250, kMaskedFg = 244, kInvalidBg = 196, kInvalidFg = 15;
 
-Cell cell(const HeatmapPlan& plan, float v, bool color) {
+Cell cell(const HeatmapBlock& scale, float v, bool color) {
   switch (cell_kind(v)) {
     case CellKind::Masked: return {kMaskedGlyph, -1, color ? kMaskedFg : -1};
     case CellKind::Invalid: return color ? Cell{kInvalidGlyph, kInvalidBg, kInvalidFg} : Cell{kInvalidGlyph};
     case CellKind::Zero:
-      return color ? Cell{kZeroGlyph, color_of_level(cell_level(plan, v)), kZeroFg} : Cell{kZeroGlyph};
+      return color ? Cell{kZeroGlyph, color_of_level(cell_level(scale, v)), kZeroFg} : Cell{kZeroGlyph};
     case CellKind::Value: break;
   }
-  const double t = cell_level(plan, v);
+  const double t = cell_level(scale, v);
   if (color) return {"  ", color_of_level(t), -1};
   return {kShades[std::min(3, static_cast<int>(t * 4))]};
 }
@@ -101,33 +101,45 @@ struct CellWriter {
   }
 };
 
+// "scale: " and the colours or shades from lo to hi.
+std::string scale_legend(const std::string& key, double lo, double hi, const RenderOptions& opts) {
+  std::string out = heatmap_text(opts.lang, key) + heatmap_text(opts.lang, "colon");
+  const double span = hi - lo;
+  CellWriter w{out};
+  if (opts.color) {
+    out += scale_number(lo) + " ";
+    for (int k = 0; k < kColorLevels; ++k) w.put({"  ", kPalette[k], -1});
+    w.finish();
+    out += " " + scale_number(hi);
+  } else {
+    for (int k = 0; k < 4; ++k)
+      out += fmt::format("{}{} {}..{}", k ? "  " : "", kShades[k], scale_number(lo + span * k / 4),
+                         scale_number(lo + span * (k + 1) / 4));
+  }
+  return out;
+}
+
+// The legend under the blocks: what a mask's 1 means, the step's scale (each block has
+// its own with a per-matrix scale, under it), and the marks of 0, -inf and nan.
 std::string legend(const HeatmapPlan& plan, const RenderOptions& opts) {
   std::string out;
   // The two masks mean opposite things: say which cells a 1 marks.
   if (!plan.mask_meaning.empty()) out += heatmap_text(opts.lang, plan.mask_meaning) + "\n";
-  out += heatmap_text(opts.lang, plan.probabilities ? "scale_fixed" : "scale") + heatmap_text(opts.lang, "colon");
-  const double span = plan.hi - plan.lo;
+  if (!plan.per_matrix)
+    out += scale_legend(plan.probabilities ? "scale_fixed" : "scale", plan.lo, plan.hi, opts);
   CellWriter w{out};
-  if (opts.color) {
-    out += scale_number(plan.lo) + " ";
-    for (int k = 0; k < kColorLevels; ++k) w.put({"  ", kPalette[k], -1});
-    w.finish();
-    out += " " + scale_number(plan.hi);
-  } else {
-    for (int k = 0; k < 4; ++k)
-      out += fmt::format("{}{} {}..{}", k ? "  " : "", kShades[k], scale_number(plan.lo + span * k / 4),
-                         scale_number(plan.lo + span * (k + 1) / 4));
-  }
+  HeatmapBlock scale;
+  scale.lo = plan.lo, scale.hi = plan.hi;
   const auto special = [&](float v, const char* key) {
-    out += "   ";
-    w.put(cell(plan, v, opts.color));
+    if (!out.empty() && out.back() != '\n') out += "   ";
+    w.put(cell(scale, v, opts.color));
     w.finish();
     out += " " + heatmap_text(opts.lang, key);
   };
   if (plan.has_zero) special(0.0f, "zero");
   if (plan.has_masked) special(-INFINITY, "masked");
   if (plan.has_invalid) special(NAN, "invalid");
-  return out + "\n";
+  return out.empty() || out.back() == '\n' ? out : out + "\n";
 }
 
 // Decimals for the numbers in the cells, or -1 if they do not fit (too many columns, or a
@@ -146,7 +158,7 @@ int number_decimals(const HeatmapPlan& plan, const std::vector<float>& data) {
 
 // A cell with its number: masked and exact-zero cells have no background and their own
 // text, so they never look like a small weight.
-void put_number_cell(CellWriter& w, const HeatmapPlan& plan, float v, int decimals, bool color) {
+void put_number_cell(CellWriter& w, const HeatmapBlock& scale, float v, int decimals, bool color) {
   std::string text;
   const char* mark = " ";
   const CellKind kind = cell_kind(v);
@@ -156,7 +168,7 @@ void put_number_cell(CellWriter& w, const HeatmapPlan& plan, float v, int decima
     case CellKind::Zero: text = "0", mark = "·"; break;
     case CellKind::Value: text = cell_decimals(v, decimals); break;
   }
-  const double t = cell_level(plan, v);
+  const double t = cell_level(scale, v);
   if (kind == CellKind::Value && !color) mark = kShade1[std::min(3, static_cast<int>(t * 4))];
   // With colour the background shades a value; the marks of 0, -inf and nan stay.
   const std::string body = fmt::format(" {:>5}{}", text, color && kind == CellKind::Value ? " " : mark);
@@ -172,11 +184,47 @@ void put_number_cell(CellWriter& w, const HeatmapPlan& plan, float v, int decima
   w.out += body;
 }
 
+// The column labels, one header line or more. With numbers, each token over its own cell
+// (cut to the cell). In the compact 2-column cells, the positions written downwards, one
+// digit a line, right-aligned, so that every column has its number (12 tokens: 10, 11, 12).
+std::string column_header(const HeatmapPlan& plan, const std::vector<std::string>& labels, bool numbers,
+                          int prefix_width) {
+  const std::string prefix(static_cast<size_t>(prefix_width), ' ');
+  if (numbers) {
+    std::string line = prefix;
+    for (const auto& l : labels) {
+      const std::string label = fit_width(l, kNumberCellWidth - 1);
+      line += std::string(static_cast<size_t>(kNumberCellWidth - display_width(label)), ' ') + label;
+    }
+    rtrim_line(line);
+    return line + "\n";
+  }
+  std::vector<std::string> positions;
+  size_t digits = 1;
+  for (int64_t i : plan.index) {
+    positions.push_back(std::to_string(i + 1));
+    digits = std::max(digits, positions.back().size());
+  }
+  std::string out;
+  for (size_t d = 0; d < digits; ++d) {
+    std::string line = prefix;
+    for (const auto& p : positions) {
+      const size_t pad = digits - p.size();  // right-aligned: the units on the last line
+      line += d < pad ? ' ' : p[d - pad];
+      line += ' ';
+    }
+    rtrim_line(line);
+    out += line + "\n";
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string render_heatmap(const Walk& walk, const Step& step, const RenderOptions& opts) {
   if (!wants_heatmap(walk, step)) return "";
-  const HeatmapPlan plan = plan_heatmap(walk, step, kTermMaxCells, kTermMaxBlocks);
+  const HeatmapPlan plan = plan_heatmap(walk, step, kTermMaxCells, kTermMaxBlocks,
+                                        opts.heatmap_per_matrix ? HeatmapScale::Matrix : HeatmapScale::Fixed);
   if (plan.blocks.empty()) return "";
   const int64_t T = plan.T;
   const std::vector<float>& data = step.value.data;
@@ -192,28 +240,7 @@ std::string render_heatmap(const Walk& walk, const Step& step, const RenderOptio
   int label_width = 1;
   for (const auto& l : labels) label_width = std::max(label_width, display_width(fit_width(l, kRowLabelWidth)));
   const int prefix_width = index_width + 1 + label_width + 1;
-
-  // Column labels, written across. With numbers, each token over its own cell (cut to the
-  // cell); in the compact 2-column cells, the positions, as many as fit without touching.
-  std::string column_header(static_cast<size_t>(prefix_width), ' ');
-  if (numbers) {
-    for (const auto& l : labels) {
-      const std::string label = fit_width(l, kNumberCellWidth - 1);
-      column_header += std::string(static_cast<size_t>(kNumberCellWidth - display_width(label)), ' ') + label;
-    }
-  } else {
-    int used = 0;  // columns of the header taken so far, after the prefix
-    for (size_t k = 0; k < plan.index.size(); ++k) {
-      const std::string pos = std::to_string(plan.index[k] + 1);
-      const int at = static_cast<int>(2 * k);
-      if (at < used) continue;
-      column_header += std::string(static_cast<size_t>(at - used), ' ') + pos;
-      used = at + static_cast<int>(pos.size()) + 1;
-      column_header += ' ';
-    }
-  }
-  rtrim_line(column_header);
-  column_header += "\n";
+  const std::string header = column_header(plan, labels, numbers, prefix_width);
 
   std::string out = "\n" + fmt::format(heatmap_text(opts.lang, "title"), sanitize_label(step.name)) + "\n";
   for (const auto& note : heatmap_notes(plan, opts.lang)) out += note + "\n";
@@ -223,7 +250,7 @@ std::string render_heatmap(const Walk& walk, const Step& step, const RenderOptio
     // A group of heads (GQA's shared keys and values): a rule with its name before its first block.
     if (starts_group(plan, bi)) out += (bi ? "\n" : "") + std::string("\u2501\u2501 ") + group_caption(plan, blk.group, opts.lang) + " \u2501\u2501\n";
     if (!caption.empty()) out += (bi && !starts_group(plan, bi) ? "\n" : "") + caption + rtrim(heatmap_text(opts.lang, "colon")) + "\n";
-    out += column_header;
+    out += header;
     for (size_t r = 0; r < plan.index.size(); ++r) {
       const int64_t i = plan.index[r];
       std::string line = (index_width > 0 ? fmt::format("{:>{}} ", i + 1, index_width) : "") +
@@ -231,13 +258,14 @@ std::string render_heatmap(const Walk& walk, const Step& step, const RenderOptio
       CellWriter w{line};
       for (int64_t j : plan.index) {
         const float v = data[blk.offset + static_cast<size_t>(i * T + j)];
-        if (numbers) put_number_cell(w, plan, v, decimals, opts.color);
-        else w.put(cell(plan, v, opts.color));
+        if (numbers) put_number_cell(w, blk, v, decimals, opts.color);
+        else w.put(cell(blk, v, opts.color));
       }
       w.finish();
       rtrim_line(line);
       out += line + "\n";
     }
+    if (plan.per_matrix) out += scale_legend("scale_matrix", blk.lo, blk.hi, opts) + "\n";
   }
   out += legend(plan, opts);
   return out;

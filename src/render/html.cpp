@@ -10,6 +10,7 @@
 
 #include "render/details.h"
 #include "render/heatmap.h"
+#include "render/notebook_links.h"
 #include "render/page.h"
 #include "render/render.h"
 #include "stages/stages.h"
@@ -23,10 +24,6 @@ namespace {
 constexpr int64_t kHtmlMaxCells = 32;
 constexpr size_t kHtmlMaxBlocks = 16;
 constexpr int kHtmlLabelWidth = 14;  // display columns of a label, at most
-// Where each step's section of the chapter is: the book's own notebook. A link only; the
-// page fetches nothing.
-constexpr const char* kChapterUrl =
-    "https://github.com/rasbt/LLMs-from-scratch/blob/main/ch03/01_main-chapter-code/ch03.ipynb";
 
 std::string esc(const std::string& raw) { return html_escape(raw); }
 
@@ -88,179 +85,191 @@ std::string tooltip_number(float v) {
   return cell_decimals(v, 4);
 }
 
-// One (T, T) block as an SVG: token labels on the left (rows, queries) and on top
-// (columns, keys, written upwards), a cell per entry.
-std::string svg_block(const Step& step, const HeatmapPlan& plan, const HeatmapBlock& blk,
-                      const std::vector<std::string>& labels, bool positions,
-                      const std::string& caption) {
-  const size_t n = plan.index.size();
-  const int cell = n <= 8 ? 40 : n <= 16 ? 24 : 14;
-  const double font = n <= 16 ? 12 : 10;
-  const bool numbers = n <= 8;
-  const auto& data = step.value.data;
-  const int64_t T = plan.T;
+// Where a block's parts go: cells of `cell` px after `left` px of row labels and below
+// `top` px of column labels; the labels as drawn.
+struct SvgGrid {
+  size_t n = 0;
+  int cell = 0;
+  double font = 0;
+  bool numbers = false;  // few cells: each with its value written in it
+  int left = 0, top = 0, width = 0, height = 0;
+  std::vector<std::string> shown;       // the tokens, cut to fit
+  std::vector<std::string> row_labels;  // "2 journey", or the token alone if it is its position
+  int x(size_t c) const { return left + static_cast<int>(c) * cell; }
+  int y(size_t r) const { return top + static_cast<int>(r) * cell; }
+};
 
-  std::vector<std::string> shown;  // labels cut to fit
-  for (const auto& l : labels) shown.push_back(fit_width(l, kHtmlLabelWidth));
-  std::vector<std::string> row_labels;
+SvgGrid grid_of(const HeatmapPlan& plan, const std::vector<std::string>& labels, bool positions) {
+  SvgGrid g;
+  g.n = plan.index.size();
+  g.cell = g.n <= 8 ? 40 : g.n <= 16 ? 24 : 14;
+  g.font = g.n <= 16 ? 12 : 10;
+  g.numbers = g.n <= 8;
+  for (const auto& l : labels) g.shown.push_back(fit_width(l, kHtmlLabelWidth));
   double row_w = 0, col_h = 0;
-  for (size_t r = 0; r < n; ++r) {
-    const std::string rl = positions ? shown[r] : fmt::format("{} {}", plan.index[r] + 1, shown[r]);
-    row_labels.push_back(rl);
-    row_w = std::max(row_w, label_px(rl, font));
-    col_h = std::max(col_h, stacked(shown[r]) ? static_cast<double>(glyphs(shown[r]).size()) * font * 1.15
-                                               : label_px(shown[r], font));
+  for (size_t r = 0; r < g.n; ++r) {
+    const std::string rl = positions ? g.shown[r] : fmt::format("{} {}", plan.index[r] + 1, g.shown[r]);
+    g.row_labels.push_back(rl);
+    row_w = std::max(row_w, label_px(rl, g.font));
+    col_h = std::max(col_h, stacked(g.shown[r]) ? static_cast<double>(glyphs(g.shown[r]).size()) * g.font * 1.15
+                                                 : label_px(g.shown[r], g.font));
   }
-  const int left = static_cast<int>(std::ceil(row_w)) + 8;
-  const int top = static_cast<int>(std::ceil(col_h)) + 8;
-  const int width = left + static_cast<int>(n) * cell + 2;
-  const int height = top + static_cast<int>(n) * cell + 2;
+  g.left = static_cast<int>(std::ceil(row_w)) + 8;
+  g.top = static_cast<int>(std::ceil(col_h)) + 8;
+  g.width = g.left + static_cast<int>(g.n) * g.cell + 2;
+  g.height = g.top + static_cast<int>(g.n) * g.cell + 2;
+  return g;
+}
 
+// Row labels on the left; column labels turned to read upwards, or, with CJK in them, one
+// glyph under another.
+std::string svg_labels(const SvgGrid& g) {
+  std::string out = "<g class=\"lbl rows\" text-anchor=\"end\">";
+  for (size_t r = 0; r < g.n; ++r)
+    out += fmt::format("<text x=\"{}\" y=\"{}\" dy=\".35em\">{}</text>", g.left - 6, g.y(r) + g.cell / 2.0,
+                       esc(g.row_labels[r]));
+  out += "</g><g class=\"lbl cols\">";
+  for (size_t c = 0; c < g.n; ++c) {
+    const double x = g.x(c) + g.cell / 2.0;
+    if (stacked(g.shown[c])) {
+      const auto glyph = glyphs(g.shown[c]);
+      out += "<text class=\"up\">";
+      for (size_t k = 0; k < glyph.size(); ++k)
+        out += fmt::format("<tspan x=\"{}\" y=\"{:.1f}\">{}</tspan>", x,
+                           g.top - 6 - static_cast<double>(glyph.size() - 1 - k) * g.font * 1.15, esc(glyph[k]));
+      out += "</text>";
+    } else {
+      out += fmt::format("<text transform=\"translate({} {}) rotate(-90)\" dy=\".35em\">{}</text>", x, g.top - 6,
+                         esc(g.shown[c]));
+    }
+  }
+  return out + "</g>";
+}
+
+float block_value(const Step& step, const HeatmapPlan& plan, const HeatmapBlock& blk, size_t r, size_t c) {
+  return step.value.data[blk.offset + static_cast<size_t>(plan.index[r] * plan.T + plan.index[c])];
+}
+
+// Few cells: one rectangle each, with its value written in it and a tooltip.
+std::string svg_numbered_cells(const Step& step, const HeatmapPlan& plan, const HeatmapBlock& blk, const SvgGrid& g) {
   double max_abs = 0;
-  for (int64_t i : plan.index)
-    for (int64_t j : plan.index) {
-      const float v = data[blk.offset + static_cast<size_t>(i * T + j)];
+  for (size_t r = 0; r < g.n; ++r)
+    for (size_t c = 0; c < g.n; ++c) {
+      const float v = block_value(step, plan, blk, r, c);
       if (std::isfinite(v)) max_abs = std::max(max_abs, std::fabs(static_cast<double>(v)));
     }
+  std::string out = "<g class=\"cells\">";
+  for (size_t r = 0; r < g.n; ++r)
+    for (size_t c = 0; c < g.n; ++c) {
+      const float v = block_value(step, plan, blk, r, c);
+      const CellKind kind = cell_kind(v);
+      const std::string tip = fmt::format("<title>{} \xE2\x86\x92 {}: {}</title>", esc(g.row_labels[r]),
+                                          esc(g.shown[c]), tooltip_number(v));
+      const std::string txt = cell_number(v, max_abs);
+      const double fs = std::min(12.0, g.cell * 1.55 / std::max<size_t>(4, txt.size()));
+      const double cx = g.x(c) + g.cell / 2.0, cy = g.y(r) + g.cell / 2.0;
+      if (kind == CellKind::Masked) {
+        out += fmt::format("<rect class=\"m\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\">{}</rect>", g.x(c), g.y(r),
+                           g.cell, g.cell, tip);
+        out += fmt::format("<text class=\"mt\" x=\"{}\" y=\"{}\" dy=\".35em\" font-size=\"{}\">{}</text>", cx, cy, fs, txt);
+        continue;
+      }
+      const Rgb rgb = kind == CellKind::Invalid ? Rgb{214, 39, 40} : viridis(cell_level(blk, v));
+      out += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\">{}</rect>", g.x(c), g.y(r),
+                         g.cell, g.cell, hex(rgb), tip);
+      out += fmt::format("<text x=\"{}\" y=\"{}\" dy=\".35em\" font-size=\"{}\" fill=\"{}\"{}>{}</text>", cx, cy, fs,
+                         is_light(rgb) ? "#000" : "#fff", kind == CellKind::Zero ? " font-style=\"italic\"" : "", txt);
+    }
+  return out + "</g>";
+}
 
+// Many cells: one path per colour, runs of equal colour in a row merged; -inf cells grey
+// with a cross, exact zeros with a dot.
+std::string svg_path_cells(const Step& step, const HeatmapPlan& plan, const HeatmapBlock& blk, const SvgGrid& g) {
+  constexpr int kLevels = 32;
+  std::vector<std::string> paths(kLevels + 1);  // the last: invalid
+  std::string masked_path, zero_path, crosses;
+  const auto level_of = [&](float v, CellKind kind) {
+    return kind == CellKind::Invalid ? kLevels : static_cast<int>(std::lround(cell_level(blk, v) * (kLevels - 1)));
+  };
+  const auto add_dot = [&](size_t r, size_t c) {
+    zero_path += fmt::format("M{} {}h0", g.x(c) + g.cell / 2.0, g.y(r) + g.cell / 2.0);
+  };
+  for (size_t r = 0; r < g.n; ++r) {
+    size_t c = 0;
+    while (c < g.n) {
+      const float v = block_value(step, plan, blk, r, c);
+      const CellKind kind = cell_kind(v);
+      if (kind == CellKind::Masked) {
+        const int x = g.x(c), y = g.y(r), m = std::max(3, g.cell / 4), sz = g.cell - 2 * m;
+        masked_path += fmt::format("M{} {}h{}v{}h-{}z", x, y, g.cell, g.cell, g.cell);
+        crosses += fmt::format("M{} {}l{} {}M{} {}l-{} {}", x + m, y + m, sz, sz, x + m + sz, y + m, sz, sz);
+        ++c;
+        continue;
+      }
+      if (kind == CellKind::Zero) add_dot(r, c);
+      const int level = level_of(v, kind);
+      size_t run = 1;
+      while (c + run < g.n) {
+        const float w = block_value(step, plan, blk, r, c + run);
+        const CellKind k2 = cell_kind(w);
+        if (k2 == CellKind::Masked || level_of(w, k2) != level) break;
+        if (k2 == CellKind::Zero) add_dot(r, c + run);
+        ++run;
+      }
+      const int w = static_cast<int>(run) * g.cell;
+      paths[static_cast<size_t>(level)] += fmt::format("M{} {}h{}v{}h-{}z", g.x(c), g.y(r), w, g.cell, w);
+      c += run;
+    }
+  }
+  std::string out = "<g class=\"cells\">";
+  for (int l = 0; l < kLevels; ++l)
+    if (!paths[static_cast<size_t>(l)].empty())
+      out += fmt::format("<path fill=\"{}\" d=\"{}\"/>", hex(viridis(static_cast<double>(l) / (kLevels - 1))),
+                         paths[static_cast<size_t>(l)]);
+  if (!paths[kLevels].empty()) out += fmt::format("<path fill=\"#d62728\" d=\"{}\"/>", paths[kLevels]);
+  if (!masked_path.empty()) out += fmt::format("<path class=\"m\" d=\"{}\"/>", masked_path);
+  if (!crosses.empty()) out += fmt::format("<path class=\"mx\" d=\"{}\"/>", crosses);
+  if (!zero_path.empty())
+    out += fmt::format("<path class=\"z\" stroke-width=\"{}\" d=\"{}\"/>", std::max(2.0, g.cell / 5.0), zero_path);
+  return out + "</g>";
+}
+
+// One (T, T) block as an SVG: token labels on the left (rows, queries) and on top
+// (columns, keys, written upwards), a cell per entry. Its width and height are its natural
+// size; the page's CSS lets it grow into the width it has.
+std::string svg_block(const Step& step, const HeatmapPlan& plan, const HeatmapBlock& blk, const SvgGrid& g,
+                      const std::string& caption) {
   // Where the grid is and which rows of the tensor it shows, for the page's hover highlight.
   std::string index_list;
   for (int64_t i : plan.index) index_list += (index_list.empty() ? "" : " ") + std::to_string(i);
-  std::string aria = esc(step.name) + (caption.empty() ? "" : ", " + esc(caption));
+  const std::string aria = esc(step.name) + (caption.empty() ? "" : ", " + esc(caption));
   std::string out = fmt::format(
       "<svg class=\"heatmap\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {0} {1}\" "
       "width=\"{0}\" height=\"{1}\" role=\"img\" aria-label=\"{2}\" font-size=\"{3}\" "
       "data-grid=\"{4} {5} {6}\" data-index=\"{7}\">"
       "<title>{2}</title>",
-      width, height, aria, font, left, top, cell, index_list);
-
-  // Labels.
-  out += "<g class=\"lbl rows\" text-anchor=\"end\">";
-  for (size_t r = 0; r < n; ++r)
-    out += fmt::format("<text x=\"{}\" y=\"{}\" dy=\".35em\">{}</text>", left - 6,
-                       top + static_cast<int>(r) * cell + cell / 2.0, esc(row_labels[r]));
-  // Column labels: turned to read upwards, or, with CJK in them, one glyph under another.
-  out += "</g><g class=\"lbl cols\">";
-  for (size_t c = 0; c < n; ++c) {
-    const double x = left + static_cast<int>(c) * cell + cell / 2.0;
-    if (stacked(shown[c])) {
-      const auto g = glyphs(shown[c]);
-      out += "<text class=\"up\">";
-      for (size_t k = 0; k < g.size(); ++k)
-        out += fmt::format("<tspan x=\"{}\" y=\"{:.1f}\">{}</tspan>", x,
-                           top - 6 - static_cast<double>(g.size() - 1 - k) * font * 1.15, esc(g[k]));
-      out += "</text>";
-    } else {
-      out += fmt::format("<text transform=\"translate({} {}) rotate(-90)\" dy=\".35em\">{}</text>", x,
-                         top - 6, esc(shown[c]));
-    }
-  }
-  out += "</g>";
-
-  // Cells.
-  auto cell_x = [&](size_t c) { return left + static_cast<int>(c) * cell; };
-  auto cell_y = [&](size_t r) { return top + static_cast<int>(r) * cell; };
-  std::string masked_path, zero_path;
-  auto add_masked = [&](size_t r, size_t c) {
-    masked_path += fmt::format("M{} {}h{}v{}h-{}z", cell_x(c), cell_y(r), cell, cell, cell);
-  };
-  auto add_cross = [&](std::string& p, size_t r, size_t c) {
-    const int x = cell_x(c), y = cell_y(r), m = std::max(3, cell / 4), s = cell - 2 * m;
-    p += fmt::format("M{} {}l{} {}M{} {}l-{} {}", x + m, y + m, s, s, x + m + s, y + m, s, s);
-  };
-  auto add_dot = [&](size_t r, size_t c) {
-    zero_path += fmt::format("M{} {}h0", cell_x(c) + cell / 2.0, cell_y(r) + cell / 2.0);
-  };
-
-  std::string crosses;
-  if (numbers) {
-    // Few cells: one rectangle each, with its value written in it and a tooltip.
-    out += "<g class=\"cells\">";
-    for (size_t r = 0; r < n; ++r)
-      for (size_t c = 0; c < n; ++c) {
-        const float v = data[blk.offset + static_cast<size_t>(plan.index[r] * T + plan.index[c])];
-        const CellKind kind = cell_kind(v);
-        const std::string tip = fmt::format("<title>{} \xE2\x86\x92 {}: {}</title>", esc(row_labels[r]),
-                                            esc(shown[c]), tooltip_number(v));
-        const std::string txt = cell_number(v, max_abs);
-        const double fs = std::min(12.0, cell * 1.55 / std::max<size_t>(4, txt.size()));
-        if (kind == CellKind::Masked) {
-          out += fmt::format("<rect class=\"m\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\">{}</rect>",
-                             cell_x(c), cell_y(r), cell, cell, tip);
-          out += fmt::format("<text class=\"mt\" x=\"{}\" y=\"{}\" dy=\".35em\" font-size=\"{}\">{}</text>",
-                             cell_x(c) + cell / 2.0, cell_y(r) + cell / 2.0, fs, txt);
-          continue;
-        }
-        const Rgb rgb = kind == CellKind::Invalid ? Rgb{214, 39, 40} : viridis(cell_level(plan, v));
-        out += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\">{}</rect>",
-                           cell_x(c), cell_y(r), cell, cell, hex(rgb), tip);
-        out += fmt::format("<text x=\"{}\" y=\"{}\" dy=\".35em\" font-size=\"{}\" fill=\"{}\"{}>{}</text>",
-                           cell_x(c) + cell / 2.0, cell_y(r) + cell / 2.0, fs,
-                           is_light(rgb) ? "#000" : "#fff",
-                           kind == CellKind::Zero ? " font-style=\"italic\"" : "", txt);
-      }
-    out += "</g>";
-  } else {
-    // Many cells: one path per colour, runs of equal colour merged.
-    constexpr int kLevels = 32;
-    std::vector<std::string> paths(kLevels + 1);  // the last: invalid
-    for (size_t r = 0; r < n; ++r) {
-      size_t c = 0;
-      while (c < n) {
-        const float v = data[blk.offset + static_cast<size_t>(plan.index[r] * T + plan.index[c])];
-        const CellKind kind = cell_kind(v);
-        if (kind == CellKind::Masked) {
-          add_masked(r, c);
-          add_cross(crosses, r, c);
-          ++c;
-          continue;
-        }
-        if (kind == CellKind::Zero) add_dot(r, c);
-        const int level = kind == CellKind::Invalid
-                              ? kLevels
-                              : static_cast<int>(std::lround(cell_level(plan, v) * (kLevels - 1)));
-        size_t run = 1;
-        while (c + run < n) {
-          const float w = data[blk.offset + static_cast<size_t>(plan.index[r] * T + plan.index[c + run])];
-          const CellKind k2 = cell_kind(w);
-          if (k2 == CellKind::Masked) break;
-          const int l2 = k2 == CellKind::Invalid ? kLevels
-                                                 : static_cast<int>(std::lround(cell_level(plan, w) * (kLevels - 1)));
-          if (l2 != level) break;
-          if (k2 == CellKind::Zero) add_dot(r, c + run);
-          ++run;
-        }
-        const int w = static_cast<int>(run) * cell;
-        paths[static_cast<size_t>(level)] +=
-            fmt::format("M{} {}h{}v{}h-{}z", cell_x(c), cell_y(r), w, cell, w);
-        c += run;
-      }
-    }
-    out += "<g class=\"cells\">";
-    for (int l = 0; l < kLevels; ++l)
-      if (!paths[static_cast<size_t>(l)].empty())
-        out += fmt::format("<path fill=\"{}\" d=\"{}\"/>",
-                           hex(viridis(static_cast<double>(l) / (kLevels - 1))), paths[static_cast<size_t>(l)]);
-    if (!paths[kLevels].empty()) out += fmt::format("<path fill=\"#d62728\" d=\"{}\"/>", paths[kLevels]);
-    if (!masked_path.empty()) out += fmt::format("<path class=\"m\" d=\"{}\"/>", masked_path);
-    if (!crosses.empty()) out += fmt::format("<path class=\"mx\" d=\"{}\"/>", crosses);
-    if (!zero_path.empty())
-      out += fmt::format("<path class=\"z\" stroke-width=\"{}\" d=\"{}\"/>", std::max(2.0, cell / 5.0), zero_path);
-    out += "</g>";
-  }
-  out += "</svg>";
-  return out;
+      g.width, g.height, aria, g.font, g.left, g.top, g.cell, index_list);
+  out += svg_labels(g);
+  out += g.numbers ? svg_numbered_cells(step, plan, blk, g) : svg_path_cells(step, plan, blk, g);
+  return out + "</svg>";
 }
 
-std::string legend_html(const HeatmapPlan& plan, Lang lang) {
+// A colour bar from lo to hi under its words ("scale", or "scale of this matrix").
+std::string scale_bar_html(const std::string& key, double lo, double hi, Lang lang) {
   std::string stops;
   for (int k = 0; k <= 10; ++k) stops += (k ? "," : "") + hex(viridis(k / 10.0));
-  std::string out = "<div class=\"legend\">";
-  out += fmt::format("<span class=\"lk\">{}</span> <span class=\"sv\">{}</span>"
+  return fmt::format("<span class=\"lk\">{}</span> <span class=\"sv\">{}</span>"
                      "<span class=\"bar\" style=\"background:linear-gradient(90deg,{})\"></span>"
                      "<span class=\"sv\">{}</span>",
-                     esc(heatmap_text(lang, "scale")), esc(scale_number(plan.lo)), stops,
-                     esc(scale_number(plan.hi)));
+                     esc(heatmap_text(lang, key)), esc(scale_number(lo)), stops, esc(scale_number(hi)));
+}
+
+// The step's legend: its scale (unless each matrix has its own, under it), and the marks
+// of exact zeros, -inf and nan.
+std::string legend_html(const HeatmapPlan& plan, Lang lang) {
+  std::string out = "<div class=\"legend\">";
+  if (!plan.per_matrix) out += scale_bar_html("scale", plan.lo, plan.hi, lang);
   const std::string zero_fill = hex(viridis(cell_level(plan, 0.0f)));
   if (plan.has_zero)
     out += fmt::format(
@@ -282,12 +291,15 @@ std::string legend_html(const HeatmapPlan& plan, Lang lang) {
   return out + "</div>\n";
 }
 
-std::string heatmaps_html(const Walk& walk, const Step& step, Lang lang) {
+std::string heatmaps_html(const Walk& walk, const Step& step, const RenderOptions& opts) {
+  const Lang lang = opts.lang;
   if (!wants_heatmap(walk, step)) return "";
-  const HeatmapPlan plan = plan_heatmap(walk, step, kHtmlMaxCells, kHtmlMaxBlocks);
+  const HeatmapPlan plan = plan_heatmap(walk, step, kHtmlMaxCells, kHtmlMaxBlocks,
+                                        opts.heatmap_per_matrix ? HeatmapScale::Matrix : HeatmapScale::Fixed);
   if (plan.blocks.empty()) return "";
   bool positions = false;
   const auto labels = heatmap_labels(walk, plan, &positions);
+  const SvgGrid grid = grid_of(plan, labels, positions);
   std::string out = "<div class=\"heatmaps\">\n";
   out += fmt::format("<p class=\"hm-title\">{} \xC2\xB7 {}</p>\n", esc(heatmap_text(lang, "rows")),
                      esc(heatmap_text(lang, "cols")));
@@ -309,9 +321,12 @@ std::string heatmaps_html(const Walk& walk, const Step& step, Lang lang) {
       out += fmt::format("<div class=\"hm-group\" data-group=\"{}\"><p class=\"hm-group-label\">{}</p>", blk.group,
                          esc(group_caption(plan, blk.group, lang)));
     const std::string caption = block_caption(blk, lang);
-    out += "<figure class=\"hm\">";
+    // Grows from its natural width into the room it has, up to twice that.
+    out += fmt::format("<figure class=\"hm\" style=\"flex-basis:{}px;max-width:{}px\">", grid.width, 2 * grid.width);
     if (!caption.empty()) out += "<figcaption>" + esc(caption) + "</figcaption>";
-    out += svg_block(step, plan, blk, labels, positions, caption);
+    out += svg_block(step, plan, blk, grid, caption);
+    if (plan.per_matrix)
+      out += "<div class=\"legend\">" + scale_bar_html("scale_matrix", blk.lo, blk.hi, lang) + "</div>";
     out += "</figure>";
   }
   out += !plan.blocks.empty() && plan.blocks.back().group >= 0 ? "</div></div>\n" : "</div>\n";
@@ -347,7 +362,8 @@ std::string stage_heading(const Walk& walk, Lang lang) {
   return out;
 }
 
-std::string step_html(const Walk& walk, size_t i, Lang lang) {
+std::string step_html(const Walk& walk, size_t i, const RenderOptions& opts) {
+  const Lang lang = opts.lang;
   const Step& step = walk.steps[i];
   std::string out = fmt::format("<section class=\"step\" id=\"{}\" data-step=\"{}\">\n", step_id(walk, i),
                                 esc(step.name));
@@ -355,9 +371,14 @@ std::string step_html(const Walk& walk, size_t i, Lang lang) {
                      i + 1, esc(step.name));
   if (!step.title.empty()) out += " <span class=\"title\">" + esc(step.title) + "</span>";
   if (step.words.empty()) out += " <code class=\"shape\">" + esc(torch_size_str(step.shape())) + "</code>";
-  if (const StageInfo* info = find_stage(walk.stage))
-    out += fmt::format(" <a class=\"chapter\" href=\"{}\" title=\"{}\">\xC2\xA7{}</a>", kChapterUrl,
-                       esc(page_text(lang, "chapter")), esc(info->section));
+  if (const auto link = notebook_link(walk, i)) {
+    const std::string title =
+        link->chapter.empty()
+            ? fill_placeholders(ui_text(lang, "web.reference_code"), {{"file", link->url.substr(link->url.rfind("/main/") + 6)}})
+            : fill_placeholders(ui_text(lang, "web.notebook_section"), {{"chapter", link->chapter}, {"section", link->label}});
+    out += fmt::format(" <a class=\"chapter\" href=\"{}\" title=\"{}\">\xC2\xA7{}</a>", esc(link->url), esc(title),
+                       esc(link->label));
+  }
   out += "</h3>\n";
   if (!step.explanation.empty()) out += "<p class=\"explanation\">" + esc(step.explanation) + "</p>\n";
   // An HTML parser drops one newline right after <pre>: a print that starts with one (the
@@ -369,12 +390,13 @@ std::string step_html(const Walk& walk, size_t i, Lang lang) {
     for (const auto& d : details) out += "<div>" + esc(d) + "</div>";
     out += "</div>\n";
   }
-  out += heatmaps_html(walk, step, lang);
+  out += heatmaps_html(walk, step, opts);
   out += checks_html(walk, lang, i + 1, false);
   return out + "</section>\n";
 }
 
-std::string walk_html(const Walk& walk, Lang lang) {
+std::string walk_html(const Walk& walk, const RenderOptions& opts) {
+  const Lang lang = opts.lang;
   std::string out = fmt::format("<section class=\"walk\" id=\"stage-{}\" data-stage=\"{}\">\n", esc(walk.stage),
                                 esc(walk.stage));
   out += "<h2>" + stage_heading(walk, lang) + "</h2>\n";
@@ -384,7 +406,7 @@ std::string walk_html(const Walk& walk, Lang lang) {
       out += "<li>" + esc(ui_text(lang, "note")) + esc(heatmap_text(lang, "colon")) + esc(n) + "</li>\n";
     out += "</ul>\n";
   }
-  for (size_t i = 0; i < walk.steps.size(); ++i) out += step_html(walk, i, lang);
+  for (size_t i = 0; i < walk.steps.size(); ++i) out += step_html(walk, i, opts);
   out += checks_html(walk, lang, 0, true);
   return out + "</section>\n";
 }
@@ -421,6 +443,13 @@ std::string html_title(const std::vector<Walk>& walks, Lang lang) {
 }
 
 std::string render_html_body(const std::vector<Walk>& walks, Lang lang) {
+  RenderOptions opts;
+  opts.lang = lang;
+  return render_html_body(walks, opts);
+}
+
+std::string render_html_body(const std::vector<Walk>& walks, const RenderOptions& opts) {
+  const Lang lang = opts.lang;
   const std::string colon = esc(heatmap_text(lang, "colon"));
   std::string out = "<header>\n<h1>" + esc(html_title(walks, lang)) + "</h1>\n";
   out += "<p class=\"meta\">" + esc(page_text(lang, "chapter")) + "</p>\n";
@@ -439,7 +468,7 @@ std::string render_html_body(const std::vector<Walk>& walks, Lang lang) {
   out += "</header>\n";
   out += toc_html(walks, lang);
   out += "<main>\n";
-  for (const auto& w : walks) out += walk_html(w, lang);
+  for (const auto& w : walks) out += walk_html(w, opts);
   out += "</main>\n";
   out += "<footer>" + esc(fmt::format(page_text(lang, "generated"), ATTN_WALK_VERSION)) + "</footer>\n";
   return out;
@@ -449,7 +478,7 @@ std::string render_html(const std::vector<Walk>& walks, const RenderOptions& opt
   PageParts parts;
   parts.lang = opts.lang == Lang::Zh ? "zh-CN" : "en";
   parts.title = html_title(walks, opts.lang);
-  parts.body = render_html_body(walks, opts.lang);
+  parts.body = render_html_body(walks, opts);
   parts.data_json = opts.page_data;
   return render_page(parts);
 }

@@ -14,6 +14,8 @@ struct RenderOptions {
   bool explain = false;  // --explain: show each step's explanation
   bool heatmap = false;  // --heatmap: draw attention matrices in the terminal
   bool color = false;    // ANSI colours (resolved from --color, NO_COLOR and isatty)
+  bool heatmap_per_matrix = false;  // --heatmap-scale matrix: each matrix on its own colour scale
+  int width = 0;         // text: wrap headings, explanations and checks at this many columns (0: never)
   std::string page_data; // HTML: the JSON the page's controls start from (empty: none)
 };
 
@@ -37,6 +39,7 @@ std::string render_html(const std::vector<Walk>& walks, const RenderOptions& opt
 // (each a <section data-step="NAME"> with its <pre class="tensor">) and heatmaps. The page
 // (render_html, and the web engine, src/web/) puts it into src/render/page/page.html.
 std::string render_html_body(const std::vector<Walk>& walks, Lang lang);
+std::string render_html_body(const std::vector<Walk>& walks, const RenderOptions& opts);
 // The page's <title> text for these walks.
 std::string html_title(const std::vector<Walk>& walks, Lang lang);
 // Text as HTML: invalid UTF-8 and control characters cleaned, & < > " ' escaped.

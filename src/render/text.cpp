@@ -32,6 +32,7 @@ std::string check_line(const Check& c, const RenderOptions& opts) {
   const std::string measure = c.measure.empty() ? ui_text(opts.lang, "max_diff") : c.measure;
   std::string line = fmt::format("{} {}{}", mark, c.label,
                                  parenthesized(opts.lang, fmt::format("{} {:.3g}", measure, c.max_diff)));
+  line = wrap_words(line, opts.width, "  ");  // on a terminal: at words, under the label
   if (opts.color) line = fmt::format("\033[{}m{}\033[0m", c.passed ? 32 : 31, line);
   return line + "\n";
 }
@@ -41,19 +42,20 @@ std::string check_line(const Check& c, const RenderOptions& opts) {
 std::string render_text_header(const Walk& walk, const RenderOptions& opts) {
   std::string out;
   const StageInfo* info = find_stage(walk.stage);
-  out += fmt::format("attn-walk {}", walk.stage);
+  std::string title = fmt::format("attn-walk {}", walk.stage);
   if (info)
-    out += parenthesized(opts.lang, fill_placeholders(ui_text(opts.lang, section_text_key(*info)),
-                                                      {{"section", info->section}, {"chapter", chapter_of(info->section)}})) +
-           ui_text(opts.lang, "colon") + ui_text(opts.lang, std::string("stage.") + walk.stage);
-  out += "\n";
+    title += parenthesized(opts.lang, fill_placeholders(ui_text(opts.lang, section_text_key(*info)),
+                                                        {{"section", info->section}, {"chapter", chapter_of(info->section)}})) +
+             ui_text(opts.lang, "colon") + ui_text(opts.lang, std::string("stage.") + walk.stage);
+  out += wrap_words(title, opts.width, "  ") + "\n";
   std::string tokens;
   // Tokens come from the user's file: no escape sequences reach the terminal.
   for (const auto& t : walk.config.tokens) tokens += (tokens.empty() ? "" : " ") + sanitize_label(t);
-  out += fmt::format("{}{}{}, {} x {}: {}\n", ui_text(opts.lang, "input"), ui_text(opts.lang, "colon"),
-                     walk.config.input_name,
-                     walk.config.num_tokens(), walk.config.d_in(), tokens);
-  for (const auto& note : walk.notes) out += ui_text(opts.lang, "note") + ui_text(opts.lang, "colon") + note + "\n";
+  out += wrap_words(fmt::format("{}{}{}, {} x {}: {}", ui_text(opts.lang, "input"), ui_text(opts.lang, "colon"),
+                                walk.config.input_name, walk.config.num_tokens(), walk.config.d_in(), tokens),
+                    opts.width, "  ") + "\n";
+  for (const auto& note : walk.notes)
+    out += wrap_words(ui_text(opts.lang, "note") + ui_text(opts.lang, "colon") + note, opts.width, "  ") + "\n";
   return out;
 }
 
@@ -67,12 +69,15 @@ std::string render_text_step(const Walk& walk, size_t index, const RenderOptions
     heading += fmt::format(" — <class '{}'>", step.python_type);
   else if (step.words.empty())
     heading += " — " + torch_size_str(step.shape());
+  heading = wrap_words(heading, opts.width, "    ");  // on a terminal: at words, not mid-word
   out += "\n" + (opts.color ? "\033[1m" + heading + "\033[0m" : heading) + "\n";
   out += printed_step(step) + "\n";
   for (const auto& line : detail_lines(step)) out += line + "\n";
   // The explanation follows the tensor, set off by a bar (dimmed in colour).
-  if (opts.explain && !step.explanation.empty())
-    out += opts.color ? "\033[2m│ " + step.explanation + "\033[0m\n" : "│ " + step.explanation + "\n";
+  if (opts.explain && !step.explanation.empty()) {
+    const std::string expl = wrap_words("│ " + step.explanation, opts.width, "│ ");
+    out += opts.color ? "\033[2m" + expl + "\033[0m\n" : expl + "\n";
+  }
   if (opts.heatmap && wants_heatmap(walk, step)) out += render_heatmap(walk, step, opts);
   for (const auto& c : walk.checks)
     if (c.after_step == index + 1) out += check_line(c, opts);

@@ -73,7 +73,18 @@ Walk run_text_steps(const text::TextEmbeddings& e, const Config& cfg) {
   add_words(walk, "text", {e.text}, printable_text(e.text));
   // Byte-level BPE pieces; a leading space belongs to the word after it ("·journey").
   add_words(walk, "pieces", e.pieces, python_list_str(e.pieces));
-  walk.steps.back().details = {"{pieces_legend}"};
+  // The legend's example comes from the learner's own text: the first character GPT-2 split.
+  std::vector<std::string> bytes;
+  for (const int64_t id : e.ids) bytes.push_back(text::decode({id}));
+  const auto split = text::split_characters(bytes);
+  if (split.empty()) {
+    walk.steps.back().details = {"{pieces_legend}"};
+  } else {
+    walk.vars["split_char"] = split[0].character;
+    walk.vars["split_pieces"] = split[0].pieces;
+    walk.steps.back().details = {std::string("{pieces_legend_split}{split_char} = {split_pieces}") +
+                                 (split.size() > 1 ? "{pieces_legend_more}" : "") + "{pieces_legend_end}"};
+  }
   walk.add("token_ids", ids_tensor(e.ids));  // (T,) = torch.tensor(ids)
   walk.steps.back().is_int64 = true;
   // torch.manual_seed(seed); nn.Embedding(50257, D) then nn.Embedding(T, D): N(0, 1) tables.
@@ -96,9 +107,13 @@ Walk run_tokens(const Config& cfg) {
   walk.add("embedding_of_input_ids", embedding(weight, {2, 3, 5, 1}),
            {"grad_fn=<EmbeddingBackward0>"});  // (4, 3)
 
-  // Section 2.5: GPT-2's byte-pair encoder on the book's sentence, <|endoftext|> allowed.
-  const std::string sentence =
+  // Section 2.5: GPT-2's byte-pair encoder on the book's sentence, <|endoftext|> allowed; on
+  // the learner's text when there is one (--text), so that the walk shows what its header
+  // says it reads.
+  const std::string book_sentence =
       "Hello, do you like tea? <|endoftext|> In the sunlit terracesof someunknownPlace.";
+  const std::string& sentence = cfg.text.empty() ? book_sentence : cfg.text;
+  if (!cfg.text.empty()) walk.vars["variant:integers"] = walk.vars["variant:strings"] = "text";
   const text::Encoding enc = text::encode(sentence, "tokens");
   walk.add("integers", ids_tensor(enc.ids));
   walk.steps.back().is_int64 = true;
@@ -106,7 +121,7 @@ Walk run_tokens(const Config& cfg) {
   for (const int64_t id : enc.ids) printed += (printed.empty() ? "[" : ", ") + std::to_string(id);
   walk.steps.back().printed = printed + "]";  // print(integers): a Python list
   const std::string strings = text::decode(enc.ids);
-  add_words(walk, "strings", {strings}, strings);  // print(tokenizer.decode(integers))
+  add_words(walk, "strings", {strings}, printable_text(strings));  // print(tokenizer.decode(integers))
   return walk;
 }
 

@@ -32,7 +32,7 @@ TextEmbeddings embed_text(std::string text, const std::string& source, int64_t e
 
   e.text = std::move(text);
   e.ids = enc.ids;
-  for (const auto& b : enc.bytes) e.pieces.push_back(readable_piece(b));
+  e.pieces = readable_pieces(enc.bytes);  // a character split over tokens shown once
 
   TorchGenerator gen(seed);
   // nn.Embedding(50257, D) at the ids: the whole table is drawn, only the rows used are kept.

@@ -12,6 +12,9 @@
 //    stays; then an edited embedding cell recomputes.
 // 5. The page is under 2 MB, and --text works in it (the tokens stage equals the CLI's).
 // 6. No request leaves the page (file:// of the page itself and data: only).
+// 7. At phone width (390 px) the settings start folded and the page never scrolls sideways.
+// 8. The controls: the chosen stage's options in groups, the rest under "more"; the text box
+//    and its pieces; a bad cell named by row and column.
 // --bench: prints the page size, the time to the first walk (median of 9 loads) and to a
 // recompute (median of 21), and `attn-walk bench` in the page against the native one.
 "use strict";
@@ -195,6 +198,114 @@ async function main() {
     edited.embeddings[0][0] = 0.5;
     compareSteps("edited cell", await pageSteps(tab), cli({opts: {stage: "dot-product"}, input: edited}));
 
+    // 8. The controls a learner sees: the options of the chosen stage in their groups (input,
+    //    the model, what to show), plain labels with the flag beside them, the rest under
+    //    "more", nothing that means nothing in a browser.
+    const where = `(function () {
+      function where(n) { var e = document.querySelector('#aw-controls [name="' + n + '"]');
+        if (!e) return "none"; if (e.closest("details.more")) return "more";
+        var g = e.closest("fieldset.group"); return g ? g.getAttribute("data-group") : "?"; }
+      var out = {};
+      ["stage", "text", "query", "d-out", "kv-groups", "window", "lang", "text-file", "max-input-mb"].forEach(function (n) { out[n] = where(n); });
+      var dout = document.querySelector('#aw-controls [name="d-out"]').closest("label");
+      out.label = dout.querySelector(".lbl").textContent; out.box = document.querySelector('#aw-controls [name="text"]').tagName;
+      return out; })()`;
+    await open(tab, "#stage=gqa");
+    let seen = await evaluate(tab, where);
+    const wantGqa = {stage: "show", text: "input", query: "more", "d-out": "model", "kv-groups": "model", window: "more",
+                     lang: "show", "text-file": "none", "max-input-mb": "none", label: "Output width --d-out", box: "TEXTAREA"};
+    check(JSON.stringify(seen) === JSON.stringify(wantGqa), `controls on gqa: ${JSON.stringify(seen)}`);
+    await evaluate(tab, `(function () { var s = document.querySelector('#aw-controls select[name="stage"]');
+      s.value = "dot-product"; s.dispatchEvent(new Event("change")); })()`);
+    seen = await evaluate(tab, where);
+    check(seen.query === "input" && seen["d-out"] === "more" && seen["kv-groups"] === "more" && seen.window === "more",
+          `controls after choosing dot-product: ${JSON.stringify(seen)}`);
+    // Your own text in its box: the walk is the CLI's, the table gives way to the text's pieces.
+    await evaluate(tab, `(function () { var t = document.querySelector('#aw-controls textarea[name="text"]');
+      t.value = "注意力"; t.dispatchEvent(new Event("input")); })()`);
+    compareSteps("text box", await pageSteps(tab), cli({opts: {stage: "dot-product", text: "注意力"}, input: null}));
+    const pieces = await evaluate(tab, `({pieces: Array.from(document.querySelectorAll("#aw-controls .emb ol.pieces li")).map(function (l) { return l.textContent; }),
+      note: (document.querySelector("#aw-controls .emb .text-note") || {}).textContent, table: !!document.querySelector("#aw-controls .emb table")})`);
+    check(JSON.stringify(pieces.pieces) === JSON.stringify(["注", "↳", "意", "↳", "力", "↳"]),
+          `text box: the pieces shown are ${JSON.stringify(pieces.pieces)}`);
+    check(!pieces.table && /replaces the table/.test(pieces.note || ""), `text box: the table is still there (${JSON.stringify(pieces)})`);
+    await evaluate(tab, `(function () { var t = document.querySelector('#aw-controls textarea[name="text"]');
+      t.value = ""; t.dispatchEvent(new Event("input")); })()`);
+    check(await evaluate(tab, `!!document.querySelector("#aw-controls .emb table")`), "text box emptied: the table did not come back");
+    // A bad cell: the message in the table's terms, the cell marked, the walk kept.
+    await open(tab, "#stage=causal");
+    const kept = await pageSteps(tab);
+    await evaluate(tab, `(function () { var c = document.querySelector('#aw-controls .emb input[data-row="2"][data-col="1"]');
+      c.value = "abc"; c.dispatchEvent(new Event("input")); })()`);
+    const bad = await evaluate(tab, `({msg: document.getElementById("aw-error").textContent,
+      marked: document.querySelector('#aw-controls .emb input[data-row="2"][data-col="1"]').getAttribute("aria-invalid")})`);
+    check(bad.msg.startsWith("row 3, column 2: 'abc' is not a number"), `bad cell: the message is ${JSON.stringify(bad.msg)}`);
+    check(bad.marked === "true", "bad cell: the cell is not marked");
+    check(JSON.stringify(await pageSteps(tab)) === JSON.stringify(kept), "bad cell: the walk was replaced");
+    // ".5" is a number to a learner: it is read as 0.5.
+    await evaluate(tab, `(function () { var c = document.querySelector('#aw-controls .emb input[data-row="2"][data-col="1"]');
+      c.value = ".5"; c.dispatchEvent(new Event("input")); })()`);
+    check(await evaluate(tab, `document.getElementById("aw-error").textContent`) === "", "cell .5: an error shows");
+    const halved = JSON.parse(fs.readFileSync(path.join(__dirname, "../../data/journey.json"), "utf8"));
+    halved.embeddings[2][1] = 0.5;
+    compareSteps("cell .5", await pageSteps(tab), cli({opts: {stage: "causal"}, input: halved}));
+
+    // 7. A phone (390 px, a mobile viewport): the settings start folded, and nothing scrolls
+    //    the page sideways (wide tensors and heatmaps scroll inside their own boxes), in both
+    //    languages, on the default walk and on a wide one.
+    await tab.send("Emulation.setDeviceMetricsOverride", {width: 390, height: 844, deviceScaleFactor: 2, mobile: true});
+    for (const lang of ["en", "zh"]) {
+      for (const hash of ["#lang=" + lang, "#stage=multi-head&d-out=8&lang=" + lang, "#stage=all&lang=" + lang]) {
+        await open(tab, hash);
+        // Every step laid out, as a learner scrolling down sees them (content-visibility
+        // skips the steps off screen, and its containment would hide what sticks out).
+        const m = await evaluate(tab, `(function () {
+          var st = document.createElement("style");
+          st.textContent = "section.step{content-visibility:visible!important;contain:none!important}";
+          document.head.appendChild(st);
+          var stuck = Array.from(document.querySelectorAll("#aw-walk pre.tensor, #aw-walk .hm-row")).filter(function (p) {
+            return p.scrollWidth > p.clientWidth + 1 && getComputedStyle(p).overflowX !== "auto";
+          }).length;
+          return {scroll: document.scrollingElement.scrollWidth, inner: window.innerWidth, stuck: stuck,
+                  open: document.querySelector("#aw-controls details").open,
+                  err: document.getElementById("aw-error").textContent}; })()`);
+        check(m.stuck === 0, `phone ${hash}: ${m.stuck} tensors or heatmaps wider than their box and not scrollable`);
+        check(m.err === "", `phone ${hash}: an error shows: ${m.err}`);
+        // A phone's browser widens its layout viewport to content that does not fit: then
+        // innerWidth is above 390 too.
+        check(m.inner === 390 && m.scroll <= m.inner,
+              `phone ${hash}: the page scrolls sideways (${m.scroll} px of content, a window ${m.inner} px wide)`);
+        check(m.open === false, `phone ${hash}: the settings start open`);
+        // Opened, the settings fit too.
+        const opened = await evaluate(tab, `(function () { var d = document.querySelector("#aw-controls details");
+          d.open = true; return document.scrollingElement.scrollWidth; })()`);
+        check(opened <= 390, `phone ${hash}: the open settings scroll the page sideways (${opened} px in ${m.inner} px)`);
+      }
+    }
+    if (shots) {
+      await open(tab, "#stage=multi-head&d-out=8&lang=zh");
+      const {data} = await tab.send("Page.captureScreenshot", {format: "png"});
+      fs.mkdirSync(shots, {recursive: true});
+      fs.writeFileSync(path.join(shots, "web-phone-zh.png"), Buffer.from(data, "base64"));
+    }
+    await tab.send("Emulation.setDeviceMetricsOverride", {width: 1280, height: 900, deviceScaleFactor: 1, mobile: false});
+    await open(tab, "#stage=causal");
+    check(await evaluate(tab, `document.querySelector("#aw-controls details").open`) === true,
+          "desktop: the settings start folded");
+
+    // Chinese is drawn with a Chinese font (Noto Sans CJK SC, from Debian's fonts-noto-cjk,
+    // through the page's font stack), not with boxes or a stray fallback.
+    await open(tab, fragment({opts: {stage: "causal", lang: "zh"}, input: four}));  // token 4 is 还
+    await tab.send("DOM.enable");
+    await tab.send("CSS.enable");
+    for (const sel of ["h2 .stage-desc", "section.step .explanation", ".hm-title", "svg.heatmap .rows text:nth-child(4)"]) {
+      const {root} = await tab.send("DOM.getDocument", {depth: -1});
+      const {nodeId} = await tab.send("DOM.querySelector", {nodeId: root.nodeId, selector: sel});
+      const {fonts} = await tab.send("CSS.getPlatformFontsForNode", {nodeId});
+      const families = fonts.map((f) => f.familyName);
+      check(families.includes("Noto Sans CJK SC"), `lang=zh: ${sel} is drawn in ${JSON.stringify(families)}, not Noto Sans CJK SC`);
+    }
+
     if (shots) {
       fs.mkdirSync(shots, {recursive: true});
       await open(tab, "#stage=causal&lang=zh");
@@ -212,6 +323,10 @@ async function main() {
     const textOpts = {stage: "tokens", text: "Hello, world! 你好 attention", seed: "3"};
     await open(tab, fragment({opts: textOpts, input: null}));
     compareSteps("--text", await pageSteps(tab), cli({opts: textOpts, input: null}));
+    // Chapter 2's steps link to chapter 2's notebook.
+    const links = await evaluate(tab, `Array.from(document.querySelectorAll("section.step h3 a.chapter")).map(function (a) { return a.href; })`);
+    check(links.length > 0 && links.every((h) => h.includes("/ch02/01_main-chapter-code/ch02.ipynb#2")),
+          `--text, stage tokens: the § links are ${JSON.stringify(links.slice(0, 3))}`);
 
     // 6. Nothing but the page itself was requested.
     const outside = tab.requests.filter((u) => !(u.startsWith(pageUrl) || u.startsWith("data:") || u === "about:blank"));

@@ -10,6 +10,8 @@
 # 3. `--heatmap` on the terminal: colour by default (--color auto), none with NO_COLOR
 #    or --color never; Chinese token labels line up (checked with Python's own
 #    East Asian Width table, independently of attn-walk's).
+# 4. At 80 columns: headings, explanations and ✓ lines wrap at words (between characters in
+#    Chinese), so the terminal never cuts one; a 12-token heatmap numbers all 12 columns.
 #
 # Fails (never skips) when tmux is missing: `make deps` installs it.
 set -euo pipefail
@@ -149,4 +151,53 @@ for k, label in enumerate(["你的", "旅程", "从", "一步", "开始", "super
     assert end == col0 + 7 * (k + 1), f"label {label} ends at column {end}, its cell at {col0 + 7 * (k + 1)}"
 print("ok: cells at column", col0)
 EOF
+echo "== 80 columns: headings, explanations and checks wrap at words, not where the terminal cuts"
+"${TMUX_CMD[@]}" new-session -d -s narrow -x 80 -y 50 -n zh \
+  "$(printf '%q ' "$BIN" --stage causal --explain --lang zh --text 注意力就是你所需要的); echo \$? > $WORK/rc.zh; sleep 600"
+"${TMUX_CMD[@]}" new-window -d -t narrow -n en \
+  "$(printf '%q ' "$BIN" --stage causal --explain --text 'Your journey starts with one step'); echo \$? > $WORK/rc.en; sleep 600"
+"${TMUX_CMD[@]}" new-window -d -t narrow -n hm \
+  "$(printf '%q ' "$BIN" --stage causal --heatmap --color never --only attn_weights_causal --random-input 12x4); echo \$? > $WORK/rc.hm; sleep 600"
+"${TMUX_CMD[@]}" set-option -t narrow -g history-limit 10000 >/dev/null
+for w in zh en hm; do
+  for _ in $(seq 100); do [ -s "$WORK/rc.$w" ] && break; sleep 0.1; done
+  [ "$(cat "$WORK/rc.$w" 2>/dev/null)" = 0 ] || fail "80 columns, $w: attn-walk did not finish with 0"
+  "${TMUX_CMD[@]}" capture-pane -p -S - -E - -t "narrow:$w" >"$WORK/narrow-$w.txt"
+  "${TMUX_CMD[@]}" capture-pane -p -J -S - -E - -t "narrow:$w" >"$WORK/narrow-$w-joined.txt"
+done
+# Every heading, explanation and check of the walk is there whole (wrapping only moved words
+# to the next line), compared without spaces with the walk written to a pipe (never wrapped).
+"$BIN" --stage causal --explain --lang zh --text 注意力就是你所需要的 >"$WORK/wide-zh.txt"
+"$BIN" --stage causal --explain --text 'Your journey starts with one step' >"$WORK/wide-en.txt"
+/usr/bin/python3 - "$WORK" <<'EOF2' || { PANE_DUMP=$(cat "$WORK/narrow-zh.txt"); fail "80 columns: a heading or check is not whole, or the terminal cut one"; }
+import re, sys, unicodedata
+work = sys.argv[1]
+def width(s):
+    return sum(0 if unicodedata.combining(c) else 2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in s)
+long_lines = 0
+for lang in ("zh", "en"):
+    pane = open(f"{work}/narrow-{lang}.txt", encoding="utf-8").read()
+    flat = re.sub(r"[\s│]", "", pane)
+    for line in open(f"{work}/wide-{lang}.txt", encoding="utf-8").read().splitlines():
+        if not (line.startswith("[") or line.startswith("│") or line.startswith("✓") or line.startswith("✗")):
+            continue
+        if width(line) > 80:
+            long_lines += 1
+        assert re.sub(r"[\s│]", "", line) in flat, f"{lang}: not whole in the pane: {line}"
+    # capture-pane -J joins the lines the terminal itself wrapped: none of the walk's own
+    # words may be (a printed tensor or Python list is as print() writes it, and may be).
+    joined = open(f"{work}/narrow-{lang}-joined.txt", encoding="utf-8").read()
+    for l in joined.splitlines():
+        # Headings, explanations, checks, the header, and their wrapped lines (2 or 4 spaces
+        # in; a tensor's lines start with more, or with a bracket or a number).
+        if re.match(r"(\[\d+\] |│|✓|✗|attn-walk|input|输入| {2,4}[^\s\[\d-])", l):
+            assert width(l) <= 80, f"{lang}: the terminal cut a line {width(l)} columns wide: {l}"
+assert long_lines >= 5, f"only {long_lines} lines longer than 80 columns: the test tests nothing"
+print(f"ok: {long_lines} long headings, explanations and checks wrapped at words")
+EOF2
+# 12 tokens in compact cells: every column's position, 10, 11 and 12 included, written downwards.
+grep -qE '^ +1 1 1$' "$WORK/narrow-hm.txt" && grep -qE '^ +1 2 3 4 5 6 7 8 9 0 1 2$' "$WORK/narrow-hm.txt" ||
+  { PANE_DUMP=$(cat "$WORK/narrow-hm.txt"); fail "12 tokens: the column positions are not 1 to 12"; }
+echo "ok: 12 column positions"
+
 echo "PASS: terminal checks"

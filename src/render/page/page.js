@@ -15,6 +15,7 @@
   var engine = null;
   var shownLang = null;
   var status = null;
+  var foldOpen = null;  // the settings' <details>: null until first shown
 
   function copy(o) { var c = {}; for (var k in o) c[k] = o[k]; return c; }
   function el(tag, attrs, kids) {
@@ -93,6 +94,7 @@
     writeHash();
     decorate();
     if (shownLang !== lang()) buildControls();
+    else refreshPieces();
     if (status) status.textContent = text("web.timing").replace("{}", ms.toFixed(1));
     document.body.setAttribute("data-walks", String(Number(document.body.getAttribute("data-walks") || 0) + 1));
     return true;
@@ -104,24 +106,102 @@
   }
 
   // ---- controls, one per option the C++ binding exports ----
+  // Which group each option belongs to, and the stages whose numbers it changes ("*": every
+  // stage). The CLI binding stays the one list of options (data.options, with their help,
+  // choices and defaults); this only sorts them for a learner: the options of the chosen
+  // stage in their group, the rest under "more". Options that mean nothing in a browser
+  // (a file to read, a size limit on files) are left out.
+  var CHAPTER = ["dot-product", "softmax", "trainable", "causal", "dropout", "multi-head"];
+  var BONUS = ["efficient", "kv-cache", "gqa", "swa", "rope", "flash", "mla"];
+  var MODULES = ["trainable", "causal", "dropout", "multi-head"].concat(BONUS);
+  var OPTION_INFO = {
+    "stage": {group: "show", stages: "*"},
+    "text": {group: "input", stages: "*"},
+    "embed-dim": {group: "input", stages: "*", needs: "text"},
+    "max-tokens": {group: "input", stages: [], needs: "text"},
+    "query": {group: "input", stages: ["dot-product", "softmax", "trainable"]},
+    "seed": {group: "model", stages: MODULES.concat(["dropout"])},
+    "d-out": {group: "model", stages: MODULES},
+    "heads": {group: "model", stages: ["multi-head"].concat(BONUS)},
+    "qkv-bias": {group: "model", stages: MODULES},
+    "init": {group: "model", stages: ["trainable"]},
+    "dropout": {group: "model", stages: ["dropout"]},
+    "attn-dropout": {group: "model", stages: ["dropout", "multi-head"].concat(BONUS)},
+    "batch": {group: "model", stages: ["dropout", "multi-head"].concat(BONUS)},
+    "dropout-rng": {group: "model", stages: ["dropout", "multi-head"]},
+    "softmax-dim": {group: "model", stages: ["causal", "dropout", "multi-head"]},
+    "torch-threads": {group: "model", stages: [], needs: "softmax-dim"},
+    "kv-groups": {group: "model", stages: ["gqa"]},
+    "window": {group: "model", stages: ["swa"]},
+    "rope-base": {group: "model", stages: ["rope"]},
+    "block": {group: "model", stages: ["flash"]},
+    "latent-dim": {group: "model", stages: ["mla"]},
+    "lang": {group: "show", stages: "*"},
+    "heatmap-scale": {group: "show", stages: CHAPTER.concat(BONUS)}
+  };
+  var DROPPED = {"text-file": true, "max-input-mb": true};
+  var GROUPS = ["input", "model", "show"];
+  function stageName() { return state.stage || "dot-product"; }
+  // True when the option changes the chosen stage's walk (all and bonus: any of theirs).
+  function changesStage(o) {
+    var info = OPTION_INFO[o.name];
+    if (!info) return false;
+    if (info.needs && !state[info.needs]) return false;
+    if (info.stages === "*") return true;
+    var st = stageName(), list = st === "all" ? CHAPTER.concat(["tokens"]) : st === "bonus" ? BONUS : [st];
+    return list.some(function (s) { return info.stages.indexOf(s) >= 0; });
+  }
+  function optionText(o) { var t = text("web.opt." + o.name); return t === "web.opt." + o.name ? o.name : t; }
   function optionControl(o) {
     var v = state[o.name], input;
+    var hint = el("code", {"class": "hint", text: "--" + o.name});
     if (o.flag) {
       input = el("input", {type: "checkbox", name: o.name, checked: v === "1"});
       input.addEventListener("change", function () { change(o.name, input.checked ? "1" : undefined); });
-      return el("label", {"class": "flag", title: o.help}, [input, el("code", {text: "--" + o.name})]);
+      return el("label", {"class": "flag", title: o.help}, [input, el("span", {text: optionText(o)}), hint]);
     }
-    if (o.choices.length) {
+    if (o.name === "text") {
+      // The learner's own sentence: a box of several lines.
+      input = el("textarea", {name: o.name, rows: 3, spellcheck: false, placeholder: text("web.text_placeholder")});
+      input.value = v !== undefined ? v : "";
+      input.addEventListener("input", function () {
+        var had = !!state.text;
+        if (change(o.name, input.value.trim() ? input.value : undefined) && had !== !!state.text) redrawTable();
+      });
+    } else if (o.choices.length) {
       input = el("select", {name: o.name});
       o.choices.forEach(function (c) { input.appendChild(el("option", {value: c, text: c})); });
       input.value = v !== undefined ? v : o["default"];
-      input.addEventListener("change", function () { change(o.name, input.value); });
+      input.addEventListener("change", function () {
+        // Another stage shows other options: sort the controls again.
+        if (change(o.name, input.value) && o.name === "stage") buildControls();
+      });
     } else {
       input = el("input", {type: "text", name: o.name, inputMode: "decimal", size: 8,
                            placeholder: o["default"], value: v !== undefined ? v : ""});
       input.addEventListener("input", function () { change(o.name, input.value.trim() || undefined); });
     }
-    return el("label", {title: o.help}, [el("code", {text: "--" + o.name}), input]);
+    return el("label", {title: o.help, "class": o.name === "text" ? "wide" : ""},
+              [el("span", {"class": "lbl"}, [el("span", {text: optionText(o)}), document.createTextNode(" "), hint]), input]);
+  }
+  // The controls of the chosen stage in their groups, the others under "more".
+  function optionGroups() {
+    var box = el("div", {"class": "groups"});
+    var more = el("div", {"class": "opts"}), byGroup = {};
+    GROUPS.forEach(function (g) { byGroup[g] = el("div", {"class": "opts"}); });
+    data.options.forEach(function (o) {
+      if (DROPPED[o.name]) return;
+      var info = OPTION_INFO[o.name];
+      (info && changesStage(o) ? byGroup[info.group] : more).appendChild(optionControl(o));
+    });
+    GROUPS.forEach(function (g) {
+      if (!byGroup[g].childNodes.length) return;
+      box.appendChild(el("fieldset", {"class": "group", "data-group": g},
+                         [el("legend", {text: text("web.group." + g)}), byGroup[g]]));
+    });
+    if (more.childNodes.length)
+      box.appendChild(el("details", {"class": "more"}, [el("summary", {text: text("web.more")}), more]));
+    return box;
   }
 
   // The embeddings as rows of text cells; sent to the engine as JSON text, so the engine
@@ -135,17 +215,67 @@
       return {token: String(tok), values: row.map(function (x) { return String(x); })};
     });
   }
+  // A cell as a JSON number, or null if it is none: "+1", ".5" and "2." are numbers to a
+  // learner, so they are written as JSON writes them; an empty cell is 0.
+  function cellNumber(x) {
+    x = x.trim();
+    if (x === "") return "0";
+    if (!/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(x)) return null;
+    x = x.replace(/^\+/, "").replace(/^(-?)\./, "$10.").replace(/\.(?=$|[eE])/, ".0").replace(/^(-?)0+(?=\d)/, "$1");
+    return x;
+  }
+  // The first cell that is not a number, in the table's own terms (rows and columns from 1).
+  function badCell(rows) {
+    for (var i = 0; i < rows.length; i++)
+      for (var j = 0; j < rows[i].values.length; j++)
+        if (cellNumber(rows[i].values[j]) === null)
+          return {row: i, col: j, message: text("web.cell_not_number").replace("{}", i + 1).replace("{}", j + 1)
+                                             .replace("{}", function () { return rows[i].values[j].trim(); })};
+    return null;
+  }
   function inputText(rows) {
     return JSON.stringify({tokens: rows.map(function (r) { return r.token; })}).slice(0, -1) +
       ", \"embeddings\": [" + rows.map(function (r) {
-        return "[" + r.values.map(function (x) { return x.trim() || "0"; }).join(", ") + "]";
+        return "[" + r.values.map(cellNumber).join(", ") + "]";
       }).join(", ") + "]}";
   }
+  var tableBox = null;
+  function redrawTable() {
+    var old = tableBox;  // embeddingsEditor() makes tableBox the new one
+    if (old) old.replaceWith(embeddingsEditor());
+  }
+  // With --text the tokens and their vectors come from the text: the pieces, read-only.
+  function piecesView() {
+    var list = el("ol", {"class": "tokens pieces"});
+    walkBox.querySelectorAll("header ol.tokens li").forEach(function (li) {
+      list.appendChild(el("li", {text: li.lastChild ? li.lastChild.textContent : li.textContent}));
+    });
+    return list;
+  }
+  function refreshPieces() {
+    var old = form.querySelector(".emb ol.pieces");
+    if (old) old.replaceWith(piecesView());
+  }
   function embeddingsEditor() {
-    var rows = tableRows();
     var box = el("div", {"class": "emb"});
+    tableBox = box;
+    if (state.text) {
+      // The text replaces the table: say so, and show the tokens it gives.
+      box.appendChild(el("p", {"class": "text-note", text: text("web.text_replaces")}));
+      box.appendChild(piecesView());
+      return box;
+    }
+    var rows = tableRows();
     function redraw() { var fresh = embeddingsEditor(); box.replaceWith(fresh); }
     function send(structural) {
+      box.querySelectorAll("input.bad").forEach(function (c) { c.classList.remove("bad"); c.removeAttribute("aria-invalid"); });
+      var bad = badCell(rows);
+      if (bad) {
+        var cell = box.querySelector('input[data-row="' + bad.row + '"][data-col="' + bad.col + '"]');
+        if (cell) { cell.classList.add("bad"); cell.setAttribute("aria-invalid", "true"); }
+        errorBox.textContent = bad.message + "\n" + text("web.kept");
+        return;
+      }
       var ok = change("input", inputText(rows));
       if (structural && ok) redraw();
     }
@@ -197,12 +327,13 @@
     shownLang = lang();
     form.textContent = "";
     // A page written by the CLI shows its settings folded away and fixed; the engine's page
-    // shows them open.
-    var fold = el("details", {open: !!data.engine}, [el("summary", {text: text("web.controls")})]);
+    // shows them open, except on a phone, where they would fill screens before the walk.
+    // Once the learner opens or closes them, rebuilding (another language) keeps that.
+    if (foldOpen === null) foldOpen = !!data.engine && !window.matchMedia("(max-width: 40rem)").matches;
+    var fold = el("details", {open: foldOpen}, [el("summary", {text: text("web.controls")})]);
+    fold.addEventListener("toggle", function () { foldOpen = fold.open; });
     var fields = el("fieldset", {disabled: !data.engine});
-    var opts = el("div", {"class": "opts"});
-    data.options.forEach(function (o) { opts.appendChild(optionControl(o)); });
-    fields.appendChild(opts);
+    fields.appendChild(optionGroups());
     fields.appendChild(embeddingsEditor());
     status = el("p", {"class": "status"});
     if (!data.engine) status.textContent = text("web.static");

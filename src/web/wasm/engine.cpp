@@ -42,7 +42,7 @@ json run(const std::string& args_json, const std::string& input, bool with_json,
   json out = {{"ok", true},
               {"title", attn::html_title(walks, ro.lang)},
               {"lang", ro.lang == attn::Lang::Zh ? "zh-CN" : "en"}};
-  *html = attn::render_html_body(walks, ro.lang);
+  *html = attn::render_html_body(walks, ro);
   if (with_json) out["json"] = attn::render_json(walks);
   return out;
 }
