@@ -75,6 +75,66 @@ Activations forward(const AttentionLM& m, TorchGenerator& gen, const Tensor& bat
 
 // ---- backward --------------------------------------------------------------------------------
 
+namespace {
+
+// The strides autograd's gradient tensors carry: a view keeps them, and reshape copies only
+// when no view can express the new shape. Which layout a gradient reaches a Linear's backward
+// in decides the transposes sgemm gets and the order its bias is summed in.
+struct Strided {
+  Shape shape, strides;
+};
+
+Strided contiguous(Shape shape) {
+  Shape strides(shape.size(), 1);
+  for (int64_t d = static_cast<int64_t>(shape.size()) - 2; d >= 0; --d) strides[d] = strides[d + 1] * shape[d + 1];
+  return {std::move(shape), std::move(strides)};
+}
+
+Strided transposed(Strided t, size_t d0, size_t d1) {
+  std::swap(t.shape[d0], t.shape[d1]);
+  std::swap(t.strides[d0], t.strides[d1]);
+  return t;
+}
+
+// t.reshape(shape): ATen's computeStride, else a contiguous copy.
+Strided reshaped(const Strided& t, const Shape& shape) {
+  Shape out(shape.size());
+  int64_t view_d = static_cast<int64_t>(shape.size()) - 1;
+  int64_t chunk_base_stride = t.strides.back(), tensor_numel = 1, view_numel = 1;
+  for (int64_t d = static_cast<int64_t>(t.shape.size()) - 1; d >= 0; --d) {
+    tensor_numel *= t.shape[d];
+    if (d == 0 || (t.shape[d - 1] != 1 && t.strides[d - 1] != tensor_numel * chunk_base_stride)) {
+      while (view_d >= 0 && (view_numel < tensor_numel || shape[view_d] == 1)) {
+        out[view_d] = view_numel * chunk_base_stride;
+        view_numel *= shape[view_d];
+        --view_d;
+      }
+      if (view_numel != tensor_numel) return contiguous(shape);
+      if (d > 0) {
+        chunk_base_stride = t.strides[d - 1];
+        tensor_numel = view_numel = 1;
+      }
+    }
+  }
+  if (view_d != -1) return contiguous(shape);
+  return {shape, out};
+}
+
+// Whether the (b*T, d_out) gradient of a projection reaches its Linear's backward
+// column-major. It leaves bmm as a contiguous (b*H, T, hd) block (queries, values) or
+// (b*H, hd, T) block (keys, the transposed operand), goes back through the transposes of
+// the forward pass as views, then is reshaped to (b, T, d_out) and to (b*T, d_out).
+bool projection_grad_column_major(int64_t b, int64_t T, int64_t H, int64_t hd, bool keys) {
+  Strided g = keys ? transposed(contiguous({b, H, hd, T}), 2, 3) : contiguous({b, H, T, hd});  // (b, H, T, hd)
+  g = reshaped(reshaped(transposed(g, 1, 2), {b, T, H * hd}), {b * T, H * hd});
+  const int64_t rows = b * T, cols = H * hd;
+  if (rows == 1 || cols == 1 || g.strides[1] == 1) return false;  // row-major (or a vector)
+  if (g.strides[0] == 1) return true;
+  throw std::logic_error("a projection's gradient in an unexpected layout");
+}
+
+}  // namespace
+
 Gradients backward(const AttentionLM& m, const Activations& a) {
   const MultiHeadAttention& mha = m.mha;
   const int64_t b = a.batch.size(0), T = a.batch.size(1), H = mha.num_heads, hd = mha.head_dim;
@@ -115,17 +175,19 @@ Gradients backward(const AttentionLM& m, const Activations& a) {
   const auto merge = [&](const Tensor& t) { return view(transpose(t, 1, 2), {b, T, mha.d_out}); };
   Tensor input_grad;
   const auto projection = [&](const char* name, const std::string& layer_name, const Tensor& out_grad,
-                              const Linear& layer) {
+                              const Linear& layer, bool column_major) {
     g.add(name, out_grad);
-    LinearGrads lg = linear_backward(out_grad, a.batch, layer.weight, layer.bias.has_value());
+    LinearGrads lg = linear_backward(out_grad, a.batch, layer.weight, layer.bias.has_value(), column_major);
     g.add(layer_name + ".weight", std::move(lg.weight));
     if (lg.bias) g.add(layer_name + ".bias", std::move(*lg.bias));
     // The input's gradient: the three projections' added up as they arrive.
     input_grad = input_grad.data.empty() ? std::move(lg.input) : add(input_grad, lg.input);
   };
-  projection("values", "W_value", merge(values_t_grad), mha.W_value);
-  projection("queries", "W_query", merge(queries_t_grad), mha.W_query);
-  projection("keys", "W_key", merge(keys_t_grad), mha.W_key);
+  // Whether each reaches its Linear row by row or column-major depends on the reshapes
+  // that are views (a batch of one, head_dim 1): projection_grad_column_major.
+  projection("values", "W_value", merge(values_t_grad), mha.W_value, projection_grad_column_major(b, T, H, hd, false));
+  projection("queries", "W_query", merge(queries_t_grad), mha.W_query, projection_grad_column_major(b, T, H, hd, false));
+  projection("keys", "W_key", merge(keys_t_grad), mha.W_key, projection_grad_column_major(b, T, H, hd, true));
   g.add("batch", std::move(input_grad));
   return g;
 }

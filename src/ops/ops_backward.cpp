@@ -182,23 +182,33 @@ Tensor matmul_at(const Tensor& a, const Tensor& b) {
 
 // ---- nn.Linear -------------------------------------------------------------------------------
 
-LinearGrads linear_backward(const Tensor& grad_out, const Tensor& x, const Tensor& weight, bool has_bias) {
+LinearGrads linear_backward(const Tensor& grad_out, const Tensor& x, const Tensor& weight, bool has_bias,
+                            bool grad_column_major) {
   const int64_t out_f = weight.size(0), in_f = weight.size(1);
   const int64_t rows = grad_out.numel() / out_f;
   if (x.numel() != rows * in_f) shape_error("linear_backward", x.shape, grad_out.shape);
+  // grad_out as PyTorch holds it in memory: (rows, out) row-major, or column-major, i.e. its
+  // transpose (out, rows) row-major.
+  const Tensor grad_t = grad_column_major ? transpose(view(grad_out, {rows, out_f}), 0, 1) : Tensor();
+  const float* G = grad_column_major ? grad_t.data.data() : grad_out.data.data();
   LinearGrads g;
   // grad_x (rows, in) = grad_out (rows, out) @ W (out, in): W.T's transpose is W itself.
   Shape in_shape = grad_out.shape;
   in_shape.back() = in_f;
   g.input = Tensor::zeros(in_shape);
-  mm(grad_out.data.data(), false, weight.data.data(), false, g.input.data.data(), rows, out_f, in_f);
+  mm(G, grad_column_major, weight.data.data(), false, g.input.data.data(), rows, out_f, in_f);
   // W.T is a column-major operand, so autograd computes its gradient as (grad_out.T @ x).T,
   // i.e. W.grad (out, in) = grad_out.T @ x with grad_out.T a transposed view.
   g.weight = Tensor::zeros({out_f, in_f});
-  mm(grad_out.data.data(), true, x.data.data(), false, g.weight.data.data(), out_f, rows, in_f);
+  mm(G, !grad_column_major, x.data.data(), false, g.weight.data.data(), out_f, rows, in_f);
   if (has_bias) {
+    // addmm's bias: grad_out.sum(0), down each column.
     g.bias = Tensor::zeros({out_f});
-    kernels::column_sums(grad_out.data.data(), rows, out_f, g.bias->data.data());
+    if (grad_column_major) {
+      for (int64_t j = 0; j < out_f; ++j) g.bias->data[j] = 0.0f + kernels::cascade_sum(G + j * rows, rows);
+    } else {
+      kernels::column_sums(G, rows, out_f, g.bias->data.data());
+    }
   }
   return g;
 }

@@ -50,7 +50,12 @@ struct LinearGrads {
   Tensor input, weight;
   std::optional<Tensor> bias;
 };
-LinearGrads linear_backward(const Tensor& grad_out, const Tensor& x, const Tensor& weight, bool has_bias);
+// grad_column_major: autograd's grad_out is a column-major view (the keys' gradient of a
+// batch of one reaches W_key as keys.grad's transposes, never copied): then W.grad's product
+// gets grad_out.T as a plain matrix, x.grad's a transposed one, and the bias sums each
+// column as a contiguous row (cascade_sum).
+LinearGrads linear_backward(const Tensor& grad_out, const Tensor& x, const Tensor& weight, bool has_bias,
+                            bool grad_column_major = false);
 
 // t summed over its first dimension: (n, ...) -> (...), as t.sum(dim=0) (a broadcast's backward).
 Tensor sum_dim0(const Tensor& t);

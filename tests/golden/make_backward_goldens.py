@@ -52,6 +52,9 @@ def configurations():
     yield rnd("t9_d5_h1_dropout", 33, 9, 5, seed=5, d_out=6, heads=1, attn_dropout=0.5, steps=2, lr=0.01)
     yield rnd("t40_d32_h2_long", 34, 40, 32, seed=11, d_out=32, heads=2, steps=2, lr=0.002)
     yield rnd("t7_d4_b1_sgd", 35, 7, 4, seed=3, d_out=4, heads=2, batch=1, optimizer="sgd", lr=0.1, steps=3)
+    # A batch of one: keys.grad reaches W_key column-major; 33 rows take the NN kernel's
+    # dot-like columns for W_key.weight.grad and a cascade sum for its bias.
+    yield rnd("t34_d6_b1_bias", 36, 34, 6, seed=99, d_out=6, heads=3, batch=1, qkv_bias=True, steps=3)
 
 
 def main():
