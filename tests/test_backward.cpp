@@ -2,9 +2,14 @@
 // (Its numbers are tested against PyTorch in test_backward_goldens.cpp.)
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <limits>
+
 #include "modules/train.h"
 #include "modules/train_f64.h"
 #include "ops/ops.h"
+#include "render/render.h"
+#include "render/series_svg.h"
 #include "stages/backward_checks.h"
 #include "stages/stages.h"
 #include "test_util.h"
@@ -73,6 +78,30 @@ TEST(BackwardStage, TheDefaultWalksLossFalls) {
   const Tensor& losses = test::step_named(w, "losses").value;
   ASSERT_EQ(losses.numel(), 30);
   EXPECT_LT(losses.data.back(), losses.data.front() - 0.5f);
+}
+
+}  // namespace
+}  // namespace attn
+
+namespace attn {
+namespace {
+
+// The losses' line plot: one point per value, nothing for a series with a non-finite value.
+TEST(BackwardStage, HtmlDrawsTheLossesAsALinePlot) {
+  Step s = test::make_step("losses", Tensor({4}, {2.0f, 1.5f, 1.25f, 1.0f}));
+  s.series = true;
+  const std::string svg = series_svg(s);
+  ASSERT_NE(svg.find("<svg class=\"series\""), std::string::npos);
+  const auto poly = svg.find("points=\"");
+  ASSERT_NE(poly, std::string::npos);
+  const std::string points = svg.substr(poly + 8, svg.find('"', poly + 8) - poly - 8);
+  EXPECT_EQ(std::count(points.begin(), points.end(), ','), 4);
+  EXPECT_NE(svg.find(">2.0000<"), std::string::npos);  // the highest value labels the top
+  EXPECT_NE(svg.find(">1.0000<"), std::string::npos);
+  s.value.data[2] = std::numeric_limits<float>::quiet_NaN();
+  EXPECT_EQ(series_svg(s), "");
+  const std::string html = render_html({run_backward(test::book_config())}, RenderOptions{});
+  EXPECT_NE(html.find("<svg class=\"series\""), std::string::npos);
 }
 
 }  // namespace

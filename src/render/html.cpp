@@ -10,6 +10,7 @@
 
 #include "render/details.h"
 #include "render/heatmap.h"
+#include "render/series_svg.h"
 #include "render/page.h"
 #include "render/render.h"
 #include "stages/stages.h"
@@ -370,6 +371,7 @@ std::string step_html(const Walk& walk, size_t i, Lang lang) {
     out += "</div>\n";
   }
   out += heatmaps_html(walk, step, lang);
+  if (step.series) out += series_svg(step);
   out += checks_html(walk, lang, i + 1, false);
   return out + "</section>\n";
 }

@@ -119,6 +119,9 @@ Walk run_backward(const Config& cfg) {
       target_ids(b * T + t) = static_cast<float>(ids[static_cast<size_t>(t + 1)]);
     }
   const Tensor batch = stack_copies(narrow(cfg.inputs, 0, 0, T), B);  // (B, T, d_in)
+  // The walk's inputs are the shifted ones: its heatmaps label rows and columns with them.
+  walk.config.inputs = narrow(cfg.inputs, 0, 0, T);
+  walk.config.tokens.resize(static_cast<size_t>(T));
 
   // torch.manual_seed(seed); mha = MultiHeadAttention(...); out_head = nn.Linear(d_out, V, bias=False)
   TorchGenerator gen;
@@ -183,6 +186,7 @@ Walk run_backward(const Config& cfg) {
     }
   }
   walk.add("losses", Tensor({static_cast<int64_t>(losses.size())}, losses));
+  walk.steps.back().series = true;  // HTML: a line plot
   for (const auto& [name, p] : params) walk.add_parameter(name, *p);
   walk.add("attn_weights_untrained", untrained);
   walk.add("attn_weights_trained", eval_attention(model, batch, targets));
