@@ -1,6 +1,6 @@
 """Generate the backward stage's goldens from real PyTorch: tests/golden/backward/*.json.
 
-    /usr/bin/python3 tests/golden/make_backward_goldens.py     (or: make backward-goldens)
+    /usr/bin/python3 tests/golden/make_backward_goldens.py     (or: make goldens)
 
 Each file holds one configuration (options named as attn-walk's flags, tokens, embeddings)
 and the steps of torch_backward.run, laid out as tests/golden/walks/*.json;

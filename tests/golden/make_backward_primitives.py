@@ -4,7 +4,7 @@ columns in groups of 4, 8 and 32, OpenBLAS's small and blocked kernels with a tr
 the scalar tail of AdamW's element-wise ops). Writes tests/golden/backward_primitives.json,
 which tests/test_backward_primitives.cpp replays bit for bit.
 
-    /usr/bin/python3 tests/golden/make_backward_primitives.py
+    /usr/bin/python3 tests/golden/make_backward_primitives.py     (or: make goldens)
 """
 import json
 import os
