@@ -46,7 +46,8 @@ TEST(Docs, ReadmeAndManPageNameEveryStageAndOption) {
   for (const char* opt : {"stage", "input", "random-input", "query", "seed", "d-out", "heads", "dropout",
                           "attn-dropout", "batch", "qkv-bias", "init", "dropout-rng", "format", "output",
                           "only", "list-stages", "list-steps", "explain", "lang", "heatmap", "color",
-                          "step", "stats", "version", "kv-groups", "window", "rope-base", "block",
+                          "step", "stats", "version", "kv-groups", "window", "rope-base", "block", "steps", "lr",
+                          "weight-decay", "optimizer",
                           "text", "text-file", "embed-dim", "max-tokens", "max-input-mb", "latent-dim"}) {
     EXPECT_NE(readme.find(std::string("--") + opt), std::string::npos) << "README lacks --" << opt;
     std::string man_opt;

@@ -53,6 +53,7 @@ std::vector<Named> configs() {
   // Heavy dropout empties several rows (the row sums' "zero_rows" text).
   c = test::book_config();
   c.dropout = 0.9;
+  c.train.optimizer = OptimizerKind::SGD;  // the backward stage's SGD texts
   out.push_back({"dropout09", c});
   // All-zero embeddings: no scale makes exp overflow (the softmax stage's variant texts).
   c = Config{};

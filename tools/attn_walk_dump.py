@@ -11,6 +11,10 @@ and in a terminal:
 
 Names are the chapter's variable names, as `attn-walk --stage causal --list-steps` prints them.
 Names that are not Python identifiers go in a dict: dump("mine.json", {"out_proj.weight": w}).
+Gradients are named as the backward stage names them, the tensor's name plus ".grad"
+("W_query.weight.grad", "attn_scores.grad"); grads() collects a module's:
+
+    dump("mine.json", {**grads(mha.named_parameters()), "logits.grad": logits.grad})
 Values may be tensors (Parameters and tensors with grad_fn included), numbers or nested lists.
 Numbers are written exactly (float32 values read back bit for bit); inf, -inf and nan are
 written as the strings "inf", "-inf", "nan", as attn-walk's own JSON does.
@@ -20,7 +24,7 @@ import math
 import os
 import tempfile
 
-__all__ = ["dump"]
+__all__ = ["dump", "grads"]
 
 
 def _cell(v):
@@ -40,6 +44,12 @@ def _data(value):
     if isinstance(value, bool):
         return 1.0 if value else 0.0
     return _cell(value)
+
+
+def grads(named_tensors):
+    """{name + ".grad": t.grad} for each (name, tensor) that has a gradient, e.g. from
+    module.named_parameters() after loss.backward()."""
+    return {f"{name}.grad": t.grad for name, t in named_tensors if getattr(t, "grad", None) is not None}
 
 
 def dump(path, tensors=None, **named):

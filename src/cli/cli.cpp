@@ -67,6 +67,10 @@ Config make_config(const Options& o, Embeddings emb) {
   if (std::isnan(o.dropout)) throw UsageError("--dropout: must be a number in [0, 1], got nan");
   if (std::isnan(o.attn_dropout)) throw UsageError("--attn-dropout: must be a number in [0, 1], got nan");
   c.bonus = o.bonus;
+  c.train = o.train;
+  c.train.optimizer = o.optimizer == "sgd" ? OptimizerKind::SGD : OptimizerKind::AdamW;
+  if (!(o.train.lr > 0.0 && o.train.lr <= 10.0) || !(o.train.weight_decay >= 0.0 && o.train.weight_decay <= 10.0))
+    throw UsageError("--lr, --weight-decay: must be numbers in (0, 10] and [0, 10]");
   if (!(o.bonus.rope_base >= 1.0 && o.bonus.rope_base <= 1.0e12))  // CLI::Range lets nan through
     throw UsageError(fmt::format("--rope-base: must be a number in [1, 1e12], got {}", o.bonus.rope_base));
   if (o.d_out_given) c.bonus.d_out = o.d_out;
@@ -141,12 +145,14 @@ int terminal_width(const Options& o) {
   return 80;
 }
 
-// --list-stages: the chapter's stages, then the bonus stages, each under its heading.
+// --list-stages: the chapter's stages, then the bonus stages, then training, each under its heading.
 std::string list_stages() {
   std::string out;
-  for (const StageGroup group : {StageGroup::Chapter, StageGroup::Bonus}) {
-    const bool bonus = group == StageGroup::Bonus;
-    out += fmt::format("{}{}\n", bonus ? "\n" : "", lang_en().ui.at(bonus ? "list.bonus" : "list.chapter"));
+  for (const StageGroup group : {StageGroup::Chapter, StageGroup::Bonus, StageGroup::Training}) {
+    const char* heading = group == StageGroup::Chapter ? "list.chapter"
+                          : group == StageGroup::Bonus ? "list.bonus"
+                                                       : "list.training";
+    out += fmt::format("{}{}\n", group == StageGroup::Chapter ? "" : "\n", lang_en().ui.at(heading));
     for (const auto& s : all_stages())
       if (s.group == group) out += fmt::format("  {:<12} {:<17} {}\n", s.name, s.section, s.summary);
   }

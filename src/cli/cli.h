@@ -46,6 +46,8 @@ struct Options {
   bool d_out_given = false, heads_given = false;  // else the bonus stages use their own
   bool query_given = false;  // else a one-token --text uses x(1)
   BonusConfig bonus;                   // --kv-groups, --window, --rope-base, --block
+  TrainConfig train;                   // --steps, --lr, --weight-decay (backward)
+  std::string optimizer = "adamw";     // --optimizer (backward)
 
   bool explain = false;
   std::string lang = "en";

@@ -144,6 +144,20 @@ void bind(CLI::App& app, Options& o) {
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 16))
       ->capture_default_str();
 
+  // The backward stage's training loop.
+  app.add_option("--steps", o.train.steps, "Training steps of the backward stage (at least 1)")
+      ->check(CLI::Range(int64_t{1}, int64_t{100000}))
+      ->capture_default_str();
+  app.add_option("--lr", o.train.lr, "Learning rate of the backward stage's optimizer, in (0, 10]")
+      ->check(CLI::Range(1e-12, 10.0))
+      ->capture_default_str();
+  app.add_option("--weight-decay", o.train.weight_decay, "AdamW's weight decay (backward), in [0, 10]")
+      ->check(CLI::Range(0.0, 10.0))
+      ->capture_default_str();
+  app.add_option("--optimizer", o.optimizer, "Optimizer of the backward stage: adamw or sgd")
+      ->check(CLI::IsMember({"adamw", "sgd"}))
+      ->capture_default_str();
+
   app.add_flag("--explain", o.explain, "Explain each step: what, why, and how shapes change");
   app.add_option("--lang", o.lang, fmt::format("Language of headings and explanations: {}", fmt::join(lang_codes(), ", ")))
       ->check(CLI::IsMember(lang_codes()))

@@ -42,6 +42,17 @@ struct CausalSoftmax {
   int64_t torch_threads = 2;  // --torch-threads: the PyTorch run's torch.get_num_threads()
 };
 
+// --stage backward: chapter 5's training loop around chapter 3's MultiHeadAttention
+// (src/stages/backward.cpp). The defaults make the chapter's six tokens' loss fall visibly:
+// 1.78 to 1.10 in 30 AdamW steps of lr 0.05 (docs/backward.md).
+enum class OptimizerKind { AdamW, SGD };
+struct TrainConfig {
+  int64_t steps = 30;          // --steps: zero_grad, loss, backward, step; at least 1
+  double lr = 0.05;            // --lr
+  double weight_decay = 0.1;   // --weight-decay: AdamW's, as chapter 5 trains with it
+  OptimizerKind optimizer = OptimizerKind::AdamW;  // --optimizer adamw|sgd
+};
+
 struct Config {
   std::vector<std::string> tokens;  // one per row of inputs
   Tensor inputs;                    // (T, d_in) embeddings
@@ -63,6 +74,7 @@ struct Config {
   DropoutKernel dropout_rng = DropoutKernel::Default;
   BonusConfig bonus;                // the bonus stages' own sizes and knobs
   CausalSoftmax causal_softmax;     // CausalAttention's softmax dim (exercise 3.2's solution)
+  TrainConfig train;                // --stage backward's training loop
 
   // Not a number but what the output needs: only text is rendered (no JSON, HTML or
   // heatmaps), so walks may keep only what print() shows of large tensors (Walk::summaries_only).
@@ -74,5 +86,6 @@ struct Config {
 
 const char* to_string(InitKind k);
 const char* to_string(DropoutKernel k);
+const char* to_string(OptimizerKind k);
 
 }  // namespace attn

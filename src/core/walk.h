@@ -68,6 +68,8 @@ struct Step {
   std::string head_group_text;
   // An integer tensor (token ids, exact in float32): printed as torch prints int64.
   bool is_int64 = false;
+  // A 1-D sequence (a training run's losses): HTML draws it as a line plot too.
+  bool series = false;
   // A step that holds words rather than numbers (the text, its BPE pieces): the words,
   // and no tensor. JSON carries them as the step's data.
   std::vector<std::string> words;

@@ -9,9 +9,9 @@ namespace attn::kernels {
 
 void sgemm(const SgemmCall& g) {
   if (g.M <= 0 || g.N <= 0) return;
-  const SgemmKernel kernel = sgemm_kernel(g.M, g.N, g.K, g.B.transposed);
+  const SgemmKernel kernel = sgemm_kernel(g.M, g.N, g.K, g.B.transposed, g.a_transposed);
   const int64_t first_dot = first_dot_like_column(g, kernel);
-  const ConstMat A{g.A, g.lda, false};
+  const ConstMat A{g.A, g.lda, g.a_transposed};
 
   // Causal attention weights end every row in zeros: let the kernel skip them.
   std::vector<int64_t> row_k_end;

@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "lang/bonus.h"
+#include "lang/backward.h"
 #include "lang/bonus_b.h"
 #include "lang/chapter.h"
 #include "lang/check_texts.h"
@@ -37,6 +38,7 @@ const std::vector<LangPart>& lang_parts() {
       {"en", bonus_b_en}, {"zh", bonus_b_zh},      // swa, rope, flash
       {"en", web_en}, {"zh", web_zh},              // the browser page's controls
       {"en", text_en}, {"zh", text_zh},            // --text and the tokens stage
+      {"en", backward_en}, {"zh", backward_zh},    // the backward stage: gradients and training
   };
   return parts;
 }

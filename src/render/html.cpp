@@ -11,6 +11,7 @@
 #include "render/details.h"
 #include "render/heatmap.h"
 #include "render/notebook_links.h"
+#include "render/series_svg.h"
 #include "render/page.h"
 #include "render/render.h"
 #include "stages/stages.h"
@@ -391,6 +392,7 @@ std::string step_html(const Walk& walk, size_t i, const RenderOptions& opts) {
     out += "</div>\n";
   }
   out += heatmaps_html(walk, step, opts);
+  if (step.series) out += series_svg(step);
   out += checks_html(walk, lang, i + 1, false);
   return out + "</section>\n";
 }

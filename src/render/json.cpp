@@ -58,6 +58,7 @@ void append_steps(std::string& out, const Walk& walk, bool with_stage, bool& fir
     if (const auto details = detail_lines(step); !details.empty()) meta["details"] = details;
     if (!step.head_groups.empty()) meta["head_groups"] = step.head_groups;  // head h reads group head_groups[h]
     if (step.is_int64) meta["int64"] = true;
+    if (step.series) meta["series"] = true;
     if (!step.words.empty()) meta["data"] = step.words;  // the text, or its pieces
     std::string m = meta.dump();
     m.pop_back();

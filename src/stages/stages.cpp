@@ -38,6 +38,9 @@ const std::vector<StageInfo>& all_stages() {
       {"flash", "online softmax", summary("flash"), run_flash, StageGroup::Bonus, flash_misuse},
       {"mla", "ch04/05_mla", summary("mla"), run_mla, StageGroup::Bonus, mla_misuse},
 
+      // ---- training: how attention learns (not part of --stage all or bonus) ----
+      {"backward", "ch05 + ch03", summary("backward"), run_backward, StageGroup::Training, backward_misuse, false},
+
   };
   return stages;
 }
@@ -50,6 +53,7 @@ bool stage_selected(const StageInfo& s, const std::string& choice) {
 
 const char* section_text_key(const StageInfo& s) {
   if (s.group == StageGroup::Bonus) return "bonus_section";
+  if (s.group == StageGroup::Training) return "training_section";
   // "sections 3.5.2–3.5.3" for a range.
   return std::string(s.section).find("–") == std::string::npos ? "section" : "sections";
 }

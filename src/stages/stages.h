@@ -43,8 +43,13 @@ std::string rope_misuse(const Config& cfg);
 std::string flash_misuse(const Config& cfg);
 std::string mla_misuse(const Config& cfg);
 
-// The chapter's stages (--stage all) and the bonus material beyond it (--stage bonus).
-enum class StageGroup { Chapter, Bonus };
+// How attention learns (chapter 5's loss and training loop around chapter 3's module).
+Walk run_backward(const Config& cfg);     // ch05 + ch03  the loss, every gradient, training steps
+std::string backward_misuse(const Config& cfg);
+
+// The chapter's stages (--stage all), the bonus material beyond it (--stage bonus), and
+// training (the backward stage, walked only by its own name).
+enum class StageGroup { Chapter, Bonus, Training };
 
 struct StageInfo {
   const char* name;     // "--stage" value

@@ -44,12 +44,17 @@ float reduce_lanes_halves(float* lanes) {
   return lanes[0];
 }
 
+// A(i, k), whether PyTorch passed A as is or as a transposed view.
+float a_at(const SgemmCall& g, int64_t i, int64_t k) {
+  return g.a_transposed ? g.A[k * g.lda + i] : g.A[i * g.lda + k];
+}
+
 }  // namespace
 
 float dot_like(const SgemmCall& g, int64_t i, int64_t j) {
   float lanes[16] = {};
   for (int64_t k = 0; k < g.K; ++k)
-    lanes[k % 16] = fma32(g.A[i * g.lda + k], g.B.at(k, j), lanes[k % 16]);
+    lanes[k % 16] = fma32(a_at(g, i, k), g.B.at(k, j), lanes[k % 16]);
   const bool neighbours = j < (g.N & ~int64_t{3}) || i < (g.M & ~int64_t{3});
   return neighbours ? reduce_lanes_neighbours(lanes) : reduce_lanes_halves(lanes);
 }
@@ -57,15 +62,19 @@ float dot_like(const SgemmCall& g, int64_t i, int64_t j) {
 // The columns [first, N) the small kernel computes dot-like (first == N: none).
 int64_t first_dot_like_column(const SgemmCall& g, SgemmKernel kernel) {
   if (kernel == SgemmKernel::SmallTN) return 0;
-  if (kernel == SgemmKernel::Blocked) return g.N;
+  if (kernel == SgemmKernel::Blocked || kernel == SgemmKernel::SmallNT) return g.N;
   const int64_t full_blocks = g.N & ~int64_t{15};
   const bool dot_like_tail = (g.N - full_blocks) <= 8 && g.K >= 32 && g.N > 1;
   return dot_like_tail ? full_blocks : g.N;
 }
 
-SgemmKernel sgemm_kernel(int64_t M, int64_t N, int64_t K, bool b_transposed) {
+SgemmKernel sgemm_kernel(int64_t M, int64_t N, int64_t K, bool b_transposed, bool a_transposed) {
   const double mnk = static_cast<double>(M) * static_cast<double>(N) * static_cast<double>(K);
   if (mnk > kSmallKernelMaxMNK) return SgemmKernel::Blocked;
+  // A transposed view of A is OpenBLAS's transposed B: its "NT" kernel, a k-ordered chain
+  // of fused multiply-adds for every output, permitted at any shape below 100^3.
+  if (a_transposed && !b_transposed) return SgemmKernel::SmallNT;
+  if (a_transposed) return SgemmKernel::Blocked;  // TT: not reached by attn-walk's products
   if (!b_transposed) return SgemmKernel::SmallNN;
   return (M * N <= 1200 && K >= 32) ? SgemmKernel::SmallTN : SgemmKernel::Blocked;
 }
@@ -89,7 +98,7 @@ ChainOrder blocked_chain_order(int64_t K) {
 ChainOrder single_chain(int64_t K) { return ChainOrder{{0, K}, false}; }
 
 void sgemm_reference(const SgemmCall& g) {
-  const SgemmKernel kernel = sgemm_kernel(g.M, g.N, g.K, g.B.transposed);
+  const SgemmKernel kernel = sgemm_kernel(g.M, g.N, g.K, g.B.transposed, g.a_transposed);
   const int64_t first_dot = first_dot_like_column(g, kernel);
   const ChainOrder blocked = blocked_chain_order(g.K);
   for (int64_t i = 0; i < g.M; ++i) {
@@ -102,7 +111,7 @@ void sgemm_reference(const SgemmCall& g) {
         for (size_t b = 0; b + 1 < blocked.k_bounds.size(); ++b) {
           float acc = 0.0f;
           for (int64_t k = blocked.k_bounds[b]; k < blocked.k_bounds[b + 1]; ++k)
-            acc = fma32(g.A[i * g.lda + k], g.B.at(k, j), acc);
+            acc = fma32(a_at(g, i, k), g.B.at(k, j), acc);
           c = acc + c;
         }
       } else {
@@ -110,7 +119,7 @@ void sgemm_reference(const SgemmCall& g) {
           c = dot_like(g, i, j);
         } else {
           c = 0.0f;
-          for (int64_t k = 0; k < g.K; ++k) c = fma32(g.A[i * g.lda + k], g.B.at(k, j), c);
+          for (int64_t k = 0; k < g.K; ++k) c = fma32(a_at(g, i, k), g.B.at(k, j), c);
         }
         // The small kernels with beta = 1 store alpha * acc + beta * C.
         if (g.bias) c = c + bias;

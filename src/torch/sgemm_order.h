@@ -36,13 +36,16 @@ ChainOrder single_chain(int64_t K);
 
 // One float32 matrix product as PyTorch hands it to OpenBLAS:
 //   C (M, N) = A (M, K) @ B (K, N) [+ bias]
-// A is row-major with row stride lda. B.transposed says PyTorch passed B as a transposed
+// A is row-major with row stride lda, or, when a_transposed, stored as (K, M) with row
+// stride lda and used as its transpose (autograd's grad.T @ x for a weight's gradient,
+// attn_weights.T @ grad in bmm's backward). B.transposed says PyTorch passed B as a transposed
 // view (x @ W.T in nn.Linear, queries @ keys.T) rather than a row-major matrix; that picks a
 // different OpenBLAS kernel. A bias is nn.Linear's addmm: C starts as the bias (beta = 1).
 struct SgemmCall {
   int64_t M = 0, N = 0, K = 0;
   const float* A = nullptr;
   int64_t lda = 0;
+  bool a_transposed = false;
   ConstMat B;
   float* C = nullptr;
   int64_t ldc = 0;
@@ -50,13 +53,13 @@ struct SgemmCall {
 };
 
 // Which kernel OpenBLAS 0.3.21 runs for the call (see sgemm_order.cpp).
-enum class SgemmKernel { SmallNN, SmallTN, Blocked };
-SgemmKernel sgemm_kernel(int64_t M, int64_t N, int64_t K, bool b_transposed);
+enum class SgemmKernel { SmallNN, SmallTN, SmallNT, Blocked };
+SgemmKernel sgemm_kernel(int64_t M, int64_t N, int64_t K, bool b_transposed, bool a_transposed = false);
 // The blocked kernel's K-blocks and their order (OpenBLAS's level-3 driver).
 ChainOrder blocked_chain_order(int64_t K);
 
 // The small kernels' "dot-like" outputs: the columns [first, N) they compute that way
-// (first == N: none; every column for SmallTN, none for Blocked), and one such output
+// (first == N: none; every column for SmallTN, none for SmallNT or Blocked), and one such output
 // C(i, j) without the bias: 16 lanes of fused multiply-adds, then the lanes added up.
 int64_t first_dot_like_column(const SgemmCall& g, SgemmKernel kernel);
 float dot_like(const SgemmCall& g, int64_t i, int64_t j);

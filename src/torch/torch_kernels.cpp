@@ -118,6 +118,30 @@ float cascade_sum(const float* x, int64_t n) {
   return final_acc;
 }
 
+// ---- sum over the rows ---------------------------------------------------------------------
+// t.sum(dim=0) of a contiguous (rows, cols) tensor (a bias's gradient, a batch's sum):
+// SumKernel.cpp's outer reductions. With 8 columns or more, vectorized_outer_sum takes the
+// columns 32 at a time through multi_row_sum, then 8 at a time through row_sum, the rest one
+// by one through row_sum; with fewer, scalar_outer_sum takes them 4 at a time through
+// multi_row_sum and the rest through row_sum. Every lane sums its own column, so a column's
+// sum depends only on which of the two it went through. The output starts at 0 and the sum
+// is added to it. One column is the contiguous sum (cascade_sum).
+
+void column_sums(const float* x, int64_t rows, int64_t cols, float* out) {
+  if (cols == 1) {
+    out[0] = 0.0f + cascade_sum(x, rows);
+    return;
+  }
+  const int64_t multi_end = cols >= 8 ? cols / 32 * 32 : cols / 4 * 4;
+  for (int64_t j = 0; j < cols; ++j) {
+    const auto load = [&](int64_t i) { return x[i * cols + j]; };
+    const float sum = j < multi_end
+                          ? multi_row_sum<float, 1>(rows, [&](int64_t i, int) { return load(i); })[0]
+                          : row_sum<float>(rows, load);
+    out[j] = 0.0f + sum;
+  }
+}
+
 // ---- softmax reductions ------------------------------------------------------------------
 // vec::reduce_all: rows shorter than 8 go left to right. Longer rows are combined
 // lane-wise (lane l holds elements l, l+8, ...; the tail goes into the first lanes), and

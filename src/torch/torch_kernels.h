@@ -17,6 +17,9 @@ float cascade_sum(const float* x, int64_t n);
 float reduce_all_sum(const float* x, int64_t n);
 float reduce_all_max(const float* x, int64_t n);
 float blas_sdot(const float* x, const float* y, int64_t n);
+// t.sum(dim=0) of a row-major (rows, cols) matrix, as SumKernel.cpp reduces a dimension that
+// is not the innermost: out[j] = 0 + (column j summed down the rows, see torch_kernels.cpp).
+void column_sums(const float* x, int64_t rows, int64_t cols, float* out);
 
 // torch.softmax(x, dim) for a dim that is not the last (SoftMaxKernel.cpp's _vec_softmax),
 // x seen as (outer, dim_size, inner): each of the outer * inner columns is normalised alone.

@@ -180,6 +180,27 @@ float expk(DF d) {
 
 }  // namespace
 
+float sleef_logf(float d) {
+  const bool tiny = d < 0x1p-126f;  // FLT_MIN: scale subnormals up first
+  const float dd = tiny ? d * (static_cast<float>(INT64_C(1) << 32) * static_cast<float>(INT64_C(1) << 32)) : d;
+  int32_t e = ilogb2k(dd * (1.0f / 0.75f));
+  const float m = ldexp3(dd, -e);
+  if (tiny) e -= 64;
+  DF s = mul(DF{0.69314718246459960938f, -1.904654323148236017e-09f}, static_cast<float>(e));
+  const DF x = div(add2(-1.0f, m), add2(1.0f, m));  // (m - 1) / (m + 1)
+  const float x2 = x.x * x.x;
+  float t = 0.3027294874f;
+  t = fma32(t, x2, 0.3996108174f);
+  t = fma32(t, x2, 0.6666694880f);
+  s = add(s, scale(x, 2.0f));
+  s = add(s, x2 * x.x * t);
+  float r = s.x + s.y;
+  if (std::isinf(dd)) r = INFINITY;
+  if (dd < 0.0f || std::isnan(dd)) r = NAN;
+  if (dd == 0.0f) r = -INFINITY;
+  return r;
+}
+
 float sleef_powf(float x, float y) {
   if (y == 0.0f || x == 1.0f) return 1.0f;
   const float r = expk(mul(logk(x), y));

@@ -19,6 +19,11 @@ float sleef_cosf(float d);
 // Where sleef_sinf/sleef_cosf are PyTorch's bits: |d| < 125.
 constexpr float kSleefTrigExactBelow = 125.0f;
 
+// SLEEF's xlogf_u1 (Sleef_logf8_u10, Vectorized<float>::log() of the AVX2 build): log(d) as
+// m * 2^e, 0.75 <= m < 1.5, through x = (m - 1) / (m + 1) in double-float. cross_entropy's
+// log_softmax takes the log of each row's sum of exponentials with it.
+float sleef_logf(float d);
+
 // SLEEF's xpowf (u10) for a base x > 0 and a finite exponent y: exp(y * log(x)) through
 // double-float logk/expk. Bit for bit for those arguments.
 float sleef_powf(float x, float y);

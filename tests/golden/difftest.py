@@ -6,7 +6,8 @@
 Needs Debian's python3-torch. For each configuration it runs every stage in PyTorch
 (tests/golden/torch_walk.py, and the bonus stages' oracles tests/golden/bonus/*.py) and in
 attn-walk (--format json), then compares every step: names, shapes, values (within 1e-5)
-and the printed text, verbatim. --group chapter|bonus|both picks the stages (both).
+and the printed text, verbatim. --group chapter|bonus|backward|both|all picks the stages
+(all; both = chapter and bonus). The backward stage's oracle is tests/golden/torch_backward.py.
 Use --goldens to check the committed golden files instead of random ones.
 """
 import argparse
@@ -22,13 +23,15 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import torch_env  # noqa: E402,F401  (before torch: it chooses OpenBLAS's kernel)
+import make_backward_goldens  # noqa: E402
 import make_bonus_goldens  # noqa: E402
 import make_goldens  # noqa: E402
 
 FLAG_NAMES = {"query": "--query", "seed": "--seed", "d_out": "--d-out", "heads": "--heads",
               "dropout": "--dropout", "attn_dropout": "--attn-dropout", "batch": "--batch",
               "init": "--init", "kv_groups": "--kv-groups", "window": "--window", "latent_dim": "--latent-dim",
-              "rope_base": "--rope-base", "block": "--block"}
+              "rope_base": "--rope-base", "block": "--block", "steps": "--steps", "lr": "--lr",
+              "weight_decay": "--weight-decay", "optimizer": "--optimizer"}
 
 
 def flags(opts):
@@ -149,16 +152,41 @@ def random_bonus_configs(rng, i, oracles):
             yield doc
 
 
+def random_backward_config(rng, i):
+    """One random configuration of the backward stage, with repeated labels (V < T) now and then."""
+    T = rng.choice([2, 3, 5, 6, 8, 11, 16, 24, 41])
+    d_in = rng.randint(1, 16)
+    heads = rng.randint(1, 4)
+    d_out = heads * rng.choice([1, 2, 3, 4, 8, 16])
+    opts = {
+        "seed": rng.choice([0, 1, 42, 123, 789, 2 ** 31 - 1, rng.randint(0, 2 ** 40)]),
+        "d_out": d_out, "heads": heads,
+        "attn_dropout": rng.choice([0.0, 0.0, 0.1, 0.3, 0.5]),
+        "batch": rng.randint(1, 3),
+        "qkv_bias": rng.random() < 0.5,
+        "steps": rng.randint(1, 6),
+        "lr": rng.choice([0.001, 0.01, 0.05, 0.1, 0.5]),
+        "weight_decay": rng.choice([0.0, 0.01, 0.1, 1.0]),
+        "optimizer": rng.choice(["adamw", "adamw", "sgd"]),
+    }
+    words = [f"w{k}" for k in range(rng.randint(1, T))]
+    tokens = [rng.choice(words) for _ in range(T)]
+    scale = rng.choice([1.0, 1.0, 10.0, 0.01])
+    emb = [[round((rng.random() * 2 - 1) * scale, 4) for _ in range(d_in)] for _ in range(T)]
+    return make_backward_goldens.golden(f"backward{i}", opts, tokens, emb)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--binary", default="build/attn-walk")
     ap.add_argument("--count", type=int, default=30)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--goldens", action="store_true", help="check tests/golden/walks/*.json instead")
-    ap.add_argument("--group", choices=["chapter", "bonus", "both"], default="both")
+    ap.add_argument("--group", choices=["chapter", "bonus", "backward", "both", "all"], default="all")
     ap.add_argument("-v", "--verbose", action="store_true")
     args = ap.parse_args()
-    chapter, bonus = args.group in ("chapter", "both"), args.group in ("bonus", "both")
+    chapter, bonus = args.group in ("chapter", "both", "all"), args.group in ("bonus", "both", "all")
+    backward = args.group in ("backward", "all")
     oracles = make_bonus_goldens.oracles() if bonus else {}
 
     def golden_files(folder):
@@ -171,10 +199,13 @@ def main():
                 yield random_config(rng, i)
             if bonus:
                 yield from random_bonus_configs(rng, i, oracles)
+            if backward:
+                yield random_backward_config(rng, i)
 
     if args.goldens:
         docs = itertools.chain(golden_files(make_goldens.OUT) if chapter else [],
-                               golden_files(make_bonus_goldens.OUT) if bonus else [])
+                               golden_files(make_bonus_goldens.OUT) if bonus else [],
+                               golden_files(make_backward_goldens.OUT) if backward else [])
     else:
         docs = random_docs()
     if not torch_env.bit_exact:

@@ -1,0 +1,14 @@
+// A step that holds a sequence (Step::series, e.g. the losses of a training run) drawn as an
+// inline SVG line plot: nothing fetched, no script. Knows nothing of what the values mean.
+#pragma once
+
+#include <string>
+
+#include "core/walk.h"
+
+namespace attn {
+
+// The plot of step.value's values against their index (1-based), or "" for no values.
+std::string series_svg(const Step& step);
+
+}  // namespace attn

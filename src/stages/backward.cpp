@@ -1,0 +1,196 @@
+// How attention learns: chapter 5's loss and training loop around chapter 3's
+// MultiHeadAttention. The forward pass, every gradient autograd computes (in its order),
+// checks a learner can trust, and --steps steps of AdamW (or SGD).
+// Texts: src/lang/backward_en.cpp, backward_zh.cpp (key "backward/<step>").
+#include <fmt/format.h>
+
+#include <cmath>
+#include <map>
+#include <string>
+
+#include "modules/train.h"
+#include "modules/train_f64.h"
+#include "ops/ops.h"
+#include "stages/backward_checks.h"
+#include "stages/causal_weights.h"
+#include "stages/common.h"
+#include "stages/stages.h"
+#include "torch/torch_random.h"
+
+namespace attn {
+
+namespace {
+
+// The inputs' labels as a vocabulary, in order of first appearance: each token's id.
+std::vector<int64_t> label_ids(const std::vector<std::string>& labels, int64_t* vocab_size) {
+  std::map<std::string, int64_t> vocab;
+  std::vector<int64_t> ids;
+  for (const auto& label : labels) ids.push_back(vocab.emplace(label, static_cast<int64_t>(vocab.size())).first->second);
+  *vocab_size = static_cast<int64_t>(vocab.size());
+  return ids;
+}
+
+const char* grad_fn_of(const std::string& name, bool qkv_bias, double p) {
+  static const std::map<std::string, std::string> fixed = {
+      {"keys_viewed", "grad_fn=<ViewBackward0>"},          {"queries_viewed", "grad_fn=<ViewBackward0>"},
+      {"values_viewed", "grad_fn=<ViewBackward0>"},        {"keys_transposed", "grad_fn=<TransposeBackward0>"},
+      {"queries_transposed", "grad_fn=<TransposeBackward0>"}, {"values_transposed", "grad_fn=<TransposeBackward0>"},
+      {"attn_scores", "grad_fn=<UnsafeViewBackward0>"},    {"attn_scores_masked", "grad_fn=<MaskedFillBackward0>"},
+      {"context_vec", "grad_fn=<TransposeBackward0>"},     {"context_vec_merged", "grad_fn=<ViewBackward0>"},
+      {"context_vecs", "grad_fn=<ViewBackward0>"},         {"logits", "grad_fn=<UnsafeViewBackward0>"},
+      {"loss", "grad_fn=<NllLossBackward0>"}};
+  if (name == "keys" || name == "queries" || name == "values")
+    return qkv_bias ? "grad_fn=<ViewBackward0>" : "grad_fn=<UnsafeViewBackward0>";
+  if (name == "attn_weights") return p > 0.0 ? "grad_fn=<MulBackward0>" : "grad_fn=<SoftmaxBackward0>";
+  return fixed.at(name).c_str();
+}
+
+// The forward pass's steps, with the multi-head stage's names.
+void record_forward(Walk& walk, const Activations& a, const MultiHeadAttention& mha, bool qkv_bias) {
+  const int64_t b = a.batch.size(0), T = a.batch.size(1);
+  const Shape heads_shape{b, T, mha.num_heads, mha.head_dim};
+  const std::vector<std::pair<const char*, Tensor>> steps = {
+      {"keys", a.keys}, {"queries", a.queries}, {"values", a.values},
+      {"keys_viewed", view(a.keys, heads_shape)}, {"queries_viewed", view(a.queries, heads_shape)},
+      {"values_viewed", view(a.values, heads_shape)}, {"keys_transposed", a.keys_t},
+      {"queries_transposed", a.queries_t}, {"values_transposed", a.values_t},
+      {"attn_scores", a.attn_scores}, {"attn_scores_masked", a.attn_scores_masked},
+      {"attn_weights", a.attn_weights}, {"context_vec", a.context_vec},
+      {"context_vec_merged", a.context_vec_merged}, {"context_vecs", a.context_vecs},
+      {"logits", a.logits}, {"loss", a.loss}};
+  for (const auto& [name, value] : steps) walk.add(name, value, {grad_fn_of(name, qkv_bias, a.p)});
+}
+
+// The attention weights of the first sequence in eval mode (no dropout): (H, T, T).
+Tensor eval_attention(const AttentionLM& model, const Tensor& batch, const std::vector<int64_t>& targets) {
+  TorchGenerator unused;
+  return forward(model, unused, batch, targets, /*training=*/false).attn_weights[0];
+}
+
+// Named values the gradient texts quote (src/lang/backward_*.cpp), from the walk's tensors.
+void set_gradient_vars(Walk& walk, const Activations& a, const Gradients& g) {
+  const int64_t V = a.logits.size(-1), N = static_cast<int64_t>(a.targets.size());
+  const auto num = [](double v) { return fmt::format("{:.4f}", v); };
+  walk.vars["N"] = std::to_string(N);
+  walk.vars["V"] = std::to_string(V);
+  walk.vars["target0"] = std::to_string(a.targets[0]);
+  const float p_target = std::exp(a.log_probs.data[a.targets[0]]);
+  walk.vars["p_target0"] = num(p_target);
+  walk.vars["logits_grad_target0"] = num(g.at("logits").data[a.targets[0]]);
+  walk.vars["p_other0"] = num(std::exp(a.log_probs.data[a.targets[0] == 0 ? 1 : 0]));
+  walk.vars["other0"] = std::to_string(a.targets[0] == 0 ? 1 : 0);
+  walk.vars["logits_grad_other0"] = num(g.at("logits").data[a.targets[0] == 0 ? 1 : 0]);
+  walk.vars["loss"] = num(a.loss.item());
+}
+
+}  // namespace
+
+std::string backward_misuse(const Config& cfg) {
+  if (cfg.d_out % cfg.heads != 0)
+    return fmt::format("--heads: MultiHeadAttention needs --d-out divisible by --heads, got d_out {} and {} heads",
+                       cfg.d_out, cfg.heads);
+  if (cfg.num_tokens() < 2)
+    return "--stage backward: the targets are the inputs shifted by one token, so it needs at least 2 tokens";
+  if (!cfg.token_ids.empty()) return "--stage backward: --text is not supported yet; use --input or --random-input";
+  return "";
+}
+
+Walk run_backward(const Config& cfg) {
+  Walk walk("backward", cfg);
+  if (!backward_misuse(cfg).empty()) return walk;  // the command line refuses these first
+  set_common_vars(walk, cfg);
+  const TrainConfig& tc = cfg.train;
+  walk.vars["steps"] = std::to_string(tc.steps);
+  walk.vars["lr"] = format_number(tc.lr);
+  walk.vars["weight_decay"] = format_number(tc.weight_decay);
+  walk.vars["optimizer"] = tc.optimizer == OptimizerKind::AdamW ? "AdamW" : "SGD";
+  if (tc.optimizer == OptimizerKind::SGD) walk.vars["variant:step1.update"] = "sgd";
+
+  // Chapter 5's shift: the inputs are the first T - 1 tokens, the targets the last T - 1.
+  int64_t V = 0;
+  const std::vector<int64_t> ids = label_ids(cfg.tokens, &V);
+  const int64_t T = cfg.num_tokens() - 1, B = cfg.batch;
+  walk.vars["T"] = std::to_string(T);
+  std::vector<int64_t> targets;
+  Tensor target_ids = Tensor::zeros({B, T});
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t t = 0; t < T; ++t) {
+      targets.push_back(ids[static_cast<size_t>(t + 1)]);
+      target_ids(b * T + t) = static_cast<float>(ids[static_cast<size_t>(t + 1)]);
+    }
+  const Tensor batch = stack_copies(narrow(cfg.inputs, 0, 0, T), B);  // (B, T, d_in)
+  // The walk's inputs are the shifted ones: its heatmaps label rows and columns with them.
+  walk.config.inputs = narrow(cfg.inputs, 0, 0, T);
+  walk.config.tokens.resize(static_cast<size_t>(T));
+
+  // torch.manual_seed(seed); mha = MultiHeadAttention(...); out_head = nn.Linear(d_out, V, bias=False)
+  TorchGenerator gen;
+  gen.manual_seed(cfg.seed1);
+  AttentionLM model(gen, cfg.d_in(), cfg.d_out, T, cfg.attn_dropout, cfg.heads, cfg.qkv_bias, cfg.dropout_rng, V);
+  if (cfg.attn_dropout > 0.0) walk.notes.push_back(dropout_kernel_note(cfg.dropout_rng));
+  const Tensor untrained = eval_attention(model, batch, targets);
+
+  Optimizer optimizer;
+  optimizer.kind = tc.optimizer == OptimizerKind::AdamW ? Optimizer::Kind::AdamW : Optimizer::Kind::SGD;
+  optimizer.lr = tc.lr;
+  optimizer.weight_decay = tc.weight_decay;
+  const auto params = model.parameters();
+  std::vector<float> losses;
+  for (int64_t step = 0; step < tc.steps; ++step) {
+    // optimizer.zero_grad(); loss = calc_loss_batch(...); loss.backward(); optimizer.step()
+    const Activations a = forward(model, gen, batch, targets, /*training=*/true);
+    losses.push_back(a.loss.item());
+    const Gradients grads = backward(model, a);
+    const bool first = step == 0;
+    if (first) {
+      walk.add("batch", batch);
+      walk.add("targets", target_ids);
+      walk.steps.back().is_int64 = true;
+      record_forward(walk, a, model.mha, cfg.qkv_bias);
+      set_gradient_vars(walk, a, grads);
+      for (const auto& [name, grad] : grads.in_order) {
+        if (name == "batch") continue;
+        walk.add(name + ".grad", grad);
+        if (name == "attn_scores") {
+          add_check(walk, "scores_grad_rows_sum_to_zero", rows_sum_to_zero(grad, 1e-6));
+          add_check(walk, "masked_scores_grad_exactly_zero", masked_exactly_zero(grad));
+        }
+        if (name == "W_query.weight") {
+          // d loss / d W_query.weight[0, 0] by a central difference in float64 (h = 1e-3,
+          // error O(h²)), against autograd's float32 value.
+          const double fd = finite_difference(model, a, "W_query.weight", 0, 1e-3);
+          add_check(walk, "grad_matches_finite_difference", gradient_matches(grad.data[0], fd, 1e-3, 1e-6));
+        }
+      }
+    }
+    std::vector<Tensor*> ptrs;
+    std::vector<const Tensor*> gptrs;
+    Tensor w_query_before;
+    for (const auto& [name, p] : params) {
+      ptrs.push_back(p);
+      // zero_grad() left zeros, and backward() adds the new gradient to them: 0 + g.
+      gptrs.push_back(&grads.at(name));
+      if (name == "W_query.weight") w_query_before = *p;
+    }
+    // The parameter names of model.parameters() are the gradients' names.
+    optimizer.step(ptrs, gptrs);
+    if (first) {
+      if (optimizer.kind == Optimizer::Kind::AdamW) {
+        walk.add("step1.exp_avg", optimizer.exp_avg[0]);
+        walk.add("step1.exp_avg_sq", optimizer.exp_avg_sq[0]);
+      }
+      Tensor update = *params[0].second;
+      for (int64_t k = 0; k < update.numel(); ++k) update.data[k] -= w_query_before.data[k];
+      walk.add("step1.update", update);
+      walk.add("step1.W_query.weight", *params[0].second);
+    }
+  }
+  walk.add("losses", Tensor({static_cast<int64_t>(losses.size())}, losses));
+  walk.steps.back().series = true;  // HTML: a line plot
+  for (const auto& [name, p] : params) walk.add_parameter(name, *p);
+  walk.add("attn_weights_untrained", untrained);
+  walk.add("attn_weights_trained", eval_attention(model, batch, targets));
+  return walk;
+}
+
+}  // namespace attn

@@ -1,0 +1,192 @@
+"""The oracle of `--stage backward`: chapter 5's loss and training loop around chapter 3's
+MultiHeadAttention, in real PyTorch, every gradient recorded as print(t.grad) shows it.
+
+    torch.manual_seed(seed)
+    mha = MultiHeadAttention(d_in, d_out, context_length=T, dropout=attn_dropout, num_heads=H, qkv_bias=...)
+    out_head = nn.Linear(d_out, V, bias=False)      # drawn right after mha
+    loss = F.cross_entropy(logits.flatten(0, 1), targets.flatten())   # calc_loss_batch
+    for step in range(steps): zero_grad(); loss; backward(); step()    # train_model_simple
+
+Step names and order mirror src/stages/backward.cpp; make_backward_goldens.py writes them and
+difftest.py compares them. Run with Debian's PyTorch (/usr/bin/python3).
+"""
+import torch_env  # noqa: F401  (before torch: it chooses OpenBLAS's kernel)
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+from torch_walk import MultiHeadAttention, Recorder
+
+
+class TrainCfg:
+    """The walk's inputs (labels and embeddings, or GPT-2 ids and drawn tables) and the training knobs."""
+
+    def __init__(self, tokens, embeddings, seed=123, d_out=2, heads=2, attn_dropout=0.0, batch=2,
+                 qkv_bias=False, steps=30, lr=0.05, weight_decay=0.1, optimizer="adamw"):
+        self.tokens, self.embeddings = tokens, embeddings
+        self.seed, self.d_out, self.heads, self.attn_dropout = seed, d_out, heads, attn_dropout
+        self.batch, self.qkv_bias = batch, qkv_bias
+        self.steps, self.lr, self.weight_decay, self.optimizer = steps, lr, weight_decay, optimizer
+
+
+def vocabulary(labels):
+    """The distinct labels in order of first appearance, and each label's id."""
+    vocab = {}
+    for label in labels:
+        vocab.setdefault(label, len(vocab))
+    return vocab, [vocab[label] for label in labels]
+
+
+# The order in which autograd reaches the named tensors, and their names: a hook on each
+# tensor appends its name when its gradient is computed.
+GRAD_TENSORS = ["logits", "context_vecs", "context_vec_merged", "attn_weights", "attn_scores",
+                "queries", "keys", "values"]
+
+
+def forward(mha, out_head, batch, rec=None):
+    """mha and out_head on the batch, the chapter's forward written out so that each tensor
+    the walk names is at hand (the same operations as MultiHeadAttention.forward)."""
+    named = {}
+
+    def keep(name, t):
+        named[name] = t
+        if rec:
+            rec(name, t)
+        return t
+
+    b, num_tokens, _ = batch.shape
+    keys = keep("keys", mha.W_key(batch))
+    queries = keep("queries", mha.W_query(batch))
+    values = keep("values", mha.W_value(batch))
+    kv = keep("keys_viewed", keys.view(b, num_tokens, mha.num_heads, mha.head_dim))
+    qv = keep("queries_viewed", queries.view(b, num_tokens, mha.num_heads, mha.head_dim))
+    vv = keep("values_viewed", values.view(b, num_tokens, mha.num_heads, mha.head_dim))
+    kt = keep("keys_transposed", kv.transpose(1, 2))
+    qt = keep("queries_transposed", qv.transpose(1, 2))
+    vt = keep("values_transposed", vv.transpose(1, 2))
+    attn_scores = keep("attn_scores", qt @ kt.transpose(2, 3))
+    # masked_fill (not masked_fill_) keeps attn_scores as q @ k.T for its .grad: the same
+    # numbers and the same backward (zeros at the mask).
+    mask_bool = mha.mask.bool()[:num_tokens, :num_tokens]
+    masked = keep("attn_scores_masked", attn_scores.masked_fill(mask_bool, -torch.inf))
+    attn_weights = torch.softmax(masked / kt.shape[-1] ** 0.5, dim=-1)
+    attn_weights = keep("attn_weights", mha.dropout(attn_weights))
+    context_vec = keep("context_vec", (attn_weights @ vt).transpose(1, 2))
+    merged = keep("context_vec_merged", context_vec.contiguous().view(b, num_tokens, mha.d_out))
+    context_vecs = keep("context_vecs", mha.out_proj(merged))
+    logits = keep("logits", out_head(context_vecs))
+    return logits, named
+
+
+def parameters(mha, out_head, embeddings):
+    """(name, parameter) in the optimizer's order: model.parameters() of the chapter's modules."""
+    named = [(n, p) for n, p in mha.named_parameters()] + [("out_head.weight", out_head.weight)]
+    if embeddings is not None:
+        named = [("tok_emb.weight", embeddings[0].weight), ("pos_emb.weight", embeddings[1].weight)] + named
+    return named
+
+
+def run(c, text_ids=None, embed_dim=None, text_seed=None):
+    """The steps of the backward stage. With text_ids, the inputs are GPT-2 ids through
+    trainable tok_emb/pos_emb tables drawn as --text draws them (seeded with text_seed)."""
+    rec = Recorder()
+    if text_ids is None:
+        vocab, ids = vocabulary(c.tokens)
+        V = len(vocab)
+        emb = torch.tensor(c.embeddings, dtype=torch.float32)
+        inputs = emb[:-1]
+        embeddings = None
+    else:
+        ids, V = text_ids, 50257
+        torch.manual_seed(text_seed)
+        tok_emb = nn.Embedding(V, embed_dim)
+        pos_emb = nn.Embedding(len(ids), embed_dim)
+        embeddings = (tok_emb, pos_emb)
+    T = len(ids) - 1
+    targets = torch.tensor([ids[1:]] * c.batch)
+
+    torch.manual_seed(c.seed)
+    d_in = embed_dim if text_ids is not None else inputs.shape[1]
+    mha = MultiHeadAttention(d_in, c.d_out, T, c.attn_dropout, c.heads, c.qkv_bias)
+    out_head = nn.Linear(c.d_out, V, bias=False)
+    named_params = parameters(mha, out_head, embeddings)
+    params = [p for _, p in named_params]
+    if c.optimizer == "adamw":
+        optimizer = torch.optim.AdamW(params, lr=c.lr, weight_decay=c.weight_decay)
+    else:
+        optimizer = torch.optim.SGD(params, lr=c.lr)
+
+    def make_batch():
+        if embeddings is None:
+            return torch.stack((inputs,) * c.batch, dim=0)
+        in_ids = torch.tensor([ids[:-1]] * c.batch)
+        return embeddings[0](in_ids) + embeddings[1](torch.arange(T))
+
+    def eval_attn_weights():
+        """The attention weights of the first sequence in eval mode (no dropout), no grad."""
+        mha.eval()
+        with torch.no_grad():
+            _, named = forward(mha, out_head, make_batch())
+        mha.train()
+        return named["attn_weights"][0]
+
+    untrained = eval_attn_weights()
+
+    losses = []
+    for step in range(c.steps):
+        optimizer.zero_grad()
+        batch = make_batch()
+        first = step == 0
+        if first:
+            rec("batch", batch)
+            rec("targets", targets)
+        logits, named = forward(mha, out_head, batch, rec if first else None)
+        loss = F.cross_entropy(logits.flatten(0, 1), targets.flatten())
+        order = []
+        if first:
+            rec("loss", loss)
+            for name in GRAD_TENSORS:
+                named[name].retain_grad()
+                named[name].register_hook(lambda g, name=name: order.append(name))
+        losses.append(loss.item())
+        loss.backward()
+        if first:
+            _record_grads(rec, order, named, named_params)
+            before = {n: p.detach().clone() for n, p in named_params}
+        optimizer.step()
+        if first:
+            _record_first_update(rec, c, optimizer, named_params, before)
+    rec("losses", torch.tensor(losses))
+    for name, p in named_params:
+        rec(name, p)
+    rec("attn_weights_untrained", untrained)
+    rec("attn_weights_trained", eval_attn_weights())
+    return rec.steps
+
+
+def _record_grads(rec, order, named, named_params):
+    """Every .grad in the order autograd computed it: the named activations as their hooks
+    fired, each Linear's weight (and bias) right after the activation it comes out of."""
+    after = {"logits": ["out_head.weight"], "context_vecs": ["out_proj.weight", "out_proj.bias"],
+             "queries": ["W_query.weight", "W_query.bias"], "keys": ["W_key.weight", "W_key.bias"],
+             "values": ["W_value.weight", "W_value.bias"]}
+    params = dict(named_params)
+    for name in order:
+        rec(name + ".grad", named[name].grad)
+        for p in after.get(name, []):
+            if p in params:
+                rec(p + ".grad", params[p].grad)
+    for p in ("tok_emb.weight", "pos_emb.weight"):
+        if p in params:
+            rec(p + ".grad", params[p].grad)
+
+
+def _record_first_update(rec, c, optimizer, named_params, before):
+    """The first step on W_query.weight: AdamW's moments and the parameter after the update."""
+    name, p = next((n, p) for n, p in named_params if n == "W_query.weight")
+    if c.optimizer == "adamw":
+        state = optimizer.state[p]
+        rec("step1.exp_avg", state["exp_avg"])
+        rec("step1.exp_avg_sq", state["exp_avg_sq"])
+    rec("step1.update", p.detach() - before[name])
+    rec("step1.W_query.weight", p.detach())

@@ -1,0 +1,59 @@
+// The backward stage replayed against PyTorch 1.13's autograd and optimizers
+// (tests/golden/backward/<config>.json, made by tests/golden/make_backward_goldens.py from
+// tests/golden/torch_backward.py): the same step names in autograd's order, shapes,
+// float32 bits and printed text, for every gradient, loss and trained parameter.
+#include <gtest/gtest.h>
+
+#include "stages/stages.h"
+#include "test_util.h"
+
+namespace attn {
+namespace {
+
+const std::string kDir = test::tests_dir() + "/golden/backward";
+
+// A backward golden's Config: its inputs and the options it names (as the CLI's flags).
+Config backward_config(const nlohmann::json& doc) {
+  Config c;
+  c.tokens = doc["tokens"].get<std::vector<std::string>>();
+  const auto& emb = doc["embeddings"];
+  std::vector<float> data;
+  for (const auto& row : emb)
+    for (const auto& v : row) data.push_back(static_cast<float>(v.get<double>()));
+  c.inputs = Tensor({static_cast<int64_t>(emb.size()), static_cast<int64_t>(emb[0].size())}, data);
+  const auto& o = doc["options"];
+  c.seed1 = c.seed2 = o["seed"].get<uint64_t>();
+  c.d_out = o["d_out"].get<int64_t>();
+  c.heads = o["heads"].get<int64_t>();
+  c.attn_dropout = o["attn_dropout"].get<double>();
+  c.batch = o["batch"].get<int64_t>();
+  c.qkv_bias = o["qkv_bias"].get<bool>();
+  c.train.steps = o["steps"].get<int64_t>();
+  c.train.lr = o["lr"].get<double>();
+  c.train.weight_decay = o["weight_decay"].get<double>();
+  c.train.optimizer = o["optimizer"].get<std::string>() == "sgd" ? OptimizerKind::SGD : OptimizerKind::AdamW;
+  return c;
+}
+
+class BackwardGolden : public ::testing::TestWithParam<std::string> {};
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(BackwardGolden);
+
+TEST_P(BackwardGolden, EveryStepEqualsPyTorch) {
+  const auto doc = test::load_json(kDir + "/" + GetParam() + ".json");
+  const Config cfg = backward_config(doc);
+  const StageInfo* info = find_stage("backward");
+  ASSERT_NE(info, nullptr);
+  ASSERT_EQ(info->misuse(cfg), "");
+  test::expect_walk_equals_golden(info->run(cfg), doc["stages"]["backward"]);
+}
+
+INSTANTIATE_TEST_SUITE_P(PyTorch, BackwardGolden, ::testing::ValuesIn(test::json_files_in(kDir)));
+
+TEST(BackwardGoldenFiles, SeveralConfigurationsIncludingTheBook) {
+  const auto files = test::json_files_in(kDir);
+  EXPECT_GE(files.size(), 6u);
+  EXPECT_NE(std::find(files.begin(), files.end(), "book"), files.end());
+}
+
+}  // namespace
+}  // namespace attn
