@@ -4,10 +4,10 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
-#include <type_traits>
-#include <limits>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "request/option_table.h"
@@ -68,11 +68,34 @@ CLI::Option* add_row(CLI::App& app, const OptionRow& row, Options& o) {
       row.field);
 }
 
+// CLI11 writes IsMember's choices into the type name: "TEXT:{rand,randn}".
+std::vector<std::string> split_choices(std::string& type) {
+  std::vector<std::string> choices;
+  const auto brace = type.find(":{");
+  if (brace == std::string::npos || type.back() != '}') return choices;
+  const std::string inner = type.substr(brace + 2, type.size() - brace - 3);
+  for (size_t p = 0; p <= inner.size();) {
+    const size_t comma = std::min(inner.find(',', p), inner.size());
+    choices.push_back(inner.substr(p, comma - p));
+    p = comma + 1;
+  }
+  type = type.substr(0, brace);
+  return choices;
+}
+
 }  // namespace
 
 template <class T>
 CLI::Validator range_check(T min, T max) {
-  return CLI::Range(min, max);
+  return CLI::Validator(
+      [min, max](std::string& input) {
+        T value;
+        const bool converted = CLI::detail::lexical_cast(input, value);
+        // CLI11's own Range lets nan through; a nan is in no range.
+        if (converted && !(value < min || value > max) && value == value) return std::string();
+        return fmt::format("must be {}, got {}", range_words(min, max), converted ? input : "'" + input + "'");
+      },
+      CLI::Range(min, max).get_description());  // --help shows CLI11's own "INT in [1 - 65536]"
 }
 
 template CLI::Validator range_check<int64_t>(int64_t, int64_t);
@@ -80,7 +103,14 @@ template CLI::Validator range_check<uint64_t>(uint64_t, uint64_t);
 template CLI::Validator range_check<double>(double, double);
 
 CLI::Validator seed_check() {
-  return CLI::Validator([](std::string&) { return std::string(); }, "");
+  return CLI::Validator(
+      [](std::string& input) {
+        uint64_t seed;
+        if (CLI::detail::lexical_cast(input, seed)) return std::string();
+        return "must be a whole number from 0 to 2^64-1, the argument of torch.manual_seed (a negative "
+               "one wraps around as in PyTorch), got '" + input + "'";
+      },
+      "");
 }
 
 void bind_options(CLI::App& app, Options& o, OptionScope scope) {
@@ -112,21 +142,6 @@ Options parse_walk_options(const std::vector<std::string>& args) {
   }
   mark_given(app, o);
   return o;
-}
-
-// CLI11 writes IsMember's choices into the type name: "TEXT:{rand,randn}".
-static std::vector<std::string> split_choices(std::string& type) {
-  std::vector<std::string> choices;
-  const auto brace = type.find(":{");
-  if (brace == std::string::npos || type.back() != '}') return choices;
-  const std::string inner = type.substr(brace + 2, type.size() - brace - 3);
-  for (size_t p = 0; p <= inner.size();) {
-    const size_t comma = std::min(inner.find(',', p), inner.size());
-    choices.push_back(inner.substr(p, comma - p));
-    p = comma + 1;
-  }
-  type = type.substr(0, brace);
-  return choices;
 }
 
 std::string options_json() {

@@ -5,7 +5,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cmath>
 #include <set>
 
 #include "input/size_limits.h"
@@ -145,11 +144,6 @@ Config make_config(const WalkRequest& r, LoadedInput in) {
   // A one-token text has no x(2): the default query becomes x(1).
   if (in.text && !r.query_given) knobs.query = std::min<int64_t>(r.query, static_cast<int64_t>(in.text->ids.size()));
   set_knobs(knobs, c);
-  // CLI::Range lets nan through.
-  if (std::isnan(r.dropout)) throw UsageError("--dropout: must be a number in [0, 1], got nan");
-  if (std::isnan(r.attn_dropout)) throw UsageError("--attn-dropout: must be a number in [0, 1], got nan");
-  if (!(r.bonus.rope_base >= 1.0 && r.bonus.rope_base <= 1.0e12))
-    throw UsageError(fmt::format("--rope-base: must be a number in [1, 1e12], got {}", r.bonus.rope_base));
   check_walk_options(knobs, c);
   c.summaries_only = !r.keep_all_values;
   return c;
