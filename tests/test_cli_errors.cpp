@@ -225,6 +225,26 @@ TEST_F(CliErrors, ModuleOptionsOutOfRange) {
   expect_option_error(run_cli({"--color", "sometimes"}), {"--color"});
 }
 
+// A range reads as a person writes it, not as C's %f of the bounds; nan is in no range.
+TEST_F(CliErrors, RangesReadAsAPersonWritesThem) {
+  expect_option_error(run_cli({"--dropout", "1.5"}), {"--dropout: must be a number from 0 to 1, got 1.5"});
+  expect_option_error(run_cli({"--attn-dropout", "nan"}), {"--attn-dropout: must be a number from 0 to 1, got nan"});
+  expect_option_error(run_cli({"--d-out", "0"}), {"--d-out: must be a whole number from 1 to 65536, got 0"});
+  expect_option_error(run_cli({"--d-out", "two"}), {"--d-out: must be a whole number from 1 to 65536, got 'two'"});
+  expect_option_error(run_cli({"--rope-base", "0.5"}), {"--rope-base: must be a number from 1 to 1e12, got 0.5"});
+  expect_option_error(run_cli({"check", "dump.json", "--atol", "-1"}), {"--atol: must be a number ≥ 0, got -1"});
+  expect_option_error(run_cli({"bench", "--threads", "2000"}), {"--threads: must be a whole number from 0 to 1024"});
+}
+
+// --seed abc says what a seed is, on the walk, check and bench alike.
+TEST_F(CliErrors, SeedSaysWhatASeedIs) {
+  const std::string what = "--seed: must be a whole number from 0 to 2^64-1, the argument of torch.manual_seed";
+  expect_option_error(run_cli({"--seed", "abc"}), {what, "got 'abc'"});
+  expect_option_error(run_cli({"check", "dump.json", "--seed", "1.5"}), {what, "got '1.5'"});
+  expect_option_error(run_cli({"bench", "--seed", "x"}), {what, "got 'x'"});
+  EXPECT_EQ(run_cli({"--seed", "abc"}).err.find("Could not convert"), std::string::npos);
+}
+
 TEST_F(CliErrors, NegativeSeedWrapsAsTorchManualSeedDoes) {
   // torch.manual_seed(-1) uses 2**64 - 1; the generator then keeps the low 32 bits.
   const RunResult neg = run_cli({"--stage", "trainable", "--seed", "-1"});

@@ -9,6 +9,8 @@
 #include <regex>
 
 #include "cli/cli.h"
+#include "request/option_table.h"
+#include "request/request.h"
 #include "input/embeddings.h"
 #include "lang/lang.h"
 #include "render/heatmap.h"
@@ -319,9 +321,10 @@ TEST(Html, BigInputsStayBounded) {
 std::string cli_page(const std::vector<std::string>& args) {
   std::vector<std::string> a = args;
   a.insert(a.end(), {"--format", "html"});
-  const Options o = parse_walk_options(a);
+  Options o = parse_walk_options(a);
+  set_document(o);
   RenderOptions ro;
-  std::vector<Walk> walks = make_walks(o, o.text.given ? Embeddings{} : load_input(o), &ro);
+  std::vector<Walk> walks = make_walks(o.walk, &ro);
   return render_html(walks, ro);
 }
 

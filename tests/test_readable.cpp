@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "cli/cli.h"
+#include "request/option_table.h"
+#include "request/request.h"
 #include "core/config.h"
 #include "render/heatmap.h"
 #include "text/readable.h"
@@ -84,7 +86,7 @@ TEST(Readable, TheTokensStageReadsTheLearnersText) {
   // and the pieces' legend takes its example from it.
   const Options o = parse_walk_options({"--stage", "tokens", "--text", "你好 tea"});
   RenderOptions ro;
-  const auto walks = make_walks(o, Embeddings{}, &ro);
+  const auto walks = make_walks(o.walk, &ro);
   const Walk& w = walks.at(0);
   const Step *ids = nullptr, *integers = nullptr, *strings = nullptr, *pieces = nullptr;
   for (const auto& s : w.steps) {
@@ -103,7 +105,7 @@ TEST(Readable, TheTokensStageReadsTheLearnersText) {
   EXPECT_NE(pieces->details[0].find(split[0].character + " = " + split[0].pieces), std::string::npos)
       << pieces->details[0];
   // Without --text, the book's sentence, and its own title.
-  const auto book = make_walks(parse_walk_options({"--stage", "tokens"}), load_input(parse_walk_options({})), &ro);
+  const auto book = make_walks(parse_walk_options({"--stage", "tokens"}).walk, &ro);
   EXPECT_EQ(book.at(0).steps.back().printed,
             "Hello, do you like tea? <|endoftext|> In the sunlit terracesof someunknownPlace.");
 }

@@ -1,18 +1,26 @@
-// What the page's controls are built from (src/web/page_data.h, options_json in src/cli/cli.h):
+// What the page's controls are built from (src/web/page_data.h, options_json in src/request/option_table.h):
 // the CLI's own options, with their choices and defaults, and the state of a CLI page.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 
-#include "cli/cli.h"
 #include "input/embeddings.h"
 #include "render/page.h"
+#include "request/option_table.h"
 #include "web/page_data.h"
 
 namespace attn {
 namespace {
 
 using nlohmann::json;
+
+// A CLI page's walk (--format html) on a two-token input.
+std::vector<Walk> html_walks(Options o, RenderOptions* ro) {
+  o.format = "html";
+  set_document(o);
+  o.walk.input_json = R"({"tokens": ["a", "b"], "embeddings": [[0.1, 0.2], [0.3, 0.4]]})";
+  return make_walks(o.walk, ro);
+}
 
 json find_option(const json& list, const std::string& name) {
   for (const auto& o : list)
@@ -57,11 +65,9 @@ TEST(WebData, PageShowsOnlyTheWalksOptions) {
 
 TEST(WebData, ACliPageKeepsItsSettingsAndInput) {
   Options o = parse_walk_options({"--stage", "causal", "--seed", "7", "--d-out", "3", "--qkv-bias", "--lang", "zh"});
-  EXPECT_TRUE(o.seed_given);
-  Embeddings e = parse_embeddings(R"({"tokens": ["a", "b"], "embeddings": [[0.1, 0.2], [0.3, 0.4]]})", "t.json");
+  EXPECT_TRUE(o.walk.seed_given);
   RenderOptions ro;
-  o.format = "html";
-  auto walks = make_walks(o, e, &ro);
+  auto walks = html_walks(o, &ro);
   walks[0].config.input_name = "t.json";
   const json data = json::parse(page_data_json(walks, ro.lang, false));
   EXPECT_EQ(data["state"], json({{"stage", "causal"}, {"seed", "7"}, {"d-out", "3"}, {"qkv-bias", "1"}, {"lang", "zh"}}));
@@ -74,10 +80,8 @@ TEST(WebData, ACliPageKeepsTheBonusKnobsAndTheSoftmaxDim) {
   Options o = parse_walk_options({"--stage", "gqa", "--kv-groups", "1", "--window", "2", "--rope-base", "500",
                                   "--block", "3", "--latent-dim", "2", "--softmax-dim", "1",
                                   "--torch-threads", "3"});
-  Embeddings e = parse_embeddings(R"({"tokens": ["a", "b"], "embeddings": [[0.1, 0.2], [0.3, 0.4]]})", "t.json");
   RenderOptions ro;
-  o.format = "html";
-  const auto walks = make_walks(o, e, &ro);
+  const auto walks = html_walks(o, &ro);
   const json data = json::parse(page_data_json(walks, ro.lang, false));
   EXPECT_EQ(data["state"], json({{"stage", "gqa"}, {"kv-groups", "1"}, {"window", "2"}, {"rope-base", "500"},
                                  {"block", "3"}, {"latent-dim", "2"}, {"softmax-dim", "1"},

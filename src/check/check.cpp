@@ -23,10 +23,7 @@ std::vector<std::pair<std::string, Tensor>> tensors_of(const Dump& dump, const s
   return out;
 }
 
-bool runnable(const StageInfo& s, const Config& cfg) {
-  // MultiHeadAttention needs d_out divisible by the number of heads.
-  return std::string(s.name) != "multi-head" || cfg.d_out % cfg.heads == 0;
-}
+bool runnable(const StageInfo& s, const Config& cfg) { return !s.misuse || s.misuse(cfg).empty(); }
 
 size_t edit_distance(const std::string& a, const std::string& b) {
   std::vector<size_t> row(b.size() + 1);

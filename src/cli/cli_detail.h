@@ -10,7 +10,7 @@
 
 #include "bench/bench.h"
 #include "check/check.h"
-#include "cli/cli.h"
+#include "request/request.h"
 
 namespace attn::cli_detail {
 
@@ -32,10 +32,7 @@ struct ParsedArgs {
 // cli_options.cpp: argv into ParsedArgs (an exit code when --help or --version ended the run).
 std::optional<int> parse_args(int argc, char** argv, ParsedArgs& p, bool print);
 
-// The checks (cli_options.cpp says what each one refuses).
-std::pair<int64_t, int64_t> parse_size(const std::string& s);
-void check_walk_options(const Options& o, int64_t T);
-void check_walk_fits(const Options& o, int64_t T, int64_t d_in, const std::string& what);
+// bench's own checks: heads divide d_model, and the forward fits in memory.
 void check_bench(const BenchOptions& b);
 
 }  // namespace attn::cli_detail

@@ -1,5 +1,7 @@
 #include "stages/stages.h"
 
+#include <fmt/format.h>
+
 #include <string>
 
 #include "lang/lang.h"
@@ -16,6 +18,13 @@ const char* summary(const char* stage) {
 
 }  // namespace
 
+// Here, not in multi_head.cpp, which holds the chapter's steps alone.
+std::string multi_head_misuse(const Config& cfg) {
+  if (cfg.d_out % cfg.heads == 0) return "";
+  return fmt::format("--heads: MultiHeadAttention needs --d-out divisible by --heads, got d_out {} and {} heads",
+                     cfg.d_out, cfg.heads);
+}
+
 const std::vector<StageInfo>& all_stages() {
   static const std::vector<StageInfo> stages = {
       {"tokens", "2.7", summary("tokens"), run_tokens, StageGroup::Chapter, nullptr, false},
@@ -24,7 +33,7 @@ const std::vector<StageInfo>& all_stages() {
       {"trainable", "3.4", summary("trainable"), run_trainable},
       {"causal", "3.5.1", summary("causal"), run_causal},
       {"dropout", "3.5.2–3.5.3", summary("dropout"), run_dropout},
-      {"multi-head", "3.6", summary("multi-head"), run_multi_head},
+      {"multi-head", "3.6", summary("multi-head"), run_multi_head, StageGroup::Chapter, multi_head_misuse},
 
       // ---- bonus: beyond chapter 3, in the order --stage bonus walks them ----
       // the bonus notebook and the KV cache (efficient, kv-cache, gqa):

@@ -16,6 +16,7 @@ Walk run_trainable(const Config& cfg);    // 3.4          W_query, W_key, W_valu
 Walk run_causal(const Config& cfg);       // 3.5.1        hiding future words
 Walk run_dropout(const Config& cfg);      // 3.5.2-3.5.3  dropout masks; CausalAttention
 Walk run_multi_head(const Config& cfg);   // 3.6          the wrapper and MultiHeadAttention
+std::string multi_head_misuse(const Config& cfg);  // --d-out must split into --heads
 Walk run_tokens(const Config& cfg);       // 2.5-2.7      chapter 2's cells: nn.Embedding, GPT-2's BPE
 
 // The same chapter stages with the learner's choices (stages/common.h's CellChoices), for
@@ -27,7 +28,7 @@ Walk run_dropout_with(const Config& cfg, const CellChoices& c);
 Walk run_multi_head_with(const Config& cfg, const CellChoices& c);
 
 // Beyond chapter 3 (one file each, in the book repository's vocabulary): the bonus stages,
-// each with the check of the options it cannot run with (StageInfo::misuse).
+// each with the check of the options it cannot run with (StageInfo::misuse), as multi-head has.
 Walk run_efficient(const Config& cfg);    // ch03/02_bonus     MultiHeadAttentionCombinedQKV
 std::string efficient_misuse(const Config& cfg);
 Walk run_kv_cache(const Config& cfg);     // ch04/03_kv-cache  one token at a time, the cache growing
@@ -58,7 +59,8 @@ struct StageInfo {
   Walk (*run)(const Config&);
   StageGroup group = StageGroup::Chapter;
   // Options this stage cannot run with: "" if none, else a message naming the option
-  // (a usage error, exit 2). nullptr: the stage takes any configuration.
+  // (a usage error, exit 2). nullptr: the stage takes any configuration. The one rule the
+  // command line, the page and check all apply (src/request/, check's choose_stage).
   std::string (*misuse)(const Config&) = nullptr;
   bool in_all = true;   // part of --stage all (chapter 3); chapter 2's tokens stage is not
 };

@@ -11,7 +11,7 @@
 
 namespace attn {
 
-// {"options": [...options_json() minus those that mean nothing on a page...],
+// {"options": [...options_json()'s rows that are on_page...],
 //  "stages": [{"name", "section"}], "langs": ["en", ...], "texts": {"en": {"web.*": ...}},
 //  "default_input": {"tokens", "embeddings"}, "engine": bool,
 //  "state": {"stage": "causal", "seed": "7", "qkv-bias": "1", ...}   options by long name

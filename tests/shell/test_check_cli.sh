@@ -48,7 +48,8 @@ expect 1 "" "missing.json: cannot open" -- check "$tmp/missing.json"
 
 # Option misuse: exit 2.
 expect 2 "" "--format" -- check "$golden/causal_scale_missing.json" --format html
-expect 2 "" "--atol" -- check "$golden/causal_scale_missing.json" --atol -1
+expect 2 "" "--atol: must be a number ≥ 0, got -1" -- check "$golden/causal_scale_missing.json" --atol -1
+expect 2 "" "--seed: must be a whole number" -- check "$golden/causal_scale_missing.json" --seed abc
 expect 2 "" "dump" -- check
 expect 2 "" "--heads" -- check "$tmp/walk.json" --stage multi-head --d-out 3 --heads 2
 expect 2 "" "--stage: causl is not a stage; did you mean causal?" -- check "$golden/causal_scale_missing.json" --stage causl

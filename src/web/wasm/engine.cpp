@@ -1,4 +1,4 @@
-// The page's engine: the CLI's own option binding, stages and renderers, compiled to
+// The page's engine: the CLI's own option binding (src/request/), stages and renderers, compiled to
 // WebAssembly (`make web`). The page's script calls these functions; it computes nothing
 // itself.
 #include <emscripten/emscripten.h>
@@ -10,10 +10,11 @@
 #include <vector>
 
 #include "bench/bench.h"
-#include "cli/cli.h"
 #include "input/embeddings.h"
 #include "render/bench.h"
 #include "render/render.h"
+#include "request/option_table.h"
+#include "request/request.h"
 #include "web/page_data.h"
 
 namespace {
@@ -32,13 +33,15 @@ json run(const std::string& args_json, const std::string& input, bool with_json,
   } catch (const json::exception& e) {
     throw attn::UsageError(std::string("the page passed arguments that are not a JSON list of strings: ") + e.what());
   }
-  attn::Options o = attn::parse_walk_options(args);
-  if (!o.input.empty() || !o.random_input.empty())
+  attn::WalkRequest r = attn::parse_walk_options(args).walk;
+  if (!r.input.empty() || !r.random_input.empty())
     throw attn::UsageError("--input and --random-input: the page takes its embeddings from its table");
-  o.format = "html";  // every step with its explanation, as on the CLI's page
-  attn::Embeddings emb = input.empty() ? attn::builtin_journey() : attn::parse_embeddings(input, "input");
+  r.input_json = input;  // empty: the chapter's six tokens
+  r.document = "html";   // every step with its explanation and every value, as on the CLI's page
+  r.keep_all_values = true;
+  r.explain = true;
   attn::RenderOptions ro;
-  const auto walks = attn::make_walks(o, std::move(emb), &ro);
+  const auto walks = attn::make_walks(r, &ro);
   json out = {{"ok", true},
               {"title", attn::html_title(walks, ro.lang)},
               {"lang", ro.lang == attn::Lang::Zh ? "zh-CN" : "en"}};

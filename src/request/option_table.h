@@ -1,0 +1,109 @@
+// Every option of a walk, named once. One row per option says how it is spelled, what it
+// fills, its help and its plain label, its range or choices, which stages it changes, and
+// which Config field it sets. The rows drive the CLI11 binding (the command line, `check`
+// and the page's arguments), the page's controls and state (src/web/page_data.cpp), and
+// make_config(). src/request/option_table.cpp holds the table and says how to add a row.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <cstdint>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "core/config.h"
+#include "request/request.h"
+
+namespace attn {
+
+// Where the page shows an option: the input, the model, what to show, or under "more".
+enum class OptionGroup { Input, Model, Show, More };
+const char* to_string(OptionGroup g);  // "input", "model", "show", "more"
+
+// The request field an option fills (through a captureless lambda).
+template <class T>
+using OptionFieldOf = T& (*)(Options&);
+using OptionField = std::variant<OptionFieldOf<bool>, OptionFieldOf<int64_t>, OptionFieldOf<uint64_t>,
+                                 OptionFieldOf<double>, OptionFieldOf<std::string>,
+                                 OptionFieldOf<std::vector<std::string>>>;
+
+// --seed: what a seed is, when the text is not one.
+CLI::Validator seed_check();
+
+struct OptionRow {
+  std::string names;   // CLI11's spelling: "-q,--query"
+  OptionField field;
+  std::string help;    // --help's line
+  std::string label;   // plain words for a learner (the page's control)
+  OptionGroup group = OptionGroup::Model;
+  // The stages whose output the option changes: "*" for every stage, else their names
+  // separated by spaces (tests/test_request.cpp walks each stage to check it).
+  std::string stages = "*";
+  bool in_check = false;    // attn-walk check takes it too: it decides the walk's numbers
+  bool on_page = true;      // false: it chooses how or where to write, or means nothing in a browser
+  bool show_default = true; // --help prints "[default]" (and the page's control starts there)
+  bool has_range = false;
+  double min = 0, max = 0;  // inclusive; max >= kNoUpperBound reads "a number >= min"
+  std::vector<std::string> (*choices)() = nullptr;
+  std::vector<std::string> excludes;  // long names of earlier rows it cannot be given with
+  bool& (*given)(Options&) = nullptr;  // set when the option is on the command line
+  char delimiter = 0;                  // a list: "a,b"
+  CLI::Validator (*validator)() = nullptr;  // a check of its own (--seed's)
+  // The Config field it sets (make_config), and that field read back as the page's state
+  // writes it (the same text for a default Config means "not set").
+  void (*to_config)(const WalkRequest&, Config&) = nullptr;
+  std::string (*from_config)(const Config&) = nullptr;
+
+  // Builders, so that a row reads as one statement.
+  OptionRow& shows(std::string l, OptionGroup g, std::string s) { label = std::move(l), group = g, stages = std::move(s); return *this; }
+  OptionRow& range(double lo, double hi) { has_range = true, min = lo, max = hi; return *this; }
+  OptionRow& one_of(std::vector<std::string> (*c)()) { choices = c; return *this; }
+  OptionRow& check_too() { in_check = true; return *this; }
+  OptionRow& not_on_page() { on_page = false; return *this; }
+  OptionRow& no_default() { show_default = false; return *this; }
+  OptionRow& excluding(std::vector<std::string> e) { excludes = std::move(e); return *this; }
+  OptionRow& counts(bool& (*g)(Options&)) { given = g; return *this; }
+  OptionRow& list(char d) { delimiter = d; return *this; }
+  OptionRow& checked(CLI::Validator (*v)()) { validator = v; return *this; }
+  OptionRow& sets(void (*to)(const WalkRequest&, Config&), std::string (*from)(const Config&)) {
+    to_config = to, from_config = from;
+    return *this;
+  }
+
+  std::string long_name() const;  // "query"
+};
+
+constexpr double kNoUpperBound = 1e30;
+
+// The rows, in --help's order.
+const std::vector<OptionRow>& option_table();
+const OptionRow* find_option(const std::string& long_name);
+
+// Which rows an app binds: every walk option (the command line and the page), or only those
+// that decide the walk's numbers (attn-walk check, which has its own --stage and --lang).
+enum class OptionScope { Walk, Check };
+void bind_options(CLI::App& app, Options& o, OptionScope scope);
+// After parsing: marks the options given on the command line (Options' *_given fields).
+void mark_given(const CLI::App& app, Options& o);
+
+// A range check whose message reads as a person writes the range ("--dropout: must be a
+// number from 0 to 1, got 1.5"); its description (--help) is CLI11's own Range's.
+template <class T>
+CLI::Validator range_check(T min, T max);
+
+// Sets every knob of `r` in `c` (each row's to_config).
+void set_knobs(const WalkRequest& r, Config& c);
+
+// The walk options alone (no bench, no output or terminal options needed), parsed with the
+// same CLI11 binding and checks as the command line: the page (src/web/) passes the same
+// arguments. `args` excludes the program name. Throws UsageError.
+Options parse_walk_options(const std::vector<std::string>& args);
+
+// Every option of the binding, machine-readable, for the page's controls: a JSON array of
+// {"name": "d-out", "flag": bool, "type": "INT", "choices": [...], "default": "2", "help": "...",
+//  "label": "...", "group": "model", "stages": "...", "on_page": bool} (the last four for the
+// table's rows; help and version have none).
+std::string options_json();
+
+}  // namespace attn

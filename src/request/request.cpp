@@ -1,0 +1,171 @@
+// From a request to walks: the input loaded once, the Config made whole, the stages run,
+// localized and trimmed to --only.
+#include "request/request.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+
+#include "input/size_limits.h"
+#include "lang/lang.h"
+#include "request/option_table.h"
+#include "stages/stages.h"
+#include "stages/tokens.h"
+#include "torch/torch_random.h"
+
+namespace attn {
+
+namespace {
+
+Embeddings random_embeddings(int64_t T, int64_t D, uint64_t seed) {
+  TorchGenerator gen(seed);
+  Embeddings e;
+  e.inputs = randn(gen, {T, D});
+  for (int64_t i = 0; i < T; ++i) e.tokens.push_back("x" + std::to_string(i + 1));
+  return e;
+}
+
+std::vector<Walk> run_walks(const WalkRequest& r, const Config& cfg) {
+  std::vector<Walk> walks;
+  for (const auto& s : all_stages())
+    if (stage_selected(s, r.stage)) {
+      walks.push_back(s.run(cfg));
+      summarize(walks.back());  // text only: keep what print() shows
+    }
+  if (walks.empty()) throw UsageError("--stage: no stage belongs to '" + r.stage + "'");
+  return walks;
+}
+
+void apply_only(std::vector<Walk>& walks, const std::vector<std::string>& only) {
+  if (only.empty()) return;
+  std::set<std::string> known;
+  for (const auto& w : walks)
+    for (const auto& s : w.steps) known.insert(s.name);
+  for (const auto& name : only)
+    if (!known.count(name))
+      throw UsageError("--only: no step named '" + name + "' in this walk; the steps are: " +
+                       fmt::format("{}", fmt::join(known, ", ")));
+  const std::set<std::string> keep(only.begin(), only.end());
+  for (auto& w : walks) keep_only(w, keep);
+}
+
+uint64_t seed_of(const WalkRequest& r) { return r.seed_given ? r.seed : 123; }
+
+}  // namespace
+
+void set_document(Options& o) {
+  o.walk.document = o.format;
+  o.walk.keep_all_values = o.format != "text" || o.walk.heatmap;
+  // HTML always carries the explanations; text and JSON only with --explain.
+  o.walk.explain = o.walk.explain || o.format == "html";
+}
+
+// "1024x768" -> {1024, 768}
+std::pair<int64_t, int64_t> parse_size(const std::string& s) {
+  const auto x = s.find('x');
+  try {
+    if (x == std::string::npos) throw std::invalid_argument("no x");
+    size_t used1 = 0, used2 = 0;
+    const long long t = std::stoll(s.substr(0, x), &used1);
+    const long long d = std::stoll(s.substr(x + 1), &used2);
+    if (used1 != x || used2 != s.size() - x - 1 || t < 1 || d < 1 || t > (1 << 20) || d > (1 << 20))
+      throw std::invalid_argument("range");
+    return {t, d};
+  } catch (const std::exception&) {
+    throw UsageError("--random-input: expected TxD with positive sizes, e.g. 1024x768, got '" + s + "'");
+  }
+}
+
+// Refuses, before anything is allocated, a walk whose tensors cannot fit in memory (exit 1:
+// the options are well formed, the machine is too small for them, as with a huge input).
+void check_walk_fits(const WalkRequest& r, int64_t T, int64_t d_in, const std::string& what) {
+  WalkSize w;
+  w.stage = r.stage;
+  w.format = r.document;
+  w.tokens = static_cast<double>(T);
+  w.d_in = static_cast<double>(d_in);
+  w.d_out = static_cast<double>(r.d_out);
+  w.heads = static_cast<double>(r.heads);
+  w.batch = static_cast<double>(r.batch);
+  check_fits(w, what);
+}
+
+// Checks that need the input (the token count) or several options together.
+void check_walk_options(const WalkRequest& r, const Config& c) {
+  bool chapter = false;  // the bonus stages have no query token
+  for (const auto& s : all_stages()) chapter |= stage_selected(s, r.stage) && s.group == StageGroup::Chapter;
+  if (chapter && (r.query < 1 || r.query > c.num_tokens()))
+    throw UsageError(fmt::format("--query: must be between 1 and {} (the number of tokens), got {}",
+                                 c.num_tokens(), r.query));
+  for (const auto& s : all_stages())
+    if (stage_selected(s, r.stage) && s.misuse)
+      if (const std::string why = s.misuse(c); !why.empty()) throw UsageError(why);
+}
+
+LoadedInput load_input(const WalkRequest& r) {
+  LoadedInput in;
+  if ((in.text = load_text(r.text, seed_of(r)))) {
+    in.emb = {in.text->pieces, in.text->input_embeddings};
+    in.name = text_source(r.text);
+    return in;
+  }
+  if (!r.random_input.empty()) {
+    const auto [T, D] = parse_size(r.random_input);
+    check_walk_fits(r, T, D, "--random-input " + r.random_input);
+    in.emb = random_embeddings(T, D, seed_of(r));
+    in.name = "torch.randn(" + r.random_input + ")";
+    return in;
+  }
+  if (!r.input_json.empty()) {
+    in.emb = parse_embeddings(r.input_json, "input");
+    in.name = "<built-in>";  // the page's table, which starts as the chapter's six tokens
+  } else if (!r.input.empty()) {
+    in.emb = load_embeddings(r.input, r.max_input_mb * kBytesPerMb);
+    in.name = r.input == "-" ? "<stdin>" : r.input;
+  } else {
+    in.emb = builtin_journey();
+    in.name = "<built-in>";
+  }
+  check_walk_fits(r, in.emb.inputs.size(0), in.emb.inputs.size(1), in.name);
+  return in;
+}
+
+Config make_config(const WalkRequest& r, LoadedInput in) {
+  Config c;
+  c.tokens = std::move(in.emb.tokens);
+  c.inputs = std::move(in.emb.inputs);
+  c.input_name = std::move(in.name);
+  if (in.text) {
+    c.text = in.text->text;
+    c.token_ids = in.text->ids;
+  }
+  WalkRequest knobs = r;
+  // A one-token text has no x(2): the default query becomes x(1).
+  if (in.text && !r.query_given) knobs.query = std::min<int64_t>(r.query, static_cast<int64_t>(in.text->ids.size()));
+  set_knobs(knobs, c);
+  check_walk_options(knobs, c);
+  c.summaries_only = !r.keep_all_values;
+  return c;
+}
+
+std::vector<Walk> make_walks(const WalkRequest& r, RenderOptions* ro) {
+  LoadedInput in = load_input(r);
+  const auto text = in.text;  // chapter 2's steps from the text to its embeddings come first
+  const Config cfg = make_config(r, std::move(in));
+  std::vector<Walk> walks = run_walks(r, cfg);
+  parse_lang(r.lang, &ro->lang);
+  ro->explain = r.explain;
+  ro->heatmap = r.heatmap;
+  ro->heatmap_per_matrix = r.heatmap_scale == "matrix";
+  for (auto& w : walks) localize(w, ro->lang, r.explain);
+  if (text) {
+    Walk steps = run_text_steps(*text, cfg);
+    localize(steps, ro->lang, r.explain);
+    prepend_steps(walks.front(), std::move(steps));
+  }
+  apply_only(walks, r.only);
+  return walks;
+}
+
+}  // namespace attn

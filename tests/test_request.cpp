@@ -1,0 +1,207 @@
+// The request layer (src/request/): the option table is the one source of the binding, the
+// Config and the page's state, each row's "stages" says truly which stages it changes, and a
+// stage's misuse rule is applied wherever a walk is made.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "request/option_table.h"
+#include "request/request.h"
+#include "stages/stages.h"
+
+namespace attn {
+namespace {
+
+// What a walk computed: every step's name, shape and values (not the config it prints, which
+// every knob changes, nor the words).
+std::string computed(const std::vector<Walk>& walks) {
+  std::ostringstream out;
+  for (const auto& w : walks)
+    for (const auto& s : w.steps) {
+      out << s.name << ':';
+      for (int64_t d : s.value.shape) out << d << ',';
+      for (float v : s.value.data) {
+        uint32_t bits;
+        std::memcpy(&bits, &v, 4);
+        out << bits << ' ';
+      }
+      out << '\n';
+    }
+  return out.str();
+}
+
+// A stage that refuses the options (its misuse rule) computes nothing: the same for any value.
+std::string walk(std::vector<std::string> args) {
+  WalkRequest r = parse_walk_options(args).walk;
+  r.keep_all_values = true;
+  RenderOptions ro;
+  try {
+    return computed(make_walks(r, &ro));
+  } catch (const UsageError& e) {
+    return std::string("refused: ") + e.what();
+  }
+}
+
+bool listed(const OptionRow& row, const std::string& stage) {
+  if (row.stages == "*") return true;
+  std::istringstream names(row.stages);
+  for (std::string n; names >> n;)
+    if (n == stage) return true;
+  return false;
+}
+
+// A value for each knob that differs from its default, and the options it needs beside it to
+// show (torch-threads matters only with --softmax-dim 1 and more columns than one thread's
+// share). A new knob adds its line here.
+struct Sample {
+  std::vector<std::string> with;  // the option and its value ("--qkv-bias" alone for a flag)
+  std::vector<std::string> base;  // given to both walks
+};
+const std::map<std::string, Sample>& samples() {
+  static const std::map<std::string, Sample> s = {
+      {"query", {{"--query", "3"}, {}}},
+      {"seed", {{"--seed", "7"}, {}}},
+      {"d-out", {{"--d-out", "16"}, {}}},
+      {"heads", {{"--heads", "1"}, {"--d-out", "8", "--kv-groups", "1"}}},
+      {"dropout", {{"--dropout", "0.25"}, {}}},
+      {"attn-dropout", {{"--attn-dropout", "0.25"}, {}}},
+      {"batch", {{"--batch", "3"}, {}}},
+      {"qkv-bias", {{"--qkv-bias"}, {}}},
+      {"init", {{"--init", "randn"}, {}}},
+      {"dropout-rng", {{"--dropout-rng", "mkl"}, {"--attn-dropout", "0.5"}}},
+      {"softmax-dim", {{"--softmax-dim", "1"}, {}}},
+      {"torch-threads", {{"--torch-threads", "3"}, {"--softmax-dim", "1", "--random-input", "200x3", "--block", "4"}}},
+      {"kv-groups", {{"--kv-groups", "1"}, {}}},
+      {"window", {{"--window", "2"}, {}}},
+      {"rope-base", {{"--rope-base", "500"}, {"--d-out", "16", "--heads", "2"}}},  // head_dim 8: four frequencies
+      {"block", {{"--block", "3"}, {}}},
+      {"latent-dim", {{"--latent-dim", "2"}, {}}},
+      {"steps", {{"--steps", "3"}, {}}},
+      {"lr", {{"--lr", "0.01"}, {}}},
+      {"weight-decay", {{"--weight-decay", "0.5"}, {}}},
+      {"optimizer", {{"--optimizer", "sgd"}, {}}},
+      {"random-input", {{"--random-input", "6x3"}, {}}},
+      {"text", {{"--text", "Your journey begins with one step"}, {}}},
+      {"embed-dim", {{"--embed-dim", "4"}, {"--text", "Your journey starts with one step"}}},
+  };
+  return s;
+}
+
+TEST(OptionTable, EachKnobHasASample) {
+  for (const auto& row : option_table())
+    if (row.to_config) EXPECT_TRUE(samples().count(row.long_name())) << row.long_name() << ": add a sample";
+}
+
+// Each row's "stages" is exactly the stages whose computed tensors its sample changes.
+TEST(OptionTable, StagesNamedAreTheStagesChanged) {
+  for (const auto& [name, sample] : samples()) {
+    const OptionRow* row = find_option(name);
+    ASSERT_NE(row, nullptr) << name;
+    std::string changed, named;  // in all_stages()' order
+    for (const auto& stage : all_stages()) {
+      std::vector<std::string> base = sample.base;
+      base.insert(base.end(), {"--stage", stage.name});
+      std::vector<std::string> with = base;
+      with.insert(with.end(), sample.with.begin(), sample.with.end());
+      // A stage that refuses the sample (its misuse rule) is not one the option changes.
+      const std::string with_walk = walk(with);
+      if (with_walk.rfind("refused: ", 0) != 0 && walk(base) != with_walk)
+        changed += std::string(changed.empty() ? "" : " ") + stage.name;
+      if (listed(*row, stage.name)) named += std::string(named.empty() ? "" : " ") + stage.name;
+    }
+    EXPECT_EQ(named, changed) << "--" << name << ": the row says \"" << row->stages << "\"";
+  }
+}
+
+// The Config is built from the rows: each knob's value reaches its field, and the page's
+// state (from_config) reads it back.
+TEST(OptionTable, EveryKnobReachesTheConfigAndReadsBack) {
+  const Config defaults;
+  for (const auto& [name, sample] : samples()) {
+    if (name == "random-input" || name == "text" || name == "embed-dim") continue;  // the input, not a knob
+    const OptionRow* row = find_option(name);
+    ASSERT_NE(row, nullptr) << name;
+    if (!row->from_config) continue;
+    std::vector<std::string> args = sample.base;
+    args.insert(args.end(), sample.with.begin(), sample.with.end());
+    const WalkRequest r = parse_walk_options(args).walk;
+    Config c;
+    c.inputs = Tensor::zeros({6, 3});
+    set_knobs(r, c);
+    const std::string value = sample.with.size() > 1 ? sample.with[1] : "1";
+    EXPECT_EQ(row->from_config(c), value) << name;
+    EXPECT_NE(row->from_config(defaults), value) << name;
+  }
+}
+
+TEST(OptionTable, NamesAreUniqueAndEveryRowIsBound) {
+  std::set<std::string> names;
+  for (const auto& row : option_table()) EXPECT_TRUE(names.insert(row.long_name()).second) << row.long_name();
+  CLI::App app;
+  Options o;
+  bind_options(app, o, OptionScope::Walk);
+  for (const auto& name : names) EXPECT_NE(app.get_option_no_throw("--" + name), nullptr) << name;
+  CLI::App check;
+  bind_options(check, o, OptionScope::Check);
+  EXPECT_NE(check.get_option_no_throw("--seed"), nullptr);
+  EXPECT_EQ(check.get_option_no_throw("--kv-groups"), nullptr);  // check grades the chapter's stages
+}
+
+TEST(OptionTable, GivenOptionsAreMarked) {
+  const Options o = parse_walk_options({"--seed", "5", "--text", "hi"});
+  EXPECT_TRUE(o.walk.seed_given);
+  EXPECT_TRUE(o.walk.text.given);
+  EXPECT_FALSE(o.walk.d_out_given);
+  EXPECT_FALSE(o.walk.query_given);
+}
+
+// The format of the command line decides what the walk keeps only through set_document.
+TEST(Request, TheDocumentSetsWhatTheWalkKeeps) {
+  Options o;
+  set_document(o);
+  EXPECT_FALSE(o.walk.keep_all_values);
+  EXPECT_FALSE(o.walk.explain);
+  o.format = "html";
+  set_document(o);
+  EXPECT_TRUE(o.walk.keep_all_values);
+  EXPECT_TRUE(o.walk.explain);
+  Options heat;
+  heat.walk.heatmap = true;
+  set_document(heat);
+  EXPECT_TRUE(heat.walk.keep_all_values);
+}
+
+TEST(Request, TheConfigIsWholeForText) {
+  WalkRequest r = parse_walk_options({"--text", "Hi", "--stage", "causal"}).walk;
+  const Config c = make_config(r, load_input(r));
+  EXPECT_EQ(c.input_name, "--text");
+  EXPECT_EQ(c.text, "Hi");
+  EXPECT_EQ(c.token_ids, std::vector<int64_t>{17250});
+  EXPECT_EQ(c.query, 1);  // one token: x(1) is the query
+  EXPECT_TRUE(c.summaries_only);
+}
+
+// The chapter's multi-head rule is the stage's own, as the bonus stages' are.
+TEST(Request, MultiHeadMisuseIsTheStagesRule) {
+  const StageInfo* mh = find_stage("multi-head");
+  ASSERT_NE(mh, nullptr);
+  ASSERT_NE(mh->misuse, nullptr);
+  Config c;
+  c.d_out = 3;
+  c.heads = 2;
+  EXPECT_NE(mh->misuse(c).find("--heads"), std::string::npos);
+  c.d_out = 4;
+  EXPECT_EQ(mh->misuse(c), "");
+  WalkRequest r = parse_walk_options({"--stage", "all", "--d-out", "5", "--heads", "2"}).walk;
+  EXPECT_THROW(make_config(r, load_input(r)), UsageError);
+  r.stage = "causal";
+  EXPECT_NO_THROW(make_config(r, load_input(r)));
+}
+
+}  // namespace
+}  // namespace attn
