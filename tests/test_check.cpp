@@ -168,6 +168,10 @@ TEST(CheckDump, WrongShapeDiffersAndSaysSo) {
   const std::string zh = render_check_text(r, Lang::Zh);
   EXPECT_EQ(zh.find("上面的行"), std::string::npos) << zh;
   EXPECT_NE(zh.find("检查它的形状"), std::string::npos) << zh;
+  // The heading runs on after its comma: Chinese puts no space after "，", English one after ",".
+  EXPECT_NE(zh.find("（第 3.5.1 节），由 --stage 指定。"), std::string::npos) << zh;
+  EXPECT_EQ(zh.find("， "), std::string::npos) << zh;
+  EXPECT_NE(text.find("(section 3.5.1), as --stage asked."), std::string::npos) << text;
 }
 
 // The default tolerance is torch.allclose's (rtol 1e-5, atol 1e-6): at 2, a relative

@@ -109,9 +109,10 @@ std::string render_check_text(const CheckReport& r, Lang lang) {
   };
   std::string out;
   const StageInfo* info = find_stage(r.stage);
-  out += t("check.heading", {{"stage", r.stage}, {"section", info ? info->section : ""}}) + " " +
-         t("check.chosen_by." + r.chosen_by,
-           {{"matched", std::to_string(r.names_matched)}, {"given", std::to_string(r.names_given)}}) + "\n";
+  // The language places the reason after the heading (zh: after "，" with no space).
+  const std::string chosen_by = t("check.chosen_by." + r.chosen_by,
+                                  {{"matched", std::to_string(r.names_matched)}, {"given", std::to_string(r.names_given)}});
+  out += t("check.heading", {{"stage", r.stage}, {"section", info ? info->section : ""}, {"chosen_by", chosen_by}}) + "\n";
   out += t("check.tolerance", {{"rtol", fmt::format("{:g}", r.tol.rtol)}, {"atol", fmt::format("{:g}", r.tol.atol)}}) + "\n\n";
 
   size_t width = 0;

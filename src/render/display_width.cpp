@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "text/utf8.h"
+#include "core/utf8.h"
 
 namespace attn {
 
@@ -16,7 +16,7 @@ namespace attn {
 
 namespace {
 
-// Decodes one code point at s[i] (text/utf8.h); returns -1 (and len 1) for invalid UTF-8.
+// Decodes one code point at s[i] (core/utf8.h); returns -1 (and len 1) for invalid UTF-8.
 int32_t decode(const std::string& s, size_t i, size_t* len) {
   const text::Utf8Char c = text::decode_utf8_char(s, i);
   *len = c.length > 0 ? static_cast<size_t>(c.length) : 1;

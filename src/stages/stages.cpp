@@ -10,8 +10,8 @@ namespace attn {
 
 namespace {
 
-// The one-line summary --list-stages prints: the English text of "stage.<name>" in
-// src/lang/en.cpp, so every learner-facing text stays in one place per language.
+// The one-line summary --list-stages prints: the English text of "stage.<name>" in the
+// stage's own text file (src/lang/<stage>_en.cpp), so every learner-facing text stays in src/lang/.
 const char* summary(const char* stage) {
   return lang_en().ui.at(std::string("stage.") + stage).c_str();
 }

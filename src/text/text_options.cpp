@@ -8,24 +8,6 @@
 
 namespace attn {
 
-void bind_text_options(CLI::App& app, TextOptions& t, std::initializer_list<CLI::Option*> excluded) {
-  auto* text = app.add_option("--text", t.text,
-                              "Tokenize this text with GPT-2's BPE and embed it as chapter 2 does "
-                              "('-' reads standard input)");
-  auto* file = app.add_option("--text-file", t.text_file, "The same for the text of a UTF-8 file");
-  text->excludes(file);
-  for (CLI::Option* o : excluded) {
-    text->excludes(o);
-    file->excludes(o);
-  }
-  app.add_option("--embed-dim", t.embed_dim, "Width D of the token and position embeddings of --text")
-      ->check(CLI::Range(int64_t{1}, int64_t{1024}))
-      ->capture_default_str();
-  app.add_option("--max-tokens", t.max_tokens, "Longest --text accepted, in tokens (GPT-2's context length)")
-      ->check(CLI::Range(int64_t{1}, int64_t{1} << 20))
-      ->capture_default_str();
-}
-
 std::string text_source(const TextOptions& t) {
   if (!t.text_file.empty()) return t.text_file;
   return t.text == "-" ? "<stdin>" : "--text";

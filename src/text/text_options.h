@@ -1,8 +1,7 @@
 // --text, --text-file, --embed-dim and --max-tokens: the learner's own sentence as the
-// input of a walk (chapter 2's tokenizer and embeddings, then any stage).
+// input of a walk (chapter 2's tokenizer and embeddings, then any stage). Their binding is
+// four rows of the options table (src/request/option_table.cpp).
 #pragma once
-
-#include <CLI/CLI.hpp>
 
 #include <cstdint>
 #include <optional>
@@ -19,10 +18,6 @@ struct TextOptions {
   int64_t max_tokens = 1024;  // --max-tokens: GPT-2's context length
   bool given = false;       // --text or --text-file was on the command line (even if empty)
 };
-
-// Adds the four options; --text and --text-file exclude each other and `excluded`
-// (--input, --random-input).
-void bind_text_options(CLI::App& app, TextOptions& t, std::initializer_list<CLI::Option*> excluded);
 
 // The text's tokens and embeddings if --text or --text-file was given. Standard input
 // loses one trailing newline (the one echo adds); a file is taken as it is.
