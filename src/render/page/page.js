@@ -106,50 +106,26 @@
   }
 
   // ---- controls, one per option the C++ binding exports ----
-  // Which group each option belongs to, and the stages whose numbers it changes ("*": every
-  // stage). The CLI binding stays the one list of options (data.options, with their help,
-  // choices and defaults); this only sorts them for a learner: the options of the chosen
-  // stage in their group, the rest under "more". Options that mean nothing in a browser
-  // (a file to read, a size limit on files) are left out.
+  // Every option comes with its row of the options table (src/request/option_table.cpp): its
+  // group (input, model, show, more) and the stages whose numbers it changes ("*": every
+  // stage), which tests/test_request.cpp holds to what each stage computes. The page shows the
+  // options of the chosen stage in their group and the rest under "more". Two things are the
+  // page's own: options that mean nothing in a browser (a file to read, a size limit on files),
+  // and options that matter only beside another one.
   var CHAPTER = ["dot-product", "softmax", "trainable", "causal", "dropout", "multi-head"];
   var BONUS = ["efficient", "kv-cache", "gqa", "swa", "rope", "flash", "mla"];
-  var MODULES = ["trainable", "causal", "dropout", "multi-head"].concat(BONUS);
-  var OPTION_INFO = {
-    "stage": {group: "show", stages: "*"},
-    "text": {group: "input", stages: "*"},
-    "embed-dim": {group: "input", stages: "*", needs: "text"},
-    "max-tokens": {group: "input", stages: [], needs: "text"},
-    "query": {group: "input", stages: ["dot-product", "softmax", "trainable"]},
-    "seed": {group: "model", stages: MODULES.concat(["dropout"])},
-    "d-out": {group: "model", stages: MODULES},
-    "heads": {group: "model", stages: ["multi-head"].concat(BONUS)},
-    "qkv-bias": {group: "model", stages: MODULES},
-    "init": {group: "model", stages: ["trainable"]},
-    "dropout": {group: "model", stages: ["dropout"]},
-    "attn-dropout": {group: "model", stages: ["dropout", "multi-head"].concat(BONUS)},
-    "batch": {group: "model", stages: ["dropout", "multi-head"].concat(BONUS)},
-    "dropout-rng": {group: "model", stages: ["dropout", "multi-head"]},
-    "softmax-dim": {group: "model", stages: ["causal", "dropout", "multi-head"]},
-    "torch-threads": {group: "model", stages: [], needs: "softmax-dim"},
-    "kv-groups": {group: "model", stages: ["gqa"]},
-    "window": {group: "model", stages: ["swa"]},
-    "rope-base": {group: "model", stages: ["rope"]},
-    "block": {group: "model", stages: ["flash"]},
-    "latent-dim": {group: "model", stages: ["mla"]},
-    "lang": {group: "show", stages: "*"},
-    "heatmap-scale": {group: "show", stages: CHAPTER.concat(BONUS)}
-  };
+  var NEEDS = {"embed-dim": "text", "max-tokens": "text", "torch-threads": "softmax-dim"};
   var DROPPED = {"text-file": true, "max-input-mb": true};
   var GROUPS = ["input", "model", "show"];
   function stageName() { return state.stage || "dot-product"; }
   // True when the option changes the chosen stage's walk (all and bonus: any of theirs).
   function changesStage(o) {
-    var info = OPTION_INFO[o.name];
-    if (!info) return false;
-    if (info.needs && !state[info.needs]) return false;
-    if (info.stages === "*") return true;
+    if (!o.stages || GROUPS.indexOf(o.group) < 0) return false;
+    if (NEEDS[o.name] && !state[NEEDS[o.name]]) return false;
+    if (o.stages === "*") return true;
+    var named = o.stages.split(" ");
     var st = stageName(), list = st === "all" ? CHAPTER.concat(["tokens"]) : st === "bonus" ? BONUS : [st];
-    return list.some(function (s) { return info.stages.indexOf(s) >= 0; });
+    return list.some(function (s) { return named.indexOf(s) >= 0; });
   }
   function optionText(o) { var t = text("web.opt." + o.name); return t === "web.opt." + o.name ? o.name : t; }
   function optionControl(o) {
@@ -191,8 +167,7 @@
     GROUPS.forEach(function (g) { byGroup[g] = el("div", {"class": "opts"}); });
     data.options.forEach(function (o) {
       if (DROPPED[o.name]) return;
-      var info = OPTION_INFO[o.name];
-      (info && changesStage(o) ? byGroup[info.group] : more).appendChild(optionControl(o));
+      (changesStage(o) ? byGroup[o.group] : more).appendChild(optionControl(o));
     });
     GROUPS.forEach(function (g) {
       if (!byGroup[g].childNodes.length) return;
