@@ -14,13 +14,7 @@ const std::string kDir = test::tests_dir() + "/golden/backward";
 
 // A backward golden's Config: its inputs and the options it names (as the CLI's flags).
 Config backward_config(const nlohmann::json& doc) {
-  Config c;
-  c.tokens = doc["tokens"].get<std::vector<std::string>>();
-  const auto& emb = doc["embeddings"];
-  std::vector<float> data;
-  for (const auto& row : emb)
-    for (const auto& v : row) data.push_back(static_cast<float>(v.get<double>()));
-  c.inputs = Tensor({static_cast<int64_t>(emb.size()), static_cast<int64_t>(emb[0].size())}, data);
+  Config c = test::inputs_from_golden(doc);
   const auto& o = doc["options"];
   c.seed1 = c.seed2 = o["seed"].get<uint64_t>();
   c.d_out = o["d_out"].get<int64_t>();

@@ -119,8 +119,8 @@ inline int64_t count_bit_differences(const std::vector<float>& got, const std::v
   return n;
 }
 
-// A Config from a golden's "options", "tokens" and "embeddings" (named as the CLI flags).
-inline Config config_from_golden(const nlohmann::json& doc) {
+// A golden's "tokens" and "embeddings" as a Config's input (the knobs left at their defaults).
+inline Config inputs_from_golden(const nlohmann::json& doc) {
   Config c;
   c.tokens = doc["tokens"].get<std::vector<std::string>>();
   const auto& emb = doc["embeddings"];
@@ -128,6 +128,12 @@ inline Config config_from_golden(const nlohmann::json& doc) {
   for (const auto& row : emb)
     for (const auto& v : row) data.push_back(static_cast<float>(v.get<double>()));
   c.inputs = Tensor({static_cast<int64_t>(emb.size()), static_cast<int64_t>(emb[0].size())}, data);
+  return c;
+}
+
+// A Config from a golden's "options", "tokens" and "embeddings" (named as the CLI flags).
+inline Config config_from_golden(const nlohmann::json& doc) {
+  Config c = inputs_from_golden(doc);
   const auto& o = doc["options"];
   c.query = o["query"].get<int64_t>();
   if (!o["seed"].is_null()) c.seed1 = c.seed2 = o["seed"].get<uint64_t>();
