@@ -5,36 +5,19 @@
 #include <gtest/gtest.h>
 
 #include "stages/stages.h"
-#include "test_util.h"
+#include "test_backward_util.h"
 
 namespace attn {
 namespace {
 
 const std::string kDir = test::tests_dir() + "/golden/backward";
 
-// A backward golden's Config: its inputs and the options it names (as the CLI's flags).
-Config backward_config(const nlohmann::json& doc) {
-  Config c = test::inputs_from_golden(doc);
-  const auto& o = doc["options"];
-  c.seed1 = c.seed2 = o["seed"].get<uint64_t>();
-  c.d_out = o["d_out"].get<int64_t>();
-  c.heads = o["heads"].get<int64_t>();
-  c.attn_dropout = o["attn_dropout"].get<double>();
-  c.batch = o["batch"].get<int64_t>();
-  c.qkv_bias = o["qkv_bias"].get<bool>();
-  c.train.steps = o["steps"].get<int64_t>();
-  c.train.lr = o["lr"].get<double>();
-  c.train.weight_decay = o["weight_decay"].get<double>();
-  c.train.optimizer = o["optimizer"].get<std::string>() == "sgd" ? OptimizerKind::SGD : OptimizerKind::AdamW;
-  return c;
-}
-
 class BackwardGolden : public ::testing::TestWithParam<std::string> {};
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(BackwardGolden);
 
 TEST_P(BackwardGolden, EveryStepEqualsPyTorch) {
   const auto doc = test::load_json(kDir + "/" + GetParam() + ".json");
-  const Config cfg = backward_config(doc);
+  const Config cfg = test::backward_config(doc);
   const StageInfo* info = find_stage("backward");
   ASSERT_NE(info, nullptr);
   ASSERT_EQ(info->misuse(cfg), "");

@@ -33,10 +33,14 @@ const Tensor& Gradients::at(const std::string& name) const {
   throw std::logic_error("no gradient " + name);
 }
 
+Tensor& Gradients::at_mut(const std::string& name) {
+  return const_cast<Tensor&>(static_cast<const Gradients&>(*this).at(name));
+}
+
 // ---- forward ---------------------------------------------------------------------------------
 
 Activations forward(const AttentionLM& m, TorchGenerator& gen, const Tensor& batch,
-                    const std::vector<int64_t>& targets, bool training) {
+                    const std::vector<int64_t>& targets, bool training, const TrainChoices& choices) {
   const MultiHeadAttention& mha = m.mha;
   Activations a;
   a.batch = batch;
@@ -68,8 +72,13 @@ Activations forward(const AttentionLM& m, TorchGenerator& gen, const Tensor& bat
   // The loss: out_head, then cross_entropy(logits.flatten(0, 1), targets.flatten()).
   a.logits = m.out_head(a.context_vecs);  // (b, T, V)
   const int64_t V = a.logits.size(-1);
-  a.log_probs = log_softmax_lastdim(view(a.logits, {b * T, V}));
-  a.loss = nll_loss_mean(a.log_probs, targets);
+  a.softmax_before_cross_entropy = choices.softmax_before_cross_entropy;
+  a.loss_reduction_sum = choices.loss_reduction_sum;
+  // The mistake: cross_entropy(torch.softmax(logits, -1), ...) takes the softmax's output
+  // for logits and applies its own log_softmax to it.
+  if (a.softmax_before_cross_entropy) a.probs = softmax_lastdim(view(a.logits, {b * T, V}));
+  a.log_probs = log_softmax_lastdim(a.softmax_before_cross_entropy ? a.probs : view(a.logits, {b * T, V}));
+  a.loss = a.loss_reduction_sum ? nll_loss_sum(a.log_probs, targets) : nll_loss_mean(a.log_probs, targets);
   return a;
 }
 
@@ -140,8 +149,11 @@ Gradients backward(const AttentionLM& m, const Activations& a) {
   const int64_t b = a.batch.size(0), T = a.batch.size(1), H = mha.num_heads, hd = mha.head_dim;
   const int64_t V = a.logits.size(-1), N = b * T;
   Gradients g;
-  // cross_entropy: logits.grad = (softmax - one_hot) / N, through nll_loss and log_softmax.
-  const Tensor logits_grad = view(log_softmax_backward(nll_loss_backward(N, V, a.targets), a.log_probs), {b, T, V});
+  // cross_entropy: logits.grad = (softmax - one_hot) / N, through nll_loss and log_softmax
+  // (not divided by N with reduction="sum"; through the softmax's backward too when it came first).
+  Tensor ce_grad = log_softmax_backward(nll_loss_backward(N, V, a.targets, a.loss_reduction_sum), a.log_probs);
+  if (a.softmax_before_cross_entropy) ce_grad = softmax_backward(ce_grad, a.probs);
+  const Tensor logits_grad = view(ce_grad, {b, T, V});
   g.add("logits", logits_grad);
   // out_head: logits = context_vecs @ W.T
   LinearGrads head = linear_backward(logits_grad, a.context_vecs, m.out_head.weight, false);
@@ -215,7 +227,7 @@ void Optimizer::step(const std::vector<Tensor*>& params, const std::vector<const
   const double bias_correction2 = 1.0 - std::pow(beta2, step);
   const double step_size = lr / bias_correction1;
   const double bias_correction2_sqrt = std::sqrt(bias_correction2);
-  const float decay = static_cast<float>(1.0 - lr * weight_decay);
+  const float decay = static_cast<float>(1.0 - lr * weight_decay), wd = static_cast<float>(weight_decay);
   const float b1 = static_cast<float>(beta1), one_minus_b1 = static_cast<float>(1.0 - beta1);
   const float b2 = static_cast<float>(beta2), one_minus_b2 = static_cast<float>(1.0 - beta2);
   const float bc2_sqrt = static_cast<float>(bias_correction2_sqrt), eps_f = static_cast<float>(eps);
@@ -226,9 +238,14 @@ void Optimizer::step(const std::vector<Tensor*>& params, const std::vector<const
     float* m = exp_avg[i].data.data();
     float* v = exp_avg_sq[i].data.data();
     for (int64_t k = 0; k < params[i]->numel(); ++k) {
-      p[k] = p[k] * decay;                                      // param.mul_(1 - lr * wd)
-      m[k] = fma32(gr[k], one_minus_b1, m[k] * b1);             // exp_avg.mul_(b1).add_(g, alpha=1-b1)
-      v[k] = fma32(one_minus_b2 * gr[k], gr[k], v[k] * b2);     // exp_avg_sq.mul_(b2).addcmul_(g, g, 1-b2)
+      float g = gr[k];
+      if (decoupled_weight_decay) {
+        p[k] = p[k] * decay;                                    // param.mul_(1 - lr * wd)
+      } else if (weight_decay != 0.0) {
+        g = fma32(p[k], wd, g);                                 // Adam: grad = grad.add(param, alpha=wd)
+      }
+      m[k] = fma32(g, one_minus_b1, m[k] * b1);                 // exp_avg.mul_(b1).add_(g, alpha=1-b1)
+      v[k] = fma32(one_minus_b2 * g, g, v[k] * b2);             // exp_avg_sq.mul_(b2).addcmul_(g, g, 1-b2)
       const float denom = std::sqrt(v[k]) / bc2_sqrt + eps_f;   // (sqrt(v) / sqrt(bc2)).add_(eps)
       p[k] = p[k] + neg_step_size * m[k] / denom;               // param.addcdiv_(m, denom, -step_size)
     }

@@ -57,10 +57,9 @@ Tensor log_softmax_lastdim(const Tensor& x) {
   return out;
 }
 
-Tensor nll_loss_mean(const Tensor& log_probs, const std::vector<int64_t>& targets) {
+Tensor nll_loss_sum(const Tensor& log_probs, const std::vector<int64_t>& targets) {
   // nll_loss_out_frame: -log_probs[n, target] added into a cascade of 8 partial sums (each
-  // level takes over the one below every 16 rows), the partials then added up and divided
-  // by the number of rows.
+  // level takes over the one below every 16 rows), the partials then added up.
   const int64_t N = log_probs.size(0), V = log_probs.size(1);
   if (static_cast<int64_t>(targets.size()) != N) shape_error("nll_loss", log_probs.shape, {N});
   constexpr int kLevels = 8;
@@ -76,13 +75,19 @@ Tensor nll_loss_mean(const Tensor& log_probs, const std::vector<int64_t>& target
   }
   float loss = 0.0f;
   for (float p : partial) loss += p;
-  return Tensor::scalar(loss / static_cast<float>(N));
+  return Tensor::scalar(loss);
 }
 
-Tensor nll_loss_backward(int64_t N, int64_t V, const std::vector<int64_t>& targets) {
-  // grad_input[n, target] = -(grad_output / total_weight), grad_output = 1 for loss.backward().
+Tensor nll_loss_mean(const Tensor& log_probs, const std::vector<int64_t>& targets) {
+  // The sum, divided by the number of rows (the total weight).
+  return Tensor::scalar(nll_loss_sum(log_probs, targets).item() / static_cast<float>(log_probs.size(0)));
+}
+
+Tensor nll_loss_backward(int64_t N, int64_t V, const std::vector<int64_t>& targets, bool reduction_sum) {
+  // grad_input[n, target] = -(grad_output / total_weight) for the mean, -grad_output for the
+  // sum; grad_output = 1 for loss.backward().
   Tensor grad = Tensor::zeros({N, V});
-  const float g = -(1.0f / static_cast<float>(N));
+  const float g = reduction_sum ? -1.0f : -(1.0f / static_cast<float>(N));
   for (int64_t n = 0; n < N; ++n) grad.data[n * V + targets[n]] = g;
   return grad;
 }

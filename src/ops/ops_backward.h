@@ -18,8 +18,10 @@ Tensor log_softmax_lastdim(const Tensor& x);
 // nll_loss(log_probs, targets), reduction "mean": -(sum of log_probs[n, targets[n]]) / N.
 // log_probs is (N, V).
 Tensor nll_loss_mean(const Tensor& log_probs, const std::vector<int64_t>& targets);
-// d loss / d log_probs: -1/N at each row's target, 0 elsewhere.
-Tensor nll_loss_backward(int64_t N, int64_t V, const std::vector<int64_t>& targets);
+// The same, reduction "sum": -(sum of log_probs[n, targets[n]]), not divided.
+Tensor nll_loss_sum(const Tensor& log_probs, const std::vector<int64_t>& targets);
+// d loss / d log_probs: -1/N at each row's target (-1 for reduction "sum"), 0 elsewhere.
+Tensor nll_loss_backward(int64_t N, int64_t V, const std::vector<int64_t>& targets, bool reduction_sum = false);
 // log_softmax's backward: g - exp(log_probs) * sum(g), per row. With the NLL's g this is
 // softmax - one-hot, over N.
 Tensor log_softmax_backward(const Tensor& grad, const Tensor& log_probs);

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "modules/train.h"
+#include "stages/backward.h"
 #include "modules/train_f64.h"
 #include "ops/ops.h"
 #include "stages/backward_checks.h"
@@ -20,15 +21,6 @@
 namespace attn {
 
 namespace {
-
-// The inputs' labels as a vocabulary, in order of first appearance: each token's id.
-std::vector<int64_t> label_ids(const std::vector<std::string>& labels, int64_t* vocab_size) {
-  std::map<std::string, int64_t> vocab;
-  std::vector<int64_t> ids;
-  for (const auto& label : labels) ids.push_back(vocab.emplace(label, static_cast<int64_t>(vocab.size())).first->second);
-  *vocab_size = static_cast<int64_t>(vocab.size());
-  return ids;
-}
 
 const char* grad_fn_of(const std::string& name, bool qkv_bias, double p) {
   static const std::map<std::string, std::string> fixed = {
@@ -62,9 +54,33 @@ void record_forward(Walk& walk, const Activations& a, const MultiHeadAttention& 
 }
 
 // The attention weights of the first sequence in eval mode (no dropout): (H, T, T).
-Tensor eval_attention(const AttentionLM& model, const Tensor& batch, const std::vector<int64_t>& targets) {
+Tensor eval_attention(const AttentionLM& model, const TrainData& data) {
   TorchGenerator unused;
-  return forward(model, unused, batch, targets, /*training=*/false).attn_weights[0];
+  return forward(model, unused, data.batch, data.targets, /*training=*/false).attn_weights[0];
+}
+
+size_t parameter_index(const std::vector<std::pair<std::string, Tensor*>>& params, const std::string& name) {
+  for (size_t i = 0; i < params.size(); ++i)
+    if (params[i].first == name) return i;
+  return 0;
+}
+
+// Every .grad in autograd's order, with the checks after the gradients they read.
+void record_gradients(Walk& walk, const AttentionLM& model, const Activations& a, const Gradients& grads) {
+  for (const auto& [name, grad] : grads.in_order) {
+    if (name == "batch") continue;
+    walk.add(name + ".grad", grad);
+    if (name == "attn_scores") {
+      add_check(walk, "scores_grad_rows_sum_to_zero", rows_sum_to_zero(grad, 1e-6));
+      add_check(walk, "masked_scores_grad_exactly_zero", masked_exactly_zero(grad));
+    }
+    if (name == "W_query.weight") {
+      // d loss / d W_query.weight[0, 0] by a central difference in float64 (h = 1e-3,
+      // error O(h²)), against autograd's float32 value.
+      const double fd = finite_difference(model, a, "W_query.weight", 0, 1e-3);
+      add_check(walk, "grad_matches_finite_difference", gradient_matches(grad.data[0], fd, 1e-3, 1e-6));
+    }
+  }
 }
 
 // Named values the gradient texts quote (src/lang/backward_*.cpp), from the walk's tensors.
@@ -95,7 +111,9 @@ std::string backward_misuse(const Config& cfg) {
   return "";
 }
 
-Walk run_backward(const Config& cfg) {
+Walk run_backward(const Config& cfg) { return run_backward_with(cfg, TrainChoices{}); }
+
+Walk run_backward_with(const Config& cfg, const TrainChoices& choices) {
   Walk walk("backward", cfg);
   if (!backward_misuse(cfg).empty()) return walk;  // the command line refuses these first
   set_common_vars(walk, cfg);
@@ -107,89 +125,51 @@ Walk run_backward(const Config& cfg) {
   if (tc.optimizer == OptimizerKind::SGD) walk.vars["variant:step1.update"] = "sgd";
 
   // Chapter 5's shift: the inputs are the first T - 1 tokens, the targets the last T - 1.
-  int64_t V = 0;
-  const std::vector<int64_t> ids = label_ids(cfg.tokens, &V);
-  const int64_t T = cfg.num_tokens() - 1, B = cfg.batch;
+  // torch.manual_seed(seed); mha = MultiHeadAttention(...); out_head = nn.Linear(d_out, V, bias=False)
+  ChapterTraining training(cfg, choices);
+  const TrainData& data = training.data;
+  const int64_t T = data.num_inputs(), B = data.batch_size;
   walk.vars["T"] = std::to_string(T);
-  std::vector<int64_t> targets;
   Tensor target_ids = Tensor::zeros({B, T});
-  for (int64_t b = 0; b < B; ++b)
-    for (int64_t t = 0; t < T; ++t) {
-      targets.push_back(ids[static_cast<size_t>(t + 1)]);
-      target_ids(b * T + t) = static_cast<float>(ids[static_cast<size_t>(t + 1)]);
-    }
-  const Tensor batch = stack_copies(narrow(cfg.inputs, 0, 0, T), B);  // (B, T, d_in)
+  for (int64_t k = 0; k < B * T; ++k) target_ids(k) = static_cast<float>(data.targets[static_cast<size_t>(k)]);
   // The walk's inputs are the shifted ones: its heatmaps label rows and columns with them.
   walk.config.inputs = narrow(cfg.inputs, 0, 0, T);
   walk.config.tokens.resize(static_cast<size_t>(T));
-
-  // torch.manual_seed(seed); mha = MultiHeadAttention(...); out_head = nn.Linear(d_out, V, bias=False)
-  TorchGenerator gen;
-  gen.manual_seed(cfg.seed1);
-  AttentionLM model(gen, cfg.d_in(), cfg.d_out, T, cfg.attn_dropout, cfg.heads, cfg.qkv_bias, cfg.dropout_rng, V);
   if (cfg.attn_dropout > 0.0) walk.notes.push_back(dropout_kernel_note(cfg.dropout_rng));
-  const Tensor untrained = eval_attention(model, batch, targets);
+  const AttentionLM& model = training.model;
+  const Tensor untrained = eval_attention(model, data);
 
-  Optimizer optimizer;
-  optimizer.kind = tc.optimizer == OptimizerKind::AdamW ? Optimizer::Kind::AdamW : Optimizer::Kind::SGD;
-  optimizer.lr = tc.lr;
-  optimizer.weight_decay = tc.weight_decay;
-  const auto params = model.parameters();
-  std::vector<float> losses;
-  for (int64_t step = 0; step < tc.steps; ++step) {
-    // optimizer.zero_grad(); loss = calc_loss_batch(...); loss.backward(); optimizer.step()
-    const Activations a = forward(model, gen, batch, targets, /*training=*/true);
-    losses.push_back(a.loss.item());
-    const Gradients grads = backward(model, a);
-    const bool first = step == 0;
-    if (first) {
-      walk.add("batch", batch);
-      walk.add("targets", target_ids);
-      walk.steps.back().is_int64 = true;
-      record_forward(walk, a, model.mha, cfg.qkv_bias);
-      set_gradient_vars(walk, a, grads);
-      for (const auto& [name, grad] : grads.in_order) {
-        if (name == "batch") continue;
-        walk.add(name + ".grad", grad);
-        if (name == "attn_scores") {
-          add_check(walk, "scores_grad_rows_sum_to_zero", rows_sum_to_zero(grad, 1e-6));
-          add_check(walk, "masked_scores_grad_exactly_zero", masked_exactly_zero(grad));
-        }
-        if (name == "W_query.weight") {
-          // d loss / d W_query.weight[0, 0] by a central difference in float64 (h = 1e-3,
-          // error O(h²)), against autograd's float32 value.
-          const double fd = finite_difference(model, a, "W_query.weight", 0, 1e-3);
-          add_check(walk, "grad_matches_finite_difference", gradient_matches(grad.data[0], fd, 1e-3, 1e-6));
-        }
-      }
+  TrainObserver observe;
+  // The first step in detail: its forward pass, every gradient, and the checks.
+  observe.after_backward = [&](int64_t step, const Activations& a, const Gradients& grads) {
+    if (step != 0) return;
+    walk.add("batch", a.batch);
+    walk.add("targets", target_ids);
+    walk.steps.back().is_int64 = true;
+    record_forward(walk, a, model.mha, cfg.qkv_bias);
+    set_gradient_vars(walk, a, grads);
+    record_gradients(walk, model, a, grads);
+  };
+  // The first update of W_query.weight: AdamW's moments and the update itself.
+  const auto params = training.model.parameters();
+  observe.after_step = [&](int64_t step, const std::vector<Tensor>& before) {
+    if (step != 0) return;
+    const size_t i = parameter_index(params, "W_query.weight");
+    if (training.optimizer.kind == Optimizer::Kind::AdamW) {
+      walk.add("step1.exp_avg", training.optimizer.exp_avg[i]);
+      walk.add("step1.exp_avg_sq", training.optimizer.exp_avg_sq[i]);
     }
-    std::vector<Tensor*> ptrs;
-    std::vector<const Tensor*> gptrs;
-    Tensor w_query_before;
-    for (const auto& [name, p] : params) {
-      ptrs.push_back(p);
-      // zero_grad() left zeros, and backward() adds the new gradient to them: 0 + g.
-      gptrs.push_back(&grads.at(name));
-      if (name == "W_query.weight") w_query_before = *p;
-    }
-    // The parameter names of model.parameters() are the gradients' names.
-    optimizer.step(ptrs, gptrs);
-    if (first) {
-      if (optimizer.kind == Optimizer::Kind::AdamW) {
-        walk.add("step1.exp_avg", optimizer.exp_avg[0]);
-        walk.add("step1.exp_avg_sq", optimizer.exp_avg_sq[0]);
-      }
-      Tensor update = *params[0].second;
-      for (int64_t k = 0; k < update.numel(); ++k) update.data[k] -= w_query_before.data[k];
-      walk.add("step1.update", update);
-      walk.add("step1.W_query.weight", *params[0].second);
-    }
-  }
+    Tensor update = *params[i].second;
+    for (int64_t k = 0; k < update.numel(); ++k) update.data[k] -= before[i].data[k];
+    walk.add("step1.update", update);
+    walk.add("step1.W_query.weight", *params[i].second);
+  };
+  const std::vector<float> losses = training.run(tc.steps, observe);
   walk.add("losses", Tensor({static_cast<int64_t>(losses.size())}, losses));
   walk.steps.back().series = true;  // HTML: a line plot
   for (const auto& [name, p] : params) walk.add_parameter(name, *p);
   walk.add("attn_weights_untrained", untrained);
-  walk.add("attn_weights_trained", eval_attention(model, batch, targets));
+  walk.add("attn_weights_trained", eval_attention(model, data));
   return walk;
 }
 

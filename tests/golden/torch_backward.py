@@ -22,11 +22,21 @@ class TrainCfg:
     """The walk's inputs (labels and embeddings, or GPT-2 ids and drawn tables) and the training knobs."""
 
     def __init__(self, tokens, embeddings, seed=123, d_out=2, heads=2, attn_dropout=0.0, batch=2,
-                 qkv_bias=False, steps=30, lr=0.05, weight_decay=0.1, optimizer="adamw"):
+                 qkv_bias=False, steps=30, lr=0.05, weight_decay=0.1, optimizer="adamw", choices=None):
         self.tokens, self.embeddings = tokens, embeddings
         self.seed, self.d_out, self.heads, self.attn_dropout = seed, d_out, heads, attn_dropout
         self.batch, self.qkv_bias = batch, qkv_bias
         self.steps, self.lr, self.weight_decay, self.optimizer = steps, lr, weight_decay, optimizer
+        # How the learner wrote chapter 5's loop (src/modules/train.h, TrainChoices): the
+        # chapter's loop by default; each other value is a mistake. With any choice given,
+        # run() also records every parameter's .grad after the last backward ("final.<name>.grad").
+        self.choices = dict(CHAPTER_LOOP, **(choices or {}))
+        self.record_final_grads = choices is not None
+
+
+# The chapter's loop, as TrainChoices' defaults.
+CHAPTER_LOOP = dict(zero_grad=True, softmax_before_cross_entropy=False, shift_targets=True,
+                    decoupled_weight_decay=True, loss_reduction_sum=False)
 
 
 def vocabulary(labels):
@@ -103,7 +113,8 @@ def run(c, text_ids=None, embed_dim=None, text_seed=None):
         pos_emb = nn.Embedding(len(ids), embed_dim)
         embeddings = (tok_emb, pos_emb)
     T = len(ids) - 1
-    targets = torch.tensor([ids[1:]] * c.batch)
+    # Chapter 5's shift, or (targets_not_shifted) the inputs themselves.
+    targets = torch.tensor([ids[1:] if c.choices["shift_targets"] else ids[:-1]] * c.batch)
 
     torch.manual_seed(c.seed)
     d_in = embed_dim if text_ids is not None else inputs.shape[1]
@@ -111,7 +122,9 @@ def run(c, text_ids=None, embed_dim=None, text_seed=None):
     out_head = nn.Linear(c.d_out, V, bias=False)
     named_params = parameters(mha, out_head, embeddings)
     params = [p for _, p in named_params]
-    if c.optimizer == "adamw":
+    if c.optimizer == "adamw" and not c.choices["decoupled_weight_decay"]:
+        optimizer = torch.optim.Adam(params, lr=c.lr, weight_decay=c.weight_decay)  # adam_instead_of_adamw
+    elif c.optimizer == "adamw":
         optimizer = torch.optim.AdamW(params, lr=c.lr, weight_decay=c.weight_decay)
     else:
         optimizer = torch.optim.SGD(params, lr=c.lr)
@@ -134,14 +147,20 @@ def run(c, text_ids=None, embed_dim=None, text_seed=None):
 
     losses = []
     for step in range(c.steps):
-        optimizer.zero_grad()
+        if c.choices["zero_grad"]:  # grad_not_zeroed leaves it out
+            optimizer.zero_grad()
         batch = make_batch()
         first = step == 0
         if first:
             rec("batch", batch)
             rec("targets", targets)
         logits, named = forward(mha, out_head, batch, rec if first else None)
-        loss = F.cross_entropy(logits.flatten(0, 1), targets.flatten())
+        if c.choices["softmax_before_cross_entropy"]:
+            logits_in = torch.softmax(logits, dim=-1).flatten(0, 1)
+        else:
+            logits_in = logits.flatten(0, 1)
+        reduction = "sum" if c.choices["loss_reduction_sum"] else "mean"
+        loss = F.cross_entropy(logits_in, targets.flatten(), reduction=reduction)
         order = []
         if first:
             rec("loss", loss)
@@ -161,6 +180,9 @@ def run(c, text_ids=None, embed_dim=None, text_seed=None):
         rec(name, p)
     rec("attn_weights_untrained", untrained)
     rec("attn_weights_trained", eval_attn_weights())
+    if c.record_final_grads:
+        for name, p in named_params:
+            rec(f"final.{name}.grad", p.grad)
     return rec.steps
 
 
