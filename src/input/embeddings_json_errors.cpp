@@ -1,6 +1,7 @@
 // Internal to embeddings_json.cpp: what nlohmann says of a JSON error, made into a learner's
 // message (where to point, what the parser said, what the learner likely wrote).
 #include "input/embeddings_detail.h"
+#include "input/embeddings_json_builder.h"
 
 #include <algorithm>
 #include <cctype>
@@ -93,6 +94,30 @@ std::string syntax_hint(const std::string& text, size_t at, const std::string& w
   if (c == '/' && at + 1 < text.size() && (text[at + 1] == '/' || text[at + 1] == '*'))
     return " (JSON does not allow comments)";
   return "";
+}
+
+// The parser's error at `byte` while the builder was between events: a number too large,
+// a spelling of NaN or infinity, or any other syntax error, at the value it was reading.
+void JsonBuilder::report_syntax_error(std::size_t byte, const std::string& last_token,
+                                      const nlohmann::detail::exception& ex) {
+  // Where the offending value starts (the parser was between events).
+  const size_t value_at = begin_event();
+  std::string where;
+  if (ctx_ == Ctx::Row) where = fmt::format("row {}, column {}: ", rows_ + 1, row_length_ + 1);
+
+  if (ex.id == 406) {  // out_of_range: "number overflow parsing '1e400'"
+    fail_here(value_at, fmt::format("{}{} is too large: it overflows even double precision (float32 "
+                                    "holds at most about 3.4028235e+38)",
+                                    where, excerpt(last_token)));
+  }
+  const std::string literal = nonfinite_literal_at(text_, value_at);
+  if (!literal.empty())
+    fail_here(value_at, fmt::format("{}{} is not valid JSON and not a usable embedding value; replace "
+                                    "it with a finite number",
+                                    where, literal));
+  const std::string what = ex.what();
+  const size_t at = syntax_error_offset(text_, byte, value_at, what);
+  fail_here(at, "invalid JSON: " + parser_detail(what, last_token) + syntax_hint(text_, at, what));
 }
 
 }  // namespace attn::embeddings_detail
