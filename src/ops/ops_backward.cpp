@@ -37,6 +37,57 @@ void mm(const float* A, bool a_transposed, const float* B, bool b_transposed, fl
   kernels::sgemm(call);
 }
 
+// vec::map2_reduce_all(x * y, +) over one row: rows shorter than 8 add the rounded products
+// left to right; longer ones start 8 lanes from the first 8 products and fuse each further
+// product into its lane (acc + x * y contracts to one FMA), the tail into the first lanes,
+// then fold the lanes as reduce_all does (halves, then l ^ 2, then l ^ 1).
+float sum_of_products(const float* x, const float* y, int64_t n) {
+  constexpr int64_t lanes = 8;
+  if (n < lanes) {
+    float acc = x[0] * y[0];
+    for (int64_t i = 1; i < n; ++i) acc = acc + x[i] * y[i];
+    return acc;
+  }
+  float acc[lanes];
+  for (int64_t l = 0; l < lanes; ++l) acc[l] = x[l] * y[l];
+  int64_t d = lanes;
+  for (; d + lanes <= n; d += lanes)
+    for (int64_t l = 0; l < lanes; ++l) acc[l] = fma32(x[d + l], y[d + l], acc[l]);
+  for (int64_t l = 0; d + l < n; ++l) acc[l] = fma32(x[d + l], y[d + l], acc[l]);
+  for (int shift : {4, 2, 1}) {
+    float folded[lanes];
+    for (int l = 0; l < lanes; ++l) folded[l] = acc[l] + acc[l ^ shift];
+    std::copy(folded, folded + lanes, acc);
+  }
+  return acc[0];
+}
+
+// _vec_host_softmax_backward_lastdim<log_softmax>, the one loop of both backwards: per row
+// of the last dimension a sum over the row, then each element from the gradient g, the
+// forward's output y and that sum:
+//   log_softmax: sum = reduce_all(g), then g - exp(y) * sum (the product and the
+//                subtraction fused);
+//   softmax:     sum = Σ g * y (map2_reduce_all), then (g - sum) * y.
+template <bool kLogSoftmax>
+Tensor host_softmax_backward_lastdim(const char* op, const Tensor& grad, const Tensor& output) {
+  if (grad.shape != output.shape) shape_error(op, grad.shape, output.shape);
+  Tensor out = grad;
+  const int64_t n = last_dim(grad);
+  for (int64_t r = 0; r < grad.numel() / n; ++r) {
+    const float* g = grad.data.data() + r * n;
+    const float* y = output.data.data() + r * n;
+    float* o = out.data.data() + r * n;
+    if constexpr (kLogSoftmax) {
+      const float sum = kernels::reduce_all_sum(g, n);
+      for (int64_t i = 0; i < n; ++i) o[i] = fma32(-kernels::sleef_expf(y[i]), sum, g[i]);
+    } else {
+      const float sum = sum_of_products(g, y, n);
+      for (int64_t i = 0; i < n; ++i) o[i] = (g[i] - sum) * y[i];
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 // ---- the loss ------------------------------------------------------------------------------
@@ -93,64 +144,13 @@ Tensor nll_loss_backward(int64_t N, int64_t V, const std::vector<int64_t>& targe
 }
 
 Tensor log_softmax_backward(const Tensor& grad, const Tensor& log_probs) {
-  // _vec_host_softmax_backward_lastdim<log_softmax=true>: sum = reduce_all(g), then
-  // g - exp(out) * sum, element by element (the product and the subtraction fused).
-  if (grad.shape != log_probs.shape) shape_error("log_softmax_backward", grad.shape, log_probs.shape);
-  Tensor out = grad;
-  const int64_t n = last_dim(grad);
-  for (int64_t r = 0; r < grad.numel() / n; ++r) {
-    const float* g = grad.data.data() + r * n;
-    const float* y = log_probs.data.data() + r * n;
-    const float sum = kernels::reduce_all_sum(g, n);
-    for (int64_t i = 0; i < n; ++i) out.data[r * n + i] = fma32(-kernels::sleef_expf(y[i]), sum, g[i]);
-  }
-  return out;
+  return host_softmax_backward_lastdim<true>("log_softmax_backward", grad, log_probs);
 }
 
 // ---- attention -----------------------------------------------------------------------------
 
-namespace {
-
-// vec::map2_reduce_all(x * y, +) over one row: rows shorter than 8 add the rounded products
-// left to right; longer ones start 8 lanes from the first 8 products and fuse each further
-// product into its lane (acc + x * y contracts to one FMA), the tail into the first lanes,
-// then fold the lanes as reduce_all does (halves, then l ^ 2, then l ^ 1).
-float sum_of_products(const float* x, const float* y, int64_t n) {
-  constexpr int64_t lanes = 8;
-  if (n < lanes) {
-    float acc = x[0] * y[0];
-    for (int64_t i = 1; i < n; ++i) acc = acc + x[i] * y[i];
-    return acc;
-  }
-  float acc[lanes];
-  for (int64_t l = 0; l < lanes; ++l) acc[l] = x[l] * y[l];
-  int64_t d = lanes;
-  for (; d + lanes <= n; d += lanes)
-    for (int64_t l = 0; l < lanes; ++l) acc[l] = fma32(x[d + l], y[d + l], acc[l]);
-  for (int64_t l = 0; d + l < n; ++l) acc[l] = fma32(x[d + l], y[d + l], acc[l]);
-  for (int shift : {4, 2, 1}) {
-    float folded[lanes];
-    for (int l = 0; l < lanes; ++l) folded[l] = acc[l] + acc[l ^ shift];
-    std::copy(folded, folded + lanes, acc);
-  }
-  return acc[0];
-}
-
-}  // namespace
-
 Tensor softmax_backward(const Tensor& grad, const Tensor& weights) {
-  // _vec_host_softmax_backward_lastdim<log_softmax=false>: sum = Σ g * w (map2_reduce_all),
-  // then (g - sum) * w.
-  if (grad.shape != weights.shape) shape_error("softmax_backward", grad.shape, weights.shape);
-  Tensor out = grad;
-  const int64_t n = last_dim(grad);
-  for (int64_t r = 0; r < grad.numel() / n; ++r) {
-    const float* g = grad.data.data() + r * n;
-    const float* w = weights.data.data() + r * n;
-    const float sum = sum_of_products(g, w, n);
-    for (int64_t i = 0; i < n; ++i) out.data[r * n + i] = (g[i] - sum) * w[i];
-  }
-  return out;
+  return host_softmax_backward_lastdim<false>("softmax_backward", grad, weights);
 }
 
 Tensor masked_fill_backward(const Tensor& grad, const Tensor& mask) { return masked_fill(grad, mask, 0.0f); }
