@@ -15,7 +15,8 @@ std::string bonus_heads_misuse(const Config& cfg) {
                      b.d_out, b.heads);
 }
 
-void set_bonus_vars(Walk& walk, const Config& cfg) {
+Walk bonus_walk(const std::string& stage, const Config& cfg) {
+  Walk walk(stage, cfg);
   set_common_vars(walk, cfg);
   const BonusConfig& b = cfg.bonus;
   auto& v = walk.vars;
@@ -27,6 +28,7 @@ void set_bonus_vars(Walk& walk, const Config& cfg) {
   v["rope_base"] = format_number(b.rope_base);
   v["block"] = std::to_string(b.block);
   walk.notes.push_back("note.bonus_sizes");
+  return walk;
 }
 
 Tensor bonus_batch(const Config& cfg) { return stack_copies(cfg.inputs, cfg.batch); }

@@ -89,8 +89,7 @@ Tensor walk_torch_mha(Walk& walk, const Config& cfg, const Tensor& batch, const 
 std::string efficient_misuse(const Config& cfg) { return bonus_heads_misuse(cfg); }
 
 Walk run_efficient(const Config& cfg) {
-  Walk walk("efficient", cfg);
-  set_bonus_vars(walk, cfg);
+  Walk walk = bonus_walk("efficient", cfg);
   const BonusConfig& bc = cfg.bonus;
   const int64_t T = cfg.num_tokens(), d_in = cfg.d_in(), H = bc.heads;
   walk.vars["qkv_width"] = std::to_string(3 * bc.d_out);

@@ -32,8 +32,7 @@ std::string flash_misuse(const Config& cfg) {
 }
 
 Walk run_flash(const Config& cfg) {
-  Walk walk("flash", cfg);
-  set_bonus_vars(walk, cfg);
+  Walk walk = bonus_walk("flash", cfg);
   const BonusConfig& bc = cfg.bonus;
   const int64_t B = cfg.batch, T = cfg.num_tokens(), H = bc.heads, Bk = std::min(bc.block, T);
   const Tensor batch = bonus_batch(cfg);  // (B, T, d_in)

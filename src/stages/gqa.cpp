@@ -23,8 +23,7 @@ std::string gqa_misuse(const Config& cfg) {
 }
 
 Walk run_gqa(const Config& cfg) {
-  Walk walk("gqa", cfg);
-  set_bonus_vars(walk, cfg);
+  Walk walk = bonus_walk("gqa", cfg);
   const BonusConfig& bc = cfg.bonus;
   const int64_t B = cfg.batch, T = cfg.num_tokens(), H = bc.heads, G = bc.kv_groups, hd = bc.head_dim();
   walk.vars["group_size"] = std::to_string(H / G);

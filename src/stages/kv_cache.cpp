@@ -44,8 +44,7 @@ Cost generation_cost(int64_t B, int64_t T, int64_t d_in, int64_t d_out, int64_t 
 std::string kv_cache_misuse(const Config& cfg) { return bonus_heads_misuse(cfg); }
 
 Walk run_kv_cache(const Config& cfg) {
-  Walk walk("kv-cache", cfg);
-  set_bonus_vars(walk, cfg);
+  Walk walk = bonus_walk("kv-cache", cfg);
   const BonusConfig& bc = cfg.bonus;
   const int64_t B = cfg.batch, T = cfg.num_tokens(), d_in = cfg.d_in(), H = bc.heads;
   const Tensor batch = bonus_batch(cfg);  // (B, T, d_in)

@@ -15,8 +15,7 @@ namespace attn {
 std::string mla_misuse(const Config& cfg) { return bonus_heads_misuse(cfg); }
 
 Walk run_mla(const Config& cfg) {
-  Walk walk("mla", cfg);
-  set_bonus_vars(walk, cfg);
+  Walk walk = bonus_walk("mla", cfg);
   const BonusConfig& bc = cfg.bonus;
   const int64_t B = cfg.batch, T = cfg.num_tokens(), L = bc.latent_dim;
   walk.vars["latent_dim"] = std::to_string(L);

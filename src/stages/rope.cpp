@@ -39,8 +39,7 @@ std::string rope_misuse(const Config& cfg) {
 }
 
 Walk run_rope(const Config& cfg) {
-  Walk walk("rope", cfg);
-  set_bonus_vars(walk, cfg);
+  Walk walk = bonus_walk("rope", cfg);
   const BonusConfig& bc = cfg.bonus;
   const int64_t B = cfg.batch, T = cfg.num_tokens(), hd = bc.head_dim();
   const Tensor batch = bonus_batch(cfg);  // (B, T, d_in)

@@ -48,8 +48,7 @@ Tensor first_rows(const Tensor& w, int64_t n) {
 std::string swa_misuse(const Config& cfg) { return bonus_heads_misuse(cfg); }
 
 Walk run_swa(const Config& cfg) {
-  Walk walk("swa", cfg);
-  set_bonus_vars(walk, cfg);
+  Walk walk = bonus_walk("swa", cfg);
   const BonusConfig& bc = cfg.bonus;
   const int64_t T = cfg.num_tokens(), d_in = cfg.d_in(), W = bc.window;
   const Tensor batch = bonus_batch(cfg);  // (B, T, d_in)
