@@ -7,6 +7,7 @@
 #include "input/embeddings.h"
 #include "render/page.h"
 #include "request/option_table.h"
+#include "request/request.h"
 #include "web/page_data.h"
 
 namespace attn {

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "core/config.h"
-#include "request/request.h"
+#include "request/walk_request.h"
 
 namespace attn {
 
