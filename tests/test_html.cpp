@@ -174,7 +174,7 @@ TEST(Html, EscapesEveryText) {
   walk.steps.push_back(s);
   walk.steps.push_back(test::make_step("<img src=x onerror=alert(1)>", Tensor::zeros({2})));
   RenderOptions o = opts();
-  o.page_data = page_data_json({walk}, Lang::En, false);  // holds the tokens too
+  o.page_data = page_data_json({walk}, RenderOptions{}, false);  // holds the tokens too
   const std::string page = render_html({walk}, o);
   EXPECT_EQ(page.find("<script>alert"), std::string::npos);
   EXPECT_EQ(count(page, "<script"), 4u);  // the page's own: data, the wasm (empty here), engine, script

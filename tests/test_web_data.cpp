@@ -4,6 +4,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <map>
+#include <string>
+#include <vector>
+
 #include "input/embeddings.h"
 #include "render/page.h"
 #include "request/option_table.h"
@@ -49,7 +53,7 @@ TEST(WebData, OptionsComeFromTheCliBinding) {
 }
 
 TEST(WebData, PageShowsOnlyTheWalksOptions) {
-  const json data = json::parse(page_data_json({}, Lang::En, true));
+  const json data = json::parse(page_data_json({}, RenderOptions{}, true));
   EXPECT_TRUE(data["engine"].get<bool>());
   std::set<std::string> names;
   for (const auto& o : data["options"]) names.insert(o["name"]);
@@ -70,7 +74,7 @@ TEST(WebData, ACliPageKeepsItsSettingsAndInput) {
   RenderOptions ro;
   auto walks = html_walks(o, &ro);
   walks[0].config.input_name = "t.json";
-  const json data = json::parse(page_data_json(walks, ro.lang, false));
+  const json data = json::parse(page_data_json(walks, ro, false));
   EXPECT_EQ(data["state"], json({{"stage", "causal"}, {"seed", "7"}, {"d-out", "3"}, {"qkv-bias", "1"}, {"lang", "zh"}}));
   EXPECT_EQ(data["input"]["embeddings"], json({{0.1, 0.2}, {0.3, 0.4}}));
 }
@@ -83,10 +87,82 @@ TEST(WebData, ACliPageKeepsTheBonusKnobsAndTheSoftmaxDim) {
                                   "--torch-threads", "3"});
   RenderOptions ro;
   const auto walks = html_walks(o, &ro);
-  const json data = json::parse(page_data_json(walks, ro.lang, false));
+  const json data = json::parse(page_data_json(walks, ro, false));
   EXPECT_EQ(data["state"], json({{"stage", "gqa"}, {"kv-groups", "1"}, {"window", "2"}, {"rope-base", "500"},
                                  {"block", "3"}, {"latent-dim", "2"}, {"softmax-dim", "1"},
                                  {"torch-threads", "3"}}));
+}
+
+// For each option the page's state records, the command line that gives it a value other
+// than its default (the value second; a flag alone reads "1"). A new option on the page adds
+// its line here.
+const std::map<std::string, std::vector<std::string>>& state_samples() {
+  static const std::map<std::string, std::vector<std::string>> s = {
+      {"stage", {"--stage", "causal"}},
+      {"text", {"--text", "Your journey begins"}},
+      {"embed-dim", {"--embed-dim", "4", "--text", "Your journey begins"}},
+      {"query", {"--query", "1"}},
+      {"seed", {"--seed", "7"}},
+      {"d-out", {"--d-out", "4"}},
+      {"heads", {"--heads", "1"}},
+      {"dropout", {"--dropout", "0.25"}},
+      {"attn-dropout", {"--attn-dropout", "0.25"}},
+      {"batch", {"--batch", "3"}},
+      {"qkv-bias", {"--qkv-bias"}},
+      {"init", {"--init", "randn"}},
+      {"dropout-rng", {"--dropout-rng", "mkl"}},
+      {"softmax-dim", {"--softmax-dim", "1"}},
+      {"torch-threads", {"--torch-threads", "3"}},
+      {"kv-groups", {"--kv-groups", "1"}},
+      {"window", {"--window", "2"}},
+      {"rope-base", {"--rope-base", "500"}},
+      {"block", {"--block", "3"}},
+      {"latent-dim", {"--latent-dim", "2"}},
+      {"steps", {"--steps", "3"}},
+      {"lr", {"--lr", "0.01"}},
+      {"weight-decay", {"--weight-decay", "0.5"}},
+      {"optimizer", {"--optimizer", "sgd"}},
+      {"lang", {"--lang", "zh"}},
+      {"heatmap-scale", {"--heatmap-scale", "matrix"}},
+  };
+  return s;
+}
+
+// Every option on the page that a CLI page was made with is in its state, read back by the
+// option's row of the table, so that the page's controls start from it and a change
+// recomputes the same walk. Only the rows marked not_in_state() (where to read the input
+// from, how large it may be: the state holds the input itself) are left out.
+TEST(WebData, EveryOptionOnThePageIsInACliPagesState) {
+  for (const OptionRow& row : option_table()) {
+    if (!row.on_page || !row.in_state) continue;
+    const std::string name = row.long_name();
+    const auto sample = state_samples().find(name);
+    ASSERT_NE(sample, state_samples().end()) << "--" << name << ": add a sample";
+    RenderOptions ro;
+    const auto walks = html_walks(parse_walk_options(sample->second), &ro);
+    const json state = json::parse(page_data_json(walks, ro, false))["state"];
+    const std::string value = sample->second.size() > 1 ? sample->second[1] : "1";
+    EXPECT_EQ(state.value(name, std::string("(not in the state)")), value) << "--" << name;
+  }
+}
+
+// Several walks are "all" (the chapter) or "bonus", as --stage chose them.
+TEST(WebData, ACliPageOfSeveralStagesKeepsTheirGroup) {
+  for (const char* group : {"all", "bonus"}) {
+    RenderOptions ro;
+    const auto walks = html_walks(parse_walk_options({"--stage", group}), &ro);
+    ASSERT_GT(walks.size(), 1u);
+    EXPECT_EQ(json::parse(page_data_json(walks, ro, false))["state"]["stage"], group);
+  }
+}
+
+// A text is kept as the text (the page tokenizes it again), not as the embeddings it made.
+TEST(WebData, ACliPageOfATextKeepsTheText) {
+  RenderOptions ro;
+  const auto walks = html_walks(parse_walk_options({"--stage", "tokens", "--text", "Hello there"}), &ro);
+  const json data = json::parse(page_data_json(walks, ro, false));
+  EXPECT_EQ(data["state"], json({{"stage", "tokens"}, {"text", "Hello there"}}));
+  EXPECT_TRUE(data["input"].is_null());
 }
 
 TEST(WebData, OptionErrorsAreTheClis) {

@@ -146,7 +146,7 @@ int run_cli(int argc, char** argv) {
   if (o.format == "json") {
     doc = render_json(walks);
   } else if (o.format == "html") {
-    ro.page_data = page_data_json(walks, ro.lang, false);
+    ro.page_data = page_data_json(walks, ro, false);
     doc = render_html(walks, ro);
   } else {
     for (size_t i = 0; i < walks.size(); ++i) doc += (i ? "\n" : "") + render_text(walks[i], ro);

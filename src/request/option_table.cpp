@@ -1,7 +1,7 @@
 // The walk's options, one row each, in --help's order (src/request/option_table.h says what
 // a row holds).
 //
-// Adding an option is one row here and its field in WalkRequest (src/request/request.h):
+// Adding an option is one row here and its field in WalkRequest (src/request/walk_request.h):
 //
 //   row("--steps", FIELD(walk.steps), "Optimizer steps to take (at least 1)")
 //       .shows("training steps", OptionGroup::Model, "backward")
@@ -9,8 +9,8 @@
 //       .sets([](const WalkRequest& r, Config& c) { c.steps = r.steps; },
 //             [](const Config& c) { return std::to_string(c.steps); }),
 //
-// The binding, --help, the page's control, its URL fragment and state, and the Config all
-// follow from the row; tests/test_request.cpp then checks that the stages named change and
+// The binding, --help, the page's control, its URL fragment and state, and the Config (or,
+// for how the walk is shown, the RenderOptions: .renders()) all follow from the row; tests/test_request.cpp then checks that the stages named change and
 // the others do not (give it a sample value there).
 #include "request/option_table.h"
 
@@ -70,14 +70,17 @@ std::vector<OptionRow> input_rows() {
       row("--text", FIELD(walk.text.text),
           "Tokenize this text with GPT-2's BPE and embed it as chapter 2 does ('-' reads standard input)")
           .shows("your own text", G::Input, kText).no_default().check_too()
-          .excluding({"input", "random-input", "text-file"}).counts(FIELD(walk.text.given)),
+          .excluding({"input", "random-input", "text-file"}).counts(FIELD(walk.text.given))
+          .reads([](const Config& c) { return c.text; }),  // as given, or read from --text-file or stdin
       row("--text-file", FIELD(walk.text.text_file), "The same for the text of a UTF-8 file")
           .shows("your own text, from a file", G::Input, kText).no_default().check_too()
-          .excluding({"input", "random-input"}).counts(FIELD(walk.text.given)),
+          .excluding({"input", "random-input"}).counts(FIELD(walk.text.given))
+          .not_in_state(),  // the page's state holds the file's text as --text
       row("--embed-dim", FIELD(walk.text.embed_dim), "Width D of the token and position embeddings of --text")
-          .shows("embedding width of your text", G::Input, kText).range(1, 1024).check_too(),
+          .shows("embedding width of your text", G::Input, kText).range(1, 1024).check_too()
+          .reads([](const Config& c) { return std::to_string(c.text.empty() ? TextOptions{}.embed_dim : c.d_in()); }),
       row("--max-tokens", FIELD(walk.text.max_tokens), "Longest --text accepted, in tokens (GPT-2's context length)")
-          .shows("longest text, in tokens", G::More, "*").range(1, 1 << 20).check_too(),
+          .shows("longest text, in tokens", G::More, "*").range(1, 1 << 20).check_too().not_in_state(),
       row("-q,--query", FIELD(walk.query), "The query token x(N), 1-based (the chapter uses x(2))")
           .shows("query token x(N)", G::Input, "dot-product softmax trainable").check_too().counts(FIELD(walk.query_given))
           .sets([](const WalkRequest& r, Config& c) {
@@ -229,16 +232,22 @@ std::vector<OptionRow> output_rows_after() {
   using G = OptionGroup;
   return {
       row("--explain", FIELD(walk.explain), "Explain each step: what, why, and how shapes change")
-          .shows("explain each step", G::Show, "*").not_on_page(),
+          .shows("explain each step", G::Show, "*").not_on_page()
+          .renders([](const WalkRequest& r, RenderOptions& ro) { ro.explain = r.explain; }, nullptr),
       row("--lang", FIELD(walk.lang), fmt::format("Language of headings and explanations: {}", fmt::join(lang_codes(), ", ")))
-          .shows("language", G::Show, "*").one_of(lang_codes),
+          .shows("language", G::Show, "*").one_of(lang_codes)
+          .renders([](const WalkRequest& r, RenderOptions& ro) { parse_lang(r.lang, &ro.lang); },
+                   [](const RenderOptions& ro) { return lang_table(ro.lang).code; }),
       row("--heatmap", FIELD(walk.heatmap), "Draw attention matrices in the terminal")
-          .shows("heatmaps in the terminal", G::Show, "*").not_on_page(),
+          .shows("heatmaps in the terminal", G::Show, "*").not_on_page()
+          .renders([](const WalkRequest& r, RenderOptions& ro) { ro.heatmap = r.heatmap; }, nullptr),
       row("--heatmap-scale", FIELD(walk.heatmap_scale),
           "Heatmap colours: fixed (weights and masks on 0 to 1, scores on the step's range) "
           "or matrix (each matrix from its smallest to its largest value)")
           .shows("heatmap colours", G::Show, "*")
-          .one_of([] { return std::vector<std::string>{"fixed", "matrix"}; }),
+          .one_of([] { return std::vector<std::string>{"fixed", "matrix"}; })
+          .renders([](const WalkRequest& r, RenderOptions& ro) { ro.heatmap_per_matrix = r.heatmap_scale == "matrix"; },
+                   [](const RenderOptions& ro) { return std::string(ro.heatmap_per_matrix ? "matrix" : "fixed"); }),
       row("--color", FIELD(color), "Colour: auto (terminal only, honours NO_COLOR), always, never")
           .shows("colour", G::More, "*").not_on_page()
           .one_of([] { return std::vector<std::string>{"auto", "always", "never"}; }),
@@ -247,7 +256,7 @@ std::vector<OptionRow> output_rows_after() {
       row("--stats", FIELD(stats), "Report the time taken and the peak memory on stderr")
           .shows("time and memory", G::More, "*").not_on_page(),
       row("--max-input-mb", FIELD(walk.max_input_mb), "Refuse input files and streams larger than N MiB")
-          .shows("largest input file, in MiB", G::More, kAllButTokens).range(1, 1 << 20),
+          .shows("largest input file, in MiB", G::More, kAllButTokens).range(1, 1 << 20).not_in_state(),
   };
 }
 
@@ -286,6 +295,11 @@ const char* to_string(OptionGroup g) {
 void set_knobs(const WalkRequest& r, Config& c) {
   for (const auto& row : option_table())
     if (row.to_config) row.to_config(r, c);
+}
+
+void set_render_options(const WalkRequest& r, RenderOptions& ro) {
+  for (const auto& row : option_table())
+    if (row.to_render) row.to_render(r, ro);
 }
 
 }  // namespace attn

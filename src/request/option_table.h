@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/config.h"
+#include "render/render.h"
 #include "request/walk_request.h"
 
 namespace attn {
@@ -54,6 +55,14 @@ struct OptionRow {
   // writes it (the same text for a default Config means "not set").
   void (*to_config)(const WalkRequest&, Config&) = nullptr;
   std::string (*from_config)(const Config&) = nullptr;
+  // The same for how the walk is shown: the RenderOptions field it sets (make_walks), read
+  // back as the page's state writes it.
+  void (*to_render)(const WalkRequest&, RenderOptions&) = nullptr;
+  std::string (*from_render)(const RenderOptions&) = nullptr;
+  // The page's state (src/web/page_data.cpp) records every option on the page by one of the
+  // readers above (the stage by the walks themselves), except those that say where to read
+  // the input from or how large it may be: the state holds the input itself.
+  bool in_state = true;
 
   // Builders, so that a row reads as one statement.
   OptionRow& shows(std::string l, OptionGroup g, std::string s) { label = std::move(l), group = g, stages = std::move(s); return *this; }
@@ -70,6 +79,12 @@ struct OptionRow {
     to_config = to, from_config = from;
     return *this;
   }
+  OptionRow& reads(std::string (*from)(const Config&)) { from_config = from; return *this; }  // set by the input
+  OptionRow& renders(void (*to)(const WalkRequest&, RenderOptions&), std::string (*from)(const RenderOptions&)) {
+    to_render = to, from_render = from;
+    return *this;
+  }
+  OptionRow& not_in_state() { in_state = false; return *this; }
 
   std::string long_name() const;  // "query"
 };
@@ -94,6 +109,8 @@ CLI::Validator range_check(T min, T max);
 
 // Sets every knob of `r` in `c` (each row's to_config).
 void set_knobs(const WalkRequest& r, Config& c);
+// Sets how `r` asks its walks to be shown in `ro` (each row's to_render).
+void set_render_options(const WalkRequest& r, RenderOptions& ro);
 
 // The walk options alone (no bench, no output or terminal options needed), parsed with the
 // same CLI11 binding and checks as the command line: the page (src/web/) passes the same

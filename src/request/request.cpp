@@ -154,10 +154,7 @@ std::vector<Walk> make_walks(const WalkRequest& r, RenderOptions* ro) {
   const auto text = in.text;  // chapter 2's steps from the text to its embeddings come first
   const Config cfg = make_config(r, std::move(in));
   std::vector<Walk> walks = run_walks(r, cfg);
-  parse_lang(r.lang, &ro->lang);
-  ro->explain = r.explain;
-  ro->heatmap = r.heatmap;
-  ro->heatmap_per_matrix = r.heatmap_scale == "matrix";
+  set_render_options(r, *ro);
   for (auto& w : walks) localize(w, ro->lang, r.explain);
   if (text) {
     Walk steps = run_text_steps(*text, cfg);

@@ -4,7 +4,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+
 #include "input/embeddings.h"
+#include "lang/lang.h"
 #include "request/option_table.h"
 #include "stages/stages.h"
 
@@ -28,24 +31,41 @@ json input_json(const std::vector<std::string>& tokens, const Tensor& inputs) {
   return {{"tokens", tokens}, {"embeddings", rows}};
 }
 
+// The --stage that walks these: one stage's name, or the group of several ("all", "bonus").
+std::string stage_of(const std::vector<Walk>& walks) {
+  if (walks.size() == 1) return walks[0].stage;
+  for (const char* group : {"all", "bonus"}) {
+    const bool all_in = std::all_of(walks.begin(), walks.end(), [&](const Walk& w) {
+      const StageInfo* info = find_stage(w.stage);
+      return info && stage_selected(*info, group);
+    });
+    if (all_in) return group;
+  }
+  return "all";
+}
+
 // The options a walk was made with, by the CLI's long names; only those that differ from
-// the defaults, as the page's URL fragment writes them. Each option's Config field is read
-// back by its row of the option table; the stage and the language are the walk's own.
-json state_of(const std::vector<Walk>& walks, Lang lang) {
+// the defaults, as the page's URL fragment writes them. Each option's Config or RenderOptions
+// field is read back by its row of the option table; the stage is the walks' own.
+json state_of(const std::vector<Walk>& walks, const RenderOptions& ro) {
   json s = json::object();
   if (walks.empty()) return s;
   const Config& c = walks[0].config;
-  const Config defaults;
-  s["stage"] = walks.size() > 1 ? "all" : walks[0].stage;
-  for (const OptionRow& row : option_table())
-    if (row.from_config && row.from_config(c) != row.from_config(defaults)) s[row.long_name()] = row.from_config(c);
-  if (lang != Lang::En) s["lang"] = lang_table(lang).code;
+  const Config config_defaults;
+  const RenderOptions render_defaults;
+  s["stage"] = stage_of(walks);
+  for (const OptionRow& row : option_table()) {
+    if (row.from_config && row.from_config(c) != row.from_config(config_defaults))
+      s[row.long_name()] = row.from_config(c);
+    if (row.from_render && row.from_render(ro) != row.from_render(render_defaults))
+      s[row.long_name()] = row.from_render(ro);
+  }
   return s;
 }
 
 }  // namespace
 
-std::string page_data_json(const std::vector<Walk>& walks, Lang lang, bool engine) {
+std::string page_data_json(const std::vector<Walk>& walks, const RenderOptions& ro, bool engine) {
   json options = json::array();
   for (const auto& o : json::parse(options_json()))  // help, version and not_on_page() rows stay off
     if (o.value("on_page", false)) options.push_back(o);
@@ -65,10 +85,11 @@ std::string page_data_json(const std::vector<Walk>& walks, Lang lang, bool engin
                {"texts", texts},
                {"default_input", input_json(journey.tokens, journey.inputs)},
                {"engine", engine},
-               {"state", state_of(walks, lang)},
+               {"state", state_of(walks, ro)},
                {"input", nullptr}};
-  // A CLI page restores its own input in the controls, when it is small enough to edit.
-  if (!walks.empty() && walks[0].config.input_name != "<built-in>" &&
+  // A CLI page restores its own input in the controls, when it is small enough to edit; a
+  // text is in the state (--text), and the page makes its embeddings again.
+  if (!walks.empty() && walks[0].config.input_name != "<built-in>" && walks[0].config.text.empty() &&
       walks[0].config.inputs.numel() <= 4096)
     data["input"] = input_json(walks[0].config.tokens, walks[0].config.inputs);
   // Tokens may hold invalid UTF-8 (the HTML cleans them the same way: U+FFFD).

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "lang/lang.h"
 #include "core/walk.h"
+#include "render/render.h"
 
 namespace attn {
 
@@ -16,7 +16,9 @@ namespace attn {
 //  "default_input": {"tokens", "embeddings"}, "engine": bool,
 //  "state": {"stage": "causal", "seed": "7", "qkv-bias": "1", ...}   options by long name
 //  "input": {"tokens", "embeddings"} or null}
-// `walks` (may be empty) and `lang` give the state: the walk a CLI page shows.
-std::string page_data_json(const std::vector<Walk>& walks, Lang lang, bool engine);
+// `walks` (may be empty) and how they are shown (`ro`: the language, the heatmaps' scale)
+// give the state: the walk a CLI page shows. Each option of the table on the page is in it
+// when it differs from its default (OptionRow::from_config, from_render).
+std::string page_data_json(const std::vector<Walk>& walks, const RenderOptions& ro, bool engine);
 
 }  // namespace attn

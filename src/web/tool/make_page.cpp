@@ -32,7 +32,7 @@ int main(int argc, char** argv) {
   try {
     attn::PageParts parts;
     parts.title = "attn-walk";
-    parts.data_json = attn::page_data_json({}, attn::Lang::En, true);
+    parts.data_json = attn::page_data_json({}, attn::RenderOptions{}, true);
     parts.engine_js = read_file(argv[1]);
     parts.engine_wasm = read_file(argv[2]);
     if (parts.engine_wasm.size() < 2 || parts.engine_wasm[0] != '\x1f' || parts.engine_wasm[1] != '\x8b')

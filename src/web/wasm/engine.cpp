@@ -113,7 +113,7 @@ EMSCRIPTEN_KEEPALIVE const char* attn_walk_bench(int tokens, int d_model, int he
 
 // The controls' data (src/web/page_data.h), for a page that has none yet.
 EMSCRIPTEN_KEEPALIVE const char* attn_walk_data() {
-  result = attn::page_data_json({}, attn::Lang::En, true);
+  result = attn::page_data_json({}, attn::RenderOptions{}, true);
   return result.c_str();
 }
 
