@@ -1,4 +1,4 @@
-// Internal: the helpers the files that read embeddings share (src/embeddings*.cpp):
+// Internal: the helpers the files that read embeddings share (src/input/embeddings*.cpp):
 // messages with positions, the text checks, and the fast path for plain JSON.
 #pragma once
 

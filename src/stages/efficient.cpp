@@ -86,8 +86,6 @@ Tensor walk_torch_mha(Walk& walk, const Config& cfg, const Tensor& batch, const 
 
 }  // namespace
 
-std::string efficient_misuse(const Config& cfg) { return bonus_heads_misuse(cfg); }
-
 Walk run_efficient(const Config& cfg) {
   Walk walk = bonus_walk("efficient", cfg);
   const BonusConfig& bc = cfg.bonus;

@@ -41,8 +41,6 @@ Cost generation_cost(int64_t B, int64_t T, int64_t d_in, int64_t d_out, int64_t 
 
 }  // namespace
 
-std::string kv_cache_misuse(const Config& cfg) { return bonus_heads_misuse(cfg); }
-
 Walk run_kv_cache(const Config& cfg) {
   Walk walk = bonus_walk("kv-cache", cfg);
   const BonusConfig& bc = cfg.bonus;

@@ -12,8 +12,6 @@
 
 namespace attn {
 
-std::string mla_misuse(const Config& cfg) { return bonus_heads_misuse(cfg); }
-
 Walk run_mla(const Config& cfg) {
   Walk walk = bonus_walk("mla", cfg);
   const BonusConfig& bc = cfg.bonus;

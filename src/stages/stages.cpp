@@ -5,6 +5,7 @@
 #include <string>
 
 #include "lang/lang.h"
+#include "stages/bonus_common.h"
 
 namespace attn {
 
@@ -37,15 +38,15 @@ const std::vector<StageInfo>& all_stages() {
 
       // ---- bonus: beyond chapter 3, in the order --stage bonus walks them ----
       // the bonus notebook and the KV cache (efficient, kv-cache, gqa):
-      {"efficient", "ch03/02_bonus", summary("efficient"), run_efficient, StageGroup::Bonus, efficient_misuse},
-      {"kv-cache", "ch04/03_kv-cache", summary("kv-cache"), run_kv_cache, StageGroup::Bonus, kv_cache_misuse},
+      {"efficient", "ch03/02_bonus", summary("efficient"), run_efficient, StageGroup::Bonus, bonus_heads_misuse},
+      {"kv-cache", "ch04/03_kv-cache", summary("kv-cache"), run_kv_cache, StageGroup::Bonus, bonus_heads_misuse},
       {"gqa", "ch04/04_gqa", summary("gqa"), run_gqa, StageGroup::Bonus, gqa_misuse},
 
       // the modern variants (swa, rope, flash, mla):
-      {"swa", "ch04/06_swa", summary("swa"), run_swa, StageGroup::Bonus, swa_misuse},
+      {"swa", "ch04/06_swa", summary("swa"), run_swa, StageGroup::Bonus, bonus_heads_misuse},
       {"rope", "llama3.py", summary("rope"), run_rope, StageGroup::Bonus, rope_misuse},
       {"flash", "online softmax", summary("flash"), run_flash, StageGroup::Bonus, flash_misuse},
-      {"mla", "ch04/05_mla", summary("mla"), run_mla, StageGroup::Bonus, mla_misuse},
+      {"mla", "ch04/05_mla", summary("mla"), run_mla, StageGroup::Bonus, bonus_heads_misuse},
 
       // ---- training: how attention learns (not part of --stage all or bonus) ----
       {"backward", "ch05 + ch03", summary("backward"), run_backward, StageGroup::Training, backward_misuse, false},

@@ -28,21 +28,18 @@ Walk run_dropout_with(const Config& cfg, const CellChoices& c);
 Walk run_multi_head_with(const Config& cfg, const CellChoices& c);
 
 // Beyond chapter 3 (one file each, in the book repository's vocabulary): the bonus stages,
-// each with the check of the options it cannot run with (StageInfo::misuse), as multi-head has.
+// each with the check of the options it cannot run with (StageInfo::misuse), as multi-head has;
+// efficient, kv-cache, swa and mla have no rule beyond every bonus stage's (bonus_heads_misuse).
 Walk run_efficient(const Config& cfg);    // ch03/02_bonus     MultiHeadAttentionCombinedQKV
-std::string efficient_misuse(const Config& cfg);
 Walk run_kv_cache(const Config& cfg);     // ch04/03_kv-cache  one token at a time, the cache growing
-std::string kv_cache_misuse(const Config& cfg);
 Walk run_gqa(const Config& cfg);          // ch04/04_gqa       keys and values in --kv-groups groups
 std::string gqa_misuse(const Config& cfg);
 Walk run_swa(const Config& cfg);          // ch04/06_swa  sliding-window attention
 Walk run_rope(const Config& cfg);         // llama3.py    rotary position embeddings
 Walk run_flash(const Config& cfg);        // (own)        flash attention's online softmax
 Walk run_mla(const Config& cfg);          // ch04/05_mla       multi-head latent attention, the latent cache
-std::string swa_misuse(const Config& cfg);
 std::string rope_misuse(const Config& cfg);
 std::string flash_misuse(const Config& cfg);
-std::string mla_misuse(const Config& cfg);
 
 // How attention learns (chapter 5's loss and training loop around chapter 3's module).
 Walk run_backward(const Config& cfg);     // ch05 + ch03  the loss, every gradient, training steps

@@ -45,8 +45,6 @@ Tensor first_rows(const Tensor& w, int64_t n) {
 
 }  // namespace
 
-std::string swa_misuse(const Config& cfg) { return bonus_heads_misuse(cfg); }
-
 Walk run_swa(const Config& cfg) {
   Walk walk = bonus_walk("swa", cfg);
   const BonusConfig& bc = cfg.bonus;
