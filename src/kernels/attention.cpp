@@ -87,109 +87,130 @@ struct HeadState {
 
 }  // namespace
 
+namespace {
+
+// What every row block of one call shares: the operands, the sizes and the orders.
+struct AttentionCall {
+  const float* queries;
+  const float* keys;
+  const float* values;
+  float* context;
+  int64_t T, H, hd, D;
+  ChainOrder scores_order, context_order;
+  float divisor;    // sqrt(head_dim), as a float32
+  bool scaling;     // dividing by it is a scaling by 2^scale_exp (head_dim 64: 8)
+  int scale_exp;
+  int64_t rows, blocks;  // query rows per block, blocks per head
+};
+
+// Rows [i0, i1) of head bh: scores, masked softmax, weights @ values.
+void row_block(const AttentionCall& c, int64_t bh, int64_t block, const PackedB& keys_t, const PackedB& vals) {
+  const int64_t T = c.T, D = c.D, hd = c.hd, rows = c.rows;
+  const int64_t b = bh / c.H, h = bh % c.H;
+  const float* q = c.queries + (b * T) * D + h * hd;  // (T, hd), row stride D
+  float* ctx = c.context + (b * T) * D + h * hd;
+  const int64_t i0 = block * rows, i1 = std::min(T, i0 + rows), m = i1 - i0;
+  thread_local WeightsBuffer buffer;
+  float* w = buffer.rows(T);  // (kRowBlock, T), of which the first m rows are used
+  int64_t row_end[kRowBlock];
+
+  // 1. scores of rows [i0, i1) against the keys they can see, [0, i1): q @ k.T. Every row
+  //    keeps the columns left of the block's diagonal, [0, i0): where a kernel for it
+  //    exists, they leave the product already divided by sqrt(head_dim), with each row's
+  //    maximum of them (the softmax's first pass, done by the adders the multiply-adds
+  //    leave idle). The diagonal's columns [i0, i1) are computed as they are.
+  const ConstMat q_rows{q + i0 * D, D, false};
+  float left_max[kRowBlock];
+  bool left_unchecked[kRowBlock];
+  const bool fused = c.scaling && i0 > 0 &&
+                     gemm_scores_scaled_max(m, i0, q_rows, keys_t, w, T, c.scale_exp, left_max, left_unchecked);
+  if (fused) gemm_chains_packed_part(0, m, i0, i1 - i0, q_rows, keys_t, w, T, zero_row(i1));  // C starts at 0
+  else gemm_chains_packed(m, i1, q_rows, keys_t, w, T, nullptr, zero_row(i1));
+  // The query rows of the block before, usually this thread's next: asked for now, they
+  // arrive while this block's softmax runs (they are apart, D floats, and not yet cached).
+  for (int64_t i = std::max<int64_t>(0, i0 - rows); i < i0; ++i)
+    for (int64_t k = 0; k < hd; k += kLineFloats) __builtin_prefetch(q + i * D + k);
+
+  // 2. mask (j > i), divide by sqrt(head_dim), softmax: row i keeps i + 1 scores
+  const DividedPrefix left{i0, left_max, left_unchecked};
+  masked_softmax_rows(w, m, T, i0 + 1, i1, T, c.divisor, fused ? &left : nullptr);
+  for (int64_t r = 0; r < m; ++r) {
+    const int64_t i = i0 + r;
+    float* row = w + r * T;
+    // Zero what an earlier, longer block left behind past this row's columns.
+    int64_t& written = buffer.written[static_cast<size_t>(r)];
+    if (written > i1) std::fill(row + i1, row + written, 0.0f);
+    written = i1;
+    row_end[r] = i + 1;
+  }
+
+  // 3. context rows = weights @ v, straight into (b, T, H, head_dim); masked weights skipped
+  gemm_chains_packed(m, hd, ConstMat{w, T, false}, vals, ctx + i0 * D, D, row_end, zero_row(hd));
+}
+
+// Takes blocks of head bh (packed) until none is left.
+void take_blocks(const AttentionCall& c, HeadState& s, int64_t bh) {
+  for (int64_t n; (n = s.next_block.fetch_add(1)) < c.blocks;) row_block(c, bh, c.blocks - 1 - n, *s.keys_t, *s.vals);
+}
+
+// Packs the keys (as k.T: hd x T) and values (T x hd) of head bh into this thread's
+// buffers, publishes them, and takes the head's blocks.
+void claim_head(const AttentionCall& c, HeadState& s, int64_t bh) {
+  const int64_t b = bh / c.H, h = bh % c.H;
+  const float* k = c.keys + (b * c.T) * c.D + h * c.hd;
+  const float* v = c.values + (b * c.T) * c.D + h * c.hd;
+  thread_local PackedB keys_t, vals;
+  try {
+    pack_b(c.hd, c.T, ConstMat{k, c.D, true}, c.scores_order, keys_t);
+    pack_b(c.T, c.hd, ConstMat{v, c.D, false}, c.context_order, vals, /*check_finite=*/true);
+  } catch (...) {
+    s.next_block.store(c.blocks);  // nothing to wait for: the others must not spin on it
+    throw;
+  }
+  s.keys_t = &keys_t;
+  s.vals = &vals;
+  s.ready.store(true, std::memory_order_release);
+  take_blocks(c, s, bh);
+}
+
+// Helps with the heads other threads are still on, until every block is handed out.
+void help_others(const AttentionCall& c, std::vector<HeadState>& state) {
+  for (bool pending = true; pending;) {
+    pending = false;
+    for (size_t bh = 0; bh < state.size(); ++bh) {
+      HeadState& s = state[bh];
+      if (s.next_block.load(std::memory_order_relaxed) >= c.blocks) continue;
+      if (!s.ready.load(std::memory_order_acquire)) {
+        pending = true;  // still being packed
+        continue;
+      }
+      take_blocks(c, s, static_cast<int64_t>(bh));
+    }
+    if (pending) std::this_thread::yield();
+  }
+}
+
+}  // namespace
+
 void causal_attention(const float* queries, const float* keys, const float* values, float* context,
                       int64_t batch, int64_t T, int64_t H, int64_t head_dim) {
-  const int64_t D = H * head_dim, hd = head_dim;
-  const ChainOrder scores_order = order_of(scores_kernel(batch, T, hd), hd);
-  const ChainOrder context_order = order_of(context_kernel(T, hd), T);
+  AttentionCall c{queries, keys, values, context, T, H, head_dim, H * head_dim, {}, {}, 0.0f, false, 0, 0, 0};
+  c.scores_order = order_of(scores_kernel(batch, T, head_dim), head_dim);
+  c.context_order = order_of(context_kernel(T, head_dim), T);
   // attn_scores / keys.shape[-1] ** 0.5: a Python float, cast to float32 by the division.
-  const float divisor = static_cast<float>(std::sqrt(static_cast<double>(hd)));
+  c.divisor = static_cast<float>(std::sqrt(static_cast<double>(head_dim)));
   // A power-of-two divisor (head_dim 64: 8) is a multiplication by 2^scale_exp, exactly, which
   // the scores' product can apply. Others stay divisions, in the softmax's own pass.
-  int scale_exp = 0;
-  const bool scaling = division_is_scaling(divisor, scale_exp);
-
-  const int64_t rows = rows_per_block();
-  const int64_t blocks = (T + rows - 1) / rows;
+  c.scaling = division_is_scaling(c.divisor, c.scale_exp);
+  c.rows = rows_per_block();
+  c.blocks = (T + c.rows - 1) / c.rows;
   const int64_t heads = batch * H;
   std::vector<HeadState> state(static_cast<size_t>(heads));
   std::atomic<int64_t> next_head{0};
-
-  // Rows [i0, i1) of head bh: scores, masked softmax, weights @ values.
-  auto row_block = [&](int64_t bh, int64_t block, const PackedB& keys_t, const PackedB& vals) {
-    const int64_t b = bh / H, h = bh % H;
-    const float* q = queries + (b * T) * D + h * hd;  // (T, hd), row stride D
-    float* ctx = context + (b * T) * D + h * hd;
-    const int64_t i0 = block * rows, i1 = std::min(T, i0 + rows), m = i1 - i0;
-    thread_local WeightsBuffer buffer;
-    float* w = buffer.rows(T);  // (kRowBlock, T), of which the first m rows are used
-    int64_t row_end[kRowBlock];
-
-    // 1. scores of rows [i0, i1) against the keys they can see, [0, i1): q @ k.T. Every row
-    //    keeps the columns left of the block's diagonal, [0, i0): where a kernel for it
-    //    exists, they leave the product already divided by sqrt(head_dim), with each row's
-    //    maximum of them (the softmax's first pass, done by the adders the multiply-adds
-    //    leave idle). The diagonal's columns [i0, i1) are computed as they are.
-    const ConstMat q_rows{q + i0 * D, D, false};
-    float left_max[kRowBlock];
-    bool left_unchecked[kRowBlock];
-    const bool fused = scaling && i0 > 0 &&
-                       gemm_scores_scaled_max(m, i0, q_rows, keys_t, w, T, scale_exp, left_max, left_unchecked);
-    if (fused) gemm_chains_packed_part(0, m, i0, i1 - i0, q_rows, keys_t, w, T, zero_row(i1));  // C starts at 0
-    else gemm_chains_packed(m, i1, q_rows, keys_t, w, T, nullptr, zero_row(i1));
-    // The query rows of the block before, usually this thread's next: asked for now, they
-    // arrive while this block's softmax runs (they are apart, D floats, and not yet cached).
-    for (int64_t i = std::max<int64_t>(0, i0 - rows); i < i0; ++i)
-      for (int64_t c = 0; c < hd; c += kLineFloats) __builtin_prefetch(q + i * D + c);
-
-    // 2. mask (j > i), divide by sqrt(head_dim), softmax: row i keeps i + 1 scores
-    const DividedPrefix left{i0, left_max, left_unchecked};
-    masked_softmax_rows(w, m, T, i0 + 1, i1, T, divisor, fused ? &left : nullptr);
-    for (int64_t r = 0; r < m; ++r) {
-      const int64_t i = i0 + r;
-      float* row = w + r * T;
-      // Zero what an earlier, longer block left behind past this row's columns.
-      int64_t& written = buffer.written[static_cast<size_t>(r)];
-      if (written > i1) std::fill(row + i1, row + written, 0.0f);
-      written = i1;
-      row_end[r] = i + 1;
-    }
-
-    // 3. context rows = weights @ v, straight into (b, T, H, head_dim); masked weights skipped
-    gemm_chains_packed(m, hd, ConstMat{w, T, false}, vals, ctx + i0 * D, D, row_end, zero_row(hd));
-  };
-
-  // Takes blocks of head bh (packed) until none is left.
-  auto take_blocks = [&](int64_t bh) {
-    HeadState& s = state[static_cast<size_t>(bh)];
-    for (int64_t n; (n = s.next_block.fetch_add(1)) < blocks;) row_block(bh, blocks - 1 - n, *s.keys_t, *s.vals);
-  };
-
   parallel_for(num_threads(), [&](int64_t) {
-    // Claim heads while there are any.
-    for (int64_t bh; (bh = next_head.fetch_add(1)) < heads;) {
-      const int64_t b = bh / H, h = bh % H;
-      const float* k = keys + (b * T) * D + h * hd;
-      const float* v = values + (b * T) * D + h * hd;
-      // The keys (as k.T: hd x T) and values (T x hd) of this head, packed once.
-      thread_local PackedB keys_t, vals;
-      HeadState& s = state[static_cast<size_t>(bh)];
-      try {
-        pack_b(hd, T, ConstMat{k, D, true}, scores_order, keys_t);
-        pack_b(T, hd, ConstMat{v, D, false}, context_order, vals, /*check_finite=*/true);
-      } catch (...) {
-        s.next_block.store(blocks);  // nothing to wait for: the others must not spin on it
-        throw;
-      }
-      s.keys_t = &keys_t;
-      s.vals = &vals;
-      s.ready.store(true, std::memory_order_release);
-      take_blocks(bh);
-    }
-    // Then help with the heads others are still on, until every block is handed out.
-    for (bool pending = true; pending;) {
-      pending = false;
-      for (int64_t bh = 0; bh < heads; ++bh) {
-        HeadState& s = state[static_cast<size_t>(bh)];
-        if (s.next_block.load(std::memory_order_relaxed) >= blocks) continue;
-        if (!s.ready.load(std::memory_order_acquire)) {
-          pending = true;  // still being packed
-          continue;
-        }
-        take_blocks(bh);
-      }
-      if (pending) std::this_thread::yield();
-    }
+    // Claim heads while there are any, then help with the others'.
+    for (int64_t bh; (bh = next_head.fetch_add(1)) < heads;) claim_head(c, state[static_cast<size_t>(bh)], bh);
+    help_others(c, state);
   });
 }
 
