@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "render/check.h"
-#include "stages/stages.h"
+#include "core/stage_place.h"
 
 namespace attn {
 
@@ -108,7 +108,7 @@ std::string render_check_text(const CheckReport& r, Lang lang) {
     return fill_placeholders(ui_text(lang, key), vars);
   };
   std::string out;
-  const StageInfo* info = find_stage(r.stage);
+  const StagePlace* info = find_place(r.stage);
   // The language places the reason after the heading (zh: after "，" with no space).
   const std::string chosen_by = t("check.chosen_by." + r.chosen_by,
                                   {{"matched", std::to_string(r.names_matched)}, {"given", std::to_string(r.names_given)}});

@@ -17,7 +17,7 @@
 #include "render/series_svg.h"
 #include "render/page.h"
 #include "render/render.h"
-#include "stages/stages.h"
+#include "core/stage_place.h"
 
 namespace attn {
 
@@ -70,7 +70,7 @@ std::string checks_html(const Walk& walk, Lang lang, size_t after_step, bool tra
 std::string step_id(const Walk& walk, size_t i) { return fmt::format("{}-{}", walk.stage, i + 1); }
 
 std::string stage_heading(const Walk& walk, Lang lang) {
-  const StageInfo* info = find_stage(walk.stage);
+  const StagePlace* info = find_place(walk.stage);
   std::string out = "<code>" + esc(walk.stage) + "</code>";
   if (info)
     out += fmt::format(" <span class=\"section\">{}</span> <span class=\"stage-desc\">{}</span>",

@@ -7,7 +7,7 @@
 #include "render/details.h"
 #include "render/json_config.h"
 #include "render/render.h"
-#include "stages/stages.h"
+#include "core/stage_place.h"
 
 namespace attn {
 
@@ -122,7 +122,7 @@ std::string render_json(const std::vector<Walk>& walks) {
   for (const auto& w : walks)  // once each: the bonus stages share a note
     for (const auto& n : w.notes)
       if (std::find(notes.begin(), notes.end(), n) == notes.end()) notes.push_back(n);
-  const StageInfo* first_info = find_stage(first_walk.stage);
+  const StagePlace* first_info = find_place(first_walk.stage);
   const bool bonus = first_info && first_info->group == StageGroup::Bonus;
   nlohmann::json head = {{"tool", "attn-walk"},
                          {"version", ATTN_WALK_VERSION},

@@ -7,7 +7,7 @@
 #include <map>
 #include <set>
 
-#include "stages/stages.h"
+#include "core/stage_place.h"
 
 namespace attn {
 
@@ -105,7 +105,7 @@ std::string github_anchor(const std::string& heading) {
 std::optional<NotebookLink> notebook_link(const Walk& walk, size_t index) {
   const std::string& step = walk.steps.at(index).name;
   if (is_text_step(walk, index) || walk.stage == "tokens") return section_link(kChapter2, chapter2_section(step));
-  const StageInfo* info = find_stage(walk.stage);
+  const StagePlace* info = find_place(walk.stage);
   if (!info) return std::nullopt;
   if (info->group == StageGroup::Bonus) {
     const auto f = bonus_files().find(walk.stage);

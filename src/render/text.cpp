@@ -4,7 +4,7 @@
 #include "render/heatmap.h"
 #include "render/render.h"
 #include "render/torch_print.h"
-#include "stages/stages.h"
+#include "core/stage_place.h"
 
 namespace attn {
 
@@ -41,7 +41,7 @@ std::string check_line(const Check& c, const RenderOptions& opts) {
 
 std::string render_text_header(const Walk& walk, const RenderOptions& opts) {
   std::string out;
-  const StageInfo* info = find_stage(walk.stage);
+  const StagePlace* info = find_place(walk.stage);
   std::string title = fmt::format("attn-walk {}", walk.stage);
   if (info)
     title += parenthesized(opts.lang, fill_placeholders(ui_text(opts.lang, section_text_key(*info)),

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <iterator>
+#include <stdexcept>
 #include <string>
 
 #include "lang/lang.h"
@@ -27,45 +29,39 @@ std::string multi_head_misuse(const Config& cfg) {
 }
 
 const std::vector<StageInfo>& all_stages() {
-  static const std::vector<StageInfo> stages = {
-      {"tokens", "2.7", summary("tokens"), run_tokens, StageGroup::Chapter, nullptr, false},
-      {"dot-product", "3.3", summary("dot-product"), run_dot_product},
-      {"softmax", "3.3.1", summary("softmax"), run_softmax},
-      {"trainable", "3.4", summary("trainable"), run_trainable},
-      {"causal", "3.5.1", summary("causal"), run_causal},
-      {"dropout", "3.5.2–3.5.3", summary("dropout"), run_dropout},
-      {"multi-head", "3.6", summary("multi-head"), run_multi_head, StageGroup::Chapter, multi_head_misuse},
-
-      // ---- bonus: beyond chapter 3, in the order --stage bonus walks them ----
-      // the bonus notebook and the KV cache (efficient, kv-cache, gqa):
-      {"efficient", "ch03/02_bonus", summary("efficient"), run_efficient, StageGroup::Bonus, bonus_heads_misuse},
-      {"kv-cache", "ch04/03_kv-cache", summary("kv-cache"), run_kv_cache, StageGroup::Bonus, bonus_heads_misuse},
-      {"gqa", "ch04/04_gqa", summary("gqa"), run_gqa, StageGroup::Bonus, gqa_misuse},
-
-      // the modern variants (swa, rope, flash, mla):
-      {"swa", "ch04/06_swa", summary("swa"), run_swa, StageGroup::Bonus, bonus_heads_misuse},
-      {"rope", "llama3.py", summary("rope"), run_rope, StageGroup::Bonus, rope_misuse},
-      {"flash", "online softmax", summary("flash"), run_flash, StageGroup::Bonus, flash_misuse},
-      {"mla", "ch04/05_mla", summary("mla"), run_mla, StageGroup::Bonus, bonus_heads_misuse},
-
-      // ---- training: how attention learns (not part of --stage all or bonus) ----
-      {"backward", "ch05 + ch03", summary("backward"), run_backward, StageGroup::Training, backward_misuse, false},
-
+  // The run function of each stage, in the places' order; misuse: see StageInfo.
+  struct Code {
+    const char* name;
+    Walk (*run)(const Config&);
+    std::string (*misuse)(const Config&) = nullptr;
   };
+  static const Code code[] = {
+      {"tokens", run_tokens},
+      {"dot-product", run_dot_product},
+      {"softmax", run_softmax},
+      {"trainable", run_trainable},
+      {"causal", run_causal},
+      {"dropout", run_dropout},
+      {"multi-head", run_multi_head, multi_head_misuse},
+      {"efficient", run_efficient, bonus_heads_misuse},
+      {"kv-cache", run_kv_cache, bonus_heads_misuse},
+      {"gqa", run_gqa, gqa_misuse},
+      {"swa", run_swa, bonus_heads_misuse},
+      {"rope", run_rope, rope_misuse},
+      {"flash", run_flash, flash_misuse},
+      {"mla", run_mla, bonus_heads_misuse},
+      {"backward", run_backward, backward_misuse},
+  };
+  static const std::vector<StageInfo> stages = [] {
+    std::vector<StageInfo> out;
+    for (const StagePlace& place : stage_places())
+      for (const Code& c : code)
+        if (std::string(c.name) == place.name) out.push_back({place, summary(place.name), c.run, c.misuse});
+    if (out.size() != stage_places().size() || out.size() != std::size(code))
+      throw std::logic_error("stages.cpp: every place of core/stage_place.cpp needs its run function");
+    return out;
+  }();
   return stages;
-}
-
-bool stage_selected(const StageInfo& s, const std::string& choice) {
-  if (choice == "all") return s.group == StageGroup::Chapter && s.in_all;
-  if (choice == "bonus") return s.group == StageGroup::Bonus;
-  return choice == s.name;
-}
-
-const char* section_text_key(const StageInfo& s) {
-  if (s.group == StageGroup::Bonus) return "bonus_section";
-  if (s.group == StageGroup::Training) return "training_section";
-  // "sections 3.5.2–3.5.3" for a range.
-  return std::string(s.section).find("–") == std::string::npos ? "section" : "sections";
 }
 
 const StageInfo* find_stage(const std::string& name) {

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/config.h"
+#include "core/stage_place.h"
 #include "core/walk.h"
 
 namespace attn {
@@ -47,30 +48,19 @@ std::string backward_misuse(const Config& cfg);
 
 // The chapter's stages (--stage all), the bonus material beyond it (--stage bonus), and
 // training (the backward stage, walked only by its own name).
-enum class StageGroup { Chapter, Bonus, Training };
-
-struct StageInfo {
-  const char* name;     // "--stage" value
-  const char* section;  // where it is: the chapter's section, or the bonus code's folder
+// A stage: its place in the book (core/stage_place.h: name, section, group, whether --stage all
+// walks it), its one-line summary and the function that runs it.
+struct StageInfo : StagePlace {
   const char* summary;  // one line for --list-stages (English, from src/lang/)
   Walk (*run)(const Config&);
-  StageGroup group = StageGroup::Chapter;
   // Options this stage cannot run with: "" if none, else a message naming the option
   // (a usage error, exit 2). nullptr: the stage takes any configuration. The one rule the
   // command line, the page and check all apply (src/request/, check's choose_stage).
   std::string (*misuse)(const Config&) = nullptr;
-  bool in_all = true;   // part of --stage all (chapter 3); chapter 2's tokens stage is not
 };
 
-// Every stage: the chapter's in order, then the bonus stages in order.
+// Every stage, in core/stage_place.h's order: the chapter's, then the bonus stages, then training.
 const std::vector<StageInfo>& all_stages();
-// "3" for section "3.5.1": the chapter a stage belongs to.
-inline std::string chapter_of(const std::string& section) { return section.substr(0, section.find('.')); }
 const StageInfo* find_stage(const std::string& name);
-// Whether --stage `choice` walks stage s: its own name, "all" (the chapter) or "bonus".
-bool stage_selected(const StageInfo& s, const std::string& choice);
-// The key of the heading's section text in src/lang/: "section" ("chapter 3, section 3.4")
-// or "bonus_section" ("beyond chapter 3: ch04/03_kv-cache").
-const char* section_text_key(const StageInfo& s);
 
 }  // namespace attn

@@ -47,11 +47,6 @@ STANDALONE = {"alloc"}
 # header) and why. They still count as edges for the two-way check unless tie_ok.
 Allowed = namedtuple("Allowed", "files header why tie_ok", defaults=(False,))
 EXCEPTIONS = [
-    # TODO issue 32: src/render/{text,json,html,check_text}.cpp — stage metadata, to be moved
-    Allowed("render/*", "stages/stages.h",
-            "stage metadata only (find_stage: a stage's section and group; section_text_key, "
-            "chapter_of) for headings. TODO issue 32: carry it in the Walk or a metadata "
-            "header below render/, then drop this"),
     # The two interfaces share a row: --format html embeds the page's controls' data, which web/
     # builds; web/ includes nothing of cli/, so this runs one way.
     Allowed("cli/cli.cpp", "web/page_data.h",
