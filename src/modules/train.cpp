@@ -16,6 +16,10 @@ AttentionLM::AttentionLM(TorchGenerator& gen, int64_t d_in, int64_t d_out, int64
 
 std::vector<std::pair<std::string, Tensor*>> AttentionLM::parameters() {
   std::vector<std::pair<std::string, Tensor*>> out;
+  if (tok_emb) {
+    out.emplace_back("tok_emb.weight", &*tok_emb);
+    out.emplace_back("pos_emb.weight", &*pos_emb);
+  }
   for (auto [name, layer] : {std::pair<const char*, Linear*>{"W_query", &mha.W_query},
                              {"W_key", &mha.W_key},
                              {"W_value", &mha.W_value},

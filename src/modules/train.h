@@ -15,6 +15,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -29,9 +30,13 @@ namespace attn {
 struct AttentionLM {
   MultiHeadAttention mha;
   Linear out_head;  // nn.Linear(d_out, V, bias=False)
+  // --text: tok_emb = nn.Embedding(50257, D) and pos_emb = nn.Embedding(T + 1, D), drawn as
+  // --text draws them (chapter 2), are parameters too: the inputs are their rows' sums.
+  std::optional<Tensor> tok_emb, pos_emb;
   AttentionLM(TorchGenerator& gen, int64_t d_in, int64_t d_out, int64_t T, double attn_dropout,
               int64_t heads, bool qkv_bias, DropoutKernel kernel, int64_t vocab);
-  // model.parameters(): (name, tensor) in the optimizer's order.
+  // model.parameters(): (name, tensor) in the optimizer's order: tok_emb.weight and
+  // pos_emb.weight first (with --text), then mha's, then out_head.weight.
   std::vector<std::pair<std::string, Tensor*>> parameters();
 };
 
@@ -116,11 +121,21 @@ struct TrainData {
   std::vector<int64_t> ids;      // the walk's T + 1 token ids: each label's (first appearance)
   int64_t vocab = 0;             // V: the distinct labels
   int64_t batch_size = 0;        // B
-  Tensor batch;                  // (B, T, d_in): the first T embeddings, B copies
+  Tensor batch;                  // (B, T, d_in): the first T embeddings, B copies (not with --text)
   std::vector<int64_t> targets;  // B * T ids: ids[1..T] per copy, or ids[0..T-1] not shifted
   int64_t num_inputs() const { return static_cast<int64_t>(ids.size()) - 1; }  // T
 };
+// With --text the ids are GPT-2's and V = 50257, as GPTModel's out_head.
+constexpr int64_t kGpt2Vocab = 50257;  // text::vocab_size(), which this layer does not include
 TrainData chapter_data(const Config& cfg, const TrainChoices& choices = {});
+
+// The model's input: data.batch, or with --text tok_emb(input ids) + pos_emb(arange(T)) for
+// each of the B copies (B, T, D).
+Tensor input_batch(const AttentionLM& m, const TrainData& data);
+// With --text, the embeddings' gradients from the input's ("batch"), added to g in autograd's
+// order: pos_emb.weight (batch.grad summed over the copies, at rows 0..T-1), then
+// tok_emb.weight (each input position's row added to its id's row, in order).
+void embeddings_backward(const AttentionLM& m, const TrainData& data, Gradients& g);
 
 // What a caller sees of each step (both optional).
 struct TrainObserver {

@@ -52,9 +52,10 @@ const char* const kAllButTokens =
 const char* const kWeights =
     "trainable causal dropout multi-head efficient kv-cache gqa swa rope flash mla backward";
 const char* const kModules = "dropout multi-head efficient kv-cache gqa swa rope flash mla backward";
-// --text: every stage but backward, which does not take a text yet (backward_misuse).
+// --text: every stage.
 const char* const kText =
-    "dot-product softmax trainable causal dropout multi-head efficient kv-cache gqa swa rope flash mla tokens";
+    "dot-product softmax trainable causal dropout multi-head efficient kv-cache gqa swa rope flash mla backward "
+    "tokens";
 const char* const kBonus = "efficient kv-cache gqa swa rope flash mla";
 
 std::vector<OptionRow> input_rows() {

@@ -4,6 +4,7 @@
 // Texts: src/lang/backward_en.cpp, backward_zh.cpp (key "backward/<step>").
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <string>
@@ -56,7 +57,7 @@ void record_forward(Walk& walk, const Activations& a, const MultiHeadAttention& 
 // The attention weights of the first sequence in eval mode (no dropout): (H, T, T).
 Tensor eval_attention(const AttentionLM& model, const TrainData& data) {
   TorchGenerator unused;
-  return forward(model, unused, data.batch, data.targets, /*training=*/false).attn_weights[0];
+  return forward(model, unused, input_batch(model, data), data.targets, /*training=*/false).attn_weights[0];
 }
 
 size_t parameter_index(const std::vector<std::pair<std::string, Tensor*>>& params, const std::string& name) {
@@ -107,7 +108,18 @@ std::string backward_misuse(const Config& cfg) {
                        cfg.d_out, cfg.heads);
   if (cfg.num_tokens() < 2)
     return "--stage backward: the targets are the inputs shifted by one token, so it needs at least 2 tokens";
-  if (!cfg.token_ids.empty()) return "--stage backward: --text is not supported yet; use --input or --random-input";
+  // --text trains 50257-row tables (tok_emb, out_head) with their gradients and AdamW's two
+  // moments, and its logits have 50257 columns per position: bounded so that the walk stays
+  // within a few hundred megabytes (and its JSON too).
+  constexpr int64_t kMaxTextWidth = 64, kMaxTextPositions = 64;
+  if (!cfg.token_ids.empty() && std::max(cfg.d_in(), cfg.d_out) > kMaxTextWidth)
+    return fmt::format("--stage backward with --text trains GPT-2's 50257-row tables with their gradients and "
+                       "AdamW's moments: --embed-dim and --d-out may be at most {} (got {} and {})",
+                       kMaxTextWidth, cfg.d_in(), cfg.d_out);
+  if (!cfg.token_ids.empty() && cfg.batch * (cfg.num_tokens() - 1) > kMaxTextPositions)
+    return fmt::format("--stage backward with --text computes 50257 logits at each of --batch x (tokens - 1) "
+                       "positions: at most {}, got {} x {}; shorten the text or lower --batch",
+                       kMaxTextPositions, cfg.batch, cfg.num_tokens() - 1);
   return "";
 }
 
@@ -143,7 +155,8 @@ Walk run_backward_with(const Config& cfg, const TrainChoices& choices) {
   // The first step in detail: its forward pass, every gradient, and the checks.
   observe.after_backward = [&](int64_t step, const Activations& a, const Gradients& grads) {
     if (step != 0) return;
-    walk.add("batch", a.batch);
+    // With --text the batch is tok_emb(ids) + pos_emb(positions): AddBackward0.
+    walk.add("batch", a.batch, cfg.token_ids.empty() ? std::vector<std::string>{} : std::vector<std::string>{"grad_fn=<AddBackward0>"});
     walk.add("targets", target_ids);
     walk.steps.back().is_int64 = true;
     record_forward(walk, a, model.mha, cfg.qkv_bias);

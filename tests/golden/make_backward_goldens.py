@@ -9,6 +9,12 @@ tests/test_backward_goldens.cpp replays them bit for bit.
 tests/golden/backward_mistakes/*.json hold the same for chapter 5's loop written with one of
 the mistakes learners make (options["choices"], as src/modules/train.h's TrainChoices), with
 every parameter's .grad after the last step too; tests/test_backward_mistakes.cpp replays them.
+
+tests/golden/backward_text/*.json hold the stage on a --text input (GPT-2's ids from tiktoken,
+as make_text_goldens.py gets them, so node and tests/node/node_modules are needed; V = 50257,
+tok_emb and pos_emb trained): a step of more than DIGEST_ABOVE values keeps its printed text
+and, instead of its values, "digest": FNV-1a 64 of its float32 bits (little-endian), which
+tests/test_backward_text.cpp computes the same way. tests/test_backward_text.cpp replays them.
 """
 import glob
 import json
@@ -25,6 +31,8 @@ import torch_backward  # noqa: E402
 
 OUT = os.path.join(HERE, "backward")
 MISTAKES_OUT = os.path.join(HERE, "backward_mistakes")
+TEXT_OUT = os.path.join(HERE, "backward_text")
+DIGEST_ABOVE = 2000
 
 # The options that shape the backward stage, with attn-walk's defaults (src/core/config.h).
 DEFAULTS = dict(seed=123, d_out=2, heads=2, attn_dropout=0.0, batch=2, qkv_bias=False, steps=30, lr=0.05,
@@ -89,6 +97,68 @@ def mistake_configurations():
             yield f"{mistake}_book_sgd", dict(optimizer="sgd", lr=0.5, steps=4, choices=choices), j_tok, j_emb
 
 
+# name, text, options (as attn-walk's flags; embed_dim is --embed-dim). Inputs with repeated
+# tokens (their tok_emb rows add up), ids 0, 1, 2 and 50256 (the rows print() shows of a
+# 50257-row table), a batch of one, dropout, biases, SGD, and Chinese split over byte pieces.
+TEXTS = [
+    ("text_journey", "Your journey starts with one step", dict(steps=3)),
+    ("text_repeats_d4_bias", "the cat and the dog and the bird",
+     dict(embed_dim=4, d_out=4, heads=2, qkv_bias=True, seed=7, steps=3)),
+    ("text_edges_b1_sgd_dropout", '"#! wow<|endoftext|>#!',
+     dict(embed_dim=2, d_out=2, heads=1, batch=1, attn_dropout=0.2, optimizer="sgd", lr=0.5, steps=3)),
+    ("text_zh_d8_h4", "你的旅程从一步开始！", dict(embed_dim=8, d_out=8, heads=4, batch=3, steps=2, lr=0.01)),
+]
+
+
+def fnv1a64(t):
+    """FNV-1a 64 of a float32 tensor's bytes, little-endian, in row-major order."""
+    h = 0xcbf29ce484222325
+    for byte in t.detach().contiguous().numpy().astype("<f4").tobytes():
+        h = ((h ^ byte) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
+    return f"{h:016x}"
+
+
+def text_golden(name, text, opts, ids):
+    o = dict(dict(DEFAULTS, embed_dim=3), **opts)
+    emb_dim = o.pop("embed_dim")
+    cfg = torch_backward.TrainCfg(None, None, **o)
+    torch.set_num_threads(2)
+    rec = torch_backward.KeepingRecorder()
+    steps = torch_backward.run(cfg, text_ids=ids, embed_dim=emb_dim, text_seed=o["seed"], rec=rec)
+    for step, t in zip(steps, rec.tensors):
+        if t is not None and t.numel() > DIGEST_ABOVE:
+            del step["data"]
+            step["digest"] = fnv1a64(t.float())
+    return {"name": name, "torch_version": torch.__version__, "text": text, "token_ids": ids,
+            "options": dict(o, embed_dim=emb_dim), "stages": {"backward": steps}}
+
+
+def text_goldens():
+    import tempfile
+    import make_text_goldens
+    with tempfile.TemporaryDirectory() as tmp:
+        paths = []
+        for name, text, _ in TEXTS:
+            paths.append(os.path.join(tmp, name))
+            with open(paths[-1], "w", encoding="utf-8", newline="") as f:
+                f.write(text)
+        ids = make_text_goldens.reference_ids(paths)
+    for name, text, opts in TEXTS:
+        yield name, text_golden(name, text, opts, ids[name]["tiktoken"])
+
+
+def write_docs(out, docs):
+    os.makedirs(out, exist_ok=True)
+    for old in glob.glob(os.path.join(out, "*.json")):
+        os.remove(old)
+    for name, doc in docs:
+        path = os.path.join(out, f"{name}.json")
+        with open(path, "w") as f:
+            json.dump(doc, f, separators=(",", ":"), ensure_ascii=False)
+            f.write("\n")
+        print(f"{path}: {len(doc['stages']['backward'])} steps")
+
+
 def write_all(out, configs):
     os.makedirs(out, exist_ok=True)
     for old in glob.glob(os.path.join(out, "*.json")):
@@ -106,6 +176,7 @@ def main():
     torch_env.require_bit_exact("make_backward_goldens.py")
     write_all(OUT, configurations())
     write_all(MISTAKES_OUT, mistake_configurations())
+    write_docs(TEXT_OUT, text_goldens())
 
 
 if __name__ == "__main__":

@@ -96,10 +96,23 @@ def parameters(mha, out_head, embeddings):
     return named
 
 
-def run(c, text_ids=None, embed_dim=None, text_seed=None):
+class KeepingRecorder(Recorder):
+    """A Recorder that also keeps each step's tensor (None for a number), for digests."""
+
+    def __init__(self):
+        super().__init__()
+        self.tensors = []
+
+    def __call__(self, name, obj, label=None, details=None):
+        self.tensors.append(None if isinstance(obj, (int, float)) else obj.detach().clone())
+        return super().__call__(name, obj, label, details)
+
+
+def run(c, text_ids=None, embed_dim=None, text_seed=None, rec=None):
     """The steps of the backward stage. With text_ids, the inputs are GPT-2 ids through
-    trainable tok_emb/pos_emb tables drawn as --text draws them (seeded with text_seed)."""
-    rec = Recorder()
+    trainable tok_emb/pos_emb tables drawn as --text draws them (seeded with text_seed).
+    `rec` may be a KeepingRecorder, to have each step's tensor too."""
+    rec = rec if rec is not None else Recorder()
     if text_ids is None:
         vocab, ids = vocabulary(c.tokens)
         V = len(vocab)
@@ -198,7 +211,9 @@ def _record_grads(rec, order, named, named_params):
         for p in after.get(name, []):
             if p in params:
                 rec(p + ".grad", params[p].grad)
-    for p in ("tok_emb.weight", "pos_emb.weight"):
+    # The input's AddBackward0 reaches pos_emb(arange(T)) first (made later, so higher in
+    # autograd's sequence), then tok_emb(ids): found with hooks on the two weights.
+    for p in ("pos_emb.weight", "tok_emb.weight"):
         if p in params:
             rec(p + ".grad", params[p].grad)
 
