@@ -105,6 +105,9 @@ const std::vector<std::pair<std::string, Walk>>& all_walks() {
     out.emplace_back("text", run_text_steps(e, c));
     c.text = e.text;  // the tokens stage on the learner's text (texts "tokens/<step>#text")
     out.emplace_back("text", find_stage("tokens")->run(c));
+    c.token_ids = e.ids;  // the backward stage on a text (texts "backward/<step>#text", the embeddings')
+    c.train.steps = 2;
+    out.emplace_back("text", find_stage("backward")->run(c));
     return out;
   }();
   return walks;

@@ -17,6 +17,16 @@ LangTable backward_en() {
        {"targets: the next token of every input, as ids",
         "Each distinct label of the input gets an id in order of first appearance ({V} labels). "
         "Position t's target is the id of token t + 1."}},
+      {"backward/batch#text",
+       {"batch = tok_emb(ids) + pos_emb(arange({T})): the first {T} tokens, {batch} copies",
+        "Chapter 5's data loader shifts the text by one token: the inputs are tokens 1..{T}, the "
+        "targets tokens 2..{T}+1. tok_emb and pos_emb are the tables --text drew the input "
+        "embeddings from, and here they are parameters: the loss reaches them through this sum. "
+        "Shape ({batch}, {T}, {d_in})."}},
+      {"backward/targets#text",
+       {"targets: the next token of every input, as GPT-2 ids",
+        "The ids are the tokenizer's: out_head scores all {V} tokens of GPT-2's vocabulary, as "
+        "GPTModel's does. Position t's target is the id of token t + 1."}},
       {"backward/keys", {"keys = W_key(batch)", "The forward pass of MultiHeadAttention starts as in section 3.6.2."}},
       {"backward/queries", {"queries = W_query(batch)", "(b, T, d_out)."}},
       {"backward/values", {"values = W_value(batch)", "(b, T, d_out)."}},
@@ -40,6 +50,14 @@ LangTable backward_en() {
        {"logits = out_head(context_vecs): one score per label",
         "out_head = nn.Linear({d_out}, {V}, bias=False), drawn right after mha from the same "
         "random stream, as GPTModel's out_head: (b, T, {V})."}},
+      {"backward/logits#text",
+       {"logits = out_head(context_vecs): one score per GPT-2 token",
+        "out_head = nn.Linear({d_out}, {V}, bias=False), drawn right after mha from the same "
+        "random stream, as GPTModel's out_head: (b, T, {V})."}},
+      {"backward/loss#text",
+       {"loss = F.cross_entropy(logits.flatten(0, 1), targets.flatten())",
+        "Chapter 5's calc_loss_batch: log_softmax over all {V} tokens, then the mean over the {N} "
+        "positions of -log p(target). Here {loss}; guessing uniformly would give ln {V} = 10.82."}},
       {"backward/loss",
        {"loss = F.cross_entropy(logits.flatten(0, 1), targets.flatten())",
         "Chapter 5's calc_loss_batch: log_softmax over the {V} labels, then the mean over the {N} "
@@ -99,6 +117,20 @@ LangTable backward_en() {
       {"backward/W_key.weight.grad",
        {"W_key.weight.grad = keys.grad.T @ batch", "grad_outᵀ · input, summed over batch and tokens."}},
       {"backward/W_key.bias.grad", {"W_key.bias.grad: keys.grad summed", "qkv_bias=True."}},
+      {"backward/pos_emb.weight.grad",
+       {"pos_emb.weight.grad: batch.grad summed over the {batch} copies, one row per position",
+        "batch = tok_emb(ids) + pos_emb(positions): the sum passes its gradient to both. The "
+        "positions' (T, D) table was broadcast over the copies, so its gradient is batch.grad "
+        "summed over them; nn.Embedding's backward puts row t at position t. The last row is "
+        "0: token {T}+1 is only a target, never an input."}},
+      {"backward/tok_emb.weight.grad",
+       {"tok_emb.weight.grad: each input's gradient added into its token's row",
+        "nn.Embedding's backward adds batch.grad at every position into the row of the id "
+        "there, in order: a repeated token's row gets the sum of its positions' gradients. "
+        "Here row {tok_id} ('{tok_piece}', {tok_count}× in the inputs, so at {tok_positions} "
+        "positions with the copies) is the sum of {tok_positions} rows of batch.grad. Only the "
+        "{tok_rows} rows of the input ids can be nonzero; the other {zero_rows} are exactly 0, "
+        "and print() shows only the first 3 and the last 3."}},
       // ---- the first update ----
       {"backward/step1.exp_avg",
        {"AdamW step 1, W_query.weight: exp_avg = 0.9·0 + 0.1·grad",
@@ -118,6 +150,11 @@ LangTable backward_en() {
       {"backward/losses",
        {"losses: the loss before each of the {steps} updates",
         "{optimizer}, lr {lr}: train_model_simple's loop (zero_grad, loss, backward, step)."}},
+      {"backward/tok_emb.weight",
+       {"tok_emb.weight after {steps} steps",
+        "The trained table. AdamW's decay shrinks every row by (1 − lr·wd) per step, also the "
+        "rows of tokens not in the text, whose gradient is 0."}},
+      {"backward/pos_emb.weight", {"pos_emb.weight after {steps} steps", "The trained position table."}},
       {"backward/W_query.weight", {"W_query.weight after {steps} steps", "The trained parameter."}},
       {"backward/W_query.bias", {"W_query.bias after {steps} steps", "The trained parameter."}},
       {"backward/W_key.weight", {"W_key.weight after {steps} steps", "The trained parameter."}},

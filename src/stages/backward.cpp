@@ -100,6 +100,33 @@ void set_gradient_vars(Walk& walk, const Activations& a, const Gradients& g) {
   walk.vars["loss"] = num(a.loss.item());
 }
 
+// --text: the values the embeddings' gradient texts quote, and the text variants of the
+// steps that speak of labels.
+void set_text_vars(Walk& walk, const Config& cfg, const TrainData& data) {
+  for (const char* step : {"batch", "targets", "logits", "loss"}) walk.vars[std::string("variant:") + step] = "text";
+  const int64_t T = data.num_inputs();
+  const std::vector<int64_t> inputs(data.ids.begin(), data.ids.begin() + T);
+  std::vector<int64_t> distinct;
+  for (int64_t id : inputs)
+    if (std::find(distinct.begin(), distinct.end(), id) == distinct.end()) distinct.push_back(id);
+  walk.vars["tok_rows"] = std::to_string(distinct.size());
+  walk.vars["zero_rows"] = std::to_string(data.vocab - static_cast<int64_t>(distinct.size()));
+  // The first input token that comes back, else the first: its row sums its positions'.
+  size_t shown = 0;
+  for (size_t i = 0; i < inputs.size() && shown == 0; ++i)
+    for (size_t j = 0; j < i; ++j)
+      if (inputs[j] == inputs[i]) {
+        shown = j;
+        break;
+      }
+  const int64_t id = inputs[shown];
+  const auto count = std::count(inputs.begin(), inputs.end(), id);
+  walk.vars["tok_id"] = std::to_string(id);
+  walk.vars["tok_piece"] = cfg.tokens[shown];
+  walk.vars["tok_count"] = std::to_string(count);
+  walk.vars["tok_positions"] = std::to_string(count * data.batch_size);
+}
+
 }  // namespace
 
 std::string backward_misuse(const Config& cfg) {
@@ -142,6 +169,7 @@ Walk run_backward_with(const Config& cfg, const TrainChoices& choices) {
   const TrainData& data = training.data;
   const int64_t T = data.num_inputs(), B = data.batch_size;
   walk.vars["T"] = std::to_string(T);
+  if (!cfg.token_ids.empty()) set_text_vars(walk, cfg, data);
   Tensor target_ids = Tensor::zeros({B, T});
   for (int64_t k = 0; k < B * T; ++k) target_ids(k) = static_cast<float>(data.targets[static_cast<size_t>(k)]);
   // The walk's inputs are the shifted ones: its heatmaps label rows and columns with them.
