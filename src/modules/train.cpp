@@ -141,7 +141,11 @@ bool projection_grad_column_major(int64_t b, int64_t T, int64_t H, int64_t hd, b
   Strided g = keys ? transposed(contiguous({b, H, hd, T}), 2, 3) : contiguous({b, H, T, hd});  // (b, H, T, hd)
   g = reshaped(reshaped(transposed(g, 1, 2), {b, T, H * hd}), {b * T, H * hd});
   const int64_t rows = b * T, cols = H * hd;
-  if (rows == 1 || cols == 1 || g.strides[1] == 1) return false;  // row-major (or a vector)
+  // One column (d_out 1): W.grad = grad.t().mm(x).t() hands addmm grad.t(), (1, rows) with
+  // strides (s, 1). With s = 1 (queries, values) addmm takes it as a transposed operand; any
+  // other s (the keys' column, strided by T) it takes as is, or copies: as a column-major grad.
+  if (cols == 1) return rows > 1 && g.strides[1] != 1;
+  if (rows == 1 || g.strides[1] == 1) return false;  // row-major (or a vector)
   if (g.strides[0] == 1) return true;
   throw std::logic_error("a projection's gradient in an unexpected layout");
 }
@@ -182,8 +186,9 @@ Gradients backward(const AttentionLM& m, const Activations& a) {
   g.add("attn_scores", scores_grad);
   // scores = queries @ keys.T: grad_queries = grad @ keys, grad_keys = (queries.T @ grad).T.
   // With a batch above one, matmul copied keys.T into a contiguous (hd, T) block, whose
-  // transpose autograd then passes to sgemm as a transposed view.
-  const bool copied = b > 1;
+  // transpose autograd then passes to sgemm as a transposed view. With one batch, one head
+  // and head_dim 1, the view keys.T is that same (1, T) block: addmm sees the same strides.
+  const bool copied = b > 1 || (H == 1 && hd == 1);
   const Tensor queries_t_grad = copied ? matmul_transposed(scores_grad, transpose(a.keys_t, -2, -1))
                                        : matmul(scores_grad, a.keys_t);
   const Tensor keys_t_grad = transpose(matmul_at(a.queries_t, scores_grad), -2, -1);  // (b, H, T, hd)

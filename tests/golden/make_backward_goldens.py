@@ -70,6 +70,12 @@ def configurations():
     # A batch of one: keys.grad reaches W_key column-major; 33 rows take the NN kernel's
     # dot-like columns for W_key.weight.grad and a cascade sum for its bias.
     yield rnd("t34_d6_b1_bias", 36, 34, 6, seed=99, d_out=6, heads=3, batch=1, qkv_bias=True, steps=3)
+    # One head of one dimension: queries.grad's and W_key.weight.grad's products get a column
+    # or a row of one, whose strides decide how addmm hands them to sgemm (33 to 50 tokens
+    # reach the kernels where that shows); with three heads of one dimension the keys stay a view.
+    yield rnd("t40_d1_b1_bias", 37, 40, 5, seed=1638, d_out=1, heads=1, batch=1, qkv_bias=True, steps=2)
+    yield rnd("t37_d1_b2", 38, 37, 5, seed=1033, d_out=1, heads=1, batch=2, steps=2)
+    yield rnd("t44_d3_h3_b1", 39, 44, 2, seed=8076, d_out=3, heads=3, batch=1, steps=2)
 
 
 # The mistakes of chapter 5's loop, by the names `attn-walk check` diagnoses them with.
