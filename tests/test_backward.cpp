@@ -10,6 +10,7 @@
 #include "ops/ops.h"
 #include "render/render.h"
 #include "render/series_svg.h"
+#include "stages/backward.h"
 #include "stages/backward_checks.h"
 #include "stages/stages.h"
 #include "test_util.h"
@@ -71,6 +72,41 @@ TEST(BackwardStage, RefusesTooFewTokensAndIndivisibleHeads) {
   odd.d_out = 3;
   EXPECT_NE(backward_misuse(odd), "");
   EXPECT_EQ(backward_misuse(test::book_config()), "");
+}
+
+// The float64 loss of the finite-difference check is the learner's loss: with softmax before
+// cross_entropy, and with reduction="sum" (whose gradient is N = 10 times the mean's, so a
+// mean would fail the check).
+TEST(BackwardChecks, FiniteDifferenceFollowsTheLossTheLearnerWrote) {
+  for (const bool sum : {false, true}) {
+    TrainChoices choices;
+    choices.loss_reduction_sum = sum;
+    choices.softmax_before_cross_entropy = !sum;
+    const Walk w = run_backward_with(test::book_config(), choices);
+    bool seen = false;
+    for (const auto& c : w.checks)
+      if (c.id == "grad_matches_finite_difference") {
+        seen = true;
+        EXPECT_TRUE(c.passed) << (sum ? "sum: " : "softmax first: ") << c.max_diff;
+      }
+    EXPECT_TRUE(seen);
+  }
+}
+
+// --text trains 50257-row tables: the width and the positions are bounded, with a message.
+TEST(BackwardStage, TextWalksAreBounded) {
+  Config c = test::book_config();
+  c.token_ids = {7120, 7002, 4940, 351, 530, 2239};
+  EXPECT_EQ(backward_misuse(c), "");
+  Config wide = c;
+  wide.d_out = 66;
+  EXPECT_NE(backward_misuse(wide).find("at most 64"), std::string::npos);
+  Config long_batch = c;
+  long_batch.batch = 13;  // 13 x 5 positions
+  EXPECT_NE(backward_misuse(long_batch).find("at most 64, got 13 x 5"), std::string::npos);
+  Config labels = long_batch;  // without --text the vocabulary is the labels': no bound
+  labels.token_ids.clear();
+  EXPECT_EQ(backward_misuse(labels), "");
 }
 
 TEST(BackwardStage, TheDefaultWalksLossFalls) {

@@ -77,16 +77,24 @@ double loss_f64(const AttentionLM& m, const Activations& a, const std::string& p
       }
   const Vec out = linear_f64(ctx, rows, d, wo, d, &bo);
   const Vec logits = linear_f64(out, rows, d, wh, V, nullptr);
-  // cross_entropy: the mean of log(sum exp) - logit[target].
+  // cross_entropy: the mean (or, reduction="sum", the sum) of log(sum exp) - logit[target],
+  // taken of softmax(logits) when the learner put a softmax first.
   double loss = 0.0;
+  Vec row(static_cast<size_t>(V));
   for (int64_t r = 0; r < rows; ++r) {
-    const double* l = logits.data() + r * V;
-    const double max = *std::max_element(l, l + V);
+    std::copy(logits.begin() + r * V, logits.begin() + (r + 1) * V, row.begin());
+    if (a.softmax_before_cross_entropy) {
+      const double m = *std::max_element(row.begin(), row.end());
+      double s = 0.0;
+      for (double& x : row) s += (x = std::exp(x - m));
+      for (double& x : row) x /= s;
+    }
+    const double max = *std::max_element(row.begin(), row.end());
     double sum = 0.0;
-    for (int64_t c = 0; c < V; ++c) sum += std::exp(l[c] - max);
-    loss += max + std::log(sum) - l[a.targets[static_cast<size_t>(r)]];
+    for (double x : row) sum += std::exp(x - max);
+    loss += max + std::log(sum) - row[static_cast<size_t>(a.targets[static_cast<size_t>(r)])];
   }
-  return loss / static_cast<double>(rows);
+  return a.loss_reduction_sum ? loss : loss / static_cast<double>(rows);
 }
 
 double finite_difference(const AttentionLM& m, const Activations& a, const std::string& param, int64_t index,
