@@ -51,7 +51,9 @@ void record_forward(Walk& walk, const Activations& a, const MultiHeadAttention& 
       {"attn_weights", a.attn_weights}, {"context_vec", a.context_vec},
       {"context_vec_merged", a.context_vec_merged}, {"context_vecs", a.context_vecs},
       {"logits", a.logits}, {"loss", a.loss}};
-  for (const auto& [name, value] : steps) walk.add(name, value, {grad_fn_of(name, qkv_bias, a.p)});
+  // record(): a walk that is only printed keeps what print() shows of the large ones (the
+  // (b, H, T, T) scores, the logits with --text's 50257 columns).
+  for (const auto& [name, value] : steps) walk.record(name, value, {grad_fn_of(name, qkv_bias, a.p)});
 }
 
 // The attention weights of the first sequence in eval mode (no dropout): (H, T, T).
@@ -70,7 +72,7 @@ size_t parameter_index(const std::vector<std::pair<std::string, Tensor*>>& param
 void record_gradients(Walk& walk, const AttentionLM& model, const Activations& a, const Gradients& grads) {
   for (const auto& [name, grad] : grads.in_order) {
     if (name == "batch") continue;
-    walk.add(name + ".grad", grad);
+    walk.record(name + ".grad", grad);
     if (name == "attn_scores") {
       add_check(walk, "scores_grad_rows_sum_to_zero", rows_sum_to_zero(grad, 1e-6));
       add_check(walk, "masked_scores_grad_exactly_zero", masked_exactly_zero(grad));
@@ -211,6 +213,7 @@ Walk run_backward_with(const Config& cfg, const TrainChoices& choices) {
   for (const auto& [name, p] : params) walk.add_parameter(name, *p);
   walk.add("attn_weights_untrained", untrained);
   walk.add("attn_weights_trained", eval_attention(model, data));
+  if (walk.summaries_only) summarize(walk);  // the trained 50257-row tables of --text
   return walk;
 }
 
