@@ -185,10 +185,11 @@ Gradients backward(const AttentionLM& m, const Activations& a) {
   const Tensor scores_grad = masked_fill_backward(scaled_grad, T == mha.mask.size(0) ? mha.mask : triu_ones(T, 1));
   g.add("attn_scores", scores_grad);
   // scores = queries @ keys.T: grad_queries = grad @ keys, grad_keys = (queries.T @ grad).T.
-  // With a batch above one, matmul copied keys.T into a contiguous (hd, T) block, whose
-  // transpose autograd then passes to sgemm as a transposed view. With one batch, one head
-  // and head_dim 1, the view keys.T is that same (1, T) block: addmm sees the same strides.
-  const bool copied = b > 1 || (H == 1 && hd == 1);
+  // matmul reshapes keys.T (b, H, hd, T) to (b*H, hd, T): a view when b or H is 1, a
+  // contiguous copy otherwise, whose transpose autograd then passes to sgemm as a transposed
+  // view. With one head of one dimension the view is that same (1, T) block per batch, and
+  // addmm sees the copy's strides.
+  const bool copied = (b > 1 && H > 1) || (H == 1 && hd == 1);
   const Tensor queries_t_grad = copied ? matmul_transposed(scores_grad, transpose(a.keys_t, -2, -1))
                                        : matmul(scores_grad, a.keys_t);
   const Tensor keys_t_grad = transpose(matmul_at(a.queries_t, scores_grad), -2, -1);  // (b, H, T, hd)

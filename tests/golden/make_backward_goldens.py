@@ -76,6 +76,8 @@ def configurations():
     yield rnd("t40_d1_b1_bias", 37, 40, 5, seed=1638, d_out=1, heads=1, batch=1, qkv_bias=True, steps=2)
     yield rnd("t37_d1_b2", 38, 37, 5, seed=1033, d_out=1, heads=1, batch=2, steps=2)
     yield rnd("t44_d3_h3_b1", 39, 44, 2, seed=8076, d_out=3, heads=3, batch=1, steps=2)
+    # One head of 16 with a batch of 2: keys.T reshapes to (b*H, hd, T) as a view, not a copy.
+    yield rnd("t41_d16_h1_b2", 40, 41, 8, seed=0, d_out=16, heads=1, batch=2, steps=3, lr=0.1, weight_decay=0.01)
 
 
 # The mistakes of chapter 5's loop, by the names `attn-walk check` diagnoses them with.
