@@ -350,20 +350,28 @@ TEST(CheckDiagnoses, RowsSeedsBiasAndMasks) {
 }
 
 // A diagnosis the learner's other tensors contradict is not named: the same learner, but
-// with the chapter's attn_weights_causal (computed from the same wrong scores, it cannot be
-// right).
+// with the chapter's tensor at a later step computed from the wrong one (it cannot be right).
+// The rule holds over the whole dump: section 3.5.2's dropout cells take 3.5.1's weights, so
+// the chapter's dropout_attn_weights beside wrong attn_weights_causal rules the mistake out.
 TEST(CheckDiagnoses, ContradictedByAnotherTensorIsNotNamed) {
   const Config cfg = test::book_config();
-  const Walk walk = find_stage("causal")->run(cfg);
-  for (const char* name : {"book/causal_scale_missing.json", "book/causal_mask_filled_with_zero.json"}) {
-    SCOPED_TRACE(name);
-    const std::string path = kCheckDir + name;
+  struct Case {
+    const char *dump, *stage, *later;
+  };
+  for (const Case& c : {Case{"book/causal_scale_missing.json", "causal", "attn_weights_causal"},
+                        Case{"book/causal_mask_filled_with_zero.json", "causal", "attn_weights_causal"},
+                        Case{"book/dropout_mask_after_softmax.json", "dropout", "dropout_attn_weights"}}) {
+    SCOPED_TRACE(c.dump);
+    const Walk walk = find_stage(c.stage)->run(cfg);
+    const std::string path = kCheckDir + c.dump;
     Dump d = parse_dump(read_all(path), path);
-    const CheckReport mistaken = check_dump(d, cfg, "causal", "option", Tolerance{}, path);
+    const CheckReport mistaken = check_dump(d, cfg, c.stage, "option", Tolerance{}, path);
     ASSERT_FALSE(mistaken.diagnoses.empty());
+    bool replaced = false;
     for (auto& [step, tensor] : d.tensors)
-      if (step == "attn_weights_causal") tensor = test::step_named(walk, step).value;
-    const CheckReport r = check_dump(d, cfg, "causal", "option", Tolerance{}, path);
+      if (step == c.later) tensor = test::step_named(walk, step).value, replaced = true;
+    ASSERT_TRUE(replaced);
+    const CheckReport r = check_dump(d, cfg, c.stage, "option", Tolerance{}, path);
     EXPECT_EQ(r.results[*r.first].name, mistaken.results[*mistaken.first].name);
     EXPECT_TRUE(r.diagnoses.empty()) << ::testing::PrintToString(r.diagnoses);
   }

@@ -195,15 +195,39 @@ std::string part_of(const std::string& stage, const std::string& step) {
   return "cells";
 }
 
-// Whether the learner's other tensors agree with what the variant computes: none of those
-// the same part of the stage computes may differ from it (a tensor the mistaken code does
-// not make cannot say; another module, typed separately, may be right or wrong on its own).
+// Whether the tensors of parts `a` and `b` of a stage are computed one from the other, so a
+// mistake in one shows in the other: section 3.5.2's dropout cells take 3.5.1's weights, and
+// exercise 3.2 runs the wrapper's very classes with other arguments.
+bool linked(const std::string& stage, const std::string& a, const std::string& b) {
+  if (a == b) return true;
+  const auto pair = [&](const char* x, const char* y) { return (a == x && b == y) || (a == y && b == x); };
+  if (stage == "dropout") return pair("3.5.1", "cells");
+  if (stage == "multi-head") return pair("wrapper_context_vecs", "exercise_3_2_context_vecs");
+  return false;
+}
+
+const Tensor* chapter_step(const Walk& walk, const std::string& name) {
+  for (const auto& s : walk.steps)
+    if (s.name == name) return &s.value;
+  return nullptr;
+}
+
+// Whether the learner's other tensors agree with what the variant computes, over the whole
+// dump: each given tensor is the variant's, or, in a class typed on its own and not computed
+// from the part that differs, the chapter's (a learner may make a mistake in one class and
+// not in another). A tensor that neither explains contradicts the mistake.
 bool consistent(const DiagnosisInput& in, const LearnerSteps& steps) {
   const std::string part = part_of(in.stage, in.step);
   for (const auto& [name, tensor] : in.given) {
-    if (part_of(in.stage, name) != part) continue;
     const auto it = steps.find(name);
-    if (it != steps.end() && compare(tensor, it->second, in.tol).grade == Grade::Differs) return false;
+    if (it == steps.end()) continue;  // the mistaken code does not make it: it cannot say
+    if (compare(tensor, it->second, in.tol).grade != Grade::Differs) continue;  // the mistake explains it
+    // A class typed on its own may be right where the mistake is elsewhere.
+    const Tensor* chapter = chapter_step(in.walk, name);
+    if (!linked(in.stage, part_of(in.stage, name), part) && chapter &&
+        compare(tensor, *chapter, in.tol).grade != Grade::Differs)
+      continue;
+    return false;  // neither the mistake nor the chapter gives this tensor where it sits
   }
   return true;
 }
@@ -254,6 +278,15 @@ std::vector<Diagnosis> diagnose(const DiagnosisInput& in) {
       if (!consistent(in, steps)) continue;
       found.push_back({mistake.id, v.vars});
       break;
+    }
+  // Causes that give the same numbers: the tensors given cannot tell them apart, and each
+  // message says so, naming the others.
+  if (found.size() > 1)
+    for (Diagnosis& d : found) {
+      std::string others;
+      for (const Diagnosis& o : found)
+        if (o.id != d.id) others += (others.empty() ? "" : ", ") + o.id;
+      d.vars["same_numbers_as"] = others;
     }
   return found;
 }

@@ -34,6 +34,8 @@ LangTable check_en() {
       {"check.own.rows_sum_to_1", "your {step} itself: every row sums to 1, as the chapter's does (largest |row sum - 1| {diff})"},
       {"check.own.zero_above_diagonal",
        "your {step} itself: 0 above the diagonal, no weight on a later token, as the chapter's (largest |value| there {diff})"},
+      {"check.same_numbers",
+       " The same numbers come from {others} too: the tensors you gave cannot tell these causes apart; look for each in your code."},
       {"check.aside", " ({text})"},  // words in brackets after a value
       {"check.size.tokens", "{size} is the number of tokens"},
       {"check.size.d_in", "the width of each input, d_in"},

@@ -34,6 +34,8 @@ LangTable check_zh() {
       {"check.own.rows_sum_to_1", "你的 {step} 本身：每行之和为 1，与本章相同（|行和 - 1| 最大为 {diff}）"},
       {"check.own.zero_above_diagonal",
        "你的 {step} 本身：对角线以上为 0，后面的词元没有权重，与本章相同（那里的 |值| 最大为 {diff}）"},
+      {"check.same_numbers",
+       "{others} 也给出完全相同的数：你给的张量分不出是哪一个原因，请在代码里逐一检查。"},
       {"check.aside", "（{text}）"},  // words in brackets after a value
       {"check.size.tokens", "{size} 是词元个数"},
       {"check.size.d_in", "每个输入的宽度 d_in"},

@@ -100,7 +100,11 @@ std::string mistake_message(const CheckReport& r, size_t i, Lang lang) {
     it->second = it->second.empty() ? ""
                                     : fill_placeholders(ui_text(lang, "check.aside"),
                                                         {{"text", fill_placeholders(ui_text(lang, it->second), vars)}});
-  return fill_placeholders(ui_text(lang, "check.mistake." + r.diagnoses.at(i)), vars);
+  std::string message = fill_placeholders(ui_text(lang, "check.mistake." + r.diagnoses.at(i)), vars);
+  // Another cause gives the very same numbers: say so, and name it.
+  if (const auto it = vars.find("same_numbers_as"); it != vars.end() && !it->second.empty())
+    message += fill_placeholders(ui_text(lang, "check.same_numbers"), {{"others", it->second}});
+  return message;
 }
 
 std::string render_check_text(const CheckReport& r, Lang lang) {
