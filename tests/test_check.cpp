@@ -236,10 +236,11 @@ TEST(CheckRender, TextAndJsonInBothLanguages) {
   EXPECT_NE(en.find("✗ attn_weights"), std::string::npos);
   EXPECT_NE(en.find("First difference: attn_weights"), std::string::npos);
   EXPECT_NE(en.find("    [1, :]"), std::string::npos);  // the row of the largest difference
-  EXPECT_NE(en.find("scale_missing: the scores are not divided by sqrt(d_k)"), std::string::npos);
+  EXPECT_NE(en.find("scale_missing: your attn_weights equals what scores not divided by sqrt(d_k) would give"),
+            std::string::npos) << en;
   const std::string zh = render_check_text(r, Lang::Zh);
   EXPECT_NE(zh.find("第一处不同：attn_weights"), std::string::npos) << zh;
-  EXPECT_NE(zh.find("分数没有除以 sqrt(d_k)"), std::string::npos);
+  EXPECT_NE(zh.find("你的 attn_weights 等于分数没有除以 sqrt(d_k) 的结果"), std::string::npos) << zh;
 
   const auto j = nlohmann::json::parse(render_check_json(r, Lang::En));
   EXPECT_EQ(j["command"], "check");
@@ -347,6 +348,70 @@ TEST(CheckDiagnoses, RowsSeedsBiasAndMasks) {
   EXPECT_TRUE(contains(after.report.diagnoses, "mask_after_softmax")) << after.text;
   EXPECT_NE(after.text.find("✗ your attn_weights_causal itself: every row sums to 1"), std::string::npos) << after.text;
   EXPECT_NE(after.text.find("✓ your attn_weights_causal itself: 0 above the diagonal"), std::string::npos) << after.text;
+}
+
+// Layers declared W_key first give the very numbers of queries = W_key(x): both causes are
+// named, and each message says the other gives the same numbers.
+TEST(CheckDiagnoses, LayerOrderAndSwapGiveTheSameNumbersAndSaySo) {
+  const Diagnosed kqv = check_golden("book/causal_layers_declared_kqv.json");
+  EXPECT_TRUE(contains(kqv.report.diagnoses, "query_key_swapped")) << kqv.text;
+  auto e = evidence_of(kqv.report, "layers_declared_out_of_order");
+  EXPECT_EQ(e["order"], "W_key, W_query, W_value") << kqv.text;
+  EXPECT_EQ(e["draws"], "6");  // nn.Linear(3, 2): 6 weights, no bias
+  EXPECT_EQ(e["same_numbers_as"], "query_key_swapped");
+  EXPECT_NE(kqv.text.find("The same numbers come from layers_declared_out_of_order too"), std::string::npos) << kqv.text;
+  EXPECT_NE(kqv.text.find("The same numbers come from query_key_swapped too"), std::string::npos) << kqv.text;
+  const std::string zh = render_check_text(kqv.report, Lang::Zh);
+  EXPECT_NE(zh.find("query_key_swapped 也给出完全相同的数"), std::string::npos) << zh;
+
+  // W_value declared first in MultiHeadAttention: no swap gives that, only the order does.
+  const auto manifest = load_json(kCheckDir + "cases.json");
+  const Config d4 = config_from_golden(manifest[1]);
+  const Diagnosed vqk = check_golden("d4_t5_dout4_h2_bias/multi-head_layers_declared_vqk.json", d4);
+  EXPECT_EQ(vqk.report.diagnoses, std::vector<std::string>{"layers_declared_out_of_order"}) << vqk.text;
+  e = evidence_of(vqk.report, "layers_declared_out_of_order");
+  EXPECT_EQ(e["order"], "W_value, W_query, W_key");
+  EXPECT_EQ(e["draws"], "20");  // nn.Linear(4, 4, bias=True): 16 weights and 4 biases
+}
+
+// Other transposed operands, a softmax over a leading dimension, and dropout in the wrong
+// place, each with its evidence read off the learner's tensor.
+TEST(CheckDiagnoses, TransposesSoftmaxDimsAndDropoutPlaces) {
+  const Diagnosed qt = check_golden("book/causal_queries_transposed_in_scores.json");
+  auto e = evidence_of(qt.report, "queries_transposed_in_scores");
+  EXPECT_EQ(e["got_shape"], "(2, 2)") << qt.text;
+  EXPECT_NE(qt.text.find("shape (2, 2) = (d_k, d_k) with d_k = 2"), std::string::npos) << qt.text;
+
+  const Diagnosed wt = check_golden("book/multi-head_attn_weights_transposed.json");
+  EXPECT_TRUE(contains(wt.report.diagnoses, "attn_weights_transposed")) << wt.text;
+  EXPECT_NE(wt.text.find("attn_weights.T @ values"), std::string::npos);
+
+  const Diagnosed dim0 = check_golden("book/multi-head_softmax_dim0.json");
+  e = evidence_of(dim0.report, "softmax_wrong_dim");
+  EXPECT_EQ(e["dim"], "0") << dim0.text;
+  EXPECT_EQ(e["share"], "0.5");  // two copies in the batch
+  EXPECT_NE(dim0.text.find("torch.softmax(..., dim=0) would give: it normalises over the batch"), std::string::npos)
+      << dim0.text;
+  const auto manifest = load_json(kCheckDir + "cases.json");
+  const Config d5 = config_from_golden(manifest[3]);
+  const Diagnosed heads = check_golden("d5_t6_dout8_h4/multi-head_softmax_dim1_heads.json", d5);
+  EXPECT_EQ(evidence_of(heads.report, "softmax_wrong_dim")["dim"], "1") << heads.text;
+
+  // Dropout on the masked scores: every dropped -inf is nan (-inf * 0), 24 of them here, and
+  // the rows that kept all their values sum to 1.
+  const Diagnosed scores = check_golden("book/dropout_dropout_on_scores.json");
+  e = evidence_of(scores.report, "dropout_misplaced");
+  EXPECT_EQ(e["where"], "check.dropout_at.scores_after_mask") << scores.text;
+  EXPECT_EQ(e["nans"], "24");
+  EXPECT_LT(std::stod(e["row_sum_off"]), 1e-6);
+  EXPECT_NE(scores.text.find("dropout on the masked scores"), std::string::npos) << scores.text;
+  const Diagnosed renorm = check_golden("book/dropout_dropout_before_renormalising.json");
+  EXPECT_EQ(evidence_of(renorm.report, "dropout_misplaced")["where"], "check.dropout_at.before_renormalising")
+      << renorm.text;
+  const Diagnosed unmasked = check_golden("book/dropout_dropout_on_unmasked_weights.json");
+  EXPECT_EQ(evidence_of(unmasked.report, "dropout_misplaced")["where"], "check.dropout_at.unmasked_weights")
+      << unmasked.text;
+  EXPECT_NE(render_check_text(unmasked.report, Lang::Zh).find("用在未遮盖的权重上"), std::string::npos);
 }
 
 // A diagnosis the learner's other tensors contradict is not named: the same learner, but

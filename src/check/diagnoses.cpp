@@ -1,5 +1,10 @@
 #include "check/diagnoses.h"
 
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
 #include <limits>
 
 #include "check/measured.h"
@@ -34,11 +39,6 @@ std::vector<Variant> scale_missing(const DiagnosisInput& in) {
 // attn_scores / keys.shape[-1]: by d_k instead of its square root.
 std::vector<Variant> scale_by_d_k(const DiagnosisInput& in) {
   return {slip(in, [](Slips& s) { s.divisor_power = 1.0; })};
-}
-
-// torch.softmax(..., dim=0) (or dim=-2): each column sums to 1 instead of each row.
-std::vector<Variant> softmax_wrong_dim(const DiagnosisInput& in) {
-  return {slip(in, [](Slips& s) { s.softmax_over_queries = true; })};
 }
 
 // mask_simple / mask_simple.sum(...) or attn_weights / attn_weights.sum(...) where
@@ -175,6 +175,104 @@ std::vector<Variant> cat_wrong_dim(const DiagnosisInput& in) {
   return out;
 }
 
+// The layers declared in another order than W_query, W_key, W_value: each draws, in the
+// order of declaration, the values the chapter's layer in that place draws.
+std::vector<Variant> layers_declared_out_of_order(const DiagnosisInput& in) {
+  static const char* const names[] = {"W_query", "W_key", "W_value"};
+  const int64_t d_in = in.cfg.d_in(), d_out = in.cfg.d_out;
+  // One layer's draws: nn.Linear's weight (and bias); the cells' torch.rand(d_in, d_out).
+  const int64_t draws = d_in * d_out + (in.cfg.qkv_bias && in.stage != "trainable" ? d_out : 0);
+  std::array<int, 3> order = {0, 1, 2};
+  std::vector<Variant> out;
+  while (std::next_permutation(order.begin(), order.end())) {
+    Variant v = slip(in, [&](Slips& s) { s.declared = order; });
+    v.vars = {{"order", fmt::format("{}, {}, {}", names[order[0]], names[order[1]], names[order[2]])},
+              {"first", names[order[0]]},
+              {"draws", std::to_string(draws)}};
+    out.push_back(v);
+  }
+  return out;
+}
+
+// attn_scores = queries.T @ keys: (d_k, d_k) where (T, T) belongs.
+std::vector<Variant> queries_transposed_in_scores(const DiagnosisInput& in) {
+  if (in.stage != "causal") return {};
+  Variant v = slip(in, [](Slips& s) { s.queries_transposed = true; });
+  const std::string d_k = std::to_string(in.cfg.d_out), T = std::to_string(in.cfg.num_tokens());
+  v.vars = {{"got_shape", shape_str(in.got.shape)}, {"d_k", d_k}, {"T", T}};
+  return {v};
+}
+
+// attn_weights.T @ values: each token's values shared out by a column of the weights.
+std::vector<Variant> attn_weights_transposed(const DiagnosisInput& in) {
+  Variant v = slip(in, [](Slips& s) { s.context_weights_transposed = true; });
+  // Evidence: the row of the learner's tensor farthest from the chapter's (its token).
+  if (in.got.shape == in.expected.shape && in.got.dim() >= 2) {
+    const int64_t n = in.got.size(-1), T = in.got.size(-2);
+    int64_t worst = 0;
+    double worst_diff = -1.0;
+    for (int64_t k = 0; k < in.got.numel(); ++k) {
+      const double d = std::fabs(static_cast<double>(in.got.data[k]) - in.expected.data[k]);
+      if (d > worst_diff) worst_diff = d, worst = (k / n) % T;
+    }
+    v.vars = {{"x", std::to_string(worst + 1)}, {"T", std::to_string(T)}};
+  }
+  return {v};
+}
+
+// torch.softmax(attn_scores, dim=0) of batched scores: over the batch (or, in
+// MultiHeadAttention, dim=1: over the heads); also dim=-2, the queries.
+std::vector<Variant> softmax_wrong_dim(const DiagnosisInput& in) {
+  std::vector<Variant> out = {slip(in, [](Slips& s) { s.softmax_over_queries = true; })};
+  out.back().vars = {{"dim", "-2"}, {"over", "check.over.queries"}};
+  if (in.stage == "dropout" || in.stage == "multi-head")
+    for (const int64_t dim : {0, 1}) {
+      out.push_back(slip(in, [&](Slips& s) { s.softmax_dim = dim; }));
+      out.back().vars = {{"dim", std::to_string(dim)},
+                         {"over", dim == 0 ? "check.over.batch" : "check.over.heads"},
+                         {"batch", std::to_string(in.cfg.batch)},
+                         {"share", fmt::format("{:.4g}", 1.0 / static_cast<double>(in.cfg.batch))}};
+    }
+  return out;
+}
+
+// Dropout applied where it does not belong, with the chapter's draws: on the scores before
+// or after the mask (then the softmax), or on the unmasked weights of section 3.5.1.
+std::vector<Variant> dropout_misplaced(const DiagnosisInput& in) {
+  if (in.stage != "dropout" && in.stage != "multi-head") return {};
+  using At = Choices::DropoutAt;
+  std::vector<Variant> out;
+  for (const auto& place : {std::pair<At, const char*>{At::ScoresBeforeMask, "check.dropout_at.scores_before_mask"},
+                             {At::ScoresAfterMask, "check.dropout_at.scores_after_mask"},
+                             {At::UnmaskedWeights, "check.dropout_at.unmasked_weights"},
+                             {At::BeforeRenormalising, "check.dropout_at.before_renormalising"}}) {
+    const At at = place.first;  // (a lambda may not capture a structured binding in C++17)
+    const char* where = place.second;
+    // MultiHeadAttention masks its scores: only the scores are another place there.
+    if (in.stage == "multi-head" && at != At::ScoresBeforeMask && at != At::ScoresAfterMask) continue;
+    out.push_back(slip(in, [&](Slips& s) { s.dropout_at = at; }));
+    out.back().vars["where"] = where;
+  }
+  // Evidence read off the learner's tensor: its nan values (a -inf score dropped is
+  // -inf * 0 = nan) and its row sums (1 again when dropout came before the softmax or the
+  // renormalisation).
+  int64_t nans = 0;
+  for (const float x : in.got.data) nans += std::isnan(x);
+  double far = 0.0;
+  const int64_t n = in.got.dim() == 0 ? 1 : in.got.size(-1);
+  for (int64_t row = 0; n > 0 && row < in.got.numel() / n; ++row) {
+    double sum = 0.0;
+    bool nan = false;
+    for (int64_t k = row * n; k < (row + 1) * n; ++k) nan |= std::isnan(in.got.data[k]), sum += in.got.data[k];
+    if (!nan) far = std::max(far, std::fabs(sum - 1.0));
+  }
+  for (Variant& v : out) {
+    v.vars["nans"] = std::to_string(nans);
+    v.vars["row_sum_off"] = fmt::format("{:.3g}", far);
+  }
+  return out;
+}
+
 // The part of a stage that computes `step`: the notebook's cells, or one module typed as its
 // own class (a learner may make a mistake in one and not in another).
 std::string part_of(const std::string& stage, const std::string& step) {
@@ -263,6 +361,10 @@ const std::vector<Mistake>& known_mistakes() {
       {"seed_not_reset", seed_not_reset},
       {"wrong_seed", wrong_seed},
       {"bias_left_on", bias_left_on},
+      {"layers_declared_out_of_order", layers_declared_out_of_order},
+      {"queries_transposed_in_scores", queries_transposed_in_scores},
+      {"attn_weights_transposed", attn_weights_transposed},
+      {"dropout_misplaced", dropout_misplaced},
   };
   return mistakes;
 }

@@ -36,6 +36,13 @@ LangTable check_en() {
        "your {step} itself: 0 above the diagonal, no weight on a later token, as the chapter's (largest |value| there {diff})"},
       {"check.same_numbers",
        " The same numbers come from {others} too: the tensors you gave cannot tell these causes apart; look for each in your code."},
+      {"check.over.queries", "over the queries (dim=-2), so each column sums to 1"},
+      {"check.over.batch", "over the batch: with {batch} identical copies, every weight not masked is 1/{batch} = {share}, and a masked one nan"},
+      {"check.over.heads", "over the heads, so the heads' weights for one query and key sum to 1"},
+      {"check.dropout_at.scores_before_mask", "on the scores before the mask (then the softmax)"},
+      {"check.dropout_at.scores_after_mask", "on the masked scores (a -inf dropped is -inf * 0 = nan; then the softmax)"},
+      {"check.dropout_at.unmasked_weights", "on the unmasked weights, with no mask after it"},
+      {"check.dropout_at.before_renormalising", "on the unmasked weights, then masked with mask_simple and renormalised (which undoes its scale)"},
       {"check.aside", " ({text})"},  // words in brackets after a value
       {"check.size.tokens", "{size} is the number of tokens"},
       {"check.size.d_in", "the width of each input, d_in"},
@@ -59,18 +66,15 @@ LangTable check_en() {
        "comes after the softmax, so each row sums to {row_sum}, not 1. Divide the scores first: "
        "torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=-1)."},
       {"check.mistake.sum_wrong_dim",
-       "row_sums sums the columns (dim=0), not the rows: write masked_simple.sum(dim=-1, keepdim=True), each "
-       "query's own weights."},
+       "your {step} equals what summing the columns (dim=0) would give, not the rows: write masked_simple.sum(dim=-1, keepdim=True), each query's own weights."},
       {"check.mistake.mask_filled_with_zero",
-       "the hidden scores are filled with 0, not -inf: exp(0) = 1 is not 0, so later tokens keep weight after the "
-       "softmax. Write attn_scores.masked_fill_(mask.bool(), -torch.inf)."},
+       "your {step} equals what filling the hidden scores with 0, not -inf, would give: exp(0) = 1 is not 0, so later tokens keep weight after the softmax. Write attn_scores.masked_fill_(mask.bool(), -torch.inf)."},
       {"check.mistake.mask_after_softmax",
        "your {step} equals the softmax of the unmasked scores with the mask filled in afterwards "
        "(masked_fill(mask.bool(), {fill}) on the weights): the rows no longer sum to 1. Mask the scores with "
        "-torch.inf before the softmax."},
       {"check.mistake.cat_wrong_dim",
-       "the heads are concatenated along dim={dim}: torch.cat([head(x) for head in self.heads], dim=-1) puts "
-       "them side by side, (b, num_tokens, num_heads * d_out)."},
+       "your {step} equals what concatenating the heads along dim={dim} would give: torch.cat([head(x) for head in self.heads], dim=-1) puts them side by side, (b, num_tokens, num_heads * d_out)."},
       {"check.mistake.wrong_seed",
        "your tensors equal what torch.manual_seed({used}) gives where the chapter seeds {chapter}: the "
        "chapter uses 123 before most modules and 789 before SelfAttention_v2 (--seed changes both)."},
@@ -79,56 +83,47 @@ LangTable check_en() {
        "layers with bias=qkv_bias, False. Pass bias=qkv_bias, or grade with --qkv-bias, with which every "
        "tensor you gave matches."},
       {"check.mistake.query_key_swapped",
-       "W_query and W_key are swapped: queries must come from W_query and keys from W_key, and the "
-       "scores are queries @ keys.T (keys.transpose(...) in the classes), not keys @ queries.T. In "
-       "exercise 3.1, copy sa_v2.W_query.weight.T into sa_v1.W_query and sa_v2.W_key.weight.T into sa_v1.W_key."},
+       "your {step} equals what W_query and W_key swapped would give (queries = W_key(x), or the scores as keys @ queries.T): queries must come from W_query and keys from W_key, and the scores are queries @ keys.T (keys.transpose(...) in the classes). In exercise 3.1, copy sa_v2.W_query.weight.T into sa_v1.W_query and sa_v2.W_key.weight.T into sa_v1.W_key."},
       {"check.mistake.scale_missing",
-       "the scores are not divided by sqrt(d_k): write torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=-1)."},
+       "your {step} equals what scores not divided by sqrt(d_k) would give: write torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=-1)."},
       {"check.mistake.scale_by_d_k",
-       "the scores are divided by d_k instead of its square root: write attn_scores / keys.shape[-1]**0.5, "
-       "not attn_scores / keys.shape[-1]."},
+       "your {step} equals what dividing the scores by d_k instead of its square root would give: write attn_scores / keys.shape[-1]**0.5, not attn_scores / keys.shape[-1]."},
       {"check.mistake.softmax_wrong_dim",
-       "the softmax runs over the wrong dimension, so columns sum to 1 instead of rows: use dim=-1 "
-       "(each query's row of weights), not dim=0 or dim=-2."},
+       "your {step} equals what torch.softmax(..., dim={dim}) would give: it normalises {over}, not each query's row of weights. Use dim=-1."},
       {"check.mistake.normalized_wrong_tensor",
-       "the wrong tensor is renormalised: divide masked_simple (the masked weights) by its own row sums, "
-       "row_sums = masked_simple.sum(dim=-1, keepdim=True), not mask_simple or the unmasked attn_weights."},
+       "your {step} equals what renormalising the wrong tensor would give: divide masked_simple (the masked weights) by its own row sums, row_sums = masked_simple.sum(dim=-1, keepdim=True), not mask_simple or the unmasked attn_weights."},
       {"check.mistake.keepdim_missing",
-       "row_sums lost its keepdim: write masked_simple.sum(dim=-1, keepdim=True); a (T,) vector divides "
-       "the columns, not the rows."},
+       "your {step} equals what row_sums without keepdim would give: write masked_simple.sum(dim=-1, keepdim=True); a (T,) vector divides the columns, not the rows."},
       {"check.mistake.mask_wrong_triangle",
-       "the wrong triangle is masked: keep with torch.tril(torch.ones(T, T)) and hide with "
-       "torch.triu(torch.ones(T, T), diagonal=1); the diagonal (a token seeing itself) stays visible."},
+       "your {step} equals what masking the wrong triangle would give: keep with torch.tril(torch.ones(T, T)) and hide with torch.triu(torch.ones(T, T), diagonal=1); the diagonal (a token seeing itself) stays visible."},
       {"check.mistake.masked_fill_result_discarded",
-       "the mask never reaches the scores: masked_fill returns a new tensor, so assign it "
-       "(attn_scores = attn_scores.masked_fill(...)) or use the in-place masked_fill_(...)."},
+       "your {step} equals what scores never masked would give: masked_fill returns a new tensor, so assign it (attn_scores = attn_scores.masked_fill(...)) or use the in-place masked_fill_(...)."},
       {"check.mistake.attn_scores_changed_in_place",
-       "your attn_scores already holds the -inf mask: masked_fill_ changes the tensor in place, after "
-       "you kept it. The attention is right; to dump the scores before masking, keep attn_scores.clone()."},
+       "your attn_scores equals the scores with the -inf mask already in them: masked_fill_ changes the tensor in place, after you kept it. The attention is right; to dump the scores before masking, keep attn_scores.clone()."},
       {"check.mistake.dropout_scaled_by_p",
-       "kept values are scaled by 1/p instead of 1/(1-p): with p = {p}, dropout keeps a share 1-p of the "
-       "values and multiplies them by 1/(1-p), so the expected value stays the same."},
+       "your {step} equals what kept values scaled by 1/p instead of 1/(1-p) would give: with p = {p}, dropout keeps a share 1-p of the values and multiplies them by 1/(1-p), so the expected value stays the same."},
       {"check.mistake.view_instead_of_transpose",
-       "the heads are split with a view alone: write keys.view(b, num_tokens, num_heads, head_dim)"
-       ".transpose(1, 2) (and the same for queries and values); view(b, num_heads, num_tokens, head_dim) "
-       "mixes tokens and heads."},
+       "your {step} equals what splitting the heads with a view alone would give: write keys.view(b, num_tokens, num_heads, head_dim).transpose(1, 2) (and the same for queries and values); view(b, num_heads, num_tokens, head_dim) mixes tokens and heads."},
       {"check.mistake.context_not_transposed",
-       "the heads are merged without transposing back: write (attn_weights @ values).transpose(1, 2) "
-       "before .contiguous().view(b, num_tokens, d_out)."},
+       "your {step} equals what merging the heads without transposing back would give: write (attn_weights @ values).transpose(1, 2) before .contiguous().view(b, num_tokens, d_out)."},
       {"check.mistake.view_result_discarded",
-       "the merge is discarded: .contiguous().view(...) returns a new tensor, so write "
-       "context_vec = context_vec.contiguous().view(b, num_tokens, self.d_out)."},
+       "your {step} equals what a discarded merge would give: .contiguous().view(...) returns a new tensor, so write context_vec = context_vec.contiguous().view(b, num_tokens, self.d_out)."},
       {"check.mistake.out_proj_missing",
-       "out_proj is missing: return self.out_proj(context_vec), not the merged heads."},
+       "your {step} equals the merged heads without out_proj: return self.out_proj(context_vec)."},
       {"check.mistake.weights_not_transposed",
-       "exercise 3.1: nn.Linear stores its weight as (d_out, d_in), so copy its transpose: "
-       "sa_v1.W_query = nn.Parameter(sa_v2.W_query.weight.T), and likewise for W_key and W_value."},
+       "your {step} equals what copying nn.Linear's weight without .T would give in exercise 3.1: nn.Linear stores its weight as (d_out, d_in), so copy its transpose: sa_v1.W_query = nn.Parameter(sa_v2.W_query.weight.T), and likewise for W_key and W_value."},
       {"check.mistake.same_head_twice",
-       "the first head is used twice: second_head = a[0, 1, :, :], not a[0, 0, :, :]."},
+       "your {step} equals what the first head used twice would give: second_head = a[0, 1, :, :], not a[0, 0, :, :]."},
       {"check.mistake.seed_not_reset",
-       "{step} comes from a module (or dropout call) without torch.manual_seed(...) right before it, so "
-       "its weights (or dropout mask) continue the previous module's random stream: call "
-       "torch.manual_seed with the chapter's seed ({seed1}, or {seed2} before SelfAttention_v2) right before it."},
+       "your {step} equals what a module (or dropout call) without torch.manual_seed(...) right before it would give: its weights (or dropout mask) continue the previous module's random stream. Call torch.manual_seed with the chapter's seed ({seed1}, or {seed2} before SelfAttention_v2) right before it."},
+      {"check.mistake.layers_declared_out_of_order",
+       "your {step} equals what declaring the layers as {order} would give: each layer draws its {draws} values from the generator in the order __init__ declares it, so {first} took the first {draws} draws after torch.manual_seed, those the chapter's W_query takes. Declare W_query, W_key, W_value in the chapter's order."},
+      {"check.mistake.queries_transposed_in_scores",
+       "your {step} equals what queries.T @ keys would give: shape {got_shape} = (d_k, d_k) with d_k = {d_k}, one score per pair of features, where queries @ keys.T gives one per pair of tokens, ({T}, {T})."},
+      {"check.mistake.attn_weights_transposed",
+       "your {step} equals what attn_weights.T @ values would give (differing most at token {x}): each context vector must mix the values by its own row of weights, attn_weights @ values, not by a column."},
+      {"check.mistake.dropout_misplaced",
+       "your {step} equals what dropout {where} would give, with the chapter's random draws ({nans} nan values; rows off 1 by at most {row_sum_off}, not counting nan rows). The chapter applies dropout to the attention weights after the softmax and the mask: attn_weights = self.dropout(attn_weights)."},
   };
   return t;
 }

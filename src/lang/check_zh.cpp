@@ -36,6 +36,13 @@ LangTable check_zh() {
        "你的 {step} 本身：对角线以上为 0，后面的词元没有权重，与本章相同（那里的 |值| 最大为 {diff}）"},
       {"check.same_numbers",
        "{others} 也给出完全相同的数：你给的张量分不出是哪一个原因，请在代码里逐一检查。"},
+      {"check.over.queries", "对查询（dim=-2）归一化，于是每列之和为 1"},
+      {"check.over.batch", "对批次归一化：批次中有 {batch} 个相同的副本，每个未遮住的权重都是 1/{batch} = {share}，被遮住的是 nan"},
+      {"check.over.heads", "对各个头归一化，于是同一对查询和键在各头上的权重之和为 1"},
+      {"check.dropout_at.scores_before_mask", "用在掩码之前的分数上（再做 softmax）"},
+      {"check.dropout_at.scores_after_mask", "用在掩码之后的分数上（被丢弃的 -inf 变成 -inf * 0 = nan；再做 softmax）"},
+      {"check.dropout_at.unmasked_weights", "用在未遮盖的权重上、之后也没有遮盖"},
+      {"check.dropout_at.before_renormalising", "用在未遮盖的权重上，再用 mask_simple 遮盖并重新归一化（这抵消了它的缩放）"},
       {"check.aside", "（{text}）"},  // words in brackets after a value
       {"check.size.tokens", "{size} 是词元个数"},
       {"check.size.d_in", "每个输入的宽度 d_in"},
@@ -57,16 +64,14 @@ LangTable check_zh() {
        "你的 {step} 等于 torch.softmax(attn_scores, dim=-1) / {value}（{expression}，{code}{what}）：除法放在了 "
        "softmax 之后，所以每行之和是 {row_sum}，不是 1。请先除分数：torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=-1)。"},
       {"check.mistake.sum_wrong_dim",
-       "row_sums 对列求和（dim=0），而不是对行：请写 masked_simple.sum(dim=-1, keepdim=True)，即每个查询自己的权重。"},
+       "你的 {step} 等于对列（dim=0）而不是对行求和的结果：请写 masked_simple.sum(dim=-1, keepdim=True)，即每个查询自己的权重。"},
       {"check.mistake.mask_filled_with_zero",
-       "被遮住的分数填成了 0 而不是 -inf：exp(0) = 1 不是 0，softmax 之后后面的词元仍有权重。"
-       "请写 attn_scores.masked_fill_(mask.bool(), -torch.inf)。"},
+       "你的 {step} 等于把被遮住的分数填成 0 而不是 -inf 的结果：exp(0) = 1 不是 0，softmax 之后后面的词元仍有权重。请写 attn_scores.masked_fill_(mask.bool(), -torch.inf)。"},
       {"check.mistake.mask_after_softmax",
        "你的 {step} 等于先对未遮盖的分数做 softmax、再把掩码填入权重（对权重做 masked_fill(mask.bool(), {fill})）"
        "的结果：各行之和不再是 1。请在 softmax 之前用 -torch.inf 遮盖分数。"},
       {"check.mistake.cat_wrong_dim",
-       "各个头沿 dim={dim} 拼接了：torch.cat([head(x) for head in self.heads], dim=-1) 才是把它们并排放，"
-       "形状 (b, num_tokens, num_heads * d_out)。"},
+       "你的 {step} 等于沿 dim={dim} 拼接各个头的结果：torch.cat([head(x) for head in self.heads], dim=-1) 才是把它们并排放，形状 (b, num_tokens, num_heads * d_out)。"},
       {"check.mistake.wrong_seed",
        "你的张量等于 torch.manual_seed({used}) 的结果，而本章在这里用的种子是 {chapter}：本章在大多数模块之前用 123，"
        "在 SelfAttention_v2 之前用 789（--seed 会同时替换两者）。"},
@@ -74,52 +79,47 @@ LangTable check_zh() {
        "你的张量等于带 bias=True 的 nn.Linear（nn.Linear 的默认值）的结果：本章用 bias=qkv_bias（False）构建这些层。"
        "请传入 bias=qkv_bias，或者用 --qkv-bias 来检查，这样你给出的每个张量都会一致。"},
       {"check.mistake.query_key_swapped",
-       "W_query 与 W_key 用反了：queries 应来自 W_query，keys 来自 W_key，注意力分数是 queries @ keys.T"
-       "（类中是 keys.transpose(...)），不是 keys @ queries.T。练习 3.1 中应把 sa_v2.W_query.weight.T "
-       "复制给 sa_v1.W_query，把 sa_v2.W_key.weight.T 复制给 sa_v1.W_key。"},
+       "你的 {step} 等于 W_query 与 W_key 用反（queries = W_key(x)，或分数写成 keys @ queries.T）的结果：queries 应来自 W_query，keys 来自 W_key，注意力分数是 queries @ keys.T（类中是 keys.transpose(...)）。练习 3.1 中应把 sa_v2.W_query.weight.T 复制给 sa_v1.W_query，把 sa_v2.W_key.weight.T 复制给 sa_v1.W_key。"},
       {"check.mistake.scale_missing",
-       "分数没有除以 sqrt(d_k)：应写 torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=-1)。"},
+       "你的 {step} 等于分数没有除以 sqrt(d_k) 的结果：应写 torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=-1)。"},
       {"check.mistake.scale_by_d_k",
-       "分数除以了 d_k 而不是它的平方根：应写 attn_scores / keys.shape[-1]**0.5，而不是 attn_scores / keys.shape[-1]。"},
+       "你的 {step} 等于分数除以 d_k 而不是它的平方根的结果：应写 attn_scores / keys.shape[-1]**0.5，而不是 attn_scores / keys.shape[-1]。"},
       {"check.mistake.softmax_wrong_dim",
-       "softmax 作用在了错误的维度上，于是每列而不是每行之和为 1：应使用 dim=-1（每个查询的一行权重），"
-       "而不是 dim=0 或 dim=-2。"},
+       "你的 {step} 等于 torch.softmax(..., dim={dim}) 的结果：它{over}，而不是对每个查询的一行权重归一化。请用 dim=-1。"},
       {"check.mistake.normalized_wrong_tensor",
-       "重新归一化的张量不对：应把 masked_simple（掩码后的权重）除以它自己的行和，"
-       "row_sums = masked_simple.sum(dim=-1, keepdim=True)，而不是 mask_simple 或未掩码的 attn_weights。"},
+       "你的 {step} 等于对错误的张量重新归一化的结果：应把 masked_simple（掩码后的权重）除以它自己的行和，row_sums = masked_simple.sum(dim=-1, keepdim=True)，而不是 mask_simple 或未掩码的 attn_weights。"},
       {"check.mistake.keepdim_missing",
-       "row_sums 缺少 keepdim：应写 masked_simple.sum(dim=-1, keepdim=True)；形状为 (T,) 的向量会按列相除，而不是按行。"},
+       "你的 {step} 等于 row_sums 缺少 keepdim 的结果：应写 masked_simple.sum(dim=-1, keepdim=True)；形状为 (T,) 的向量会按列相除，而不是按行。"},
       {"check.mistake.mask_wrong_triangle",
-       "掩码的三角取反了：保留用 torch.tril(torch.ones(T, T))，遮住用 torch.triu(torch.ones(T, T), diagonal=1)；"
-       "对角线（词元看自己）应保持可见。"},
+       "你的 {step} 等于遮错了三角的结果：保留用 torch.tril(torch.ones(T, T))，遮住用 torch.triu(torch.ones(T, T), diagonal=1)；对角线（词元看自己）应保持可见。"},
       {"check.mistake.masked_fill_result_discarded",
-       "掩码没有作用到分数上：masked_fill 返回新张量，应赋值（attn_scores = attn_scores.masked_fill(...)）"
-       "或使用原地版本 masked_fill_(...)。"},
+       "你的 {step} 等于分数从未被遮盖的结果：masked_fill 返回新张量，应赋值（attn_scores = attn_scores.masked_fill(...)）或使用原地版本 masked_fill_(...)。"},
       {"check.mistake.attn_scores_changed_in_place",
-       "你的 attn_scores 已经带有 -inf 掩码：masked_fill_ 是原地修改，发生在你保存它之后。"
-       "注意力本身没错；要导出掩码之前的分数，请保存 attn_scores.clone()。"},
+       "你的 attn_scores 等于已经带有 -inf 掩码的分数：masked_fill_ 是原地修改，发生在你保存它之后。注意力本身没错；要导出掩码之前的分数，请保存 attn_scores.clone()。"},
       {"check.mistake.dropout_scaled_by_p",
-       "保留的值乘了 1/p 而不是 1/(1-p)：p = {p} 时，dropout 保留 1-p 比例的值并乘以 1/(1-p)，使期望值不变。"},
+       "你的 {step} 等于保留的值乘以 1/p 而不是 1/(1-p) 的结果：p = {p} 时，dropout 保留 1-p 比例的值并乘以 1/(1-p)，使期望值不变。"},
       {"check.mistake.view_instead_of_transpose",
-       "只用 view 拆分了头：应写 keys.view(b, num_tokens, num_heads, head_dim).transpose(1, 2)"
-       "（queries 和 values 同理）；view(b, num_heads, num_tokens, head_dim) 会把词元和头混在一起。"},
+       "你的 {step} 等于只用 view 拆分各头的结果：应写 keys.view(b, num_tokens, num_heads, head_dim).transpose(1, 2)（queries 和 values 同理）；view(b, num_heads, num_tokens, head_dim) 会把词元和头混在一起。"},
       {"check.mistake.context_not_transposed",
-       "合并各头之前没有转置回来：应先写 (attn_weights @ values).transpose(1, 2)，"
-       "再 .contiguous().view(b, num_tokens, d_out)。"},
+       "你的 {step} 等于合并各头之前没有转置回来的结果：应先写 (attn_weights @ values).transpose(1, 2)，再 .contiguous().view(b, num_tokens, d_out)。"},
       {"check.mistake.view_result_discarded",
-       "合并的结果被丢弃了：.contiguous().view(...) 返回新张量，应写 "
-       "context_vec = context_vec.contiguous().view(b, num_tokens, self.d_out)。"},
+       "你的 {step} 等于合并结果被丢弃的结果：.contiguous().view(...) 返回新张量，应写 context_vec = context_vec.contiguous().view(b, num_tokens, self.d_out)。"},
       {"check.mistake.out_proj_missing",
-       "缺少 out_proj：应返回 self.out_proj(context_vec)，而不是合并后的各头。"},
+       "你的 {step} 等于没有 out_proj 的合并各头：应返回 self.out_proj(context_vec)。"},
       {"check.mistake.weights_not_transposed",
-       "练习 3.1：nn.Linear 的权重形状是 (d_out, d_in)，所以要复制它的转置："
-       "sa_v1.W_query = nn.Parameter(sa_v2.W_query.weight.T)，W_key 和 W_value 同理。"},
+       "你的 {step} 等于练习 3.1 中复制 nn.Linear 的权重时没有 .T 的结果：nn.Linear 的权重形状是 (d_out, d_in)，所以要复制它的转置：sa_v1.W_query = nn.Parameter(sa_v2.W_query.weight.T)，W_key 和 W_value 同理。"},
       {"check.mistake.same_head_twice",
-       "第一个头用了两次：应写 second_head = a[0, 1, :, :]，而不是 a[0, 0, :, :]。"},
+       "你的 {step} 等于第一个头用了两次的结果：应写 second_head = a[0, 1, :, :]，而不是 a[0, 0, :, :]。"},
       {"check.mistake.seed_not_reset",
-       "{step} 来自一个之前没有调用 torch.manual_seed(...) 的模块（或 dropout 调用），于是它的权重"
-       "（或 dropout 掩码）接着上一个模块的随机数流：在它之前用本章的种子调用 torch.manual_seed"
-       "（{seed1}；SelfAttention_v2 之前是 {seed2}）。"},
+       "你的 {step} 等于一个之前没有调用 torch.manual_seed(...) 的模块（或 dropout 调用）的结果：它的权重（或 dropout 掩码）接着上一个模块的随机数流。请在它之前用本章的种子调用 torch.manual_seed（{seed1}；SelfAttention_v2 之前是 {seed2}）。"},
+      {"check.mistake.layers_declared_out_of_order",
+       "你的 {step} 等于按 {order} 的顺序声明各层的结果：每层按 __init__ 中声明的顺序从生成器取 {draws} 个值，所以 {first} 取走了 torch.manual_seed 之后的前 {draws} 个值，也就是本章 W_query 取的那些。请按本章的顺序声明 W_query、W_key、W_value。"},
+      {"check.mistake.queries_transposed_in_scores",
+       "你的 {step} 等于 queries.T @ keys 的结果：形状 {got_shape} = (d_k, d_k)，d_k = {d_k}，每对特征一个分数；而 queries @ keys.T 是每对词元一个分数，({T}, {T})。"},
+      {"check.mistake.attn_weights_transposed",
+       "你的 {step} 等于 attn_weights.T @ values 的结果（在第 {x} 个词元处差得最多）：每个上下文向量应按它自己的一行权重混合 values，即 attn_weights @ values，而不是按一列。"},
+      {"check.mistake.dropout_misplaced",
+       "你的 {step} 等于把 dropout {where}的结果，随机数与本章相同（{nans} 个 nan；不计含 nan 的行，行和与 1 最多相差 {row_sum_off}）。本章在 softmax 和掩码之后对注意力权重做 dropout：attn_weights = self.dropout(attn_weights)。"},
   };
   return t;
 }

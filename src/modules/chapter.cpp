@@ -8,82 +8,9 @@
 #include <utility>
 
 #include "kernels/attention.h"
-#include "kernels/softmax.h"
 #include "ops/ops.h"
 
 namespace attn {
-
-// ---- the chapter's choices, and its steps of attention ---------------------------------
-
-bool Choices::chapter() const {
-  return !query_key_swapped && !scores_transposed && divisor_size == Size::Dk && divisor_power == 0.5 &&
-         divisor_factor == 1.0 && !scale_after_softmax &&
-         !softmax_over_queries && triangle == Triangle::Future && masked_fill_kept &&
-         fill == -std::numeric_limits<float>::infinity() && !mask_after_softmax && scores_kept_before_mask &&
-         heads_by_transpose && context_transposed && merge_kept && out_proj_applied && cat_dim == -1;
-}
-
-Tensor attention_scores(const Tensor& queries, const Tensor& keys, const Choices& c) {
-  return c.scores_transposed ? matmul_transposed(keys, queries) : matmul_transposed(queries, keys);
-}
-
-namespace {
-
-// torch.tril(torch.ones(T, T), diagonal=-1): strictly below the diagonal.
-Tensor strictly_lower(int64_t T) { return transpose2d(triu_ones(T, 1)); }
-
-// softmax over dim=-2 of (..., T, T), in place of x.
-Tensor softmax_over_queries(const Tensor& x) {
-  return transpose(softmax_lastdim(transpose(x, -2, -1)), -2, -1);
-}
-
-}  // namespace
-
-double divisor_of(const Tensor& keys, const Choices& c) {
-  const int64_t d_k = keys.size(-1);
-  const int64_t size = c.divisor_size == Choices::Size::Tokens ? keys.size(-2)
-                       : c.divisor_size == Choices::Size::DOut && keys.dim() == 4 ? keys.size(1) * d_k
-                                                                                  : d_k;
-  if (c.divisor_power == 0.5 && c.divisor_factor == 1.0) return std::sqrt(static_cast<double>(size));
-  return c.divisor_factor * std::pow(static_cast<double>(size), c.divisor_power);
-}
-
-Tensor scaled(const Tensor& attn_scores, const Tensor& keys, const Choices& c) {
-  if (c.divisor_power == 0.0 && c.divisor_factor == 1.0) return attn_scores;  // not divided at all
-  return div_scalar(attn_scores, divisor_of(keys, c));
-}
-
-Tensor attention_softmax(const Tensor& x, const Choices& c) {
-  // A 1-D tensor has one dimension only: dim=-2 does not exist there.
-  if (!c.softmax_over_queries || x.dim() < 2) return softmax_lastdim(x);
-  return softmax_over_queries(x);
-}
-
-Tensor scaled_softmax(const Tensor& attn_scores, const Tensor& keys, const Choices& c) {
-  if (c.scale_after_softmax) return scaled(attention_softmax(attn_scores, c), keys, c);
-  return attention_softmax(scaled(attn_scores, keys, c), c);
-}
-
-Tensor kept_mask(int64_t T, const Choices& c) {
-  switch (c.triangle) {
-    case Choices::Triangle::Past: return triu_ones(T, 0);                 // torch.triu(ones)
-    case Choices::Triangle::FutureAndDiagonal: return strictly_lower(T);  // tril(ones, diagonal=-1)
-    default: return tril_ones(T);
-  }
-}
-
-Tensor hidden_mask(int64_t T, const Choices& c) {
-  switch (c.triangle) {
-    case Choices::Triangle::Past: return strictly_lower(T);               // tril(ones, diagonal=-1)
-    case Choices::Triangle::FutureAndDiagonal: return triu_ones(T, 0);    // triu(ones): diagonal too
-    default: return triu_ones(T, 1);
-  }
-}
-
-Tensor masked(const Tensor& attn_scores, const Tensor& mask, const Choices& c) {
-  if (!c.masked_fill_kept || c.mask_after_softmax) return attn_scores;
-  return masked_fill(attn_scores, mask, c.fill);
-}
 
 // ---- nn.Linear -------------------------------------------------------------------------
 
@@ -140,53 +67,17 @@ Tensor xavier_uniform(TorchGenerator& gen, int64_t rows, int64_t cols) {
   return uniform(gen, {rows, cols}, -bound, bound);
 }
 
-// ---- shared attention core -------------------------------------------------------------
-
-Tensor causal_attention_weights(const Tensor& queries, const Tensor& keys, const Tensor& mask,
-                                const Tracer& trace, CausalSoftmax softmax, const Choices& c) {
-  const int64_t T = queries.size(-2);
-  // queries @ keys.transpose(-2, -1): PyTorch multiplies by the transposed view, except
-  // for 4-D heads with a batch of more than one, where matmul's reshape to 3-D copies it.
-  const bool copied = keys.dim() == 4 && keys.size(0) > 1;
-  const Tensor& left = c.scores_transposed ? keys : queries;   // queries @ keys.T
-  const Tensor& right = c.scores_transposed ? queries : keys;
-  // One (..., T, T) tensor, masked, scaled and softmaxed in place: these can be large.
-  Tensor attn_weights = copied ? matmul(left, transpose(right, -2, -1))
-                               : matmul_transposed(left, right);  // the scores, (..., T, T)
-  // A reference kept before masked_fill_ sees the mask (the learner's mistake): shown after it.
-  if (trace && c.scores_kept_before_mask) trace("attn_scores", attn_weights);
-  const Tensor& hidden = c.triangle != Choices::Triangle::Future ? hidden_mask(T, c)
-                         : T == mask.size(0)                     ? mask
-                                                                 : triu_ones(T, 1);
-  // Mask before the softmax: -inf becomes exactly 0 after exp.
-  if (c.masked_fill_kept && !c.mask_after_softmax) masked_fill_(attn_weights, hidden, c.fill);
-  if (trace && !c.scores_kept_before_mask) trace("attn_scores", attn_weights);
-  if (trace) trace("attn_scores_masked", attn_weights);
-  // Divide by sqrt(d_k) so the softmax does not saturate as d_k grows.
-  const bool divide = c.divisor_power != 0.0 || c.divisor_factor != 1.0;
-  if (divide && !c.scale_after_softmax) div_scalar_(attn_weights, divisor_of(keys, c));
-  // As the first ch03.ipynb, --softmax-dim 1: over dim 1 of (b, T, T), the queries. In the
-  // 2-D code dim 1 was the last; with the batch in front it is not. Each column sums to 1.
-  if (softmax.dim == 1) {
-    attn_weights = softmax_dim1(attn_weights, softmax.torch_threads);
-  } else if (c.softmax_over_queries) {
-    attn_weights = softmax_over_queries(attn_weights);
-  } else if (T > 0) {
-    kernels::softmax_rows(attn_weights.data.data(), attn_weights.numel() / T, T);  // in place
-  }
-  // A learner's mistakes after the softmax.
-  if (divide && c.scale_after_softmax) div_scalar_(attn_weights, divisor_of(keys, c));
-  if (c.masked_fill_kept && c.mask_after_softmax) masked_fill_(attn_weights, hidden, c.fill);
-  return attn_weights;
-}
-
 // ---- SelfAttention_v1 / v2 ---------------------------------------------------------------
 
 SelfAttention_v1::SelfAttention_v1(TorchGenerator& gen, int64_t d_in, int64_t d_out, InitKind init,
                                    Choices c)
-    : W_query(init_parameter(gen, d_in, d_out, init)),
-      W_key(init_parameter(gen, d_in, d_out, init)),
-      W_value(init_parameter(gen, d_in, d_out, init)), choices(c) {}
+    : choices(c) {
+  // Drawn in the order they are declared (the chapter's: W_query, W_key, W_value).
+  auto drawn = declared_in_order<Tensor>(c, [&] { return init_parameter(gen, d_in, d_out, init); });
+  W_query = std::move(drawn[0]);
+  W_key = std::move(drawn[1]);
+  W_value = std::move(drawn[2]);
+}
 
 Tensor SelfAttention_v1::forward(const Tensor& x) const {
   const Tensor keys = matmul(x, key_weights(W_query, W_key, choices));        // (T, d_out)
@@ -194,13 +85,15 @@ Tensor SelfAttention_v1::forward(const Tensor& x) const {
   const Tensor values = matmul(x, W_value);    // (T, d_out)
   const Tensor attn_scores = attention_scores(queries, keys, choices);  // queries @ keys.T: (T, T)
   const Tensor attn_weights = scaled_softmax(attn_scores, keys, choices);
-  return matmul(attn_weights, values);         // (T, d_out)
+  return weighted_values(attn_weights, values, choices);  // attn_weights @ values: (T, d_out)
 }
 
 SelfAttention_v2::SelfAttention_v2(TorchGenerator& gen, int64_t d_in, int64_t d_out, bool qkv_bias,
                                    Choices c)
-    : W_query(gen, d_in, d_out, qkv_bias), W_key(gen, d_in, d_out, qkv_bias),
-      W_value(gen, d_in, d_out, qkv_bias), choices(c) {}
+    : SelfAttention_v2(declared_in_order<Linear>(c, [&] { return Linear(gen, d_in, d_out, qkv_bias); }), c) {}
+
+SelfAttention_v2::SelfAttention_v2(std::array<Linear, 3> qkv, Choices c)
+    : W_query(std::move(qkv[0])), W_key(std::move(qkv[1])), W_value(std::move(qkv[2])), choices(c) {}
 
 Tensor SelfAttention_v2::forward(const Tensor& x) const {
   const Tensor keys = key_weights(W_query, W_key, choices)(x);
@@ -208,7 +101,7 @@ Tensor SelfAttention_v2::forward(const Tensor& x) const {
   const Tensor values = W_value(x);
   const Tensor attn_scores = attention_scores(queries, keys, choices);  // queries @ keys.T
   const Tensor attn_weights = scaled_softmax(attn_scores, keys, choices);
-  return matmul(attn_weights, values);
+  return weighted_values(attn_weights, values, choices);
 }
 
 // ---- CausalAttention ---------------------------------------------------------------------
@@ -216,8 +109,12 @@ Tensor SelfAttention_v2::forward(const Tensor& x) const {
 CausalAttention::CausalAttention(TorchGenerator& gen, int64_t d_in, int64_t d_out,
                                  int64_t context_length, double p, bool qkv_bias,
                                  DropoutKernel kernel, CausalSoftmax softmax_, Choices c)
-    : W_query(gen, d_in, d_out, qkv_bias), W_key(gen, d_in, d_out, qkv_bias),
-      W_value(gen, d_in, d_out, qkv_bias), dropout{p, kernel},
+    : CausalAttention(declared_in_order<Linear>(c, [&] { return Linear(gen, d_in, d_out, qkv_bias); }),
+                      context_length, p, kernel, softmax_, c) {}
+
+CausalAttention::CausalAttention(std::array<Linear, 3> qkv, int64_t context_length, double p,
+                                 DropoutKernel kernel, CausalSoftmax softmax_, Choices c)
+    : W_query(std::move(qkv[0])), W_key(std::move(qkv[1])), W_value(std::move(qkv[2])), dropout{p, kernel},
       mask(triu_ones(context_length, 1)), softmax(softmax_), choices(c) {}
 
 Tensor CausalAttention::forward(TorchGenerator& gen, const Tensor& x) const {
@@ -236,9 +133,14 @@ Tensor CausalAttention::forward(TorchGenerator& gen, const Tensor& x) const {
                               context_vecs.data.data(), b, T, /*H=*/1, d_out);
     return context_vecs;  // (B, T, d_out)
   }
-  Tensor attn_weights = causal_attention_weights(queries, keys, mask, nullptr, softmax, choices);  // (B, T, T)
-  attn_weights = dropout(gen, attn_weights);
-  return matmul(attn_weights, values);  // (B, T, d_out)
+  // The chapter drops the weights; a learner may drop the scores (Choices::dropout_at).
+  const bool on_weights = choices.dropout_at != Choices::DropoutAt::ScoresBeforeMask &&
+                          choices.dropout_at != Choices::DropoutAt::ScoresAfterMask;
+  const DropoutFn drop = [&](const Tensor& t) { return dropout(gen, t); };
+  Tensor attn_weights = causal_attention_weights(queries, keys, mask, nullptr, softmax, choices,
+                                                 on_weights ? nullptr : drop);  // (B, T, T)
+  if (on_weights) attn_weights = dropout(gen, attn_weights);
+  return weighted_values(attn_weights, values, choices);  // attn_weights @ values: (B, T, d_out)
 }
 
 // ---- MultiHeadAttentionWrapper -----------------------------------------------------------
@@ -284,9 +186,14 @@ Tensor MultiHeadAttentionWrapper::forward(TorchGenerator& gen, const Tensor& x) 
 MultiHeadAttention::MultiHeadAttention(TorchGenerator& gen, int64_t d_in, int64_t d_out_,
                                        int64_t context_length, double p, int64_t num_heads_,
                                        bool qkv_bias, DropoutKernel kernel, Choices c)
-    : d_out(d_out_), num_heads(num_heads_), head_dim(d_out_ / num_heads_),
-      W_query(gen, d_in, d_out_, qkv_bias), W_key(gen, d_in, d_out_, qkv_bias),
-      W_value(gen, d_in, d_out_, qkv_bias), out_proj(gen, d_out_, d_out_, true),
+    : MultiHeadAttention(declared_in_order<Linear>(c, [&] { return Linear(gen, d_in, d_out_, qkv_bias); }), gen,
+                         d_out_, context_length, p, num_heads_, kernel, c) {}
+
+MultiHeadAttention::MultiHeadAttention(std::array<Linear, 3> qkv, TorchGenerator& gen, int64_t d_out_,
+                                       int64_t context_length, double p, int64_t num_heads_, DropoutKernel kernel,
+                                       Choices c)
+    : d_out(d_out_), num_heads(num_heads_), head_dim(d_out_ / num_heads_), W_query(std::move(qkv[0])),
+      W_key(std::move(qkv[1])), W_value(std::move(qkv[2])), out_proj(gen, d_out_, d_out_, true),
       dropout{p, kernel}, mask(triu_ones(context_length, 1)), choices(c) {
   if (d_out_ % num_heads_ != 0) throw std::invalid_argument("d_out must be divisible by num_heads");
 }
@@ -323,11 +230,15 @@ Tensor MultiHeadAttention::forward(TorchGenerator& gen, const Tensor& x, const T
   trace("queries_transposed", queries_t);
   trace("values_transposed", values_t);
   // Scores for every head at once, masked, then the scaled softmax: (b, H, T, T)
-  Tensor attn_weights = causal_attention_weights(queries_t, keys_t, mask, trace, {}, c);
-  if (dropout.p != 0.0) attn_weights = dropout(gen, attn_weights);  // p = 0: unchanged, no draw
+  // (A learner may drop the scores instead of the weights: Choices::dropout_at.)
+  const bool on_weights = c.dropout_at != Choices::DropoutAt::ScoresBeforeMask &&
+                          c.dropout_at != Choices::DropoutAt::ScoresAfterMask;
+  const DropoutFn drop = [&](const Tensor& t) { return dropout.p != 0.0 ? dropout(gen, t) : t; };
+  Tensor attn_weights = causal_attention_weights(queries_t, keys_t, mask, trace, {}, c, on_weights ? nullptr : drop);
+  if (on_weights && dropout.p != 0.0) attn_weights = dropout(gen, attn_weights);  // p = 0: unchanged, no draw
   trace("attn_weights", attn_weights);
   // (b, H, T, head_dim) -> (b, T, H, head_dim) -> (b, T, d_out)
-  Tensor context_vec = matmul(attn_weights, values_t);
+  Tensor context_vec = weighted_values(attn_weights, values_t, c);
   if (c.context_transposed) context_vec = transpose(context_vec, 1, 2);
   attn_weights = Tensor();  // done with the largest tensor
   trace("context_vec", context_vec);

@@ -3,6 +3,7 @@
 // (W_query, W_key, W_value, then out_proj). Forward passes run in training mode.
 #pragma once
 
+#include <array>
 #include <functional>
 #include <limits>
 #include <optional>
@@ -20,8 +21,15 @@ namespace attn {
 // one to recompute a learner's mistake with this very code. A module built with the
 // defaults runs exactly as it would without them (the fast kernels included).
 struct Choices {
+  // The order W_query (0), W_key (1) and W_value (2) are declared in __init__, which is the
+  // order they draw from the generator: {1, 0, 2} declares W_key first, so it gets the draws
+  // the chapter's W_query gets.
+  std::array<int, 3> declared = {0, 1, 2};
   bool query_key_swapped = false;  // queries = W_key(x) and keys = W_query(x)
   bool scores_transposed = false;  // attn_scores = keys @ queries.T, not queries @ keys.T
+  // attn_scores = queries.T @ keys: (d_k, d_k), not (T, T). Section 3.5.1's cells only: the
+  // mask cannot be applied to it, and the notebook stops there.
+  bool queries_transposed = false;
   // What the scores are divided by: factor * size ** power, the chapter's keys.shape[-1] ** 0.5.
   // A learner may divide by nothing (power 0), by d_k (power 1), by the number of tokens, by
   // MultiHeadAttention's d_out where head_dim belongs, ...; before the softmax or after it.
@@ -31,6 +39,9 @@ struct Choices {
   double divisor_factor = 1.0;
   bool scale_after_softmax = false;
   bool softmax_over_queries = false;  // torch.softmax(..., dim=-2): columns sum to 1, not rows
+  // torch.softmax(..., dim=0) of batched scores (over the batch), or dim=1 of MultiHeadAttention's
+  // four dimensions (over the heads); -1: the last, the chapter's. Counted from the front.
+  int64_t softmax_dim = -1;
   // The triangle hidden from each query: the future (triu, diagonal=1), the past
   // (tril/triu swapped: tril(diagonal=-1) hidden, triu kept), or the future and the diagonal.
   enum class Triangle { Future, Past, FutureAndDiagonal } triangle = Triangle::Future;
@@ -38,6 +49,12 @@ struct Choices {
   float fill = -std::numeric_limits<float>::infinity();  // masked_fill_'s value: -torch.inf
   bool mask_after_softmax = false;    // the mask filled into the weights, not the scores
   bool scores_kept_before_mask = true;  // MultiHeadAttention: attn_scores kept before masked_fill_
+  // Where dropout is applied: to the attention weights (the chapter), to the scores before
+  // or after the mask (then softmaxed), or, in section 3.5.2's cells, to the unmasked weights
+  // (then not masked at all, or masked with mask_simple and renormalised). The same draws.
+  enum class DropoutAt { Weights, ScoresBeforeMask, ScoresAfterMask, UnmaskedWeights, BeforeRenormalising };
+  DropoutAt dropout_at = DropoutAt::Weights;
+  bool context_weights_transposed = false;  // attn_weights.T @ values, not attn_weights @ values
   // MultiHeadAttention's reshapes.
   bool heads_by_transpose = true;   // view(b, T, H, head_dim).transpose(1, 2), not view(b, H, T, head_dim)
   bool context_transposed = true;   // (attn_weights @ values).transpose(1, 2) before merging
@@ -58,6 +75,18 @@ const W& key_weights(const W& W_query, const W& W_key, const Choices& c) {
   return c.query_key_swapped ? W_query : W_key;
 }
 
+// Three layers (or matrices) drawn by `draw` in the order the choices declare them,
+// returned as (query, key, value).
+template <typename T, typename Draw>
+std::array<T, 3> declared_in_order(const Choices& c, Draw draw) {
+  std::array<std::optional<T>, 3> made;
+  for (const int which : c.declared) made.at(static_cast<size_t>(which)).emplace(draw());
+  return {std::move(*made[0]), std::move(*made[1]), std::move(*made[2])};
+}
+
+// A dropout the attention core applies where the choices put it (Choices::dropout_at).
+using DropoutFn = std::function<Tensor(const Tensor&)>;
+
 // The chapter's steps of attention, each with its choices.
 // attn_scores = queries @ keys.T: (..., T, T).
 Tensor attention_scores(const Tensor& queries, const Tensor& keys, const Choices& c = {});
@@ -68,6 +97,8 @@ Tensor scaled(const Tensor& attn_scores, const Tensor& keys, const Choices& c = 
 double divisor_of(const Tensor& keys, const Choices& c);
 // torch.softmax(x, dim=-1).
 Tensor attention_softmax(const Tensor& x, const Choices& c = {});
+// attn_weights @ values (or attn_weights.T @ values, a learner's).
+Tensor weighted_values(const Tensor& attn_weights, const Tensor& values, const Choices& c = {});
 // torch.softmax(attn_scores / keys.shape[-1] ** 0.5, dim=-1).
 Tensor scaled_softmax(const Tensor& attn_scores, const Tensor& keys, const Choices& c = {});
 // Section 3.5.1's mask_simple, the weights kept: torch.tril(torch.ones(T, T)).
@@ -120,6 +151,7 @@ struct SelfAttention_v2 {
   Linear W_query, W_key, W_value;
   Choices choices;
   SelfAttention_v2(TorchGenerator& gen, int64_t d_in, int64_t d_out, bool qkv_bias, Choices c = {});
+  SelfAttention_v2(std::array<Linear, 3> qkv, Choices c);  // W_query, W_key, W_value as drawn
   Tensor forward(const Tensor& x) const;  // (T, d_in) -> (T, d_out)
 };
 
@@ -134,6 +166,10 @@ struct CausalAttention {
                   double dropout, bool qkv_bias, DropoutKernel kernel, CausalSoftmax softmax = {},
                   Choices c = {});
   Tensor forward(TorchGenerator& gen, const Tensor& x) const;  // (B, T, d_in) -> (B, T, d_out)
+
+ private:
+  CausalAttention(std::array<Linear, 3> qkv, int64_t context_length, double dropout, DropoutKernel kernel,
+                  CausalSoftmax softmax, Choices c);
 };
 
 // Section 3.6.1: one CausalAttention per head, outputs concatenated.
@@ -170,6 +206,9 @@ struct MultiHeadAttention {
   MultiHeadAttention(TorchGenerator& gen, int64_t d_in, int64_t d_out, int64_t context_length,
                      double dropout, int64_t num_heads, bool qkv_bias, DropoutKernel kernel,
                      Choices c = {});
+  // W_query, W_key and W_value as drawn; out_proj is drawn after them.
+  MultiHeadAttention(std::array<Linear, 3> qkv, TorchGenerator& gen, int64_t d_out, int64_t context_length,
+                     double dropout, int64_t num_heads, DropoutKernel kernel, Choices c);
 
   // Every intermediate of forward(), for the walk to show.
   struct Trace {
@@ -199,9 +238,11 @@ struct MultiHeadAttention {
 // Returns the attention weights before dropout. keys/queries are (..., T, d_k). `trace`, if
 // given, sees "attn_scores" and "attn_scores_masked" on the way.
 // `softmax` dim 1 (3-D scores only) normalises over the queries instead (config.h).
+// `dropout`, if given, is applied where c.dropout_at puts it on the scores (else the caller
+// drops the weights, as the chapter does).
 Tensor causal_attention_weights(const Tensor& queries, const Tensor& keys, const Tensor& mask,
                                 const Tracer& trace = nullptr, CausalSoftmax softmax = {},
-                                const Choices& c = {});
+                                const Choices& c = {}, const DropoutFn& dropout = nullptr);
 
 }  // namespace attn
 

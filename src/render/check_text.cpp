@@ -95,7 +95,10 @@ std::string mistake_message(const CheckReport& r, size_t i, Lang lang) {
                                              {"seed2", std::to_string(r.config.seed2)}};
   if (i < r.evidence.size())
     for (const auto& [k, v] : r.evidence[i]) vars[k] = v;
-  // Evidence in words ("what": the key of a size's name, "check.size.tokens"), in this language.
+  // Evidence in words (the key of its text, "check.over.batch"), in this language.
+  for (auto& [k, v] : vars)
+    if (k != "what" && v.rfind("check.", 0) == 0) v = fill_placeholders(ui_text(lang, v), vars);
+  // "what": the key of a size's name, "check.size.tokens", in brackets after the value.
   if (const auto it = vars.find("what"); it != vars.end())
     it->second = it->second.empty() ? ""
                                     : fill_placeholders(ui_text(lang, "check.aside"),

@@ -37,7 +37,7 @@ Walk run_causal_with(const Config& cfg, const CellChoices& c) {
 
   // The weights of SelfAttention_v2 from section 3.4.2 (seed2).
   TorchGenerator gen(cfg.seed2);
-  const SelfAttention_v2 sa_v2(gen, cfg.d_in(), cfg.d_out, cfg.qkv_bias);
+  const SelfAttention_v2 sa_v2(gen, cfg.d_in(), cfg.d_out, cfg.qkv_bias, c);
 
   const Tensor& queries =
       walk.add("queries", query_weights(sa_v2.W_query, sa_v2.W_key, c)(inputs), {linear_grad});
@@ -50,6 +50,8 @@ Walk run_causal_with(const Config& cfg, const CellChoices& c) {
   const Tensor& attn_weights = walk.add("attn_weights", scaled_softmax(attn_scores, keys, c),
                                         {"grad_fn=<SoftmaxBackward0>"});
   add_check(walk, "softmax_rows_sum_to_1", rows_sum_to_one(attn_weights));
+  // A learner's queries.T @ keys is (d_k, d_k): no (T, T) mask multiplies it, and the notebook stops.
+  if (attn_weights.shape != Shape{T, T}) return walk;
 
   // Method 1: zero the weights above the diagonal, then renormalise each row.
   const Tensor& mask_simple = walk.add("mask_simple", kept_mask(T, c));

@@ -12,6 +12,11 @@ namespace attn {
 // section 3.5.1 computes it with the choices `c`.
 Tensor causal_attn_weights(const Config& cfg, const Choices& c = {});
 
+// dropout(attn_weights) of section 3.5.2 where a learner placed it (Choices::dropout_at): on
+// the scores before or after the mask, on the unmasked weights (then not masked, or masked
+// with mask_simple and renormalised). `dropout` draws the mask, as the chapter's would.
+Tensor causal_attn_weights_dropped(const Config& cfg, const Choices& c, const DropoutFn& dropout);
+
 // The generator as section 3.5.3 leaves it: torch.manual_seed(seed1), then CausalAttention
 // built and run on the batch. A module built after it without a seed of its own draws on.
 void continue_after_causal_attention(TorchGenerator& gen, const Config& cfg);

@@ -73,7 +73,11 @@ Walk run_dropout_with(const Config& cfg, const CellChoices& c) {
   if (cfg.dropout < 1.0)
     add_check(walk, "dropout_kept_scaled", zero_or_value(ones, static_cast<float>(1.0 / (1.0 - cfg.dropout))));
   reseed(gen, cfg.seed1, "dropout_attn_weights", c);
-  const Tensor& dropped = walk.add("dropout_attn_weights", dropout(gen, attn_weights),
+  // (A learner may drop the scores, or the unmasked weights: Choices::dropout_at.)
+  const Tensor& dropped = walk.add("dropout_attn_weights",
+                                   c.dropout_at == Choices::DropoutAt::Weights
+                                       ? dropout(gen, attn_weights)
+                                       : causal_attn_weights_dropped(cfg, c, [&](const Tensor& t) { return dropout(gen, t); }),
                                    {dropout_grad_fn(cfg.dropout, "grad_fn=<SoftmaxBackward0>")});
   const Tensor& row_sums =
       walk.add("dropout_attn_weights_row_sums", sum_lastdim(dropped, false), {"grad_fn=<SumBackward1>"});

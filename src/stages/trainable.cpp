@@ -24,12 +24,13 @@ Walk run_trainable_with(const Config& cfg, const CellChoices& c) {
 
   const Tensor& x_2 = walk.add("x_2", inputs[q]);
 
-  // 3.4.1: three weight matrices, drawn in this order after torch.manual_seed(seed1).
+  // 3.4.1: three weight matrices, drawn in this order after torch.manual_seed(seed1) (or in
+  // the order a learner declares them).
   gen.manual_seed(cfg.seed1);
-  const Tensor& W_query = walk.add_parameter("W_query", init_parameter(gen, d_in, d_out, cfg.init),
-                                             /*requires_grad=*/false);
-  const Tensor& W_key = walk.add_parameter("W_key", init_parameter(gen, d_in, d_out, cfg.init), false);
-  const Tensor& W_value = walk.add_parameter("W_value", init_parameter(gen, d_in, d_out, cfg.init), false);
+  auto drawn = declared_in_order<Tensor>(c, [&] { return init_parameter(gen, d_in, d_out, cfg.init); });
+  const Tensor& W_query = walk.add_parameter("W_query", std::move(drawn[0]), /*requires_grad=*/false);
+  const Tensor& W_key = walk.add_parameter("W_key", std::move(drawn[1]), false);
+  const Tensor& W_value = walk.add_parameter("W_value", std::move(drawn[2]), false);
 
   const Tensor& query_2 = walk.add("query_2", matmul(x_2, query_weights(W_query, W_key, c)));  // (d_out,)
   walk.add("key_2", matmul(x_2, key_weights(W_query, W_key, c)));

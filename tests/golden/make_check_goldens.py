@@ -48,6 +48,10 @@ def scaled_softmax(attn_scores, d_k, m, dim=-1, num_tokens=None, d_out=None):
         return torch.softmax(attn_scores / d_k, dim=dim)
     if m == "softmax_wrong_dim":
         return torch.softmax(attn_scores / d_k ** 0.5, dim=-2)
+    if m == "softmax_dim0":  # dim=0 of the batched scores: over the batch
+        return torch.softmax(attn_scores / d_k ** 0.5, dim=0)
+    if m == "softmax_dim1_heads" and attn_scores.dim() == 4:  # MultiHeadAttention's dim=1: the heads
+        return torch.softmax(attn_scores / d_k ** 0.5, dim=1)
     if m == "wrong_divisor_tokens":  # keys.shape[0] for keys.shape[-1]
         return torch.softmax(attn_scores / num_tokens ** 0.5, dim=dim)
     if m == "wrong_divisor_d_out":  # MultiHeadAttention's self.d_out for self.head_dim
@@ -62,6 +66,20 @@ def scaled_softmax(attn_scores, d_k, m, dim=-1, num_tokens=None, d_out=None):
 def masked_after_softmax(attn_weights, mask, m):
     """The mask filled into the weights after the softmax (mask_after_softmax)."""
     return attn_weights.masked_fill(mask, 0) if m == "mask_after_softmax" else attn_weights
+
+
+def declare_layers(module, m, d_in, d_out, qkv_bias):
+    """__init__'s three nn.Linear layers, declared in the learner's order (each draws in turn)."""
+    order = {"layers_declared_kqv": ("W_key", "W_query", "W_value"),
+             "layers_declared_vqk": ("W_value", "W_query", "W_key")}.get(m, ("W_query", "W_key", "W_value"))
+    for name in order:
+        setattr(module, name, nn.Linear(d_in, d_out, bias=qkv_bias))
+
+
+class LearnerSelfAttention_v2(torch_walk.SelfAttention_v2):
+    def __init__(self, m, d_in, d_out, qkv_bias=False):
+        nn.Module.__init__(self)
+        declare_layers(self, m, d_in, d_out, qkv_bias)
 
 
 def qk(module, x, m):
@@ -88,11 +106,14 @@ def masked_scores(attn_scores, mask, m):
 
 
 class LearnerCausalAttention(torch_walk.CausalAttention):
-    def __init__(self, m, *args):
-        super().__init__(*args)
+    def __init__(self, m, d_in, d_out, context_length, dropout, qkv_bias=False):
+        nn.Module.__init__(self)  # the chapter's __init__, typed by the learner
         self.m = m
-        T = self.mask.shape[0]
-        self.mask = future_mask(T, m)
+        self.d_out = d_out
+        self.softmax_dim = -1
+        declare_layers(self, m, d_in, d_out, qkv_bias)
+        self.dropout = nn.Dropout(dropout)
+        self.register_buffer("mask", future_mask(context_length, m))
 
     def forward(self, x):
         b, num_tokens, d_in = x.shape
@@ -101,9 +122,14 @@ class LearnerCausalAttention(torch_walk.CausalAttention):
         attn_scores = queries @ keys.transpose(1, 2)
         mask = self.mask.bool()[:num_tokens, :num_tokens]
         attn_scores = masked_scores(attn_scores, mask, self.m)
+        if self.m == "dropout_on_scores":  # dropout on the masked scores, not on the weights
+            attn_scores = self.dropout(attn_scores)
         attn_weights = scaled_softmax(attn_scores, keys.shape[-1], self.m, num_tokens=keys.shape[1],
                                       d_out=keys.shape[-1])
-        attn_weights = self.dropout(masked_after_softmax(attn_weights, mask, self.m))
+        if self.m != "dropout_on_scores":
+            attn_weights = self.dropout(masked_after_softmax(attn_weights, mask, self.m))
+        if self.m == "attn_weights_transposed":
+            return attn_weights.transpose(1, 2) @ values
         return attn_weights @ values
 
 
@@ -120,10 +146,16 @@ class LearnerWrapper(nn.Module):
 
 
 class LearnerMHA(torch_walk.MultiHeadAttention):
-    def __init__(self, m, *args):
-        super().__init__(*args)
+    def __init__(self, m, d_in, d_out, context_length, dropout, num_heads, qkv_bias=False):
+        nn.Module.__init__(self)  # the chapter's __init__, typed by the learner
         self.m = m
-        self.mask = future_mask(self.mask.shape[0], m)
+        self.d_out = d_out
+        self.num_heads = num_heads
+        self.head_dim = d_out // num_heads
+        declare_layers(self, m, d_in, d_out, qkv_bias)
+        self.out_proj = nn.Linear(d_out, d_out)
+        self.dropout = nn.Dropout(dropout)
+        self.register_buffer("mask", future_mask(context_length, m))
 
     def forward(self, x, rec):
         m = self.m
@@ -150,9 +182,16 @@ class LearnerMHA(torch_walk.MultiHeadAttention):
                           masked_scores(attn_scores, self.mask.bool()[:num_tokens, :num_tokens], m))
         if m == "attn_scores_changed_in_place":
             rec("attn_scores", kept)  # dumped later: masked_fill_ has changed it
-        attn_weights = rec("attn_weights", self.dropout(scaled_softmax(attn_scores, keys.shape[-1], m,
-                                                                       num_tokens=num_tokens, d_out=self.d_out)))
-        context_vec = attn_weights @ values
+        if m == "dropout_on_scores":  # dropout on the masked scores, then the softmax
+            attn_scores = self.dropout(attn_scores)
+        attn_weights = scaled_softmax(attn_scores, keys.shape[-1], m, num_tokens=num_tokens, d_out=self.d_out)
+        if m != "dropout_on_scores":
+            attn_weights = self.dropout(attn_weights)
+        rec("attn_weights", attn_weights)
+        if m == "attn_weights_transposed":
+            context_vec = attn_weights.transpose(2, 3) @ values
+        else:
+            context_vec = attn_weights @ values
         if m != "context_not_transposed":
             context_vec = context_vec.transpose(1, 2)
         rec("context_vec", context_vec)
@@ -228,12 +267,14 @@ def learner_causal(c, m, rec):
     if m == "bias_left_on":  # nn.Linear(d_in, d_out): bias=True by default
         sa_v2 = torch_walk.SelfAttention_v2(inputs.shape[1], c.d_out, True)
     else:
-        sa_v2 = torch_walk.SelfAttention_v2(inputs.shape[1], c.d_out, c.qkv_bias)
+        sa_v2 = LearnerSelfAttention_v2(m, inputs.shape[1], c.d_out, c.qkv_bias)
     queries, keys = qk(sa_v2, inputs, m)
     rec("queries", queries); rec("keys", keys)
-    attn_scores = rec("attn_scores", queries @ keys.T)
+    attn_scores = rec("attn_scores", queries.T @ keys if m == "queries_transposed_in_scores" else queries @ keys.T)
     attn_weights = rec("attn_weights", scaled_softmax(attn_scores, keys.shape[-1], m, num_tokens=keys.shape[0]))
-    T = attn_scores.shape[0]
+    T = inputs.shape[0]
+    if attn_weights.shape != (T, T):
+        return rec  # attn_weights * mask_simple stops the notebook: (d_k, d_k) against (T, T)
     if m == "mask_wrong_triangle":
         mask_simple = torch.triu(torch.ones(T, T))
     elif m == "mask_wrong_triangle_diagonal":
@@ -291,7 +332,16 @@ def learner_dropout(c, m, rec):
     rec("dropout_ones", fix(dropout(torch.ones(T, T))))
     if m != "seed_not_reset_dropout":
         torch.manual_seed(c.seed1)
-    dropped = rec("dropout_attn_weights", fix(dropout(attn_weights)))
+    if m == "dropout_on_scores":  # on the masked scores, then the softmax (a dropped -inf is nan)
+        dropped = torch.softmax(dropout(weights["masked"]) / weights["keys"].shape[-1] ** 0.5, dim=-1)
+    elif m == "dropout_on_unmasked_weights":  # 3.5.1's attn_weights, before any mask
+        dropped = dropout(weights["attn_weights"])
+    elif m == "dropout_before_renormalising":  # then mask_simple and the row sums, as 3.5.1
+        dropped = dropout(weights["attn_weights"]) * weights["mask_simple"]
+        dropped = dropped / dropped.sum(dim=-1, keepdim=True)
+    else:
+        dropped = fix(dropout(attn_weights))
+    dropped = rec("dropout_attn_weights", dropped)
     rec("dropout_attn_weights_row_sums", dropped.sum(dim=-1))
     batch = rec("batch", torch.stack((inputs,) * c.batch, dim=0))
     torch.manual_seed(c.seed1)
@@ -380,6 +430,21 @@ MISTAKES = [
     ("cat_wrong_dim_tokens", "multi-head", "cat_wrong_dim"),
     ("wrong_seed", "causal", "wrong_seed"),
     ("bias_left_on", "causal", "bias_left_on"),
+    # Issue 33's second round: layers declared in another order (W_key first gives the numbers
+    # of queries = W_key(x): both are named), other transposed operands, softmax over a
+    # leading dimension, dropout in the wrong place.
+    ("layers_declared_kqv", "causal", "layers_declared_out_of_order"),
+    ("layers_declared_vqk", "multi-head", "layers_declared_out_of_order"),
+    ("queries_transposed_in_scores", "causal", "queries_transposed_in_scores"),
+    ("attn_weights_transposed", "multi-head", "attn_weights_transposed"),
+    ("attn_weights_transposed", "dropout", "attn_weights_transposed"),
+    ("softmax_dim0", "multi-head", "softmax_wrong_dim"),
+    ("softmax_dim0", "dropout", "softmax_wrong_dim"),
+    ("softmax_dim1_heads", "multi-head", "softmax_wrong_dim"),
+    ("dropout_on_scores", "dropout", "dropout_misplaced"),
+    ("dropout_on_scores", "multi-head", "dropout_misplaced"),
+    ("dropout_on_unmasked_weights", "dropout", "dropout_misplaced"),
+    ("dropout_before_renormalising", "dropout", "dropout_misplaced"),
 ]
 
 
