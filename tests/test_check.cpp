@@ -1,9 +1,11 @@
 // attn-walk check: learners' dumps made by real PyTorch (tests/golden/check/, written by
 // tests/golden/make_check_goldens.py through tools/attn_walk_dump.py), graded and diagnosed;
 // the learner's code with no slips equals the walk; bad dumps; both renderers.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 
@@ -412,6 +414,36 @@ TEST(CheckDiagnoses, TransposesSoftmaxDimsAndDropoutPlaces) {
   EXPECT_EQ(evidence_of(unmasked.report, "dropout_misplaced")["where"], "check.dropout_at.unmasked_weights")
       << unmasked.text;
   EXPECT_NE(render_check_text(unmasked.report, Lang::Zh).find("用在未遮盖的权重上"), std::string::npos);
+}
+
+// One value of the inputs typed wrong, and the inputs not dumped: the value is read back
+// from the learner's queries and keys (each row of inputs solved from them) and named, and
+// the recomputation from it reproduces every tensor they gave. The batch of section 3.5.3
+// shows it directly.
+TEST(CheckDiagnoses, InputsInferredFromQueriesAndKeys) {
+  const Config book = test::book_config();
+  const Diagnosed causal = check_golden("book/causal_input_typed_wrong.json");
+  auto e = evidence_of(causal.report, "input_inferred");
+  EXPECT_EQ(e["row"], "3") << causal.text;  // make_check_goldens.py types inputs[T // 2, 1] + 0.02
+  EXPECT_EQ(e["column"], "1");
+  EXPECT_EQ(e["count"], "1");
+  EXPECT_EQ(e["from"], "queries, keys");
+  EXPECT_EQ(e["expected"], fmt::format("{}", book.inputs(3, 1)));
+  EXPECT_EQ(e["got"], fmt::format("{}", static_cast<float>(std::round((book.inputs(3, 1) + 0.02) * 100) / 100)));
+  EXPECT_EQ(e["diff"], "0.02");
+  EXPECT_NE(causal.text.find("read back from your queries, keys"), std::string::npos) << causal.text;
+  EXPECT_NE(render_check_text(causal.report, Lang::Zh).find("反推"), std::string::npos);
+
+  const Diagnosed trainable = check_golden("book/trainable_input_typed_wrong.json");
+  EXPECT_EQ(evidence_of(trainable.report, "input_inferred")["from"], "keys, values") << trainable.text;
+
+  const auto manifest = load_json(kCheckDir + "cases.json");
+  const Config d6 = config_from_golden(manifest[2]);
+  const Diagnosed batch = check_golden("d6_t7_dout6_h3_randn/multi-head_input_typed_wrong.json", d6);
+  e = evidence_of(batch.report, "input_typed_wrong");
+  EXPECT_EQ(batch.report.results[*batch.report.first].name, "batch");
+  EXPECT_EQ(e["row"], "3") << batch.text;
+  EXPECT_EQ(e["column"], "1");
 }
 
 // A diagnosis the learner's other tensors contradict is not named: the same learner, but

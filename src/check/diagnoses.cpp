@@ -336,6 +336,7 @@ const std::vector<Mistake>& known_mistakes() {
   static const std::vector<Mistake> mistakes = {
       {"picked_wrong_row", picked_wrong_row},
       {"input_typed_wrong", input_typed_wrong},
+      {"input_inferred", input_inferred},
       {"query_key_swapped", query_key_swapped},
       {"scale_missing", scale_missing},
       {"scale_by_d_k", scale_by_d_k},

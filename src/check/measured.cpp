@@ -5,6 +5,9 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <utility>
+
+#include "check/learner.h"
 
 namespace attn {
 
@@ -175,28 +178,179 @@ std::vector<Variant> picked_wrong_row(const DiagnosisInput& in) {
 
 std::vector<Variant> input_typed_wrong(const DiagnosisInput& in) {
   const Tensor& inputs = in.cfg.inputs;
-  if (in.step != "inputs" || in.got.shape != inputs.shape || inputs.dim() != 2) return {};
+  if (inputs.dim() != 2) return {};
+  // The inputs themselves, or section 3.5.3's batch of their copies (its first copy).
+  const bool batch = in.step == "batch" && in.got.dim() == 3 && in.got.size(0) > 0;
+  if (in.step != "inputs" && !batch) return {};
+  const Tensor mine = batch ? in.got[0] : in.got;
+  if (mine.shape != inputs.shape) return {};
   // The value farthest off, and how many are not close.
   const int64_t d = inputs.size(1);
   int64_t worst = -1, count = 0;
   for (int64_t k = 0; k < inputs.numel(); ++k) {
-    const double diff = std::fabs(static_cast<double>(in.got.data[k]) - inputs.data[k]);
-    if (compare(Tensor({}, {in.got.data[k]}), Tensor({}, {inputs.data[k]}), in.tol).grade != Grade::Differs) continue;
+    const double diff = std::fabs(static_cast<double>(mine.data[k]) - inputs.data[k]);
+    if (compare(Tensor({}, {mine.data[k]}), Tensor({}, {inputs.data[k]}), in.tol).grade != Grade::Differs) continue;
     ++count;
-    if (worst < 0 || diff > std::fabs(static_cast<double>(in.got.data[worst]) - inputs.data[worst])) worst = k;
+    if (worst < 0 || diff > std::fabs(static_cast<double>(mine.data[worst]) - inputs.data[worst])) worst = k;
   }
   if (worst < 0) return {};
   Variant v{CellChoices{}, in.cfg, {}};
-  v.config.inputs = in.got;  // the rest of the stage, computed from the learner's inputs
+  v.config.inputs = mine;  // the rest of the stage, computed from the learner's inputs
   const int64_t row = worst / d, col = worst % d;
   v.vars = {{"count", std::to_string(count)},
             {"row", std::to_string(row)},
             {"x", std::to_string(row + 1)},
             {"token", static_cast<size_t>(row) < in.cfg.tokens.size() ? in.cfg.tokens[row] : ""},
             {"column", std::to_string(col)},
-            {"got", fmt::format("{}", in.got.data[worst])},
+            {"got", fmt::format("{}", mine.data[worst])},
             {"expected", fmt::format("{}", inputs.data[worst])},
-            {"diff", fmt::format("{:.3g}", std::fabs(static_cast<double>(in.got.data[worst]) - inputs.data[worst]))}};
+            {"diff", fmt::format("{:.3g}", std::fabs(static_cast<double>(mine.data[worst]) - inputs.data[worst]))}};
+  return {v};
+}
+
+// ---- the inputs, inferred from the learner's queries, keys and values --------------------
+
+namespace {
+
+// The steps whose row t is an affine function of inputs[t] alone (x @ W.T + b), per stage.
+std::vector<std::string> row_steps(const std::string& stage) {
+  if (stage == "causal") return {"queries", "keys"};
+  if (stage == "trainable") return {"keys", "values"};
+  if (stage == "multi-head") return {"keys", "queries", "values"};
+  return {};
+}
+
+// Row 0 of a step's tensor (its first batch entry), as doubles.
+std::vector<double> first_row(const Tensor& t) {
+  const int64_t n = t.size(-1);
+  return std::vector<double>(t.data.begin(), t.data.begin() + n);
+}
+
+// Solve the normal equations (A^T A) x = A^T y by Gaussian elimination with partial
+// pivoting; false if A^T A is (nearly) singular.
+bool least_squares(const std::vector<std::vector<double>>& A, const std::vector<double>& y, std::vector<double>& x) {
+  const size_t n = A.empty() ? 0 : A[0].size();
+  std::vector<std::vector<double>> M(n, std::vector<double>(n + 1, 0.0));
+  for (size_t r = 0; r < A.size(); ++r)
+    for (size_t i = 0; i < n; ++i) {
+      for (size_t j = 0; j < n; ++j) M[i][j] += A[r][i] * A[r][j];
+      M[i][n] += A[r][i] * y[r];
+    }
+  double scale = 0.0;
+  for (size_t i = 0; i < n; ++i) scale = std::max(scale, std::fabs(M[i][i]));
+  for (size_t c = 0; c < n; ++c) {
+    size_t p = c;
+    for (size_t r = c + 1; r < n; ++r)
+      if (std::fabs(M[r][c]) > std::fabs(M[p][c])) p = r;
+    if (!(std::fabs(M[p][c]) > 1e-9 * scale)) return false;
+    std::swap(M[p], M[c]);
+    for (size_t r = 0; r < n; ++r) {
+      if (r == c) continue;
+      const double f = M[r][c] / M[c][c];
+      for (size_t j = c; j <= n; ++j) M[r][j] -= f * M[c][j];
+    }
+  }
+  x.assign(n, 0.0);
+  for (size_t i = 0; i < n; ++i) x[i] = M[i][n] / M[i][i];
+  return true;
+}
+
+// The value a learner typed, if `v` is it to a few decimals (0.57 for 0.5700001); else `v`.
+float as_typed(double v) {
+  for (int decimals = 1; decimals <= 6; ++decimals) {
+    const double p = std::pow(10.0, decimals), r = std::round(v * p) / p;
+    if (std::fabs(r - v) <= 2e-5 * std::max(1.0, std::fabs(v))) return static_cast<float>(r);
+  }
+  return static_cast<float>(v);
+}
+
+}  // namespace
+
+std::vector<Variant> input_inferred(const DiagnosisInput& in) {
+  const Tensor& inputs = in.cfg.inputs;
+  if (inputs.dim() != 2) return {};
+  const int64_t T = inputs.size(0), d_in = inputs.size(1);
+  // The learner's row steps, and how many equations they give each row.
+  std::vector<std::pair<std::string, const Tensor*>> mine;
+  int64_t equations = 0;
+  for (const auto& name : row_steps(in.stage))
+    for (const auto& [given, tensor] : in.given)
+      if (given == name && tensor.dim() >= 2 && tensor.size(-2) == T) {
+        mine.emplace_back(name, &tensor);
+        equations += tensor.size(-1);
+      }
+  // More equations than unknowns, or any queries would be explained by some input; a small
+  // d_in, as each unknown costs a run of the stage.
+  if (mine.empty() || equations <= d_in || d_in > 64) return {};
+  // The stage's own computation, probed: with every input row e_j, row 0 of a step is its
+  // bias plus the j-th row of its matrix.
+  Config probe = in.cfg;
+  probe.inputs = Tensor::zeros({T, d_in});
+  std::map<std::string, std::vector<double>> bias;
+  std::map<std::string, std::vector<std::vector<double>>> rows;  // [j] -> row of the matrix
+  for (int64_t j = -1; j < d_in; ++j) {
+    for (int64_t t = 0; j >= 0 && t < T; ++t)
+      for (int64_t k = 0; k < d_in; ++k) probe.inputs(t, k) = k == j ? 1.0f : 0.0f;
+    const LearnerSteps steps = learner_stage(in.stage, probe, Slips{});
+    for (const auto& [name, tensor] : mine) {
+      const auto it = steps.find(name);
+      if (it == steps.end() || it->second.size(-1) != tensor->size(-1)) return {};
+      std::vector<double> r = first_row(it->second);
+      if (j < 0) {
+        bias[name] = r;
+        continue;
+      }
+      for (size_t k = 0; k < r.size(); ++k) r[k] -= bias[name][k];
+      rows[name].push_back(r);
+    }
+  }
+  // Each row of the inputs, solved from the learner's tensors (the first batch entry).
+  Tensor inferred = inputs;
+  int64_t count = 0, worst = -1;
+  double worst_diff = 0.0;
+  for (int64_t t = 0; t < T; ++t) {
+    std::vector<std::vector<double>> A;
+    std::vector<double> y, x;
+    for (const auto& [name, tensor] : mine) {
+      const int64_t n = tensor->size(-1);
+      for (int64_t k = 0; k < n; ++k) {
+        std::vector<double> a(static_cast<size_t>(d_in));
+        for (int64_t j = 0; j < d_in; ++j) a[j] = rows[name][j][k];
+        A.push_back(a);
+        y.push_back(tensor->data[t * n + k] - bias[name][k]);
+      }
+    }
+    if (!least_squares(A, y, x)) return {};
+    for (int64_t j = 0; j < d_in; ++j) {
+      const double was = inputs(t, j), diff = std::fabs(x[j] - was);
+      if (!(diff <= 1e-4 * std::max(1.0, std::fabs(was)))) {
+        inferred(t, j) = as_typed(x[j]);
+        ++count;
+        if (diff > worst_diff || !std::isfinite(diff)) worst_diff = diff, worst = t * d_in + j;
+      }
+    }
+  }
+  if (count == 0 || worst < 0) return {};
+  Variant v{CellChoices{}, in.cfg, {}};
+  v.config.inputs = inferred;
+  const int64_t row = worst / d_in, col = worst % d_in;
+  // A row that is another row of the inputs: that row picked (or pasted) twice.
+  std::string same_row;
+  for (int64_t r = 0; r < T; ++r)
+    if (r != row && compare(inferred[row], inputs[r], in.tol).grade != Grade::Differs) same_row = std::to_string(r);
+  std::string from;
+  for (const auto& [name, tensor] : mine) from += (from.empty() ? "" : ", ") + name;
+  v.vars = {{"count", std::to_string(count)},
+            {"from", from},
+            {"row", std::to_string(row)},
+            {"x", std::to_string(row + 1)},
+            {"token", static_cast<size_t>(row) < in.cfg.tokens.size() ? in.cfg.tokens[row] : ""},
+            {"column", std::to_string(col)},
+            {"got", fmt::format("{}", inferred(row, col))},
+            {"expected", fmt::format("{}", inputs(row, col))},
+            {"diff", fmt::format("{:.3g}", std::fabs(static_cast<double>(inferred(row, col)) - inputs(row, col)))},
+            {"same_row", same_row.empty() ? "" : "check.same_row"},
+            {"other_row", same_row}};
   return {v};
 }
 

@@ -14,5 +14,9 @@ std::vector<Variant> wrong_divisor(const DiagnosisInput& in);         // attn_sc
 std::vector<Variant> scaled_after_softmax(const DiagnosisInput& in);  // torch.softmax(s) / d_k ** 0.5
 std::vector<Variant> picked_wrong_row(const DiagnosisInput& in);      // query = inputs[2] for x(2)
 std::vector<Variant> input_typed_wrong(const DiagnosisInput& in);     // a value of inputs mistyped
+// A value of inputs mistyped, read back from the learner's queries, keys and values when
+// the inputs themselves are not given: each row solved (least squares) from the stage's
+// own matrices, which are probed by running the stage on unit inputs.
+std::vector<Variant> input_inferred(const DiagnosisInput& in);
 
 }  // namespace attn

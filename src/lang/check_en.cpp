@@ -43,6 +43,7 @@ LangTable check_en() {
       {"check.dropout_at.scores_after_mask", "on the masked scores (a -inf dropped is -inf * 0 = nan; then the softmax)"},
       {"check.dropout_at.unmasked_weights", "on the unmasked weights, with no mask after it"},
       {"check.dropout_at.before_renormalising", "on the unmasked weights, then masked with mask_simple and renormalised (which undoes its scale)"},
+      {"check.same_row", "; that row is now inputs[{other_row}]: the same row twice"},
       {"check.aside", " ({text})"},  // words in brackets after a value
       {"check.size.tokens", "{size} is the number of tokens"},
       {"check.size.d_in", "the width of each input, d_in"},
@@ -124,6 +125,8 @@ LangTable check_en() {
        "your {step} equals what attn_weights.T @ values would give (differing most at token {x}): each context vector must mix the values by its own row of weights, attn_weights @ values, not by a column."},
       {"check.mistake.dropout_misplaced",
        "your {step} equals what dropout {where} would give, with the chapter's random draws ({nans} nan values; rows off 1 by at most {row_sum_off}, not counting nan rows). The chapter applies dropout to the attention weights after the softmax and the mask: attn_weights = self.dropout(attn_weights)."},
+      {"check.mistake.input_inferred",
+       "your {step} equals what inputs with {count} value(s) changed would give, read back from your {from} (each row of inputs solved from them): the largest change is row {row} (x({x}) \"{token}\"), column {column}: {got} where the book has {expected} (off by {diff}){same_row}. Check that value of your inputs."},
   };
   return t;
 }

@@ -43,6 +43,7 @@ LangTable check_zh() {
       {"check.dropout_at.scores_after_mask", "用在掩码之后的分数上（被丢弃的 -inf 变成 -inf * 0 = nan；再做 softmax）"},
       {"check.dropout_at.unmasked_weights", "用在未遮盖的权重上、之后也没有遮盖"},
       {"check.dropout_at.before_renormalising", "用在未遮盖的权重上，再用 mask_simple 遮盖并重新归一化（这抵消了它的缩放）"},
+      {"check.same_row", "；这一行现在与 inputs[{other_row}] 相同：同一行出现了两次"},
       {"check.aside", "（{text}）"},  // words in brackets after a value
       {"check.size.tokens", "{size} 是词元个数"},
       {"check.size.d_in", "每个输入的宽度 d_in"},
@@ -120,6 +121,8 @@ LangTable check_zh() {
        "你的 {step} 等于 attn_weights.T @ values 的结果（在第 {x} 个词元处差得最多）：每个上下文向量应按它自己的一行权重混合 values，即 attn_weights @ values，而不是按一列。"},
       {"check.mistake.dropout_misplaced",
        "你的 {step} 等于把 dropout {where}的结果，随机数与本章相同（{nans} 个 nan；不计含 nan 的行，行和与 1 最多相差 {row_sum_off}）。本章在 softmax 和掩码之后对注意力权重做 dropout：attn_weights = self.dropout(attn_weights)。"},
+      {"check.mistake.input_inferred",
+       "你的 {step} 等于把 inputs 改动 {count} 个值后的结果，这是从你的 {from} 反推出来的（由它们逐行解出 inputs）：改动最大的是第 {row} 行（x({x})“{token}”）第 {column} 列：{got}，而书中是 {expected}（相差 {diff}）{same_row}。请检查你的 inputs 中的这个值。"},
   };
   return t;
 }

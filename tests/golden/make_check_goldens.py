@@ -205,8 +205,17 @@ class LearnerMHA(torch_walk.MultiHeadAttention):
         return context_vec if m == "out_proj_missing" else self.out_proj(context_vec)
 
 
-def learner_trainable(c, m, rec):
+def typed_inputs(c, m):
+    """The embeddings as the learner typed them: with input_typed_wrong, one value off by a digit."""
     inputs = c.inputs
+    if m == "input_typed_wrong":
+        inputs = inputs.clone()
+        inputs[inputs.shape[0] // 2, 1] += 0.02
+    return inputs
+
+
+def learner_trainable(c, m, rec):
+    inputs = typed_inputs(c, m)
     d_in, d_out = inputs.shape[1], c.d_out
     draw = torch.rand if c.init == "rand" else torch.randn
     # x(2) typed as inputs[2] (Python counts from 0) with picked_wrong_row.
@@ -262,7 +271,7 @@ def learner_trainable(c, m, rec):
 
 
 def learner_causal(c, m, rec):
-    inputs = c.inputs
+    inputs = typed_inputs(c, m)
     torch.manual_seed(123 if m == "wrong_seed" else c.seed2)  # the book's seed where --seed (or 789) belongs
     if m == "bias_left_on":  # nn.Linear(d_in, d_out): bias=True by default
         sa_v2 = torch_walk.SelfAttention_v2(inputs.shape[1], c.d_out, True)
@@ -303,11 +312,7 @@ def learner_causal(c, m, rec):
 
 
 def learner_dot_product(c, m, rec):
-    inputs = c.inputs
-    if m == "input_typed_wrong":  # one value of the embeddings typed with a wrong digit
-        inputs = inputs.clone()
-        inputs[inputs.shape[0] // 2, 1] += 0.02
-    inputs = rec("inputs", inputs)
+    inputs = rec("inputs", typed_inputs(c, m))
     query = rec("query", inputs[c.query % inputs.shape[0]] if m == "picked_wrong_row" else inputs[c.query - 1])
     attn_scores_2 = torch.empty(inputs.shape[0])
     for i, x_i in enumerate(inputs):
@@ -350,7 +355,7 @@ def learner_dropout(c, m, rec):
 
 
 def learner_multi_head(c, m, rec):
-    inputs = c.inputs
+    inputs = typed_inputs(c, m)
     T, d_in = inputs.shape
     batch = rec("batch", torch.stack((inputs,) * c.batch, dim=0))
     torch.manual_seed(c.seed1)
@@ -445,6 +450,10 @@ MISTAKES = [
     ("dropout_on_scores", "multi-head", "dropout_misplaced"),
     ("dropout_on_unmasked_weights", "dropout", "dropout_misplaced"),
     ("dropout_before_renormalising", "dropout", "dropout_misplaced"),
+    # The inputs typed wrong, seen in the queries and keys (read back from them) or the batch.
+    ("input_typed_wrong", "causal", "input_inferred"),
+    ("input_typed_wrong", "trainable", "input_inferred"),
+    ("input_typed_wrong", "multi-head", "input_typed_wrong"),
 ]
 
 
@@ -539,7 +548,7 @@ def write_goldens():
         shutil.rmtree(OUT)
     os.makedirs(OUT)
     manifest = []
-    ids = {m: ident for m, _, ident in MISTAKES}
+    ids = {(m, stage): ident for m, stage, ident in MISTAKES}
     for name, opts, tokens, emb in configurations():
         entry = {"name": name, "options": dict(OPTION_DEFAULTS, **opts), "tokens": tokens, "embeddings": emb,
                  "cases": []}
@@ -549,7 +558,7 @@ def write_goldens():
             path = os.path.join(OUT, name, case + ".json")
             dump(path, mine)
             entry["cases"].append({"dump": f"{name}/{case}.json", "stage": stage, "mistake": m,
-                                   "first_difference": first, "diagnosis": ids[m] if m and first else None})
+                                   "first_difference": first, "diagnosis": ids[(m, stage)] if m and first else None})
         manifest.append(entry)
         print(f"{name}: {len(entry['cases'])} dumps")
     with open(os.path.join(OUT, "cases.json"), "w") as f:
