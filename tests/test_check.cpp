@@ -81,6 +81,11 @@ TEST(CheckGoldenCoverage, EveryMistakeOnTwoConfigurations) {
       if (!c["diagnosis"].is_null()) configs_of[c["diagnosis"]].insert(entry["name"].get<std::string>());
       noisy += c["mistake"].is_null();
     }
+  // Chapter 5's loop: tests/golden/backward_mistakes/<mistake>_<configuration>.json, which
+  // tests/test_check_training.cpp grades as learners' dumps.
+  for (const auto& file : test::json_files_in(test::tests_dir() + "/golden/backward_mistakes"))
+    for (const auto& m : known_mistakes())
+      if (file.rfind(std::string(m.id) + "_", 0) == 0) configs_of[m.id].insert(file.substr(std::string(m.id).size() + 1));
   for (const auto& m : known_mistakes()) EXPECT_GE(configs_of[m.id].size(), 2u) << m.id;
   EXPECT_GE(noisy, 12u);
 }

@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "check/measured.h"
+#include "check/training.h"
 
 namespace attn {
 
@@ -366,6 +367,11 @@ const std::vector<Mistake>& known_mistakes() {
       {"queries_transposed_in_scores", queries_transposed_in_scores},
       {"attn_weights_transposed", attn_weights_transposed},
       {"dropout_misplaced", dropout_misplaced},
+      {"grad_not_zeroed", grad_not_zeroed},
+      {"softmax_before_cross_entropy", softmax_before_cross_entropy},
+      {"targets_not_shifted", targets_not_shifted},
+      {"adam_instead_of_adamw", adam_instead_of_adamw},
+      {"loss_summed", loss_summed},
   };
   return mistakes;
 }
@@ -374,7 +380,7 @@ std::vector<Diagnosis> diagnose(const DiagnosisInput& in) {
   std::vector<Diagnosis> found;
   for (const auto& mistake : known_mistakes())
     for (const Variant& v : mistake.variants(in)) {
-      const LearnerSteps steps = learner_stage(in.stage, v.config, v.choices);
+      const LearnerSteps steps = learner_stage(in.stage, v.config, v.choices, v.loop);
       const auto it = steps.find(in.step);
       // Only a variant that changes this step can name it: the learner's tensor differs.
       if (it == steps.end() || compare(in.got, it->second, in.tol).grade == Grade::Differs) continue;

@@ -47,6 +47,7 @@ struct Variant {
   CellChoices choices;
   Config config;
   std::map<std::string, std::string> vars;
+  TrainChoices loop = {};  // --stage backward: chapter 5's loop as the learner wrote it
 };
 
 struct Mistake {

@@ -1,5 +1,6 @@
 #include "check/learner.h"
 
+#include "stages/backward.h"
 #include "stages/stages.h"
 
 namespace attn {
@@ -18,15 +19,26 @@ RunWithChoices runner(const std::string& stage) {
 
 }  // namespace
 
-LearnerSteps learner_stage(const std::string& stage, const Config& cfg, const Slips& s) {
+bool chapter_loop(const TrainChoices& loop) {
+  const TrainChoices chapter;
+  return loop.zero_grad == chapter.zero_grad &&
+         loop.softmax_before_cross_entropy == chapter.softmax_before_cross_entropy &&
+         loop.shift_targets == chapter.shift_targets &&
+         loop.decoupled_weight_decay == chapter.decoupled_weight_decay &&
+         loop.loss_reduction_sum == chapter.loss_reduction_sum;
+}
+
+LearnerSteps learner_stage(const std::string& stage, const Config& cfg, const Slips& s, const TrainChoices& loop) {
+  const bool backward = stage == "backward";
   const RunWithChoices run = runner(stage);
   const StageInfo* info = find_stage(stage);
   // Other stages run only as the chapter writes them (on another configuration, say).
-  if (!info || (!run && !s.chapter())) return {};
+  if (!info || (!run && !s.chapter()) || (!backward && !chapter_loop(loop))) return {};
   Config whole = cfg;
   whole.summaries_only = false;  // every value, as the dump has it
   LearnerSteps out;
-  for (Step& step : (run ? run(whole, s) : info->run(whole)).steps) out.emplace(step.name, std::move(step.value));
+  Walk walk = backward ? run_backward_with(whole, loop) : run ? run(whole, s) : info->run(whole);
+  for (Step& step : walk.steps) out.emplace(step.name, std::move(step.value));
   return out;
 }
 

@@ -13,6 +13,7 @@
 
 #include "core/config.h"
 #include "core/tensor.h"
+#include "modules/train.h"
 #include "stages/common.h"
 
 namespace attn {
@@ -21,7 +22,12 @@ using Slips = CellChoices;
 using LearnerSteps = std::map<std::string, Tensor>;
 
 // The stage's tensors by step name (the first of a name), computed with the slips `s`
-// (trainable, causal, dropout, multi-head; the other stages only without slips, on `cfg`).
-LearnerSteps learner_stage(const std::string& stage, const Config& cfg, const Slips& s);
+// (trainable, causal, dropout, multi-head; the other stages only without slips, on `cfg`),
+// and, for --stage backward, chapter 5's loop written as `loop` says (modules/train.h).
+LearnerSteps learner_stage(const std::string& stage, const Config& cfg, const Slips& s,
+                           const TrainChoices& loop = {});
+
+// Every choice of the loop the chapter's.
+bool chapter_loop(const TrainChoices& loop);
 
 }  // namespace attn

@@ -44,6 +44,8 @@ LangTable check_en() {
       {"check.dropout_at.unmasked_weights", "on the unmasked weights, with no mask after it"},
       {"check.dropout_at.before_renormalising", "on the unmasked weights, then masked with mask_simple and renormalised (which undoes its scale)"},
       {"check.same_row", "; that row is now inputs[{other_row}]: the same row twice"},
+      {"check.losses_leave", " (your losses leave the chapter's at step {loss_step}: {your_loss} where the chapter has {chapter_loss})"},
+      {"check.loss_ratio", " (your first loss is {ratio} times the chapter's)"},
       {"check.aside", " ({text})"},  // words in brackets after a value
       {"check.size.tokens", "{size} is the number of tokens"},
       {"check.size.d_in", "the width of each input, d_in"},
@@ -127,6 +129,16 @@ LangTable check_en() {
        "your {step} equals what dropout {where} would give, with the chapter's random draws ({nans} nan values; rows off 1 by at most {row_sum_off}, not counting nan rows). The chapter applies dropout to the attention weights after the softmax and the mask: attn_weights = self.dropout(attn_weights)."},
       {"check.mistake.input_inferred",
        "your {step} equals what inputs with {count} value(s) changed would give, read back from your {from} (each row of inputs solved from them): the largest change is row {row} (x({x}) \"{token}\"), column {column}: {got} where the book has {expected} (off by {diff}){same_row}. Check that value of your inputs."},
+      {"check.mistake.grad_not_zeroed",
+       "your {step} equals what chapter 5's loop without optimizer.zero_grad() would give: each loss.backward() adds its gradients to the .grad the steps before left, so the second update uses the first two steps' gradients summed{losses}. Call optimizer.zero_grad() before loss.backward() in every step."},
+      {"check.mistake.softmax_before_cross_entropy",
+       "your {step} equals what F.cross_entropy(torch.softmax(logits, dim=-1).flatten(0, 1), ...) would give: cross_entropy applies log_softmax itself, so the logits are softmaxed twice and the loss can never fall below log(1 + (V - 1) / e) = {floor} with V = {V} labels{losses}. Pass the logits themselves to cross_entropy."},
+      {"check.mistake.targets_not_shifted",
+       "your {step} equals what targets equal to the inputs would give: the model learns to repeat the token it sees, not to predict the next one{losses}. The targets are the inputs shifted by one token, token_ids[i + 1 : i + max_length + 1] in chapter 5's data loader."},
+      {"check.mistake.adam_instead_of_adamw",
+       "your {step} equals what torch.optim.Adam(params, lr, weight_decay={wd}) would give: Adam adds weight_decay * param to the gradient, inside its moments (L2), while AdamW shrinks each parameter by lr * weight_decay apart from them{losses}. Chapter 5 trains with torch.optim.AdamW."},
+      {"check.mistake.loss_summed",
+       "your {step} equals what F.cross_entropy(..., reduction=\"sum\") would give: the loss and every gradient are N = {N} times the mean's{ratio_text}{losses}. Keep cross_entropy's default, reduction=\"mean\"."},
   };
   return t;
 }

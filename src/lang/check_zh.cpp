@@ -44,6 +44,8 @@ LangTable check_zh() {
       {"check.dropout_at.unmasked_weights", "用在未遮盖的权重上、之后也没有遮盖"},
       {"check.dropout_at.before_renormalising", "用在未遮盖的权重上，再用 mask_simple 遮盖并重新归一化（这抵消了它的缩放）"},
       {"check.same_row", "；这一行现在与 inputs[{other_row}] 相同：同一行出现了两次"},
+      {"check.losses_leave", "（你的 losses 从第 {loss_step} 步起与本章不同：你的是 {your_loss}，本章是 {chapter_loss}）"},
+      {"check.loss_ratio", "（你的第一个损失是本章的 {ratio} 倍）"},
       {"check.aside", "（{text}）"},  // words in brackets after a value
       {"check.size.tokens", "{size} 是词元个数"},
       {"check.size.d_in", "每个输入的宽度 d_in"},
@@ -123,6 +125,16 @@ LangTable check_zh() {
        "你的 {step} 等于把 dropout {where}的结果，随机数与本章相同（{nans} 个 nan；不计含 nan 的行，行和与 1 最多相差 {row_sum_off}）。本章在 softmax 和掩码之后对注意力权重做 dropout：attn_weights = self.dropout(attn_weights)。"},
       {"check.mistake.input_inferred",
        "你的 {step} 等于把 inputs 改动 {count} 个值后的结果，这是从你的 {from} 反推出来的（由它们逐行解出 inputs）：改动最大的是第 {row} 行（x({x})“{token}”）第 {column} 列：{got}，而书中是 {expected}（相差 {diff}）{same_row}。请检查你的 inputs 中的这个值。"},
+      {"check.mistake.grad_not_zeroed",
+       "你的 {step} 等于第 5 章的训练循环没有调用 optimizer.zero_grad() 的结果：每次 loss.backward() 都把梯度加到之前各步留下的 .grad 上，所以第二次更新用的是前两步梯度之和{losses}。请在每一步的 loss.backward() 之前调用 optimizer.zero_grad()。"},
+      {"check.mistake.softmax_before_cross_entropy",
+       "你的 {step} 等于 F.cross_entropy(torch.softmax(logits, dim=-1).flatten(0, 1), ...) 的结果：cross_entropy 自己会做 log_softmax，于是 logits 被 softmax 了两次，损失永远不会低于 log(1 + (V - 1) / e) = {floor}（V = {V} 个标签）{losses}。请把 logits 本身传给 cross_entropy。"},
+      {"check.mistake.targets_not_shifted",
+       "你的 {step} 等于目标与输入相同的结果：模型学的是重复它看到的词元，而不是预测下一个{losses}。目标是把输入错开一个词元，即第 5 章数据加载器中的 token_ids[i + 1 : i + max_length + 1]。"},
+      {"check.mistake.adam_instead_of_adamw",
+       "你的 {step} 等于 torch.optim.Adam(params, lr, weight_decay={wd}) 的结果：Adam 把 weight_decay * param 加到梯度上、进入它的矩估计（L2），而 AdamW 在矩估计之外把每个参数缩小 lr * weight_decay{losses}。第 5 章用 torch.optim.AdamW 训练。"},
+      {"check.mistake.loss_summed",
+       "你的 {step} 等于 F.cross_entropy(..., reduction=\"sum\") 的结果：损失和每个梯度都是平均值的 N = {N} 倍{ratio_text}{losses}。请保留 cross_entropy 的默认值 reduction=\"mean\"。"},
   };
   return t;
 }

@@ -1,0 +1,18 @@
+// Mistakes of chapter 5's training loop (--stage backward), each chapter 5's own loop
+// (modules/train.h) run with one TrainChoices flipped. Their evidence is read off the
+// learner's losses: the step where they leave the chapter's, and what the loss became.
+#pragma once
+
+#include <vector>
+
+#include "check/diagnoses.h"
+
+namespace attn {
+
+std::vector<Variant> grad_not_zeroed(const DiagnosisInput& in);               // no optimizer.zero_grad()
+std::vector<Variant> softmax_before_cross_entropy(const DiagnosisInput& in);  // cross_entropy(softmax(logits))
+std::vector<Variant> targets_not_shifted(const DiagnosisInput& in);           // targets = the inputs
+std::vector<Variant> adam_instead_of_adamw(const DiagnosisInput& in);         // torch.optim.Adam(..., weight_decay)
+std::vector<Variant> loss_summed(const DiagnosisInput& in);                   // reduction="sum"
+
+}  // namespace attn

@@ -1,0 +1,108 @@
+// attn-walk check on chapter 5's training loop (--stage backward): a learner's loss, gradients,
+// losses and trained weights, as real PyTorch printed them running the loop with one of the
+// mistakes learners make (tests/golden/backward_mistakes/, made by
+// tests/golden/make_backward_goldens.py), are graded and the mistake is named, with evidence
+// read off the learner's losses; a dump that contradicts the mistake gets no diagnosis.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "check/check.h"
+#include "check/dump.h"
+#include "lang/lang.h"
+#include "render/check.h"
+#include "stages/stages.h"
+#include "test_backward_util.h"
+
+namespace attn {
+namespace {
+
+const std::string kDir = test::tests_dir() + "/golden/backward_mistakes/";
+
+// What a learner prints around their loop: the first loss and gradients, the losses, and
+// two trained weights.
+const std::vector<std::string> kPrinted = {"loss",          "logits.grad", "W_query.weight.grad", "out_head.weight.grad",
+                                           "losses",        "W_query.weight", "out_head.weight"};
+
+// The learner's dump: those of PyTorch's tensors in the golden, as JSON (nlohmann writes
+// every float32 value so that it reads back to the same bits).
+Dump learner_dump(const nlohmann::json& doc) {
+  nlohmann::json mine = nlohmann::json::object();
+  for (const auto& s : doc["stages"]["backward"])
+    if (std::find(kPrinted.begin(), kPrinted.end(), s["name"].get<std::string>()) != kPrinted.end())
+      mine[s["name"].get<std::string>()] = s["data"];
+  return parse_dump(mine.dump(), "mine.json");
+}
+
+CheckReport check_golden(const std::string& file, Dump* dump = nullptr) {
+  const auto doc = test::load_json(kDir + file);
+  const Dump d = dump ? *dump : learner_dump(doc);
+  return check_dump(d, test::backward_config(doc), "backward", "option", Tolerance{}, file);
+}
+
+std::map<std::string, std::string> evidence_of(const CheckReport& r, const std::string& id) {
+  for (size_t i = 0; i < r.diagnoses.size(); ++i)
+    if (r.diagnoses[i] == id) return r.evidence.at(i);
+  return {};
+}
+
+// Every mistake golden: the first difference is found and the mistake named (its file's prefix).
+TEST(CheckTraining, EveryMistakeOfTheLoopIsNamed) {
+  size_t n = 0;
+  for (const auto& name : test::json_files_in(kDir)) {
+    SCOPED_TRACE(name);
+    const std::string id = name.substr(0, name.rfind('_', name.rfind("_book") != std::string::npos
+                                                             ? name.rfind("_book")
+                                                             : name.rfind("_t10")));
+    const CheckReport r = check_golden(name + ".json");
+    ASSERT_FALSE(r.passed());
+    EXPECT_NE(std::find(r.diagnoses.begin(), r.diagnoses.end(), id), r.diagnoses.end())
+        << id << " not in " << ::testing::PrintToString(r.diagnoses) << "\n" << render_check_text(r, Lang::En);
+    ++n;
+  }
+  EXPECT_GE(n, 10u);
+}
+
+TEST(CheckTraining, EvidenceIsReadOffTheLosses) {
+  // No zero_grad: the first two losses are the chapter's (step 1 starts from no .grad, and
+  // its update is the chapter's); the third leaves it.
+  auto e = evidence_of(check_golden("grad_not_zeroed_book.json"), "grad_not_zeroed");
+  EXPECT_EQ(e["loss_step"], "3");
+  // Adam's L2 decay changes the first update already: the second loss leaves the chapter's.
+  EXPECT_EQ(evidence_of(check_golden("adam_instead_of_adamw_book.json"), "adam_instead_of_adamw")["loss_step"], "2");
+  // reduction="sum": the first loss is N = B * T = 2 * 5 times the mean, measured.
+  const CheckReport summed = check_golden("loss_summed_book.json");
+  e = evidence_of(summed, "loss_summed");
+  EXPECT_EQ(e["N"], "10");
+  EXPECT_EQ(e["ratio"], "10");
+  const std::string text = render_check_text(summed, Lang::En);
+  EXPECT_NE(text.find("N = 10 times the mean's (your first loss is 10 times the chapter's)"), std::string::npos) << text;
+  EXPECT_NE(render_check_text(summed, Lang::Zh).find("你的第一个损失是本章的 10 倍"), std::string::npos);
+  // A softmax before cross_entropy: the loss cannot fall below log(1 + (V - 1) / e), V = 6.
+  e = evidence_of(check_golden("softmax_before_cross_entropy_book.json"), "softmax_before_cross_entropy");
+  EXPECT_EQ(e["V"], "6");
+  EXPECT_EQ(std::stod(e["floor"]), std::stod(fmt::format("{:.4g}", std::log1p(5.0 / std::exp(1.0)))));
+  EXPECT_EQ(e["loss_step"], "1");
+}
+
+// The learner's losses replaced by the chapter's: the trained weights still differ, but no
+// mistake of the loop gives the chapter's losses with them, so none is named.
+TEST(CheckTraining, ContradictedByTheLossesIsNotNamed) {
+  const auto doc = test::load_json(kDir + "grad_not_zeroed_book.json");
+  Dump d = learner_dump(doc);
+  const Walk chapter = find_stage("backward")->run(test::backward_config(doc));
+  for (auto& [name, t] : d.tensors)
+    if (name == "losses") t = test::step_named(chapter, "losses").value;
+  const CheckReport r = check_golden("grad_not_zeroed_book.json", &d);
+  ASSERT_FALSE(r.passed());
+  EXPECT_EQ(r.results[*r.first].name, "W_query.weight");
+  EXPECT_TRUE(r.diagnoses.empty()) << ::testing::PrintToString(r.diagnoses);
+}
+
+}  // namespace
+}  // namespace attn
