@@ -86,6 +86,9 @@ TEST(CheckGoldenCoverage, EveryMistakeOnTwoConfigurations) {
   for (const auto& file : test::json_files_in(test::tests_dir() + "/golden/backward_mistakes"))
     for (const auto& m : known_mistakes())
       if (file.rfind(std::string(m.id) + "_", 0) == 0) configs_of[m.id].insert(file.substr(std::string(m.id).size() + 1));
+  // And the loop's mistakes made in PyTorch itself (tests/golden/check_training/).
+  for (const auto& c : load_json(test::tests_dir() + "/golden/check_training/cases.json"))
+    configs_of[c["mistake"].get<std::string>()].insert(c["dump"].get<std::string>());
   for (const auto& m : known_mistakes()) EXPECT_GE(configs_of[m.id].size(), 2u) << m.id;
   EXPECT_GE(noisy, 12u);
 }

@@ -104,5 +104,30 @@ TEST(CheckTraining, ContradictedByTheLossesIsNotNamed) {
   EXPECT_TRUE(r.diagnoses.empty()) << ::testing::PrintToString(r.diagnoses);
 }
 
+// Mistakes TrainChoices does not name, made in PyTorch itself
+// (tests/golden/make_check_training_goldens.py): optimizer.step() left out, and model.eval()
+// left on through the loop. Each is named with its evidence.
+TEST(CheckTraining, StepForgottenAndDropoutLeftOff) {
+  const std::string dir = test::tests_dir() + "/golden/check_training/";
+  size_t n = 0;
+  for (const auto& c : test::load_json(dir + "cases.json")) {
+    const std::string path = dir + c["dump"].get<std::string>();
+    SCOPED_TRACE(path);
+    const Config cfg = test::backward_config(c);
+    const Dump d = parse_dump(test::read_all(path), path);
+    const CheckReport r = check_dump(d, cfg, "backward", "option", Tolerance{}, path);
+    ASSERT_FALSE(r.passed());
+    const std::string id = c["mistake"];
+    EXPECT_NE(std::find(r.diagnoses.begin(), r.diagnoses.end(), id), r.diagnoses.end())
+        << ::testing::PrintToString(r.diagnoses) << "\n" << render_check_text(r, Lang::En);
+    const auto e = evidence_of(r, id);
+    if (id == "optimizer_step_forgotten" && cfg.attn_dropout == 0.0)
+      EXPECT_EQ(e.at("spread"), "0");  // nothing moves: every loss is the first
+    if (id == "dropout_off_in_training") EXPECT_EQ(e.at("attn_p"), fmt::format("{}", cfg.attn_dropout));
+    ++n;
+  }
+  EXPECT_EQ(n, 4u);
+}
+
 }  // namespace
 }  // namespace attn

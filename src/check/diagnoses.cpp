@@ -372,6 +372,8 @@ const std::vector<Mistake>& known_mistakes() {
       {"targets_not_shifted", targets_not_shifted},
       {"adam_instead_of_adamw", adam_instead_of_adamw},
       {"loss_summed", loss_summed},
+      {"optimizer_step_forgotten", optimizer_step_forgotten},
+      {"dropout_off_in_training", dropout_off_in_training},
   };
   return mistakes;
 }

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -99,6 +100,34 @@ std::vector<Variant> loss_summed(const DiagnosisInput& in) {
   if (mine && chapter && mine->numel() >= 1 && chapter->numel() >= 1 && chapter->data[0] != 0.0f)
     v.vars["ratio"] = fmt::format("{:.4g}", static_cast<double>(mine->data[0]) / chapter->data[0]),
     v.vars["ratio_text"] = "check.loss_ratio";
+  return {v};
+}
+
+// optimizer.step() left out: nothing is updated. Its numbers are the loop's with lr = 0
+// (AdamW's decay is lr * weight_decay, its step lr / bias_correction: both 0).
+std::vector<Variant> optimizer_step_forgotten(const DiagnosisInput& in) {
+  if (in.stage != "backward") return {};
+  Variant v = loop_slip(in, [](TrainChoices&) {});
+  v.config.train.lr = 0.0;
+  // Evidence: how far the learner's losses move from their first (only dropout moves them).
+  if (const Tensor* mine = given_of(in, "losses"); mine && mine->numel() > 0) {
+    double spread = 0.0;
+    for (const float l : mine->data) spread = std::max(spread, std::fabs(static_cast<double>(l) - mine->data[0]));
+    v.vars["spread"] = fmt::format("{:.3g}", spread);
+    v.vars["spread_text"] = "check.losses_spread";
+  } else {
+    v.vars["spread_text"] = "";
+  }
+  return {v};
+}
+
+// model.eval() (to look at the weights, say) and no model.train() after it: the loop trains
+// without dropout. Its numbers are the loop's with the attention dropout at 0.
+std::vector<Variant> dropout_off_in_training(const DiagnosisInput& in) {
+  if (in.stage != "backward" || in.cfg.attn_dropout == 0.0) return {};
+  Variant v = loop_slip(in, [](TrainChoices&) {});
+  v.config.attn_dropout = 0.0;
+  v.vars["attn_p"] = fmt::format("{}", in.cfg.attn_dropout);
   return {v};
 }
 

@@ -46,6 +46,7 @@ LangTable check_en() {
       {"check.same_row", "; that row is now inputs[{other_row}]: the same row twice"},
       {"check.losses_leave", " (your losses leave the chapter's at step {loss_step}: {your_loss} where the chapter has {chapter_loss})"},
       {"check.loss_ratio", " (your first loss is {ratio} times the chapter's)"},
+      {"check.losses_spread", " (your losses stay within {spread} of the first)"},
       {"check.aside", " ({text})"},  // words in brackets after a value
       {"check.size.tokens", "{size} is the number of tokens"},
       {"check.size.d_in", "the width of each input, d_in"},
@@ -139,6 +140,10 @@ LangTable check_en() {
        "your {step} equals what torch.optim.Adam(params, lr, weight_decay={wd}) would give: Adam adds weight_decay * param to the gradient, inside its moments (L2), while AdamW shrinks each parameter by lr * weight_decay apart from them{losses}. Chapter 5 trains with torch.optim.AdamW."},
       {"check.mistake.loss_summed",
        "your {step} equals what F.cross_entropy(..., reduction=\"sum\") would give: the loss and every gradient are N = {N} times the mean's{ratio_text}{losses}. Keep cross_entropy's default, reduction=\"mean\"."},
+      {"check.mistake.optimizer_step_forgotten",
+       "your {step} equals what chapter 5's loop without optimizer.step() would give (the same as lr = 0): the gradients are computed and never applied, so no parameter moves{spread_text}{losses}. Call optimizer.step() after loss.backward()."},
+      {"check.mistake.dropout_off_in_training",
+       "your {step} equals what training without the attention dropout would give: model.eval() (to look at the weights, say) with no model.train() after it turns nn.Dropout({attn_p}) off for the whole loop{losses}. Call model.train() before the loop."},
   };
   return t;
 }

@@ -46,6 +46,7 @@ LangTable check_zh() {
       {"check.same_row", "；这一行现在与 inputs[{other_row}] 相同：同一行出现了两次"},
       {"check.losses_leave", "（你的 losses 从第 {loss_step} 步起与本章不同：你的是 {your_loss}，本章是 {chapter_loss}）"},
       {"check.loss_ratio", "（你的第一个损失是本章的 {ratio} 倍）"},
+      {"check.losses_spread", "（你的 losses 与第一个相差不超过 {spread}）"},
       {"check.aside", "（{text}）"},  // words in brackets after a value
       {"check.size.tokens", "{size} 是词元个数"},
       {"check.size.d_in", "每个输入的宽度 d_in"},
@@ -135,6 +136,10 @@ LangTable check_zh() {
        "你的 {step} 等于 torch.optim.Adam(params, lr, weight_decay={wd}) 的结果：Adam 把 weight_decay * param 加到梯度上、进入它的矩估计（L2），而 AdamW 在矩估计之外把每个参数缩小 lr * weight_decay{losses}。第 5 章用 torch.optim.AdamW 训练。"},
       {"check.mistake.loss_summed",
        "你的 {step} 等于 F.cross_entropy(..., reduction=\"sum\") 的结果：损失和每个梯度都是平均值的 N = {N} 倍{ratio_text}{losses}。请保留 cross_entropy 的默认值 reduction=\"mean\"。"},
+      {"check.mistake.optimizer_step_forgotten",
+       "你的 {step} 等于第 5 章的训练循环没有调用 optimizer.step() 的结果（与 lr = 0 相同）：梯度算出来了却从未应用，所以参数一动不动{spread_text}{losses}。请在 loss.backward() 之后调用 optimizer.step()。"},
+      {"check.mistake.dropout_off_in_training",
+       "你的 {step} 等于训练时没有注意力 dropout 的结果：调用了 model.eval()（比如为了看权重）之后没有再调用 model.train()，于是整个循环中 nn.Dropout({attn_p}) 都是关闭的{losses}。请在循环之前调用 model.train()。"},
   };
   return t;
 }
