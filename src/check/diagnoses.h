@@ -12,11 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "check/grade.h"
-#include "check/learner.h"
-#include "core/config.h"
-#include "core/tensor.h"
-#include "core/walk.h"
+#include "check/variant.h"
 
 namespace attn {
 
@@ -27,28 +23,6 @@ struct Diagnosis {
   std::map<std::string, std::string> vars;
 };
 inline bool operator==(const Diagnosis& d, const std::string& id) { return d.id == id; }
-
-// What a diagnosis sees: the stage, the chapter's walk, the learner's tensors, and the first
-// step that differs.
-struct DiagnosisInput {
-  const std::string& stage;
-  const Config& cfg;
-  const Walk& walk;                                          // the chapter's
-  const std::vector<std::pair<std::string, Tensor>>& given;  // the learner's
-  const std::string& step;                                   // the first that differs
-  const Tensor& got;                                         // the learner's tensor there
-  const Tensor& expected;                                    // the chapter's
-  const Tolerance& tol;
-};
-
-// One way of writing a mistake: the chapter's choices and configuration with some changed,
-// and the evidence its message shows if it reproduces the learner's tensors.
-struct Variant {
-  CellChoices choices;
-  Config config;
-  std::map<std::string, std::string> vars;
-  TrainChoices loop = {};  // --stage backward: chapter 5's loop as the learner wrote it
-};
 
 struct Mistake {
   const char* id;  // "scale_missing": the key of its message in src/lang/check_*.cpp

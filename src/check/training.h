@@ -6,7 +6,7 @@
 
 #include <vector>
 
-#include "check/diagnoses.h"
+#include "check/variant.h"
 
 namespace attn {
 
