@@ -9,9 +9,13 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstring>
+#include <functional>
 #include <vector>
 
+#include "bench/fast_backward.h"
 #include "bench/fast_forward.h"
+#include "bench/mha_backward.h"
 #include "bench/fma_probe.h"
 #include "core/cpu.h"
 #include "kernels/parallel.h"
@@ -44,6 +48,87 @@ double pytorch_flops(const BenchOptions& o) {
   const double B = static_cast<double>(o.batch), T = static_cast<double>(o.tokens),
                D = static_cast<double>(o.d_model);
   return 8.0 * B * T * D * D + 4.0 * B * T * T * D;
+}
+
+// With --backward, the work of y.backward(grad_y) too, the masked half skipped as in the
+// forward: out_proj's two products and the three projections' six, 16·B·T·D², and per head
+// grad_weights, grad_queries, grad_keys and grad_values over the causal half, 4·B·D·T(T+1).
+double training_flops(const BenchOptions& o) {
+  const double B = static_cast<double>(o.batch), T = static_cast<double>(o.tokens),
+               D = static_cast<double>(o.d_model);
+  return work_flops(o) + 16.0 * B * T * D * D + 4.0 * B * D * T * (T + 1.0);
+}
+double pytorch_training_flops(const BenchOptions& o) {
+  const double B = static_cast<double>(o.batch), T = static_cast<double>(o.tokens),
+               D = static_cast<double>(o.d_model);
+  return pytorch_flops(o) + 16.0 * B * T * D * D + 8.0 * B * T * T * D;
+}
+
+// The median and fastest of `repeat` timed calls of step (after its warm-up).
+struct Timings {
+  double median = 0.0, min = 0.0;
+};
+Timings time_runs(int64_t repeat, const std::function<void()>& step) {
+  std::vector<double> ms;
+  for (int64_t r = 0; r < repeat; ++r) {
+    const auto t0 = std::chrono::steady_clock::now();
+    step();
+    const auto t1 = std::chrono::steady_clock::now();
+    ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+  }
+  std::sort(ms.begin(), ms.end());
+  const size_t n = ms.size();
+  return {n % 2 ? ms[n / 2] : (ms[n / 2 - 1] + ms[n / 2]) / 2.0, ms.front()};
+}
+
+BenchReport::Digest digest_of(const std::string& name, const Tensor& t) {
+  double sum = 0.0;
+  for (float v : t.data) sum += v;
+  return {name, t.shape, fnv1a64(t.data.data(), t.data.size()), sum};
+}
+
+bool same_bits(const Tensor& a, const Tensor& b) {
+  return a.shape == b.shape && std::memcmp(a.data.data(), b.data.data(), a.data.size() * sizeof(float)) == 0;
+}
+
+// The reference backward holds five (B, H, T, T) tensors: checked up to GPT-2's 12 x 1024².
+constexpr double kCheckedScores = 12.0 * 1024.0 * 1024.0;
+
+// --backward: the forward plus y.backward(grad_y), timed, as
+//   y = mha(x); grad_y = torch.randn_like(y); y.backward(grad_y)
+// (grad_y drawn once, after the warm-up forward). The fused backward where it applies, its
+// gradients then checked against the reference backward's bits; else the reference, timed.
+Timings time_training(const BenchOptions& o, const MultiHeadAttention& mha, PreparedMultiHeadAttention& prepared,
+                      TorchGenerator& gen, const Tensor& x, Tensor& y, BenchReport& r) {
+  const Tensor grad_y = randn(gen, y.shape);
+  MhaGradients grads;
+  const bool fused = fast_backward(mha, prepared, x, grad_y, grads);  // also the warm-up
+  const auto reference = [&](MhaGradients& out) {
+    const MultiHeadAttention::Trace trace = mha.forward_traced(gen, x);
+    y = trace.context_vecs;
+    out = mha_backward_reference(mha, x, trace, grad_y);
+  };
+  if (!fused) reference(grads);
+  const Timings t = time_runs(o.repeat, [&] {
+    if (!fused) return reference(grads);
+    prepared.forward(gen, x, y);
+    fast_backward(mha, prepared, x, grad_y, grads);
+  });
+  r.backward_path = fused ? "fused" : "reference";
+  const double scores = static_cast<double>(o.batch * o.heads) * static_cast<double>(o.tokens * o.tokens);
+  if (fused && scores <= kCheckedScores) {
+    MhaGradients want;
+    reference(want);
+    r.bits_checked = true;
+    r.bits_equal = true;
+    const auto got_named = grads.named(), want_named = want.named();
+    for (size_t i = 0; i < got_named.size(); ++i)
+      r.bits_equal = r.bits_equal && same_bits(*got_named[i].second, *want_named[i].second);
+    prepared.forward(gen, x, y);  // y as the fused forward gives it (the same bits)
+  }
+  r.digests = {digest_of("y", y), digest_of("grad_y", grad_y)};
+  for (const auto& [name, tensor] : grads.named()) r.digests.push_back(digest_of(name, *tensor));
+  return t;
 }
 
 // y as a NumPy .npy file (float32, C order), for comparing every element with a peer.
@@ -79,18 +164,11 @@ BenchReport run_bench(const BenchOptions& o) {
   PreparedMultiHeadAttention prepared(mha);
   Tensor y;
   prepared.forward(gen, x, y);
-  std::vector<double> ms;
-  for (int64_t r = 0; r < o.repeat; ++r) {
-    const auto t0 = std::chrono::steady_clock::now();
-    prepared.forward(gen, x, y);
-    const auto t1 = std::chrono::steady_clock::now();
-    ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
-  }
-  std::vector<double> sorted = ms;
-  std::sort(sorted.begin(), sorted.end());
-  const size_t n = sorted.size();
-  const double median = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0;
-  const double flops = work_flops(o);
+  BenchReport r;
+  const Timings timed = o.backward ? time_training(o, mha, prepared, gen, x, y, r)
+                                   : time_runs(o.repeat, [&] { prepared.forward(gen, x, y); });
+  const double median = timed.median;
+  const double flops = o.backward ? training_flops(o) : work_flops(o);
   const double gflops = flops / (median * 1e6);
   if (!o.save_output.empty()) save_npy(o.save_output, y);
 
@@ -99,7 +177,6 @@ BenchReport run_bench(const BenchOptions& o) {
     sum += v;
     abs_sum += std::fabs(v);
   }
-  BenchReport r;
   r.options = o;
   r.shape = y.shape;
   r.sum = sum;
@@ -108,10 +185,10 @@ BenchReport run_bench(const BenchOptions& o) {
   r.threads = kernels::num_threads();
   r.isa = kernels::isa_name(kernels::active_isa());
   r.median_ms = median;
-  r.min_ms = sorted.front();
+  r.min_ms = timed.min;
   r.gflop_per_forward = flops / 1e9;
   r.gflops = gflops;
-  r.gflops_pytorch_count = pytorch_flops(o) / (median * 1e6);
+  r.gflops_pytorch_count = (o.backward ? pytorch_training_flops(o) : pytorch_flops(o)) / (median * 1e6);
   // Measured after the timed runs, so the probe's own threads do not warm or disturb them.
   if (o.probe) {
     const auto probe = [&] { return fma_peak_gflops(kernels::active_isa(), r.threads); };

@@ -20,6 +20,7 @@ struct BenchOptions {
   std::string format = "text";  // which renderer prints the report (render/bench.h); the CLI's choice
   bool probe = true;         // measure the FMA peak and report the rate as a fraction of it
   std::string save_output;   // write y to this .npy file, to compare every element with a peer
+  bool backward = false;     // time the forward plus y.backward(grad_y) (a training step's gradients)
 };
 
 // Peak resident memory of this process so far, in MiB.
@@ -44,6 +45,20 @@ struct BenchReport {
   double sum = 0.0;            // of y's elements, in order
   double abs_sum = 0.0;
   std::vector<float> first;    // y's first (up to) eight values
+
+  // With options.backward: each gradient (x, W_query, W_key, W_value, out_proj weight and bias)
+  // and y, grad_y by digest, so that a peer's can be compared bit for bit; which backward was
+  // timed; and whether its bits were checked against the reference backward.
+  struct Digest {
+    std::string name;
+    Shape shape;
+    std::string fnv1a64;  // of the float32 bytes (bench/mha_backward.h)
+    double sum = 0.0;
+  };
+  std::vector<Digest> digests;
+  std::string backward_path;   // "fused" (bench/fast_backward.h) or "reference"
+  bool bits_checked = false;   // the timed gradients compared with mha_backward_reference's
+  bool bits_equal = false;     // ... and found the same bits
 };
 
 // Runs the benchmark (and writes y to options.save_output if set).

@@ -56,8 +56,10 @@ void PreparedMultiHeadAttention::forward(TorchGenerator& gen, const Tensor& x, T
       kernels::sgemm_kernel(rows, mha.d_out, d_in_, true) != kernels::SgemmKernel::Blocked ||
       kernels::sgemm_kernel(rows, mha.d_out, mha.d_out, true) != kernels::SgemmKernel::Blocked) {
     y = mha.forward_traced(gen, x).context_vecs;
+    fused_ = false;
     return;
   }
+  fused_ = true;
   const int64_t b = x.size(0), num_tokens = x.size(1), d_out = mha.d_out;
   const size_t size = static_cast<size_t>(rows * d_out);
   for (auto* buffer : {&queries_, &keys_, &values_, &context_})

@@ -25,6 +25,14 @@ class PreparedMultiHeadAttention {
   // it already has the right size.
   void forward(TorchGenerator& gen, const Tensor& x, Tensor& y);
 
+  // What the last forward kept, for the backward (bench/fast_backward.h): whether it took the
+  // fused pass, and then its projections and merged context vectors, (b, T, d_out) each.
+  bool fused() const { return fused_; }
+  const float* queries() const { return queries_.data(); }
+  const float* keys() const { return keys_.data(); }
+  const float* values() const { return values_.data(); }
+  const float* context() const { return context_.data(); }
+
  private:
   // out (rows, d_out) = x (rows, d_in) @ W.T (+ bias), as nn.Linear computes it.
   void project(const Linear& linear, const kernels::PackedB& packed, const float* x, int64_t rows, float* out) const;
@@ -34,7 +42,8 @@ class PreparedMultiHeadAttention {
   kernels::PackedB query_, key_, value_, out_;
   // On cache-line boundaries, so that the kernels' vector loads and stores of them never split.
   std::vector<float, kernels::CacheLineAllocator<float>> queries_, keys_, values_, context_;
-  std::vector<int64_t> parts_;  // the projections' parts (kernels::gemm_tasks_packed)
+  std::vector<int64_t> parts_;
+  bool fused_ = false;  // the projections' parts (kernels::gemm_tasks_packed)
 };
 
 }  // namespace attn

@@ -31,3 +31,25 @@ void causal_attention(const float* queries, const float* keys, const float* valu
                       int64_t batch, int64_t T, int64_t H, int64_t head_dim);
 
 }  // namespace attn::kernels
+
+namespace attn::kernels {
+
+// The backward of causal_attention, as autograd computes it for the chapter's module
+// (y.backward() through attn_weights @ values, the dropout-free softmax of the scaled,
+// masked scores, and queries @ keys.T), given the forward's operands and grad_context, the
+// gradient of `context` (same layout): grad_queries, grad_keys, grad_values (the same
+// (batch, T, H * head_dim) layout, written in full). Per head:
+//   attn_weights recomputed as the forward computes them (the same bits);
+//   grad_weights = grad_context @ values.T           (only the causal half: j <= i)
+//   grad_scores  = softmax_backward(grad_weights, attn_weights) / sqrt(head_dim), masked
+//   grad_queries = grad_scores @ keys, grad_keys = grad_scores.T @ queries,
+//   grad_values  = attn_weights.T @ grad_context,
+// each product in OpenBLAS's blocked order, as bmm computes it.
+// Returns false, computing nothing, where this does not reproduce autograd: sizes the fused
+// forward does not handle, products below OpenBLAS's blocked kernel, no vector unit, or
+// operands so large that a masked grad_weights entry (never computed here) could overflow.
+bool causal_attention_backward(const float* queries, const float* keys, const float* values,
+                               const float* grad_context, float* grad_queries, float* grad_keys, float* grad_values,
+                               int64_t batch, int64_t T, int64_t H, int64_t head_dim);
+
+}  // namespace attn::kernels

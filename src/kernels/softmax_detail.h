@@ -31,3 +31,17 @@ float divide_max_avx512(float* x, int64_t n, float divisor, bool& nan);
 void exp_shifted_sum_rows_avx512(float* const* x, const int64_t* n, const float* shift, int count, float* sums);
 
 }  // namespace attn::kernels::detail
+
+namespace attn::kernels::detail {
+
+// Softmax's backward on one row of causal attention weights (attention_backward.cpp), AVX2 +
+// FMA: the sum of g[j] * w[j] as vec::map2_reduce_all adds it on a row of n >= 8 values whose
+// entries from `valid` on have w = 0 (lane j % 8; the first 8 products rounded, the rest fused
+// into their lanes; the lanes folded as reduce_all). Only [0, valid) is read: the products
+// past it are zeros, which can change only the sign of a zero sum (the caller checks).
+float causal_grad_dot_avx2(const float* g, const float* w, int64_t valid);
+// out[j] = ((g[j] - sum) * w[j]) / divisor for j < valid: the rest of the backward of
+// softmax(scores / divisor) for the kept scores of the row.
+void causal_grad_scale_avx2(const float* g, const float* w, float sum, float divisor, float* out, int64_t valid);
+
+}  // namespace attn::kernels::detail

@@ -21,23 +21,38 @@ std::string peak_line(const BenchReport& r) {
 std::string render_bench_text(const BenchReport& r) {
   const BenchOptions& o = r.options;
   std::string out = fmt::format(
-      "MultiHeadAttention({d}, {d}, {t}, 0.0, num_heads={h}) forward on torch.randn({b}, {t}, {d}), seed {s}\n"
+      "MultiHeadAttention({d}, {d}, {t}, 0.0, num_heads={h}) {what} on torch.randn({b}, {t}, {d}), seed {s}\n"
       "threads {th} ({isa}), {r} timed runs after one warm-up\n"
       "  median   {med:.2f} ms\n"
       "  min      {min:.2f} ms\n"
-      "  rate     {gf:.1f} GFLOP/s ({gfl:.2f} GFLOP per forward: the projections and the causal half of the attention)\n"
+      "  rate     {gf:.1f} GFLOP/s ({gfl:.2f} GFLOP per {per}: the projections and the causal half of the attention{bw})\n"
       "{peak}"
       "  peak RSS {rss:.1f} MiB\n"
       "y: shape ({b}, {t}, {d}), sum {sum:.6f}, abs sum {abs:.6f}\n"
       "first values:",
       fmt::arg("d", o.d_model), fmt::arg("t", o.tokens), fmt::arg("h", o.heads), fmt::arg("b", o.batch),
-      fmt::arg("s", o.seed), fmt::arg("th", r.threads), fmt::arg("isa", r.isa), fmt::arg("r", o.repeat),
+      fmt::arg("s", o.seed), fmt::arg("what", o.backward ? "forward and backward" : "forward"),
+      fmt::arg("bw", o.backward ? ", forward and backward" : ""), fmt::arg("per", o.backward ? "step" : "forward"), fmt::arg("th", r.threads), fmt::arg("isa", r.isa), fmt::arg("r", o.repeat),
       fmt::arg("med", r.median_ms), fmt::arg("min", r.min_ms), fmt::arg("gf", r.gflops),
       fmt::arg("peak", o.probe ? peak_line(r) : std::string()),
       fmt::arg("gfl", r.gflop_per_forward), fmt::arg("rss", r.peak_rss_mib), fmt::arg("sum", r.sum),
       fmt::arg("abs", r.abs_sum));
   for (float v : r.first) out += fmt::format(" {:.6g}", v);
-  return out + "\n";
+  out += "\n";
+  if (!o.backward) return out;
+  out += fmt::format("backward ({} path): y.backward(grad_y), grad_y = torch.randn_like(y) drawn after the forward\n",
+                     r.backward_path);
+  out += r.bits_checked ? fmt::format("  bits: {} the reference backward's, every gradient\n",
+                                      r.bits_equal ? "equal to" : "DIFFERENT from")
+                        : std::string("  bits: not checked against the reference backward (") +
+                              (r.backward_path == "reference" ? "it is the reference" : "too large to hold its (B, H, T, T) tensors") +
+                              ")\n";
+  for (const auto& d : r.digests) {
+    std::string shape;
+    for (int64_t n : d.shape) shape += (shape.empty() ? "" : ", ") + std::to_string(n);
+    out += fmt::format("  {:<16} ({}) fnv1a64 {} sum {:.6f}\n", d.name, shape, d.fnv1a64, d.sum);
+  }
+  return out;
 }
 
 nlohmann::ordered_json bench_json(const BenchReport& r) {
@@ -59,6 +74,15 @@ nlohmann::ordered_json bench_json(const BenchReport& r) {
   j["shape"] = r.shape;
   j["repeat"] = r.options.repeat;
   j["isa"] = r.isa;
+  if (r.options.backward) {
+    nlohmann::ordered_json b;
+    b["path"] = r.backward_path;
+    b["bits_checked"] = r.bits_checked;
+    b["bits_equal"] = r.bits_equal;
+    for (const auto& d : r.digests)
+      b["digests"][d.name] = {{"shape", d.shape}, {"fnv1a64", d.fnv1a64}, {"sum", d.sum}};
+    j["backward"] = b;
+  }
   return j;
 }
 

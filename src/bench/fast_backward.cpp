@@ -1,0 +1,84 @@
+#include "bench/fast_backward.h"
+
+#include <vector>
+
+#include "kernels/attention.h"
+#include "kernels/gemm.h"
+#include "kernels/sgemm.h"
+#include "torch/torch_kernels.h"
+
+namespace attn {
+
+namespace {
+
+// C (M, N) = A (M, K) @ B (K, N) through OpenBLAS's sgemm as torch.mm hands it over; A as is
+// or as a transposed view (stored (K, M)), B row-major (as ops_backward.cpp's mm).
+void mm(const float* A, bool a_transposed, const float* B, float* C, int64_t M, int64_t K, int64_t N) {
+  kernels::SgemmCall call;
+  call.M = M;
+  call.N = N;
+  call.K = K;
+  call.A = A;
+  call.lda = a_transposed ? M : K;
+  call.a_transposed = a_transposed;
+  call.B = kernels::ConstMat{B, N, false};
+  call.C = C;
+  call.ldc = N;
+  kernels::sgemm(call);
+}
+
+void ensure(Tensor& t, const Shape& shape) {
+  if (t.shape != shape) t = Tensor::zeros(shape);
+}
+
+using Buffer = std::vector<float, kernels::CacheLineAllocator<float>>;
+
+}  // namespace
+
+bool fast_backward(const MultiHeadAttention& mha, const PreparedMultiHeadAttention& forward, const Tensor& x,
+                   const Tensor& grad_y, MhaGradients& g) {
+  if (!forward.fused() || x.dim() != 3) return false;
+  const int64_t b = x.size(0), T = x.size(1), d_in = x.size(2), d_out = mha.d_out, rows = b * T;
+  const size_t size = static_cast<size_t>(rows * d_out);
+  thread_local Buffer grad_context, grad_q, grad_k, grad_v, part;
+  for (Buffer* buffer : {&grad_context, &grad_q, &grad_k, &grad_v}) buffer->resize(size);
+  part.resize(static_cast<size_t>(rows * d_in));
+
+  // out_proj: y = context @ W.T + bias. W.grad = grad_y.T @ context (grad_y.T a transposed
+  // view), bias.grad = grad_y summed over the rows, context.grad = grad_y @ W.
+  const float* gy = grad_y.data.data();
+  ensure(g.out_proj_weight, {d_out, d_out});
+  ensure(g.out_proj_bias, {d_out});
+  mm(gy, true, forward.context(), g.out_proj_weight.data.data(), d_out, rows, d_out);
+  std::fill(g.out_proj_bias.data.begin(), g.out_proj_bias.data.end(), 0.0f);
+  kernels::column_sums(gy, rows, d_out, g.out_proj_bias.data.data());
+  mm(gy, false, mha.out_proj.weight.data.data(), grad_context.data(), rows, d_out, d_out);
+
+  // The heads: back through the weighted sum, the softmax and the scores.
+  if (!kernels::causal_attention_backward(forward.queries(), forward.keys(), forward.values(), grad_context.data(),
+                                          grad_q.data(), grad_k.data(), grad_v.data(), b, T, mha.num_heads,
+                                          mha.head_dim))
+    return false;
+
+  // The three projections, in the order autograd reaches them: W.grad = grad.T @ x, and x's
+  // gradient the sum of grad @ W as each arrives ((values + queries) + keys). The keys'
+  // gradient reaches its Linear column-major for a batch of one: the same blocked products.
+  ensure(g.x, x.shape);
+  const struct {
+    const Buffer& grad;
+    const Linear& layer;
+    Tensor& weight_grad;
+  } projections[3] = {{grad_v, mha.W_value, g.W_value}, {grad_q, mha.W_query, g.W_query}, {grad_k, mha.W_key, g.W_key}};
+  for (int p = 0; p < 3; ++p) {
+    const auto& pr = projections[p];
+    ensure(pr.weight_grad, {d_out, d_in});
+    mm(pr.grad.data(), true, x.data.data(), pr.weight_grad.data.data(), d_out, rows, d_in);
+    float* into = p == 0 ? g.x.data.data() : part.data();
+    mm(pr.grad.data(), false, pr.layer.weight.data.data(), into, rows, d_out, d_in);
+    if (p > 0)
+      for (size_t i = 0; i < part.size(); ++i) g.x.data[i] = g.x.data[i] + part[i];
+  }
+  return true;
+}
+
+}  // namespace attn

@@ -1,0 +1,20 @@
+// MultiHeadAttention's backward after a PreparedMultiHeadAttention forward, for
+// `attn-walk bench --backward`: the gradients of mha_backward_reference(), bit for bit,
+// without the (B, H, T, T) tensors: the attention's part is kernels::causal_attention_backward
+// (the weights recomputed block by block), the Linears' parts OpenBLAS's blocked products
+// through kernels::sgemm, read straight from the forward's kept buffers.
+#pragma once
+
+#include "bench/fast_forward.h"
+#include "bench/mha_backward.h"
+
+namespace attn {
+
+// The gradients for grad_y (B, T, d_out) after forward.forward(gen, x, y). Returns false,
+// computing nothing, where the fused backward does not reproduce autograd (the forward was
+// not fused, or kernels::causal_attention_backward declines); then use the reference.
+// The gradients' storage is reused when it has the right sizes.
+bool fast_backward(const MultiHeadAttention& mha, const PreparedMultiHeadAttention& forward, const Tensor& x,
+                   const Tensor& grad_y, MhaGradients& grads);
+
+}  // namespace attn

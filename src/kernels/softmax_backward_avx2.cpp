@@ -1,0 +1,59 @@
+// Softmax's backward on causal rows with AVX2 + FMA (compiled with -mavx2 -mfma; see
+// CMakeLists.txt): lane by lane the float operations of ops_backward.cpp's softmax_backward.
+#include "kernels/softmax_detail.h"
+
+#if defined(__AVX2__) && defined(__FMA__)
+
+#include <immintrin.h>
+
+namespace attn::kernels::detail {
+
+namespace {
+
+// The first `count` (0 to 8) lanes.
+__m256i first_lanes(int64_t count) {
+  const __m256i index = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(count)), index);
+}
+
+}  // namespace
+
+float causal_grad_dot_avx2(const float* g, const float* w, int64_t valid) {
+  // The first 8 products are rounded on their own (map2's x * y before any sum); past
+  // `valid` they are 0 * 0.
+  const int64_t first = valid < 8 ? valid : 8;
+  const __m256i m0 = first_lanes(first);
+  __m256 acc = _mm256_mul_ps(_mm256_maskload_ps(g, m0), _mm256_maskload_ps(w, m0));
+  int64_t j = 8;
+  for (; j + 8 <= valid; j += 8) acc = _mm256_fmadd_ps(_mm256_loadu_ps(g + j), _mm256_loadu_ps(w + j), acc);
+  if (j < valid) {
+    const __m256i m = first_lanes(valid - j);
+    acc = _mm256_fmadd_ps(_mm256_maskload_ps(g + j, m), _mm256_maskload_ps(w + j, m), acc);
+  }
+  alignas(32) float lanes[8];
+  _mm256_store_ps(lanes, acc);
+  return fold_sum_avx2(lanes);
+}
+
+void causal_grad_scale_avx2(const float* g, const float* w, float sum, float divisor, float* out, int64_t valid) {
+  const __m256 s = _mm256_set1_ps(sum), d = _mm256_set1_ps(divisor);
+  int64_t j = 0;
+  for (; j + 8 <= valid; j += 8) {
+    const __m256 x = _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(g + j), s), _mm256_loadu_ps(w + j));
+    _mm256_storeu_ps(out + j, _mm256_div_ps(x, d));
+  }
+  for (; j < valid; ++j) out[j] = ((g[j] - sum) * w[j]) / divisor;
+}
+
+}  // namespace attn::kernels::detail
+
+#else
+
+#include <cstdlib>
+
+namespace attn::kernels::detail {
+float causal_grad_dot_avx2(const float*, const float*, int64_t) { std::abort(); }
+void causal_grad_scale_avx2(const float*, const float*, float, float, float*, int64_t) { std::abort(); }
+}  // namespace attn::kernels::detail
+
+#endif

@@ -1,0 +1,146 @@
+// attn-walk bench --backward: the chapter's MultiHeadAttention at GPT-2 width (768, 12 heads),
+// forward and backward, against PyTorch 1.13's autograd (tests/golden/bench_backward.json,
+// written by make_bench_backward_goldens.py): every gradient's digest, bit for bit.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "bench/fast_backward.h"
+#include "bench/fast_forward.h"
+#include "bench/mha_backward.h"
+#include "modules/chapter.h"
+#include "run_process.h"
+#include "test_util.h"
+#include "torch/torch_random.h"
+
+namespace attn {
+namespace {
+
+nlohmann::json goldens() {
+  std::ifstream in(std::string(ATTN_WALK_TESTS_DIR) + "/golden/bench_backward.json");
+  return nlohmann::json::parse(in);
+}
+
+// The bench's draws: x, the module, the forward, then grad_y.
+struct BackwardRun {
+  Tensor x, y, grad_y;
+  MhaGradients grads;
+};
+
+BackwardRun reference_run(int64_t T, int64_t D, int64_t H, uint64_t seed) {
+  TorchGenerator gen(seed);
+  BackwardRun r;
+  r.x = randn(gen, {1, T, D});
+  const MultiHeadAttention mha(gen, D, D, T, 0.0, H, false, DropoutKernel::Default);
+  const MultiHeadAttention::Trace trace = mha.forward_traced(gen, r.x);
+  r.y = trace.context_vecs;
+  r.grad_y = randn(gen, r.y.shape);
+  r.grads = mha_backward_reference(mha, r.x, trace, r.grad_y);
+  return r;
+}
+
+void expect_digest(const nlohmann::json& want, const Tensor& got, const std::string& what) {
+  EXPECT_EQ(Shape(want["shape"].get<std::vector<int64_t>>()), got.shape) << what;
+  for (const auto& s : want["samples"]) {
+    const size_t i = s[0].get<size_t>();
+    ASSERT_LT(i, got.data.size()) << what;
+    EXPECT_EQ(fmt::format("{:08x}", test::bits(got.data[i])), s[1].get<std::string>()) << what << " [" << i << "]";
+  }
+  EXPECT_EQ(fnv1a64(got.data.data(), got.data.size()), want["fnv1a64"].get<std::string>()) << what;
+}
+
+void expect_case(const nlohmann::json& c, const BackwardRun& r) {
+  const std::string at = "T = " + std::to_string(c["tokens"].get<int64_t>()) + ": ";
+  const auto& t = c["tensors"];
+  expect_digest(t["y"], r.y, at + "y");
+  expect_digest(t["grad_y"], r.grad_y, at + "grad_y");
+  for (const auto& [name, tensor] : r.grads.named()) expect_digest(t[name], *tensor, at + name + ".grad");
+}
+
+TEST(BenchBackward, ReferenceEqualsAutograd) {
+  const nlohmann::json all = goldens();
+  for (const auto& c : all["cases"]) {
+    const int64_t T = c["tokens"].get<int64_t>();
+    if (T > 256) continue;  // T = 1024: the fast path's test (the reference holds 5 (12, T, T) tensors)
+    expect_case(c, reference_run(T, c["d_model"].get<int64_t>(), c["heads"].get<int64_t>(), c["seed"].get<uint64_t>()));
+  }
+}
+
+// The bench's fused path: the prepared forward, then fast_backward.
+BackwardRun fused_run(int64_t B, int64_t T, int64_t D, int64_t H, uint64_t seed, bool& fused) {
+  TorchGenerator gen(seed);
+  BackwardRun r;
+  r.x = randn(gen, {B, T, D});
+  const MultiHeadAttention mha(gen, D, D, T, 0.0, H, false, DropoutKernel::Default);
+  PreparedMultiHeadAttention prepared(mha);
+  prepared.forward(gen, r.x, r.y);
+  r.grad_y = randn(gen, r.y.shape);
+  fused = fast_backward(mha, prepared, r.x, r.grad_y, r.grads);
+  return r;
+}
+
+TEST(BenchBackward, FusedEqualsAutograd) {
+  // T = 203 cuts the 32-row blocks and the 8-row tiles; T = 1024 is GPT-2's context. T = 40
+  // is below OpenBLAS's blocked kernel for the heads' products: no fused path.
+  const nlohmann::json all = goldens();
+  for (const auto& c : all["cases"]) {
+    const int64_t T = c["tokens"].get<int64_t>();
+    bool fused = false;
+    const BackwardRun r = fused_run(1, T, c["d_model"].get<int64_t>(), c["heads"].get<int64_t>(), c["seed"].get<uint64_t>(), fused);
+    EXPECT_EQ(fused, T >= 128) << "T = " << T;
+    if (fused) expect_case(c, r);
+  }
+}
+
+TEST(BenchBackward, FusedEqualsReference) {
+  struct Sizes {
+    int64_t B, T, D, H;
+  };
+  // head_dim 64 with T not a multiple of anything; a batch of two (the keys' gradient then
+  // row-major, keys.T copied); head_dim 48 and 32, whose products have K-blocks of their own.
+  for (const Sizes s : {Sizes{1, 150, 128, 2}, Sizes{2, 160, 96, 2}, Sizes{1, 300, 64, 2}, Sizes{1, 333, 192, 4}}) {
+    bool fused = false;
+    const BackwardRun got = fused_run(s.B, s.T, s.D, s.H, 7, fused);
+    ASSERT_TRUE(fused) << s.T;
+    TorchGenerator gen(7);
+    const Tensor x = randn(gen, {s.B, s.T, s.D});
+    const MultiHeadAttention mha(gen, s.D, s.D, s.T, 0.0, s.H, false, DropoutKernel::Default);
+    const MultiHeadAttention::Trace trace = mha.forward_traced(gen, x);
+    const Tensor grad_y = randn(gen, trace.context_vecs.shape);
+    const MhaGradients want = mha_backward_reference(mha, x, trace, grad_y);
+    const auto g = got.grads.named(), w = want.named();
+    for (size_t i = 0; i < g.size(); ++i) {
+      ASSERT_EQ(g[i].second->shape, w[i].second->shape) << g[i].first;
+      size_t differ = 0;
+      for (size_t k = 0; k < g[i].second->data.size(); ++k)
+        differ += test::bits(g[i].second->data[k]) != test::bits(w[i].second->data[k]);
+      EXPECT_EQ(differ, 0u) << "T = " << s.T << ", " << g[i].first;
+    }
+  }
+}
+
+// The CLI: `bench --backward` says it checked the bits, and its digests are PyTorch's.
+TEST(BenchBackward, CliReportsCheckedBits) {
+  const test::RunResult r =
+      test::run_cli({"bench", "--backward", "--tokens", "203", "--repeat", "1", "--no-probe", "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << test::describe(r);
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["backward"]["path"], "fused");
+  EXPECT_TRUE(j["backward"]["bits_checked"].get<bool>());
+  EXPECT_TRUE(j["backward"]["bits_equal"].get<bool>());
+  const nlohmann::json all = goldens();
+  for (const auto& c : all["cases"]) {
+    if (c["tokens"] != 203) continue;
+    for (const auto& [name, want] : c["tensors"].items())
+      EXPECT_EQ(j["backward"]["digests"][name]["fnv1a64"], want["fnv1a64"]) << name;
+  }
+  const test::RunResult text = test::run_cli({"bench", "--backward", "--tokens", "128", "--repeat", "1", "--no-probe"});
+  ASSERT_EQ(text.exit_code, 0) << test::describe(text);
+  EXPECT_NE(text.out.find("bits: equal to the reference backward's, every gradient"), std::string::npos) << text.out;
+}
+
+}  // namespace
+}  // namespace attn
