@@ -99,9 +99,8 @@ constexpr double kCheckedScores = 12.0 * 1024.0 * 1024.0;
 // (grad_y drawn once, after the warm-up forward). The fused backward where it applies, its
 // gradients then checked against the reference backward's bits; else the reference, timed.
 Timings time_training(const BenchOptions& o, const MultiHeadAttention& mha, PreparedMultiHeadAttention& prepared,
-                      TorchGenerator& gen, const Tensor& x, Tensor& y, BenchReport& r) {
+                      TorchGenerator& gen, const Tensor& x, Tensor& y, BenchReport& r, MhaGradients& grads) {
   const Tensor grad_y = randn(gen, y.shape);
-  MhaGradients grads;
   const bool fused = fast_backward(mha, prepared, x, grad_y, grads);  // also the warm-up
   const auto reference = [&](MhaGradients& out) {
     const MultiHeadAttention::Trace trace = mha.forward_traced(gen, x);
@@ -165,12 +164,21 @@ BenchReport run_bench(const BenchOptions& o) {
   Tensor y;
   prepared.forward(gen, x, y);
   BenchReport r;
-  const Timings timed = o.backward ? time_training(o, mha, prepared, gen, x, y, r)
+  MhaGradients grads;
+  const Timings timed = o.backward ? time_training(o, mha, prepared, gen, x, y, r, grads)
                                    : time_runs(o.repeat, [&] { prepared.forward(gen, x, y); });
   const double median = timed.median;
   const double flops = o.backward ? training_flops(o) : work_flops(o);
   const double gflops = flops / (median * 1e6);
-  if (!o.save_output.empty()) save_npy(o.save_output, y);
+  if (!o.save_output.empty()) {
+    save_npy(o.save_output, y);
+    // With --backward, each gradient beside it: FILE.npy -> FILE.x.npy, FILE.W_query.weight.npy, ...
+    const std::string& path = o.save_output;
+    const std::string stem = path.size() > 4 && path.compare(path.size() - 4, 4, ".npy") == 0
+                                 ? path.substr(0, path.size() - 4) : path;
+    if (o.backward)
+      for (const auto& [name, tensor] : grads.named()) save_npy(stem + "." + name + ".npy", *tensor);
+  }
 
   double sum = 0.0, abs_sum = 0.0;
   for (float v : y.data) {

@@ -74,7 +74,8 @@ void bind_bench(CLI::App& bench, BenchOptions& b) {
   bench.add_option("--save-output", b.save_output, "Write the output y to FILE as .npy (float32)");
   bench.add_flag("--backward", b.backward,
                  "Time the forward plus y.backward(grad_y), grad_y = torch.randn_like(y): the gradients of x, "
-                 "W_query, W_key, W_value and out_proj, each reported by digest");
+                 "W_query, W_key, W_value and out_proj, each reported by digest (and with --save-output, each "
+                 "saved beside y as FILE.<name>.npy)");
 }
 
 void bind_check(CLI::App& check, CheckOptions& c, Options& o) {

@@ -105,6 +105,25 @@ void row_block(const Call& c, HeadBuffers& hb, const float* q, const float* v, c
   gemm_chains_packed(m, c.hd, ConstMat{gs, T, false}, hb.keys, gq + i0 * D, D, row_end, zero_row(c.hd));
 }
 
+// C (T, hd) = M.T @ B (T, hd) for a causal (T, T) matrix M (zero above its diagonal), in
+// the blocked order over T. Row j of M.T is zero before column j, so rows [j0, j1) start
+// their chains at j0, not at 0: the K-blocks before j0 add chains of zeros, +0 each, to C's
+// start of +0, and the block holding j0 runs from 0 through zeros up to j0, which leaves its
+// chain at +0 (fma(a, 0, +0) is +0), so starting it at j0 gives the same floats.
+void transposed_product(const Call& c, const float* m, const float* b, float* out) {
+  constexpr int64_t kChunk = 64;  // rows per call: the chains past j0 they share cost (kChunk / 2)^2 each
+  const int64_t T = c.T;
+  ChainOrder order;
+  order.add_to_c = true;
+  for (int64_t j0 = 0; j0 < T; j0 += kChunk) {
+    order.k_bounds.assign(1, 0);
+    for (int64_t bound : c.t_order.k_bounds)
+      if (bound > j0) order.k_bounds.push_back(bound - j0);
+    gemm_chains(std::min(kChunk, T - j0), c.hd, T - j0, ConstMat{m, T, true}.offset(j0, j0),
+                ConstMat{b, c.D, false}.offset(j0, 0), out + j0 * c.D, c.D, order, nullptr, zero_row(c.hd));
+  }
+}
+
 void one_head(const Call& c, int64_t bh) {
   const int64_t T = c.T, D = c.D, hd = c.hd;
   const int64_t offset = (bh / c.H) * T * D + (bh % c.H) * hd;
@@ -117,10 +136,8 @@ void one_head(const Call& c, int64_t bh) {
   for (int64_t i0 = 0; i0 < T; i0 += kRows) row_block(c, hb, q, v, gc, c.gq + offset, i0, std::min(T, i0 + kRows));
   // grad_keys = grad_scores.T @ queries, grad_values = weights.T @ grad_context: A is the
   // transposed view of a (T, T) matrix, as bmm's backward hands it to OpenBLAS.
-  gemm_chains(T, hd, T, ConstMat{hb.grad_scores.data(), T, true}, ConstMat{q, D, false}, c.gk + offset, D, c.t_order,
-              nullptr, zero_row(hd));
-  gemm_chains(T, hd, T, ConstMat{hb.weights.data(), T, true}, ConstMat{gc, D, false}, c.gv + offset, D, c.t_order,
-              nullptr, zero_row(hd));
+  transposed_product(c, hb.grad_scores.data(), q, c.gk + offset);
+  transposed_product(c, hb.weights.data(), gc, c.gv + offset);
 }
 
 // Every grad_weights entry finite, the masked ones (never computed) included: each is a sum of

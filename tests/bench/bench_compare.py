@@ -1,4 +1,5 @@
-"""`make bench-compare`: attn-walk against PyTorch at its best and ONNX Runtime, side by side.
+"""`make bench-compare`: attn-walk against PyTorch at its best and ONNX Runtime, side by side; then the
+training step (forward plus backward) against PyTorch's autograd (bench_compare_backward.py).
 
     /usr/bin/python3 tests/bench/bench_compare.py --binary build/attn-walk --ort build/bench-node/node_modules
 
@@ -190,6 +191,9 @@ def main():
     ap.add_argument("--repeat", type=int, default=10, help="timed forwards per process, after one warm-up")
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--seed", type=int, default=123)
+    ap.add_argument("--backward-tokens", type=int, nargs="*", default=[128, 512, 1024, 2048, 4096],
+                    help="T of the training step's rows (bench_compare_backward.py); none: skip them")
+    ap.add_argument("--backward-repeat", type=int, default=5, help="timed steps per process, after one warm-up")
     ap.add_argument("--json", help="also write the raw results here")
     args = ap.parse_args()
     args.ort = os.path.abspath(args.ort)
@@ -201,6 +205,9 @@ def main():
             rows.append(measure(args, T, tmp))
             r = rows[-1]
             print(f"T={T}: " + ", ".join(f"{n} {v:.1f} ms" for n, v in r["ms"].items()), file=sys.stderr)
+        import bench_compare_backward as bcb
+        backward_args = argparse.Namespace(**dict(vars(args), repeat=args.backward_repeat))
+        backward_rows = bcb.run_all(backward_args, args.backward_tokens, tmp)
     walk = walk_at_scale(args)
     # The peak is a maximum: a neighbour's load can only lower a reading, so keep the higher of
     # a probe before and one after the runs.
@@ -231,9 +238,12 @@ def main():
     print(f"\nPeak RSS at T = {rows[-1]['T']}: " + ", ".join(f"{n} {v:.0f} MiB" for n, v in rows[-1]["rss"].items()))
     print(f"\nThe multi-head walk at 1024 x {D}, {H} heads, batch 1, text to /dev/null: "
           f"{walk[0]:.2f} s whole process, peak {walk[1]:.0f} MiB (best of {args.rounds}).")
+    if backward_rows:
+        ok &= bcb.print_table(backward_args, backward_rows, peak)
     if args.json:
         with open(args.json, "w") as f:
-            json.dump(dict(args=vars(args), peak_gflops=peak, isa=isa, rows=rows, walk=walk), f, indent=1)
+            json.dump(dict(args=vars(args), peak_gflops=peak, isa=isa, rows=rows, walk=walk,
+                           backward_rows=backward_rows), f, indent=1)
     sys.exit(0 if ok else 1)
 
 
