@@ -209,6 +209,14 @@ struct TileKernel {
   // zero-padded.
   static void pack_a(const ConstMat& A, int64_t i0, int rows, int64_t k0, int64_t k1, float* out) {
     const int64_t kc = k1 - k0;
+    if (rows == MR) {  // a whole tile: MR neighbouring floats per k, copied as they are
+      for (int64_t k = 0; k < kc; ++k) {
+        const float* src = A.data + (k0 + k) * A.ld + i0;
+        #pragma GCC unroll 16
+        for (int r = 0; r < MR; ++r) out[k * MR + r] = src[r];
+      }
+      return;
+    }
     for (int64_t k = 0; k < kc; ++k)
       for (int r = 0; r < MR; ++r) out[k * MR + r] = r < rows ? A.data[(k0 + k) * A.ld + i0 + r] : 0.0f;
   }
