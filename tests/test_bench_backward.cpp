@@ -69,7 +69,7 @@ TEST(BenchBackward, ReferenceEqualsAutograd) {
   }
 }
 
-// The bench's fused path: the prepared forward, then fast_backward.
+// The bench's fused path: the prepared forward, then PreparedMhaBackward.
 BackwardRun fused_run(int64_t B, int64_t T, int64_t D, int64_t H, uint64_t seed, bool& fused) {
   TorchGenerator gen(seed);
   BackwardRun r;
@@ -78,7 +78,8 @@ BackwardRun fused_run(int64_t B, int64_t T, int64_t D, int64_t H, uint64_t seed,
   PreparedMultiHeadAttention prepared(mha);
   prepared.forward(gen, r.x, r.y);
   r.grad_y = randn(gen, r.y.shape);
-  fused = fast_backward(mha, prepared, r.x, r.grad_y, r.grads);
+  PreparedMhaBackward prepared_backward(mha);
+  fused = prepared_backward.backward(prepared, r.x, r.grad_y, r.grads);
   return r;
 }
 

@@ -101,7 +101,8 @@ constexpr double kCheckedScores = 12.0 * 1024.0 * 1024.0;
 Timings time_training(const BenchOptions& o, const MultiHeadAttention& mha, PreparedMultiHeadAttention& prepared,
                       TorchGenerator& gen, const Tensor& x, Tensor& y, BenchReport& r, MhaGradients& grads) {
   const Tensor grad_y = randn(gen, y.shape);
-  const bool fused = fast_backward(mha, prepared, x, grad_y, grads);  // also the warm-up
+  PreparedMhaBackward prepared_backward(mha);
+  const bool fused = prepared_backward.backward(prepared, x, grad_y, grads);  // also the warm-up
   const auto reference = [&](MhaGradients& out) {
     const MultiHeadAttention::Trace trace = mha.forward_traced(gen, x);
     y = trace.context_vecs;
@@ -111,7 +112,7 @@ Timings time_training(const BenchOptions& o, const MultiHeadAttention& mha, Prep
   const Timings t = time_runs(o.repeat, [&] {
     if (!fused) return reference(grads);
     prepared.forward(gen, x, y);
-    fast_backward(mha, prepared, x, grad_y, grads);
+    prepared_backward.backward(prepared, x, grad_y, grads);
   });
   r.backward_path = fused ? "fused" : "reference";
   const double scores = static_cast<double>(o.batch * o.heads) * static_cast<double>(o.tokens * o.tokens);

@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "kernels/attention.h"
+#include "kernels/parallel.h"
 #include "kernels/gemm.h"
 #include "kernels/sgemm.h"
 #include "torch/torch_kernels.h"
@@ -33,10 +34,28 @@ void ensure(Tensor& t, const Shape& shape) {
 
 using Buffer = std::vector<float, kernels::CacheLineAllocator<float>>;
 
+// grad (rows, K) @ W (K, N) with W packed: torch.mm's blocked product (the zero-tail hint
+// sgemm would add skips only exact zeros: the same floats).
+void mm_packed(const float* grad, const kernels::PackedB& w, float* out, int64_t rows) {
+  kernels::gemm_chains_packed(rows, w.N, kernels::ConstMat{grad, w.K, false}, w, out, w.N, nullptr,
+                              kernels::zero_row(w.N));
+}
+
 }  // namespace
 
-bool fast_backward(const MultiHeadAttention& mha, const PreparedMultiHeadAttention& forward, const Tensor& x,
-                   const Tensor& grad_y, MhaGradients& g) {
+PreparedMhaBackward::PreparedMhaBackward(const MultiHeadAttention& mha) : mha_(mha) {
+  const Linear* linears[4] = {&mha.W_query, &mha.W_key, &mha.W_value, &mha.out_proj};
+  kernels::PackedB* packed[4] = {&query_, &key_, &value_, &out_};
+  kernels::parallel_for(4, [&](int64_t i) {
+    const Tensor& w = linears[i]->weight;
+    const int64_t k = w.size(0), n = w.size(1);
+    kernels::pack_b(k, n, kernels::ConstMat{w.data.data(), n, false}, kernels::blocked_chain_order(k), *packed[i]);
+  });
+}
+
+bool PreparedMhaBackward::backward(const PreparedMultiHeadAttention& forward, const Tensor& x, const Tensor& grad_y,
+                                   MhaGradients& g) {
+  const MultiHeadAttention& mha = mha_;
   if (!forward.fused() || x.dim() != 3) return false;
   const int64_t b = x.size(0), T = x.size(1), d_in = x.size(2), d_out = mha.d_out, rows = b * T;
   const size_t size = static_cast<size_t>(rows * d_out);
@@ -52,7 +71,8 @@ bool fast_backward(const MultiHeadAttention& mha, const PreparedMultiHeadAttenti
   mm(gy, true, forward.context(), g.out_proj_weight.data.data(), d_out, rows, d_out);
   std::fill(g.out_proj_bias.data.begin(), g.out_proj_bias.data.end(), 0.0f);
   kernels::column_sums(gy, rows, d_out, g.out_proj_bias.data.data());
-  mm(gy, false, mha.out_proj.weight.data.data(), grad_context.data(), rows, d_out, d_out);
+  if (rows * d_out * d_out <= 1000000) return false;  // the small kernels' own orders: the reference
+  mm_packed(gy, out_, grad_context.data(), rows);
 
   // The heads: back through the weighted sum, the softmax and the scores.
   if (!kernels::causal_attention_backward(forward.queries(), forward.keys(), forward.values(), grad_context.data(),
@@ -66,15 +86,15 @@ bool fast_backward(const MultiHeadAttention& mha, const PreparedMultiHeadAttenti
   ensure(g.x, x.shape);
   const struct {
     const Buffer& grad;
-    const Linear& layer;
+    const kernels::PackedB& weight;
     Tensor& weight_grad;
-  } projections[3] = {{grad_v, mha.W_value, g.W_value}, {grad_q, mha.W_query, g.W_query}, {grad_k, mha.W_key, g.W_key}};
+  } projections[3] = {{grad_v, value_, g.W_value}, {grad_q, query_, g.W_query}, {grad_k, key_, g.W_key}};
   for (int p = 0; p < 3; ++p) {
     const auto& pr = projections[p];
     ensure(pr.weight_grad, {d_out, d_in});
     mm(pr.grad.data(), true, x.data.data(), pr.weight_grad.data.data(), d_out, rows, d_in);
     float* into = p == 0 ? g.x.data.data() : part.data();
-    mm(pr.grad.data(), false, pr.layer.weight.data.data(), into, rows, d_out, d_in);
+    mm_packed(pr.grad.data(), pr.weight, into, rows);
     if (p > 0)
       for (size_t i = 0; i < part.size(); ++i) g.x.data[i] = g.x.data[i] + part[i];
   }

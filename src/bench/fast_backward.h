@@ -10,11 +10,21 @@
 
 namespace attn {
 
-// The gradients for grad_y (B, T, d_out) after forward.forward(gen, x, y). Returns false,
-// computing nothing, where the fused backward does not reproduce autograd (the forward was
-// not fused, or kernels::causal_attention_backward declines); then use the reference.
-// The gradients' storage is reused when it has the right sizes.
-bool fast_backward(const MultiHeadAttention& mha, const PreparedMultiHeadAttention& forward, const Tensor& x,
-                   const Tensor& grad_y, MhaGradients& grads);
+// The module's weights packed once for the products of its backward, x.grad = grad @ W (W as
+// it is stored, where the forward packed W.T), as the forward is prepared once.
+class PreparedMhaBackward {
+ public:
+  explicit PreparedMhaBackward(const MultiHeadAttention& mha);
+  // The gradients for grad_y (B, T, d_out) after forward.forward(gen, x, y). Returns false,
+  // computing nothing, where the fused backward does not reproduce autograd (the forward was
+  // not fused, or kernels::causal_attention_backward declines); then use the reference.
+  // The gradients' storage is reused when it has the right sizes.
+  bool backward(const PreparedMultiHeadAttention& forward, const Tensor& x, const Tensor& grad_y,
+                MhaGradients& grads);
+
+ private:
+  const MultiHeadAttention& mha_;
+  kernels::PackedB query_, key_, value_, out_;  // W (d_out, d_in) as B of grad @ W
+};
 
 }  // namespace attn
