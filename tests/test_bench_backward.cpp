@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -70,7 +71,9 @@ TEST(BenchBackward, ReferenceEqualsAutograd) {
 }
 
 // The bench's fused path: the prepared forward, then PreparedMhaBackward.
-BackwardRun fused_run(int64_t B, int64_t T, int64_t D, int64_t H, uint64_t seed, bool& fused) {
+// grad_y's rows listed in zero_rows are set to 0 (their softmax backward sums are then 0).
+BackwardRun fused_run(int64_t B, int64_t T, int64_t D, int64_t H, uint64_t seed, bool& fused,
+                      const std::vector<int64_t>& zero_rows = {}) {
   TorchGenerator gen(seed);
   BackwardRun r;
   r.x = randn(gen, {B, T, D});
@@ -78,6 +81,7 @@ BackwardRun fused_run(int64_t B, int64_t T, int64_t D, int64_t H, uint64_t seed,
   PreparedMultiHeadAttention prepared(mha);
   prepared.forward(gen, r.x, r.y);
   r.grad_y = randn(gen, r.y.shape);
+  for (int64_t i : zero_rows) std::fill_n(r.grad_y.data.begin() + i * D, D, 0.0f);
   PreparedMhaBackward prepared_backward(mha);
   fused = prepared_backward.backward(prepared, r.x, r.grad_y, r.grads);
   return r;
@@ -99,18 +103,21 @@ TEST(BenchBackward, FusedEqualsAutograd) {
 TEST(BenchBackward, FusedEqualsReference) {
   struct Sizes {
     int64_t B, T, D, H;
+    std::vector<int64_t> zero_rows = {};
   };
   // head_dim 64 with T not a multiple of anything; a batch of two (the keys' gradient then
   // row-major, keys.T copied); head_dim 48 and 32, whose products have K-blocks of their own.
-  for (const Sizes s : {Sizes{1, 150, 128, 2}, Sizes{2, 160, 96, 2}, Sizes{1, 300, 64, 2}, Sizes{1, 333, 192, 4}}) {
+  for (const Sizes& s : {Sizes{1, 150, 128, 2}, Sizes{2, 160, 96, 2}, Sizes{1, 300, 64, 2}, Sizes{1, 333, 192, 4},
+                       Sizes{1, 140, 128, 2, {0, 3, 100}}}) {  // rows whose sum of g * w is exactly 0
     bool fused = false;
-    const BackwardRun got = fused_run(s.B, s.T, s.D, s.H, 7, fused);
+    const BackwardRun got = fused_run(s.B, s.T, s.D, s.H, 7, fused, s.zero_rows);
     ASSERT_TRUE(fused) << s.T;
     TorchGenerator gen(7);
     const Tensor x = randn(gen, {s.B, s.T, s.D});
     const MultiHeadAttention mha(gen, s.D, s.D, s.T, 0.0, s.H, false, DropoutKernel::Default);
     const MultiHeadAttention::Trace trace = mha.forward_traced(gen, x);
-    const Tensor grad_y = randn(gen, trace.context_vecs.shape);
+    Tensor grad_y = randn(gen, trace.context_vecs.shape);
+    for (int64_t i : s.zero_rows) std::fill_n(grad_y.data.begin() + i * s.D, s.D, 0.0f);
     const MhaGradients want = mha_backward_reference(mha, x, trace, grad_y);
     const auto g = got.grads.named(), w = want.named();
     for (size_t i = 0; i < g.size(); ++i) {

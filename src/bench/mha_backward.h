@@ -28,8 +28,8 @@ struct MhaGradients {
 };
 
 // The gradients from the forward's intermediates (mha.forward_traced(gen, x)), as autograd
-// reaches them. The module must have no attention dropout and no qkv bias gradient to report
-// beyond the listed ones (qkv_bias is supported; its gradients are not returned).
+// reaches them. For a module without attention dropout (the bench's); with qkv_bias the
+// listed gradients are still autograd's, and the biases' own are not returned.
 MhaGradients mha_backward_reference(const MultiHeadAttention& mha, const Tensor& x, const MultiHeadAttention::Trace& t,
                                     const Tensor& grad_y);
 

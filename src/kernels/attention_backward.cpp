@@ -61,7 +61,7 @@ float full_row_dot(const float* g, const float* w, int64_t n) {
 
 // Row i's sum of g * w when the kept part summed to zero: the whole row, with the masked
 // weights' gradients computed too (grad_context_i . v_j, one chain from 0, plus 0).
-float zero_sum_row(const Call& c, const float* gc_row, const float* v, const float* g, const float* w, int64_t i,
+float zero_sum_row(const Call& c, const float* gc_row, const float* v, const float* g, const float* w,
                    int64_t computed) {
   std::vector<float> full_g(g, g + computed), full_w(w, w + computed);
   full_g.resize(static_cast<size_t>(c.T));
@@ -71,7 +71,6 @@ float zero_sum_row(const Call& c, const float* gc_row, const float* v, const flo
     for (int64_t d = 0; d < c.hd; ++d) acc = fma32(gc_row[d], v[j * c.D + d], acc);
     full_g[static_cast<size_t>(j)] = acc + 0.0f;
   }
-  (void)i;
   return full_row_dot(full_g.data(), full_w.data(), c.T);
 }
 
@@ -95,7 +94,7 @@ void row_block(const Call& c, HeadBuffers& hb, const float* q, const float* v, c
     const float* g_row = gw + r * T;
     const float* w_row = w + r * T;
     float sum = detail::causal_grad_dot_avx2(g_row, w_row, valid);
-    if (sum == 0.0f) sum = zero_sum_row(c, gc + i * D, v, g_row, w_row, i, i1);
+    if (sum == 0.0f) sum = zero_sum_row(c, gc + i * D, v, g_row, w_row, i1);
     float* out = gs + r * T;
     detail::causal_grad_scale_avx2(g_row, w_row, sum, c.divisor, out, valid);
     std::fill(out + valid, out + i1, 0.0f);
