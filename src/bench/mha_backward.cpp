@@ -56,9 +56,12 @@ MhaGradients mha_backward_reference(const MultiHeadAttention& mha, const Tensor&
   div_scalar_(scaled_grad, std::sqrt(static_cast<double>(hd)));
   const Tensor scores_grad = masked_fill_backward(scaled_grad, T == mha.mask.size(0) ? mha.mask : triu_ones(T, 1));
   // scores = queries @ keys.T: grad_queries = grad @ keys, grad_keys = (queries.T @ grad).T.
-  // With a batch above one, matmul copied keys.T into a contiguous (hd, T) block.
-  const Tensor queries_t_grad = b > 1 ? matmul_transposed(scores_grad, transpose(t.keys_t, -2, -1))
-                                      : matmul(scores_grad, t.keys_t);
+  // matmul reshapes keys.T (b, H, hd, T) to (b*H, hd, T): a view when b or H is 1, a
+  // contiguous copy otherwise, whose transpose reaches sgemm as a transposed view; with one
+  // head of one dimension the view has the copy's strides (as modules/train.cpp's backward).
+  const bool copied = (b > 1 && H > 1) || (H == 1 && hd == 1);
+  const Tensor queries_t_grad = copied ? matmul_transposed(scores_grad, transpose(t.keys_t, -2, -1))
+                                       : matmul(scores_grad, t.keys_t);
   const Tensor keys_t_grad = transpose(matmul_at(t.queries_t, scores_grad), -2, -1);
   const auto merge = [&](const Tensor& heads) { return view(transpose(heads, 1, 2), {b, T, d_out}); };
   // Each projection's Linear, in the order autograd reaches them (values, queries, keys);
