@@ -17,6 +17,7 @@
 #include "lang/lang.h"
 #include "render/check.h"
 #include "stages/stages.h"
+#include "run_process.h"
 #include "test_backward_util.h"
 
 namespace attn {
@@ -127,6 +128,30 @@ TEST(CheckTraining, StepForgottenAndDropoutLeftOff) {
     ++n;
   }
   EXPECT_EQ(n, 4u);
+}
+
+// The loop's options (--steps, --lr, --weight-decay, --optimizer) reach `attn-walk check` from
+// the options table as every walk option does: the dump of a 5-step loop with
+// optimizer.step() left out is graded at --steps 5 and its mistake named; the same dump at
+// the default 30 steps has no cause (its losses are 5 where the walk has 30).
+TEST(CheckTraining, TheCommandLineTakesTheLoopsOptions) {
+  const std::string path = test::tests_dir() + "/golden/check_training/optimizer_step_forgotten_book.json";
+  const test::RunResult r = test::run_cli({"check", path, "--stage", "backward", "--steps", "5", "--lr", "0.05",
+                               "--weight-decay", "0.1", "--optimizer", "adamw", "--format", "json"});
+  ASSERT_EQ(r.exit_code, 3) << test::describe(r);
+  const auto ids = [](const std::string& out) {
+    std::vector<std::string> found;
+    const auto report = nlohmann::json::parse(out);
+    for (const auto& d : report.at("diagnoses")) found.push_back(d.at("id"));
+    return found;
+  };
+  EXPECT_EQ(nlohmann::json::parse(r.out).at("config").at("train").at("steps"), 5) << r.out.substr(0, 800);
+  const auto named = ids(r.out);
+  EXPECT_NE(std::find(named.begin(), named.end(), "optimizer_step_forgotten"), named.end()) << test::describe(r);
+  const test::RunResult at_30 = test::run_cli({"check", path, "--stage", "backward", "--format", "json"});
+  ASSERT_EQ(at_30.exit_code, 3) << test::describe(at_30);
+  const auto at_30_named = ids(at_30.out);
+  EXPECT_EQ(std::find(at_30_named.begin(), at_30_named.end(), "optimizer_step_forgotten"), at_30_named.end());
 }
 
 }  // namespace

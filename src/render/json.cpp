@@ -112,7 +112,11 @@ nlohmann::json config_json(const Config& c) {
                      {"kv_groups", c.bonus.kv_groups},
                      {"window", c.bonus.window},
                      {"rope_base", c.bonus.rope_base},
-                     {"block", c.bonus.block}}}};
+                     {"block", c.bonus.block}}},
+          {"train", {{"steps", c.train.steps},
+                     {"lr", c.train.lr},
+                     {"weight_decay", c.train.weight_decay},
+                     {"optimizer", to_string(c.train.optimizer)}}}};
 }
 
 std::string render_json(const std::vector<Walk>& walks) {

@@ -189,19 +189,19 @@ std::vector<OptionRow> train_rows() {
   using G = OptionGroup;
   return {
       row("--steps", FIELD(walk.train.steps), "Training steps of the backward stage (at least 1)")
-          .shows("training steps", G::Model, "backward").range(1, 100000)
+          .shows("training steps", G::Model, "backward").range(1, 100000).check_too()
           .sets([](const WalkRequest& r, Config& c) { c.train.steps = r.train.steps; },
                 [](const Config& c) { return std::to_string(c.train.steps); }),
       row("--lr", FIELD(walk.train.lr), "Learning rate of the backward stage's optimizer, in (0, 10]")
-          .shows("learning rate", G::Model, "backward").range(1e-12, 10.0)
+          .shows("learning rate", G::Model, "backward").range(1e-12, 10.0).check_too()
           .sets([](const WalkRequest& r, Config& c) { c.train.lr = r.train.lr; },
                 [](const Config& c) { return fmt::format("{}", c.train.lr); }),
       row("--weight-decay", FIELD(walk.train.weight_decay), "AdamW's weight decay (backward), in [0, 10]")
-          .shows("weight decay", G::Model, "backward").range(0.0, 10.0)
+          .shows("weight decay", G::Model, "backward").range(0.0, 10.0).check_too()
           .sets([](const WalkRequest& r, Config& c) { c.train.weight_decay = r.train.weight_decay; },
                 [](const Config& c) { return fmt::format("{}", c.train.weight_decay); }),
       row("--optimizer", FIELD(walk.optimizer), "Optimizer of the backward stage: adamw or sgd")
-          .shows("optimizer", G::Model, "backward")
+          .shows("optimizer", G::Model, "backward").check_too()
           .one_of([] { return std::vector<std::string>{"adamw", "sgd"}; })
           .sets([](const WalkRequest& r, Config& c) {
                   c.train.optimizer = r.optimizer == "sgd" ? OptimizerKind::SGD : OptimizerKind::AdamW;
