@@ -12,21 +12,7 @@ namespace attn {
 
 namespace {
 
-// C (M, N) = A (M, K) @ B (K, N) through OpenBLAS's sgemm as torch.mm hands it over; A as is
-// or as a transposed view (stored (K, M)), B row-major (as ops_backward.cpp's mm).
-void mm(const float* A, bool a_transposed, const float* B, float* C, int64_t M, int64_t K, int64_t N) {
-  kernels::SgemmCall call;
-  call.M = M;
-  call.N = N;
-  call.K = K;
-  call.A = A;
-  call.lda = a_transposed ? M : K;
-  call.a_transposed = a_transposed;
-  call.B = kernels::ConstMat{B, N, false};
-  call.C = C;
-  call.ldc = N;
-  kernels::sgemm(call);
-}
+using kernels::mm;  // one (M, K) @ (K, N) product as torch.mm hands it to sgemm
 
 void ensure(Tensor& t, const Shape& shape) {
   if (t.shape != shape) t = Tensor::zeros(shape);
@@ -68,7 +54,7 @@ bool PreparedMhaBackward::backward(const PreparedMultiHeadAttention& forward, co
   const float* gy = grad_y.data.data();
   ensure(g.out_proj_weight, {d_out, d_out});
   ensure(g.out_proj_bias, {d_out});
-  mm(gy, true, forward.context(), g.out_proj_weight.data.data(), d_out, rows, d_out);
+  mm(gy, true, forward.context(), false, g.out_proj_weight.data.data(), d_out, rows, d_out);
   std::fill(g.out_proj_bias.data.begin(), g.out_proj_bias.data.end(), 0.0f);
   kernels::column_sums(gy, rows, d_out, g.out_proj_bias.data.data());
   if (rows * d_out * d_out <= 1000000) return false;  // the small kernels' own orders: the reference
@@ -92,7 +78,7 @@ bool PreparedMhaBackward::backward(const PreparedMultiHeadAttention& forward, co
   for (int p = 0; p < 3; ++p) {
     const auto& pr = projections[p];
     ensure(pr.weight_grad, {d_out, d_in});
-    mm(pr.grad.data(), true, x.data.data(), pr.weight_grad.data.data(), d_out, rows, d_in);
+    mm(pr.grad.data(), true, x.data.data(), false, pr.weight_grad.data.data(), d_out, rows, d_in);
     float* into = p == 0 ? g.x.data.data() : part.data();
     mm_packed(pr.grad.data(), pr.weight, into, rows);
     if (p > 0)

@@ -11,4 +11,21 @@ namespace attn::kernels {
 // those products are skipped, exactly.
 void sgemm(const SgemmCall& call);
 
+// One (M, K) @ (K, N) product as torch.mm hands it to sgemm: A as is (K contiguous) or as a
+// transposed view (stored (K, M)), B as is or transposed (stored (N, K)); C (M, N) row-major.
+inline void mm(const float* A, bool a_transposed, const float* B, bool b_transposed, float* C, int64_t M,
+               int64_t K, int64_t N) {
+  SgemmCall call;
+  call.M = M;
+  call.N = N;
+  call.K = K;
+  call.A = A;
+  call.lda = a_transposed ? M : K;
+  call.a_transposed = a_transposed;
+  call.B = ConstMat{B, b_transposed ? K : N, b_transposed};
+  call.C = C;
+  call.ldc = N;
+  sgemm(call);
+}
+
 }  // namespace attn::kernels

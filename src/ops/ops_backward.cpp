@@ -20,22 +20,7 @@ namespace {
 
 int64_t last_dim(const Tensor& t) { return t.dim() == 0 ? 1 : t.size(-1); }
 
-// One (M, K) @ (K, N) product through OpenBLAS's sgemm as torch.mm hands it over: A as is
-// (K contiguous) or as a transposed view (stored (K, M)), B as is or transposed (stored (N, K)).
-void mm(const float* A, bool a_transposed, const float* B, bool b_transposed, float* C, int64_t M,
-        int64_t K, int64_t N) {
-  kernels::SgemmCall call;
-  call.M = M;
-  call.N = N;
-  call.K = K;
-  call.A = A;
-  call.lda = a_transposed ? M : K;
-  call.a_transposed = a_transposed;
-  call.B = kernels::ConstMat{B, b_transposed ? K : N, b_transposed};
-  call.C = C;
-  call.ldc = N;
-  kernels::sgemm(call);
-}
+using kernels::mm;  // one (M, K) @ (K, N) product as torch.mm hands it to sgemm
 
 // vec::map2_reduce_all(x * y, +) over one row: rows shorter than 8 add the rounded products
 // left to right; longer ones start 8 lanes from the first 8 products and fuse each further
