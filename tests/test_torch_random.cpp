@@ -18,6 +18,10 @@ Shape shape_of(const nlohmann::json& args) { return args["shape"].get<Shape>(); 
 // Replays one draw of a golden case and returns its values.
 std::vector<float> replay(TorchGenerator& gen, const std::string& op, const nlohmann::json& args) {
   if (op == "rand") return rand(gen, shape_of(args)).data;
+  if (op == "rand_discard") {  // draws that only move the stream on; the golden keeps none
+    rand(gen, shape_of(args));
+    return {};
+  }
   if (op == "randn") return randn(gen, shape_of(args)).data;
   if (op == "uniform") return uniform(gen, shape_of(args), args["a"].get<double>(), args["b"].get<double>()).data;
   if (op == "xavier") return xavier_uniform(gen, shape_of(args)[0], shape_of(args)[1]).data;

@@ -17,12 +17,12 @@ Tensor xavier_normal_row(TorchGenerator& gen, int64_t E) {
   const double std_dev = std::sqrt(2.0 / static_cast<double>(E + E));
   Tensor t = Tensor::zeros({1, 1, E});
   if (E < 16) {
-    for (int64_t i = 0; i < E; ++i) t.data[i] = static_cast<float>(gen.normal_double() * std_dev);
+    for (int64_t i = 0; i < E; ++i) t.data[i] = static_cast<float>(gen.normal_double() * std_dev + 0.0);  // + mean: -0.0 -> +0.0
     return t;
   }
   const Tensor z = randn(gen, {E});
   const float s = static_cast<float>(std_dev);
-  for (int64_t i = 0; i < E; ++i) t.data[i] = z.data[i] * s;
+  for (int64_t i = 0; i < E; ++i) t.data[i] = z.data[i] * s + 0.0f;  // fmadd(n, std, mean)
   return t;
 }
 

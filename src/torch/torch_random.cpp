@@ -199,8 +199,9 @@ static void normal_fill_16(float* d) {
     const float radius = std::sqrt(-2.0f * cephes_logf(u1));
     float s, c;
     cephes_sincosf(two_pi * u2, &s, &c);
-    d[j] = radius * c;
-    d[j + 8] = radius * s;
+    // fmadd(n, std, mean) with std 1 and mean 0: exact, but -0.0 comes out +0.0.
+    d[j] = radius * c + 0.0f;
+    d[j + 8] = radius * s + 0.0f;
   }
 }
 
@@ -210,7 +211,8 @@ Tensor randn(TorchGenerator& gen, Shape shape) {
   float* d = t.data.data();
   if (n < 16) {
     // Serial path: double Box-Muller, one value per element, rounded to float.
-    for (int64_t i = 0; i < n; ++i) d[i] = static_cast<float>(gen.normal_double());
+    // normal_distribution returns sample * std + mean (1 and 0): -0.0 comes out +0.0.
+    for (int64_t i = 0; i < n; ++i) d[i] = static_cast<float>(gen.normal_double() + 0.0);
     return t;
   }
   // Block path: uniforms for every element first, then Box-Muller 16 at a time.
