@@ -1,10 +1,13 @@
 #include "modules/mha_einsum.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
 
+#include "kernels/sgemm.h"
 #include "ops/ops.h"
+#include "ops/ops_backward.h"
 
 namespace attn {
 
@@ -16,6 +19,31 @@ Tensor kaiming_uniform(TorchGenerator& gen, int64_t rows, int64_t fan_in) {
   const double gain = std::sqrt(2.0 / (1.0 + a * a));
   const double bound = std::sqrt(3.0) * (gain / std::sqrt(static_cast<double>(fan_in)));
   return uniform(gen, {rows, fan_in}, -bound, bound);
+}
+
+
+// out_proj on context.transpose(1, 2).reshape(b, n, d_out) with head_dim 1: the reshape only
+// drops the last dimension, so with several heads and tokens out_proj gets a (b, n, H) view of
+// the (b, H, n) buffer that is not contiguous. F.linear then takes matmul, which cannot fold
+// such a view into one mm without a copy unless b is 1: it runs bmm per batch item, (n, H) as a
+// transposed operand times W.T (below 400 multiply-adds a plain loop), and adds the bias after.
+// With b = 1 it folds: one mm of the same operands, whatever its size.
+Tensor out_proj_on_heads_view(const Tensor& heads_by_tokens, const Linear& proj) {
+  const int64_t b = heads_by_tokens.size(0), H = heads_by_tokens.size(1), n = heads_by_tokens.size(2);
+  const int64_t d_out = proj.weight.size(0);
+  Tensor out;
+  if (b > 1 && n * H * d_out < 400) {
+    const Tensor wt = transpose(proj.weight, 0, 1);  // (H, d_out), one copy per batch item
+    Tensor wt_batch = Tensor::zeros({b, H, d_out});
+    for (int64_t i = 0; i < b; ++i) std::copy(wt.data.begin(), wt.data.end(), wt_batch.data.begin() + i * H * d_out);
+    out = matmul_at(heads_by_tokens, wt_batch);  // (b, n, d_out)
+  } else {
+    out = Tensor::zeros({b, n, d_out});
+    for (int64_t i = 0; i < b; ++i)  // A (n, H) stored (H, n); B = W.T, W stored (d_out, H)
+      kernels::mm(heads_by_tokens.data.data() + i * H * n, true, proj.weight.data.data(), true,
+                  out.data.data() + i * n * d_out, n, H, d_out);
+  }
+  return proj.bias ? add_bias(out, *proj.bias) : out;
 }
 
 }  // namespace
@@ -74,8 +102,11 @@ MHAEinsum::Trace MHAEinsum::forward_traced(const Tensor& x) const {
   masked_fill_(scores, triu_ones(n, 1), -std::numeric_limits<float>::infinity());
   t.attn_weights = softmax_lastdim(scores);
   // einsum("bhnm,bhmd->bhnd", attn_weights, V), then (b, n, H, head_dim) -> (b, n, d_out)
-  const Tensor context = transpose(matmul(t.attn_weights, V), 1, 2);
-  t.context_vec = out_proj(view(context, {b, n, d_out}));
+  const Tensor context = matmul(t.attn_weights, V);  // (b, H, n, head_dim)
+  if (head_dim == 1 && num_heads > 1 && n > 1)
+    t.context_vec = out_proj_on_heads_view(view(context, {b, num_heads, n}), out_proj);
+  else
+    t.context_vec = out_proj(view(transpose(context, 1, 2), {b, n, d_out}));
   return t;
 }
 

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "ops/ops.h"
+#include "torch/torch_kernels.h"
 
 namespace attn {
 
@@ -106,11 +107,12 @@ MHAPyTorchClass::Trace MHAPyTorchClass::forward_traced(const Tensor& x) const {
   const Tensor merged = view(transpose(matmul(t.attn_weights, heads(v)), 0, 1), {T * b, E});
   const Tensor out = view(a.out_proj(merged), {T, b, E});
   t.attn_output = transpose(out, 0, 1);  // batch first again: a view of (T, b, E)
-  // need_weights=True: attn_output_weights.view(b, H, T, S).sum(dim=1) / H
+  // need_weights=True: attn_output_weights.view(b, H, T, S).sum(dim=1) / H. Per batch item a
+  // sum down the H rows of an (H, T * S) matrix, in SumKernel's order for a dimension that is
+  // not the innermost (with 8 or more heads' worth of columns the lanes differ from left to right).
   t.avg_weights = Tensor::zeros({b, T, S});
   for (int64_t bi = 0; bi < b; ++bi)
-    for (int64_t h = 0; h < H; ++h)
-      for (int64_t e = 0; e < T * S; ++e) t.avg_weights.data[bi * T * S + e] += t.attn_weights.data[(bi * H + h) * T * S + e];
+    kernels::column_sums(t.attn_weights.data.data() + bi * H * T * S, H, T * S, t.avg_weights.data.data() + bi * T * S);
   t.avg_weights = div_scalar(t.avg_weights, static_cast<double>(H));
   t.context_vec = linear_on_view(t.attn_output, proj.weight, proj.bias, query_contiguous);
   return t;

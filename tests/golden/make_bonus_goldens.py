@@ -98,6 +98,16 @@ def configurations():
               kv_groups=2, window=3, block=4, rope_base=500000.0)
     yield rnd("d6_t40_long", 24, 40, 6, seed=11, batch=1, d_out=8, heads=2, kv_groups=1, window=9,
               block=16)
+    # Heads of one dimension: MHAEinsum's context.transpose(1, 2).reshape(b, n, d_out) is then a
+    # view that is not contiguous, and out_proj runs bmm per batch item (a plain loop below 400
+    # multiply-adds, sgemm with both operands transposed above) or, with a batch of one, one
+    # folded mm; six heads also take nn.MultiheadAttention's average down SumKernel's lanes.
+    yield rnd("d3_t6_dout3_h3_b3_headdim1", 27, 6, 3, seed=123, batch=3, d_out=3, heads=3, kv_groups=3,
+              window=2, block=3)
+    yield rnd("d6_t24_dout6_h6_b2_headdim1", 28, 24, 6, seed=0, batch=2, d_out=6, heads=6, kv_groups=6,
+              window=4, block=5)
+    yield rnd("d6_t16_dout6_h6_b1_headdim1_bias", 29, 16, 6, seed=789, batch=1, qkv_bias=True, d_out=6,
+              heads=6, kv_groups=2, window=3, block=4)
 
 
 def main():
