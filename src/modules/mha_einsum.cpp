@@ -21,7 +21,6 @@ Tensor kaiming_uniform(TorchGenerator& gen, int64_t rows, int64_t fan_in) {
   return uniform(gen, {rows, fan_in}, -bound, bound);
 }
 
-
 // out_proj on context.transpose(1, 2).reshape(b, n, d_out) with head_dim 1: the reshape only
 // drops the last dimension, so with several heads and tokens out_proj gets a (b, n, H) view of
 // the (b, H, n) buffer that is not contiguous. F.linear then takes matmul, which cannot fold
