@@ -6,8 +6,6 @@
 // tables and their gradients), through the golden's FNV-1a 64 digest of them.
 #include <gtest/gtest.h>
 
-#include <cstdio>
-
 #include "render/render.h"
 #include "stages/stages.h"
 #include "test_backward_util.h"
@@ -18,18 +16,6 @@ namespace attn {
 namespace {
 
 const std::string kDir = test::tests_dir() + "/golden/backward_text";
-
-// FNV-1a 64 of the values' float32 bytes, little-endian, as the generator's fnv1a64.
-std::string fnv1a64(const std::vector<float>& values) {
-  uint64_t h = 0xcbf29ce484222325ULL;
-  for (float v : values) {
-    const uint32_t bits = test::bits(v);
-    for (int byte = 0; byte < 4; ++byte) h = (h ^ ((bits >> (8 * byte)) & 0xFF)) * 0x100000001b3ULL;
-  }
-  char hex[17];
-  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
-  return hex;
-}
 
 // The golden's text through the tokenizer and chapter 2's embeddings, as --text does it.
 Config text_config(const nlohmann::json& doc) {
@@ -63,25 +49,7 @@ TEST_P(BackwardText, EveryStepEqualsPyTorch) {
   ASSERT_NE(info, nullptr);
   ASSERT_EQ(info->misuse(cfg), "");
   const Walk walk = info->run(cfg);
-  const auto& expected = doc["stages"]["backward"];
-  std::vector<std::string> got_names, want_names;
-  for (const auto& s : walk.steps) got_names.push_back(s.name);
-  for (const auto& s : expected) want_names.push_back(s["name"].get<std::string>());
-  ASSERT_EQ(got_names, want_names);
-  for (size_t i = 0; i < walk.steps.size(); ++i) {
-    const Step& step = walk.steps[i];
-    const auto& want = expected[i];
-    SCOPED_TRACE("step " + step.name);
-    EXPECT_EQ(step.value.shape, want["shape"].get<Shape>());
-    if (want.contains("digest")) {
-      EXPECT_EQ(fnv1a64(step.value.data), want["digest"].get<std::string>());
-    } else {
-      double max_diff = 0;
-      EXPECT_EQ(test::count_bit_differences(step.value.data, test::flatten(want["data"]), &max_diff), 0)
-          << "largest difference " << max_diff;
-    }
-    EXPECT_EQ(printed_step(step), want["printed"].get<std::string>());
-  }
+  test::expect_walk_equals_golden(walk, doc["stages"]["backward"]);
 }
 
 INSTANTIATE_TEST_SUITE_P(PyTorch, BackwardText, ::testing::ValuesIn(test::json_files_in(kDir)));

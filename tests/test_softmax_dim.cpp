@@ -19,16 +19,6 @@
 namespace attn {
 namespace {
 
-std::string fnv1a64(const Tensor& t) {
-  uint64_t h = 0xcbf29ce484222325ULL;
-  for (const float v : t.data) {
-    unsigned char bytes[4];
-    std::memcpy(bytes, &v, 4);  // little-endian on every machine this builds for
-    for (const unsigned char byte : bytes) h = (h ^ byte) * 0x100000001b3ULL;
-  }
-  return fmt::format("{:016x}", h);
-}
-
 // CausalAttention's scores: randn(b, T, T), masked above the diagonal, divided by sqrt(2).
 Tensor scores(int64_t b, int64_t T, uint64_t seed) {
   TorchGenerator gen(seed);
@@ -45,7 +35,7 @@ TEST(SoftmaxDim1, EqualsPyTorchForEveryThreadCount) {
     const int64_t b = c["b"], T = c["T"], threads = c["threads"];
     SCOPED_TRACE(fmt::format("b {} T {} threads {}", b, T, threads));
     const Tensor out = softmax_dim1(scores(b, T, c["seed"].get<uint64_t>()), threads);
-    EXPECT_EQ(fnv1a64(out), c["fnv1a64"].get<std::string>());
+    EXPECT_EQ(test::fnv1a64(out.data), c["fnv1a64"].get<std::string>());
     thread_dependent += c["differ_from_1_thread"].get<int>() > 0;
   }
   // The cases must include some where the thread count changes the bits.
