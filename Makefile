@@ -67,9 +67,10 @@ test: build
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
 
 # One clang build with -fsanitize=address,undefined and libFuzzer's coverage (fuzz/):
-# the unit and CLI tests under the sanitizers, and each fuzzer for 12 s.
+# the unit and CLI tests under the sanitizers, and each fuzzer for 12 s. No unity build here
+# (CMakeLists.txt): each of the library's files compiles on its own includes.
 $(SAN_DIR)/CMakeCache.txt: | deps
-	CXX=clang++ cmake -S . -B $(SAN_DIR) -DCMAKE_BUILD_TYPE=Release -DATTN_WALK_FUZZ=ON
+	CXX=clang++ cmake -S . -B $(SAN_DIR) -DCMAKE_BUILD_TYPE=Release -DATTN_WALK_FUZZ=ON -DATTN_WALK_UNITY_BUILD=OFF
 
 sanitize-build: deps $(SAN_DIR)/CMakeCache.txt
 	cmake --build $(SAN_DIR) -j $(JOBS)

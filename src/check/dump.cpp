@@ -18,9 +18,7 @@ namespace {
 
 using json = nlohmann::json;
 
-[[noreturn]] void fail(const std::string& source, const std::string& message) {
-  throw InputError(source + ": " + message);
-}
+using input_detail::fail;
 
 // "line L, column C" of a byte offset (1-based, columns count bytes).
 std::string position(const std::string& text, size_t offset) {

@@ -58,4 +58,8 @@ std::string shape_str(const Shape& s) {
   return "(" + join_dims(s) + ")";
 }
 
+void shape_error(const char* op, const Shape& a, const Shape& b) {
+  throw std::logic_error(std::string(op) + ": incompatible shapes " + shape_str(a) + " and " + shape_str(b));
+}
+
 }  // namespace attn

@@ -44,5 +44,7 @@ int64_t numel_of(const Shape& s);
 std::string torch_size_str(const Shape& s);
 // "(2, 6, 3)" as a learner reads shapes in the chapter's comments
 std::string shape_str(const Shape& s);
+// An op handed operands whose shapes do not fit (a bug in the caller, not bad input data).
+[[noreturn]] void shape_error(const char* op, const Shape& a, const Shape& b);
 
 }  // namespace attn

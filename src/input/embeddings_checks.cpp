@@ -49,10 +49,6 @@ TextPos position_of(const std::string& text, size_t offset) {
 
 }  // namespace
 
-[[noreturn]] void fail(const std::string& source, const std::string& message) {
-  throw InputError(source + ": " + message);
-}
-
 [[noreturn]] void fail_at(const std::string& source, const std::string& text, size_t offset,
                           const std::string& message) {
   const TextPos p = position_of(text, offset);

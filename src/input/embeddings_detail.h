@@ -16,7 +16,7 @@ inline constexpr const char* kExampleForms =
 
 // embeddings_checks.cpp: messages that name the source and, given an offset into the text,
 // its line and column; short excerpts of the input; where the next JSON token starts.
-[[noreturn]] void fail(const std::string& source, const std::string& message);
+using input_detail::fail;
 [[noreturn]] void fail_at(const std::string& source, const std::string& text, size_t offset,
                           const std::string& message);
 std::string excerpt(const std::string& s, size_t max_chars = 24);

@@ -18,9 +18,7 @@ namespace {
 
 constexpr size_t kChunk = size_t{1} << 16;
 
-[[noreturn]] void fail(const std::string& source, const std::string& message) {
-  throw InputError(source + ": " + message);
-}
+using input_detail::fail;
 
 }  // namespace
 

@@ -17,6 +17,13 @@ struct InputError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+namespace input_detail {
+// Every reader's stop: "<source>: <message>", thrown as an InputError.
+[[noreturn]] inline void fail(const std::string& source, const std::string& message) {
+  throw InputError(source + ": " + message);
+}
+}  // namespace input_detail
+
 struct Embeddings {
   std::vector<std::string> tokens;
   Tensor inputs;  // (T, d_in), float32 as torch.tensor(...) would store it

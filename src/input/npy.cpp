@@ -26,9 +26,7 @@ constexpr char kMagic[] = "\x93NUMPY";
 constexpr size_t kMagicSize = 6;
 constexpr const char* kSaveHint = "save a 2-D float32 array with np.save(path, a.astype(np.float32))";
 
-[[noreturn]] void fail(const std::string& source, const std::string& message) {
-  throw InputError(source + ": " + message);
-}
+using input_detail::fail;
 
 std::string shape_text(const std::vector<uint64_t>& shape) {
   std::string s = "(";

@@ -10,7 +10,7 @@ namespace attn {
 namespace {
 
 // 3.6.1: the wrapper; then the batched product on the fixed tensor a.
-std::map<std::string, StepText> wrapper_texts() {
+std::map<std::string, StepText> wrapper_texts_en() {
   return {
       {"multi-head/batch",
        {"torch.stack((inputs,) * {batch}): a batch of {batch} copies",
@@ -42,7 +42,7 @@ std::map<std::string, StepText> wrapper_texts() {
 }
 
 // 3.6.2: MultiHeadAttention's intermediates; exercises 3.2 and 3.3.
-std::map<std::string, StepText> mha_texts() {
+std::map<std::string, StepText> mha_texts_en() {
   return {
       {"multi-head/keys",
        {"W_key(x) of MultiHeadAttention({d_in}, {d_out}, {T}, {attn_p}, num_heads={heads}"
@@ -143,8 +143,8 @@ std::map<std::string, StepText> mha_texts() {
 LangTable multi_head_en() {
   LangTable t;
   t.code = "en";
-  t.steps = wrapper_texts();
-  t.steps.merge(mha_texts());
+  t.steps = wrapper_texts_en();
+  t.steps.merge(mha_texts_en());
   t.ui = {
       {"stage.multi-head",
        "MultiHeadAttentionWrapper and MultiHeadAttention, every intermediate; exercises 3.2 "

@@ -10,7 +10,7 @@ namespace attn {
 namespace {
 
 // 3.6.1: the wrapper; then the batched product on the fixed tensor a.
-std::map<std::string, StepText> wrapper_texts() {
+std::map<std::string, StepText> wrapper_texts_zh() {
   return {
       {"multi-head/batch",
        {"torch.stack((inputs,) * {batch})：由 {batch} 份副本组成的批次",
@@ -42,7 +42,7 @@ std::map<std::string, StepText> wrapper_texts() {
 }
 
 // 3.6.2: MultiHeadAttention's intermediates; exercises 3.2 and 3.3.
-std::map<std::string, StepText> mha_texts() {
+std::map<std::string, StepText> mha_texts_zh() {
   return {
       {"multi-head/keys",
        {"MultiHeadAttention({d_in}, {d_out}, {T}, {attn_p}, num_heads={heads}{bias_arg}) 的 "
@@ -138,8 +138,8 @@ std::map<std::string, StepText> mha_texts() {
 LangTable multi_head_zh() {
   LangTable t;
   t.code = "zh";
-  t.steps = wrapper_texts();
-  t.steps.merge(mha_texts());
+  t.steps = wrapper_texts_zh();
+  t.steps.merge(mha_texts_zh());
   t.ui = {
       {"stage.multi-head",
        "MultiHeadAttentionWrapper 与 MultiHeadAttention 的每个中间结果；练习 3.2 和 3.3"},

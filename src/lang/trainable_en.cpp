@@ -10,7 +10,7 @@ namespace attn {
 namespace {
 
 // 3.4.1: the weight matrices and one query, step by step.
-std::map<std::string, StepText> step_by_step_texts() {
+std::map<std::string, StepText> step_by_step_texts_en() {
   return {
       {"trainable/x_2",
        {"the query token {xq} = inputs[{q}]",
@@ -71,7 +71,7 @@ std::map<std::string, StepText> step_by_step_texts() {
 }
 
 // 3.4.2: SelfAttention_v1 and v2 as classes; exercise 3.1.
-std::map<std::string, StepText> class_texts() {
+std::map<std::string, StepText> class_texts_en() {
   return {
       {"trainable/sa_v1_output",
        {"SelfAttention_v1({d_in}, {d_out})(inputs), seed {seed1}: row {query} is context_vec_2",
@@ -124,8 +124,8 @@ std::map<std::string, StepText> class_texts() {
 LangTable trainable_en() {
   LangTable t;
   t.code = "en";
-  t.steps = step_by_step_texts();
-  t.steps.merge(class_texts());
+  t.steps = step_by_step_texts_en();
+  t.steps.merge(class_texts_en());
   t.ui = {
       {"stage.trainable",
        "W_query, W_key, W_value; scaled dot-product; SelfAttention_v1 and v2; exercise 3.1"},

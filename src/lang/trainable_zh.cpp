@@ -10,7 +10,7 @@ namespace attn {
 namespace {
 
 // 3.4.1: the weight matrices and one query, step by step.
-std::map<std::string, StepText> step_by_step_texts() {
+std::map<std::string, StepText> step_by_step_texts_zh() {
   return {
       {"trainable/x_2",
        {"查询词元 {xq} = inputs[{q}]",
@@ -67,7 +67,7 @@ std::map<std::string, StepText> step_by_step_texts() {
 }
 
 // 3.4.2: SelfAttention_v1 and v2 as classes; exercise 3.1.
-std::map<std::string, StepText> class_texts() {
+std::map<std::string, StepText> class_texts_zh() {
   return {
       {"trainable/sa_v1_output",
        {"SelfAttention_v1({d_in}, {d_out})(inputs)，随机种子 {seed1}：第 {query} 行就是 "
@@ -119,8 +119,8 @@ std::map<std::string, StepText> class_texts() {
 LangTable trainable_zh() {
   LangTable t;
   t.code = "zh";
-  t.steps = step_by_step_texts();
-  t.steps.merge(class_texts());
+  t.steps = step_by_step_texts_zh();
+  t.steps.merge(class_texts_zh());
   t.ui = {
       {"stage.trainable", "W_query、W_key、W_value；缩放点积注意力；SelfAttention_v1 与 v2；练习 3.1"},
   };

@@ -137,7 +137,7 @@ Strided reshaped(const Strided& t, const Shape& shape) {
 // column-major. It leaves bmm as a contiguous (b*H, T, hd) block (queries, values) or
 // (b*H, hd, T) block (keys, the transposed operand), goes back through the transposes of
 // the forward pass as views, then is reshaped to (b, T, d_out) and to (b*T, d_out).
-bool projection_grad_column_major(int64_t b, int64_t T, int64_t H, int64_t hd, bool keys) {
+bool grad_is_column_major(int64_t b, int64_t T, int64_t H, int64_t hd, bool keys) {
   Strided g = keys ? transposed(contiguous({b, H, hd, T}), 2, 3) : contiguous({b, H, T, hd});  // (b, H, T, hd)
   g = reshaped(reshaped(transposed(g, 1, 2), {b, T, H * hd}), {b * T, H * hd});
   const int64_t rows = b * T, cols = H * hd;
@@ -206,10 +206,10 @@ Gradients backward(const AttentionLM& m, const Activations& a) {
     input_grad = input_grad.data.empty() ? std::move(lg.input) : add(input_grad, lg.input);
   };
   // Whether each reaches its Linear row by row or column-major depends on the reshapes
-  // that are views (a batch of one, head_dim 1): projection_grad_column_major.
-  projection("values", "W_value", merge(values_t_grad), mha.W_value, projection_grad_column_major(b, T, H, hd, false));
-  projection("queries", "W_query", merge(queries_t_grad), mha.W_query, projection_grad_column_major(b, T, H, hd, false));
-  projection("keys", "W_key", merge(keys_t_grad), mha.W_key, projection_grad_column_major(b, T, H, hd, true));
+  // that are views (a batch of one, head_dim 1): grad_is_column_major.
+  projection("values", "W_value", merge(values_t_grad), mha.W_value, grad_is_column_major(b, T, H, hd, false));
+  projection("queries", "W_query", merge(queries_t_grad), mha.W_query, grad_is_column_major(b, T, H, hd, false));
+  projection("keys", "W_key", merge(keys_t_grad), mha.W_key, grad_is_column_major(b, T, H, hd, true));
   g.add("batch", std::move(input_grad));
   return g;
 }

@@ -14,11 +14,6 @@ namespace attn {
 
 namespace {
 
-[[noreturn]] void shape_error(const char* op, const Shape& a, const Shape& b) {
-  throw std::logic_error(std::string(op) + ": incompatible shapes " + shape_str(a) + " and " +
-                         shape_str(b));
-}
-
 // baddbmm_cpu_kernel: a float running sum, each product rounded before it is added.
 void gemm_unfused(const float* A, const float* B, float* C, int64_t M, int64_t K, int64_t N) {
   for (int64_t i = 0; i < M; ++i) {

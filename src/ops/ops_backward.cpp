@@ -13,11 +13,6 @@ namespace attn {
 
 namespace {
 
-[[noreturn]] void shape_error(const char* op, const Shape& a, const Shape& b) {
-  throw std::logic_error(std::string(op) + ": incompatible shapes " + shape_str(a) + " and " +
-                         shape_str(b));
-}
-
 int64_t last_dim(const Tensor& t) { return t.dim() == 0 ? 1 : t.size(-1); }
 
 using kernels::mm;  // one (M, K) @ (K, N) product as torch.mm hands it to sgemm

@@ -17,14 +17,6 @@ namespace attn {
 
 // ---------------------------------------------------------------- which steps
 
-namespace {
-
-bool starts_with(const std::string& s, const char* prefix) {
-  return s.compare(0, std::strlen(prefix), prefix) == 0;
-}
-
-}  // namespace
-
 bool wants_heatmap(const Walk& walk, const Step& step) {
   const Shape& s = step.value.shape;
   const int64_t T = walk.config.inputs.shape.size() == 2 ? walk.config.num_tokens() : 0;
@@ -34,7 +26,7 @@ bool wants_heatmap(const Walk& walk, const Step& step) {
   const auto dot = step.name.rfind('.');
   const std::string base = dot == std::string::npos ? step.name : step.name.substr(dot + 1);
   for (const char* prefix : {"attn_scores", "attn_weights", "mask", "masked", "dropout_"})
-    if (starts_with(base, prefix)) return true;
+    if (base.rfind(prefix, 0) == 0) return true;  // base starts with prefix
   return false;
 }
 

@@ -20,8 +20,6 @@ constexpr int64_t kHtmlMaxCells = 32;
 constexpr size_t kHtmlMaxBlocks = 16;
 constexpr int kHtmlLabelWidth = 14;  // display columns of a label, at most
 
-std::string esc(const std::string& raw) { return html_escape(raw); }
-
 std::string hex(Rgb c) { return fmt::format("#{:02x}{:02x}{:02x}", c.r, c.g, c.b); }
 
 bool is_light(Rgb c) { return 0.299 * c.r + 0.587 * c.g + 0.114 * c.b > 140.0; }
@@ -96,7 +94,7 @@ std::string svg_labels(const SvgGrid& g) {
   std::string out = "<g class=\"lbl rows\" text-anchor=\"end\">";
   for (size_t r = 0; r < g.n; ++r)
     out += fmt::format("<text x=\"{}\" y=\"{}\" dy=\".35em\">{}</text>", g.left - 6, g.y(r) + g.cell / 2.0,
-                       esc(g.row_labels[r]));
+                       html_escape(g.row_labels[r]));
   out += "</g><g class=\"lbl cols\">";
   for (size_t c = 0; c < g.n; ++c) {
     const double x = g.x(c) + g.cell / 2.0;
@@ -105,11 +103,12 @@ std::string svg_labels(const SvgGrid& g) {
       out += "<text class=\"up\">";
       for (size_t k = 0; k < glyph.size(); ++k)
         out += fmt::format("<tspan x=\"{}\" y=\"{:.1f}\">{}</tspan>", x,
-                           g.top - 6 - static_cast<double>(glyph.size() - 1 - k) * g.font * 1.15, esc(glyph[k]));
+                           g.top - 6 - static_cast<double>(glyph.size() - 1 - k) * g.font * 1.15,
+                           html_escape(glyph[k]));
       out += "</text>";
     } else {
       out += fmt::format("<text transform=\"translate({} {}) rotate(-90)\" dy=\".35em\">{}</text>", x, g.top - 6,
-                         esc(g.shown[c]));
+                         html_escape(g.shown[c]));
     }
   }
   return out + "</g>";
@@ -132,8 +131,8 @@ std::string svg_numbered_cells(const Step& step, const HeatmapPlan& plan, const 
     for (size_t c = 0; c < g.n; ++c) {
       const float v = block_value(step, plan, blk, r, c);
       const CellKind kind = cell_kind(v);
-      const std::string tip = fmt::format("<title>{} \xE2\x86\x92 {}: {}</title>", esc(g.row_labels[r]),
-                                          esc(g.shown[c]), tooltip_number(v));
+      const std::string tip = fmt::format("<title>{} \xE2\x86\x92 {}: {}</title>",
+                                          html_escape(g.row_labels[r]), html_escape(g.shown[c]), tooltip_number(v));
       const std::string txt = cell_number(v, max_abs);
       const double fs = std::min(12.0, g.cell * 1.55 / std::max<size_t>(4, txt.size()));
       const double cx = g.x(c) + g.cell / 2.0, cy = g.y(r) + g.cell / 2.0;
@@ -212,7 +211,7 @@ std::string svg_block(const Step& step, const HeatmapPlan& plan, const HeatmapBl
   // Where the grid is and which rows of the tensor it shows, for the page's hover highlight.
   std::string index_list;
   for (int64_t i : plan.index) index_list += (index_list.empty() ? "" : " ") + std::to_string(i);
-  const std::string aria = esc(step.name) + (caption.empty() ? "" : ", " + esc(caption));
+  const std::string aria = html_escape(step.name) + (caption.empty() ? "" : ", " + html_escape(caption));
   std::string out = fmt::format(
       "<svg class=\"heatmap\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {0} {1}\" "
       "width=\"{0}\" height=\"{1}\" role=\"img\" aria-label=\"{2}\" font-size=\"{3}\" "
@@ -231,7 +230,8 @@ std::string scale_bar_html(const std::string& key, double lo, double hi, Lang la
   return fmt::format("<span class=\"lk\">{}</span> <span class=\"sv\">{}</span>"
                      "<span class=\"bar\" style=\"background:linear-gradient(90deg,{})\"></span>"
                      "<span class=\"sv\">{}</span>",
-                     esc(heatmap_text(lang, key)), esc(scale_number(lo)), stops, esc(scale_number(hi)));
+                     html_escape(heatmap_text(lang, key)), html_escape(scale_number(lo)), stops,
+                     html_escape(scale_number(hi)));
 }
 
 // The step's legend: its scale (unless each matrix has its own, under it), and the marks
@@ -245,18 +245,18 @@ std::string legend_html(const HeatmapPlan& plan, Lang lang) {
         "<span class=\"key\"><svg class=\"sw\" viewBox=\"0 0 16 16\" width=\"16\" height=\"16\" aria-hidden=\"true\">"
         "<rect width=\"16\" height=\"16\" fill=\"{}\"/><path class=\"z\" stroke-width=\"4\" d=\"M8 8h0\"/></svg>"
         " {}</span>",
-        zero_fill, esc(heatmap_text(lang, "zero")));
+        zero_fill, html_escape(heatmap_text(lang, "zero")));
   if (plan.has_masked)
     out += fmt::format(
         "<span class=\"key\"><svg class=\"sw\" viewBox=\"0 0 16 16\" width=\"16\" height=\"16\" aria-hidden=\"true\">"
         "<rect width=\"16\" height=\"16\" class=\"m\"/><path class=\"mx\" d=\"M4 4l8 8M12 4l-8 8\"/></svg>"
         " {}</span>",
-        esc(heatmap_text(lang, "masked")));
+        html_escape(heatmap_text(lang, "masked")));
   if (plan.has_invalid)
     out += fmt::format(
         "<span class=\"key\"><svg class=\"sw\" viewBox=\"0 0 16 16\" width=\"16\" height=\"16\" aria-hidden=\"true\">"
         "<rect width=\"16\" height=\"16\" fill=\"#d62728\"/></svg> {}</span>",
-        esc(heatmap_text(lang, "invalid")));
+        html_escape(heatmap_text(lang, "invalid")));
   return out + "</div>\n";
 }
 
@@ -272,9 +272,10 @@ std::string heatmaps_html(const Walk& walk, const Step& step, const RenderOption
   const auto labels = heatmap_labels(walk, plan, &positions);
   const SvgGrid grid = grid_of(plan, labels, positions);
   std::string out = "<div class=\"heatmaps\">\n";
-  out += fmt::format("<p class=\"hm-title\">{} \xC2\xB7 {}</p>\n", esc(heatmap_text(lang, "rows")),
-                     esc(heatmap_text(lang, "cols")));
-  for (const auto& note : heatmap_notes(plan, lang)) out += "<p class=\"hm-note\">" + esc(note) + "</p>\n";
+  out += fmt::format("<p class=\"hm-title\">{} \xC2\xB7 {}</p>\n", html_escape(heatmap_text(lang, "rows")),
+                     html_escape(heatmap_text(lang, "cols")));
+  for (const auto& note : heatmap_notes(plan, lang))
+    out += "<p class=\"hm-note\">" + html_escape(note) + "</p>\n";
   // One row of figures per batch: the heads of a batch side by side; a group of heads
   // (Step::head_groups) framed together under its caption.
   int64_t current_batch = -2;
@@ -290,11 +291,11 @@ std::string heatmaps_html(const Walk& walk, const Step& step, const RenderOption
     }
     if (starts_group(plan, bi))
       out += fmt::format("<div class=\"hm-group\" data-group=\"{}\"><p class=\"hm-group-label\">{}</p>", blk.group,
-                         esc(group_caption(plan, blk.group, lang)));
+                         html_escape(group_caption(plan, blk.group, lang)));
     const std::string caption = block_caption(blk, lang);
     // Grows from its natural width into the room it has, up to twice that.
     out += fmt::format("<figure class=\"hm\" style=\"flex-basis:{}px;max-width:{}px\">", grid.width, 2 * grid.width);
-    if (!caption.empty()) out += "<figcaption>" + esc(caption) + "</figcaption>";
+    if (!caption.empty()) out += "<figcaption>" + html_escape(caption) + "</figcaption>";
     out += svg_block(step, plan, blk, grid, caption);
     if (plan.per_matrix)
       out += "<div class=\"legend\">" + scale_bar_html("scale_matrix", blk.lo, blk.hi, lang) + "</div>";
