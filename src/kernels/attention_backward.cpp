@@ -31,17 +31,18 @@ struct Call {
   ChainOrder dot_order, t_order;  // products over head_dim (one block of 64) and over T
 };
 
-// A thread's storage for one head: the (T, T) weights and scores' gradient (rows written up
-// to their block's diagonal, zero beyond, so both read as full causal matrices), a block of
-// the weights' gradient, and the head's packed operands.
+// A thread's storage for one head: one slab of rows of the weights and of the scores'
+// gradient (the rows of one K-block of the products over T, at most GEMM_Q of them: so the
+// storage grows as T, not T^2), a block of the weights' gradient, and the head's packed
+// operands.
 struct HeadBuffers {
   Buffer weights, grad_scores, grad_weights;
   PackedB keys_t, values_t, keys;
-  void size_for(int64_t T) {
-    const size_t n = static_cast<size_t>(T * T);
-    if (weights.size() != n) {
-      weights.assign(n, 0.0f);
-      grad_scores.assign(n, 0.0f);
+  void size_for(int64_t T, int64_t slab_rows) {
+    const size_t n = static_cast<size_t>(slab_rows * T);
+    if (weights.size() < n) {
+      weights.resize(n);
+      grad_scores.resize(n);
     }
     grad_weights.resize(static_cast<size_t>(kRows * T));
   }
@@ -74,14 +75,16 @@ float zero_sum_row(const Call& c, const float* gc_row, const float* v, const flo
   return full_row_dot(full_g.data(), full_w.data(), c.T);
 }
 
-// Rows [i0, i1) of head (b, h): the weights, their gradient, the scores' gradient, and the
-// queries' gradient rows.
+// Rows [i0, i1) of head (b, h), inside the slab [s0, s1): the weights, their gradient, the
+// scores' gradient, and the queries' gradient rows. The slab's rows keep the weights and the
+// scores' gradient, each row written up to column s1 (zero past its diagonal), as the products
+// of the slab read them.
 void row_block(const Call& c, HeadBuffers& hb, const float* q, const float* v, const float* gc, float* gq,
-               int64_t i0, int64_t i1) {
+               int64_t i0, int64_t i1, int64_t s0, int64_t s1) {
   const int64_t T = c.T, D = c.D, m = i1 - i0;
-  float* w = hb.weights.data() + i0 * T;
+  float* w = hb.weights.data() + (i0 - s0) * T;
   float* gw = hb.grad_weights.data();
-  float* gs = hb.grad_scores.data() + i0 * T;
+  float* gs = hb.grad_scores.data() + (i0 - s0) * T;
   // 1. the weights, as the forward computes them: q @ k.T, then mask, / sqrt(d), softmax
   gemm_chains_packed(m, i1, ConstMat{q + i0 * D, D, false}, hb.keys_t, w, T, nullptr, zero_row(i1));
   masked_softmax_rows(w, m, T, i0 + 1, i1, T, c.divisor);
@@ -102,24 +105,31 @@ void row_block(const Call& c, HeadBuffers& hb, const float* q, const float* v, c
   }
   // 4. grad_queries rows = grad_scores @ keys (the zeros past each row's diagonal skipped)
   gemm_chains_packed(m, c.hd, ConstMat{gs, T, false}, hb.keys, gq + i0 * D, D, row_end, zero_row(c.hd));
+  // 5. zeros up to the slab's end, where an earlier slab (or call) may have left its values
+  for (int64_t r = 0; r < m; ++r) {
+    std::fill(w + r * T + i1, w + r * T + s1, 0.0f);
+    std::fill(gs + r * T + i1, gs + r * T + s1, 0.0f);
+  }
 }
 
-// C (T, hd) = M.T @ B (T, hd) for a causal (T, T) matrix M (zero above its diagonal), in
-// the blocked order over T. Row j of M.T is zero before column j, so rows [j0, j1) start
-// their chains at j0, not at 0: the K-blocks before j0 add chains of zeros, +0 each, to C's
-// start of +0, and the block holding j0 runs from 0 through zeros up to j0, which leaves its
-// chain at +0 (fma(a, 0, +0) is +0), so starting it at j0 gives the same floats.
-void transposed_product(const Call& c, const float* m, const float* b, float* out) {
+// One K-block [s0, s1) of C (T, hd) = M.T @ B (T, hd), for a causal (T, T) matrix M (zero
+// above its diagonal) whose rows [s0, s1) are m (row i at m + (i - s0) * T): OpenBLAS's
+// blocked order over T adds each K-block's chain, from 0 in k order, to C, so the slabs of
+// rows, taken in order, give C's bits without the whole (T, T) matrix. Rows j < s0 of C add
+// the whole block's chain. Row j of M.T is zero before column j, so rows [s0, s1) start at
+// j: the block is their first (the earlier ones added chains of zeros, +0 each, to C's start
+// of +0), and running their chains from their chunk's first row j0 rather than s0 leaves
+// them at +0 until j (fma(a, 0, +0) is +0), so starting there gives the same floats.
+void slab_product(const Call& c, const float* m, const float* b, float* out, int64_t s0, int64_t s1) {
   constexpr int64_t kChunk = 64;  // rows per call: the chains past j0 they share cost (kChunk / 2)^2 each
-  const int64_t T = c.T;
-  ChainOrder order;
-  order.add_to_c = true;
-  for (int64_t j0 = 0; j0 < T; j0 += kChunk) {
-    order.k_bounds.assign(1, 0);
-    for (int64_t bound : c.t_order.k_bounds)
-      if (bound > j0) order.k_bounds.push_back(bound - j0);
-    gemm_chains(std::min(kChunk, T - j0), c.hd, T - j0, ConstMat{m, T, true}.offset(j0, j0),
-                ConstMat{b, c.D, false}.offset(j0, 0), out + j0 * c.D, c.D, order, nullptr, zero_row(c.hd));
+  const int64_t T = c.T, D = c.D;
+  const ChainOrder whole{{0, s1 - s0}, true};
+  if (s0 > 0)  // C already holds the earlier blocks' sum: added to, so no c_init
+    gemm_chains(s0, c.hd, s1 - s0, ConstMat{m, T, true}, ConstMat{b, D, false}.offset(s0, 0), out, D, whole);
+  for (int64_t j0 = s0; j0 < s1; j0 += kChunk) {
+    const ChainOrder from_j0{{0, s1 - j0}, true};
+    gemm_chains(std::min(kChunk, s1 - j0), c.hd, s1 - j0, ConstMat{m, T, true}.offset(j0, j0 - s0),
+                ConstMat{b, D, false}.offset(j0, 0), out + j0 * D, D, from_j0, nullptr, zero_row(c.hd));
   }
 }
 
@@ -127,16 +137,23 @@ void one_head(const Call& c, int64_t bh) {
   const int64_t T = c.T, D = c.D, hd = c.hd;
   const int64_t offset = (bh / c.H) * T * D + (bh % c.H) * hd;
   const float *q = c.q + offset, *k = c.k + offset, *v = c.v + offset, *gc = c.gc + offset;
+  const std::vector<int64_t>& slabs = c.t_order.k_bounds;  // OpenBLAS's K-blocks over T
+  int64_t slab_rows = 0;
+  for (size_t s = 0; s + 1 < slabs.size(); ++s) slab_rows = std::max(slab_rows, slabs[s + 1] - slabs[s]);
   thread_local HeadBuffers hb;
-  hb.size_for(T);
+  hb.size_for(T, slab_rows);
   pack_b(hd, T, ConstMat{k, D, true}, c.dot_order, hb.keys_t);
   pack_b(hd, T, ConstMat{v, D, true}, c.dot_order, hb.values_t);
   pack_b(T, hd, ConstMat{k, D, false}, c.t_order, hb.keys, /*check_finite=*/true);
-  for (int64_t i0 = 0; i0 < T; i0 += kRows) row_block(c, hb, q, v, gc, c.gq + offset, i0, std::min(T, i0 + kRows));
-  // grad_keys = grad_scores.T @ queries, grad_values = weights.T @ grad_context: A is the
-  // transposed view of a (T, T) matrix, as bmm's backward hands it to OpenBLAS.
-  transposed_product(c, hb.grad_scores.data(), q, c.gk + offset);
-  transposed_product(c, hb.weights.data(), gc, c.gv + offset);
+  for (size_t s = 0; s + 1 < slabs.size(); ++s) {
+    const int64_t s0 = slabs[s], s1 = slabs[s + 1];
+    for (int64_t i0 = s0; i0 < s1; i0 += kRows)
+      row_block(c, hb, q, v, gc, c.gq + offset, i0, std::min(s1, i0 + kRows), s0, s1);
+    // grad_keys = grad_scores.T @ queries, grad_values = weights.T @ grad_context: A is the
+    // transposed view of a (T, T) matrix, as bmm's backward hands it to OpenBLAS.
+    slab_product(c, hb.grad_scores.data(), q, c.gk + offset, s0, s1);
+    slab_product(c, hb.weights.data(), gc, c.gv + offset, s0, s1);
+  }
 }
 
 // Every grad_weights entry finite, the masked ones (never computed) included: each is a sum of
