@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -79,6 +80,9 @@ struct Config {
   // Not a number but what the output needs: only text is rendered (no JSON, HTML or
   // heatmaps), so walks may keep only what print() shows of large tensors (Walk::summaries_only).
   bool summaries_only = false;
+  // Nor is this: told of each step as a walk records it (the walk's stage, the step's name),
+  // for a caller that shows how far a long walk has come (the page's engine). Empty: nobody.
+  std::function<void(const std::string& stage, const std::string& step)> on_step;
 
   int64_t num_tokens() const { return inputs.size(0); }  // T, the context length
   int64_t d_in() const { return inputs.size(1); }

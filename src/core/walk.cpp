@@ -24,6 +24,7 @@ const Tensor& Walk::add(std::string name, Tensor value, std::vector<std::string>
   step.value = std::move(value);
   step.suffixes = std::move(suffixes);
   steps.push_back(std::move(step));
+  if (config.on_step) config.on_step(stage, steps.back().name);
   return steps.back().value;
 }
 

@@ -146,6 +146,7 @@ Config make_config(const WalkRequest& r, LoadedInput in) {
   set_knobs(knobs, c);
   check_walk_options(knobs, c);
   c.summaries_only = !r.keep_all_values;
+  c.on_step = r.on_step;
   return c;
 }
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -58,6 +59,9 @@ struct WalkRequest {
   std::vector<std::string> only;  // keep only these steps
   // The document the walks become (text, json or html): its size counts in the memory check.
   std::string document = "text";
+  // Told of each step as it is recorded (Config::on_step): the page's engine reports a long
+  // walk's progress with it. Empty for the command line.
+  std::function<void(const std::string& stage, const std::string& step)> on_step;
 };
 
 // The command line: a walk request, and where and how to write it.

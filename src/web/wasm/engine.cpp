@@ -1,6 +1,6 @@
 // The page's engine: the CLI's own option binding (src/request/), stages and renderers, compiled to
-// WebAssembly (`make web`). The page's script calls these functions; it computes nothing
-// itself.
+// WebAssembly (`make web`). The page's script calls these functions (from its Web Worker, so the
+// page stays responsive while a walk runs); it computes nothing itself.
 #include <emscripten/emscripten.h>
 
 #include <exception>
@@ -23,6 +23,13 @@ using nlohmann::json;
 
 std::string result;  // what the last call returned; the page copies it before the next call
 
+// How far the walk has come, for the page to show while it waits: "step" with the name of the
+// step just recorded and how many are done, then "render" when the walk's HTML is being written.
+// The page's worker sets Module.onProgress (and posts it to the page); nobody else listens.
+EM_JS(void, attn_walk_progress, (const char* phase, const char* step, int done), {
+  if (Module["onProgress"]) Module["onProgress"](UTF8ToString(phase), UTF8ToString(step), done);
+});
+
 // One walk: the options as the CLI takes them, and the embeddings as JSON text (empty: the
 // chapter's six tokens). Returns {"ok": true, "title", "lang"[, "json"]} and the walk's HTML
 // in *html, or throws.
@@ -40,8 +47,13 @@ json run(const std::string& args_json, const std::string& input, bool with_json,
   r.document = "html";   // every step with its explanation and every value, as on the CLI's page
   r.keep_all_values = true;
   r.explain = true;
+  int done = 0;
+  r.on_step = [&done](const std::string&, const std::string& step) {
+    attn_walk_progress("step", step.c_str(), ++done);
+  };
   attn::RenderOptions ro;
   const auto walks = attn::make_walks(r, &ro);
+  attn_walk_progress("render", "", done);
   json out = {{"ok", true},
               {"title", attn::html_title(walks, ro.lang)},
               {"lang", ro.lang == attn::Lang::Zh ? "zh-CN" : "en"}};
