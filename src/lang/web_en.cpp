@@ -21,6 +21,13 @@ LangTable web_en() {
       {"web.static", "This page was written by attn-walk --format html: its walk is fixed. `make web` builds the page that recomputes when you change the settings."},
       {"web.timing", "computed in {} ms"},
       {"web.loading", "Computing the walk…"},
+      // While a long walk runs in the page's worker: how far it has come, how long it has run.
+      {"web.progress_wait", "Computing… {} s"},
+      {"web.progress", "Computing… steps done: {}, the last {}; {} s"},
+      {"web.progress_render", "Computing… all {} steps done, writing the page; {} s"},
+      {"web.stop", "Stop"},
+      {"web.stopped", "Stopped before the walk was done."},
+      {"web.engine_failed", "The engine stopped: {}"},
       {"web.notebook_section", "Chapter {chapter}'s notebook, section {section}"},
       {"web.reference_code", "The reference code in the book's repository: {file}"},
       // --heatmap-scale matrix (the terminal's and the page's heatmaps).

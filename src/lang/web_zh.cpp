@@ -21,6 +21,12 @@ LangTable web_zh() {
       {"web.static", "这个页面由 attn-walk --format html 生成，其中的计算结果是固定的。用 `make web` 生成的页面会在修改设置后重新计算。"},
       {"web.timing", "计算用时 {} 毫秒"},
       {"web.loading", "正在计算……"},
+      {"web.progress_wait", "正在计算……{} 秒"},
+      {"web.progress", "正在计算……已完成 {} 步，最近一步是 {}；{} 秒"},
+      {"web.progress_render", "正在计算……{} 步全部完成，正在生成页面；{} 秒"},
+      {"web.stop", "停止"},
+      {"web.stopped", "计算尚未完成就已停止。"},
+      {"web.engine_failed", "计算引擎停止运行：{}"},
       {"web.notebook_section", "第 {chapter} 章笔记本的 {section} 节"},
       {"web.reference_code", "本书代码库中的参考代码：{file}"},
       // --heatmap-scale matrix (the terminal's and the page's heatmaps).

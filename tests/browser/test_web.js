@@ -62,6 +62,10 @@ const configs = [
   {opts: {stage: "trainable", init: "randn", "d-out": "2", seed: "5"}, input: four},
 ];
 
+// A walk of a few seconds in the page (6 s in node on this repeat, some 120 tokens): multi-head at GPT-2's width on a text of some hundred tokens.
+const longOpts = {stage: "multi-head", text: Array(10).fill("Every effort moves you forward, and attention looks back.").join(" "),
+                  "embed-dim": "768", "d-out": "768", heads: "12"};
+
 function fragment(c) {
   const parts = Object.entries(c.opts).map(([k, v]) => k + "=" + encodeURIComponent(v));
   if (c.input) parts.push("input=" + encodeURIComponent(JSON.stringify(c.input)));
@@ -105,6 +109,22 @@ function compareValues(label, pageJson, want) {
   });
 }
 
+// Something done in the page (an input event, a click), then the walk it asked for settled: the
+// engine runs in a worker, so the page shows the walk after the event, not during it.
+async function act(tab, expression) {
+  const v = await evaluate(tab, expression);
+  await waitFor(tab, `!window.attnWalk.busy()`, 120000);
+  return v;
+}
+
+// A real mouse click (the browser's input, not a script's) on the element `selector` names.
+async function click(tab, selector) {
+  const at = await evaluate(tab, `(function () { var r = document.querySelector(${JSON.stringify(selector)}).getBoundingClientRect();
+    return {x: r.left + r.width / 2, y: r.top + r.height / 2}; })()`);
+  for (const type of ["mousePressed", "mouseReleased"])
+    await tab.send("Input.dispatchMouseEvent", {type, x: at.x, y: at.y, button: "left", clickCount: 1});
+}
+
 async function open(tab, hash) {
   await tab.send("Page.navigate", {url: "about:blank"});
   await waitFor(tab, `location.href === "about:blank"`);
@@ -126,7 +146,10 @@ async function main() {
       compareSteps(hash.slice(0, 60), await pageSteps(tab), want);
       const args = JSON.stringify(cliArgs(c.opts));
       const input = JSON.stringify(c.input ? JSON.stringify(c.input) : "");
-      compareValues(hash.slice(0, 60), await evaluate(tab, `window.attnWalk.run(${args}, ${input}, true).json`), want);
+      compareValues(hash.slice(0, 60), await evaluate(tab, `window.attnWalk.walk(${args}, ${input}, true).then(function (r) { return r.json; })`), want);
+      // The engine on the page's own thread (window.attnWalk.run, at once) gives the same.
+      if (c === configs[2])
+        compareValues("attnWalk.run " + hash.slice(0, 50), await evaluate(tab, `window.attnWalk.run(${args}, ${input}, true).json`), want);
       const err = await evaluate(tab, `document.getElementById("aw-error").textContent`);
       check(err === "", `${hash.slice(0, 60)}: an error shows: ${err}`);
       if (c.opts.lang === "zh")
@@ -135,11 +158,11 @@ async function main() {
 
     // 2. A control: --d-out changed to 3 on the causal walk.
     await open(tab, "#stage=causal");
-    await evaluate(tab, `(function () { var i = document.querySelector('#aw-controls input[name="d-out"]');
+    await act(tab, `(function () { var i = document.querySelector('#aw-controls input[name="d-out"]');
       i.value = "3"; i.dispatchEvent(new Event("input")); })()`);
     check(/(^|&|#)d-out=3(&|$)/.test(await evaluate(tab, "location.hash")), "the fragment does not follow the d-out control");
     compareSteps("control d-out=3", await pageSteps(tab), cli({opts: {stage: "causal", "d-out": "3"}, input: null}));
-    await evaluate(tab, `(function () { var s = document.querySelector('#aw-controls select[name="stage"]');
+    await act(tab, `(function () { var s = document.querySelector('#aw-controls select[name="stage"]');
       s.value = "dot-product"; s.dispatchEvent(new Event("change")); })()`);
     compareSteps("control stage=dot-product", await pageSteps(tab),
                  cli({opts: {stage: "dot-product", "d-out": "3"}, input: null}));
@@ -148,7 +171,7 @@ async function main() {
     // message, and the walk shown before stays.
     await open(tab, "#stage=multi-head");
     const goodWalk = await pageSteps(tab);
-    await evaluate(tab, `(function () { var i = document.querySelector('#aw-controls input[name="d-out"]');
+    await act(tab, `(function () { var i = document.querySelector('#aw-controls input[name="d-out"]');
       i.value = "3"; i.dispatchEvent(new Event("input")); })()`);
     const refused = await evaluate(tab, `document.getElementById("aw-error").textContent`);
     check(refused.startsWith("--heads: MultiHeadAttention needs --d-out divisible by --heads"),
@@ -183,7 +206,7 @@ async function main() {
 
     // 4. Bad JSON pasted: a clear message, the last good walk stands.
     const before = await pageSteps(tab);
-    await evaluate(tab, `(function () { var t = document.querySelector("#aw-controls textarea.paste");
+    await act(tab, `(function () { var t = document.querySelector("#aw-controls textarea.paste");
       t.value = '{"tokens": ["a", "b"], "embeddings": [[1, 2], [3, oops]]}';
       document.querySelector("#aw-controls button.apply").click(); })()`);
     const msg = await evaluate(tab, `document.getElementById("aw-error").textContent`);
@@ -191,7 +214,7 @@ async function main() {
     check(JSON.stringify(await pageSteps(tab)) === JSON.stringify(before), "bad JSON: the last good walk was replaced");
     check(!/input=/.test(await evaluate(tab, "location.hash")), "bad JSON: it went into the fragment");
     // A cell of the table edited: recomputed with the new number.
-    await evaluate(tab, `(function () { var c = document.querySelector('#aw-controls .emb input[data-row="0"][data-col="0"]');
+    await act(tab, `(function () { var c = document.querySelector('#aw-controls .emb input[data-row="0"][data-col="0"]');
       c.value = "0.5"; c.dispatchEvent(new Event("input")); })()`);
     check(await evaluate(tab, `document.getElementById("aw-error").textContent`) === "", "edited cell: an error shows");
     const edited = JSON.parse(fs.readFileSync(path.join(__dirname, "../../data/journey.json"), "utf8"));
@@ -215,13 +238,13 @@ async function main() {
     const wantGqa = {stage: "show", text: "input", query: "more", "d-out": "model", "kv-groups": "model", window: "more",
                      lang: "show", "text-file": "none", "max-input-mb": "none", label: "Output width --d-out", box: "TEXTAREA"};
     check(JSON.stringify(seen) === JSON.stringify(wantGqa), `controls on gqa: ${JSON.stringify(seen)}`);
-    await evaluate(tab, `(function () { var s = document.querySelector('#aw-controls select[name="stage"]');
+    await act(tab, `(function () { var s = document.querySelector('#aw-controls select[name="stage"]');
       s.value = "dot-product"; s.dispatchEvent(new Event("change")); })()`);
     seen = await evaluate(tab, where);
     check(seen.query === "input" && seen["d-out"] === "more" && seen["kv-groups"] === "more" && seen.window === "more",
           `controls after choosing dot-product: ${JSON.stringify(seen)}`);
     // Your own text in its box: the walk is the CLI's, the table gives way to the text's pieces.
-    await evaluate(tab, `(function () { var t = document.querySelector('#aw-controls textarea[name="text"]');
+    await act(tab, `(function () { var t = document.querySelector('#aw-controls textarea[name="text"]');
       t.value = "注意力"; t.dispatchEvent(new Event("input")); })()`);
     compareSteps("text box", await pageSteps(tab), cli({opts: {stage: "dot-product", text: "注意力"}, input: null}));
     const pieces = await evaluate(tab, `({pieces: Array.from(document.querySelectorAll("#aw-controls .emb ol.pieces li")).map(function (l) { return l.textContent; }),
@@ -229,13 +252,13 @@ async function main() {
     check(JSON.stringify(pieces.pieces) === JSON.stringify(["注", "↳", "意", "↳", "力", "↳"]),
           `text box: the pieces shown are ${JSON.stringify(pieces.pieces)}`);
     check(!pieces.table && /replaces the table/.test(pieces.note || ""), `text box: the table is still there (${JSON.stringify(pieces)})`);
-    await evaluate(tab, `(function () { var t = document.querySelector('#aw-controls textarea[name="text"]');
+    await act(tab, `(function () { var t = document.querySelector('#aw-controls textarea[name="text"]');
       t.value = ""; t.dispatchEvent(new Event("input")); })()`);
     check(await evaluate(tab, `!!document.querySelector("#aw-controls .emb table")`), "text box emptied: the table did not come back");
     // A bad cell: the message in the table's terms, the cell marked, the walk kept.
     await open(tab, "#stage=causal");
     const kept = await pageSteps(tab);
-    await evaluate(tab, `(function () { var c = document.querySelector('#aw-controls .emb input[data-row="2"][data-col="1"]');
+    await act(tab, `(function () { var c = document.querySelector('#aw-controls .emb input[data-row="2"][data-col="1"]');
       c.value = "abc"; c.dispatchEvent(new Event("input")); })()`);
     const bad = await evaluate(tab, `({msg: document.getElementById("aw-error").textContent,
       marked: document.querySelector('#aw-controls .emb input[data-row="2"][data-col="1"]').getAttribute("aria-invalid")})`);
@@ -243,7 +266,7 @@ async function main() {
     check(bad.marked === "true", "bad cell: the cell is not marked");
     check(JSON.stringify(await pageSteps(tab)) === JSON.stringify(kept), "bad cell: the walk was replaced");
     // ".5" is a number to a learner: it is read as 0.5.
-    await evaluate(tab, `(function () { var c = document.querySelector('#aw-controls .emb input[data-row="2"][data-col="1"]');
+    await act(tab, `(function () { var c = document.querySelector('#aw-controls .emb input[data-row="2"][data-col="1"]');
       c.value = ".5"; c.dispatchEvent(new Event("input")); })()`);
     check(await evaluate(tab, `document.getElementById("aw-error").textContent`) === "", "cell .5: an error shows");
     const halved = JSON.parse(fs.readFileSync(path.join(__dirname, "../../data/journey.json"), "utf8"));
@@ -328,8 +351,96 @@ async function main() {
     check(links.length > 0 && links.every((h) => h.includes("/ch02/01_main-chapter-code/ch02.ipynb#2")),
           `--text, stage tokens: the § links are ${JSON.stringify(links.slice(0, 3))}`);
 
+    // 9. The engine runs in a worker. A walk of a few seconds (multi-head at GPT-2's width on a
+    //    text of some hundred tokens): while it runs the page handles a timer and a click and
+    //    shows the walk's progress, which advances; the walk it shows is the CLI's.
+    await open(tab, "#stage=causal");
+    const walksShown = () => evaluate(tab, `Number(document.body.getAttribute("data-walks"))`);
+    const shown0 = await walksShown();
+    const busyVisible = `!document.getElementById("aw-busy").hidden`;
+    await evaluate(tab, `window.ticks = 0; setInterval(function () { window.ticks++; }, 50);
+      location.hash = ${JSON.stringify(fragment({opts: longOpts, input: null}))}; 0`);
+    const tStart = Date.now();
+    await waitFor(tab, busyVisible, 10000);
+    const samples = [];
+    let clickSeen = null;
+    for (;;) {
+      const smp = await evaluate(tab, `({busy: window.attnWalk.busy(), ticks: window.ticks, at: performance.now(),
+        done: Number(document.getElementById("aw-busy").getAttribute("data-done")),
+        text: document.querySelector("#aw-busy .busy-text").textContent})`);
+      if (!smp.busy) break;
+      samples.push(smp);
+      if (samples.length === 3) {
+        // A real click on the settings' summary folds them, while the walk runs.
+        const before = await evaluate(tab, `document.querySelector("#aw-controls details").open`);
+        await click(tab, "#aw-controls details > summary");
+        clickSeen = {before, after: await evaluate(tab, `document.querySelector("#aw-controls details").open`),
+                     busy: await evaluate(tab, `window.attnWalk.busy()`)};
+      }
+      await new Promise((r) => setTimeout(r, 150));
+    }
+    const longMs = Date.now() - tStart;
+    console.log(`the long walk (${longOpts.text.split(" ").length} words, D = 768): ${longMs} ms in the page, ${samples.length} samples`);
+    check(samples.length >= 4, `long walk: ${samples.length} samples while it ran (the page did not answer while it computed?)`);
+    if (samples.length >= 2) {
+      const first = samples[0], last = samples[samples.length - 1];
+      const expected = (last.at - first.at) / 50;
+      check(last.ticks - first.ticks >= expected / 3,
+            `long walk: a 50 ms timer fired ${last.ticks - first.ticks} times in ${(last.at - first.at).toFixed(0)} ms`);
+      check(samples.every((x) => /^Computing… /.test(x.text)), `long walk: the progress line is ${JSON.stringify(first.text)}`);
+      const secs = samples.map((x) => Number(/([\d.]+) s$/.exec(x.text)[1]));
+      check(secs[secs.length - 1] > secs[0], `long walk: the seconds shown do not advance: ${secs.join(" ")}`);
+      const dones = samples.map((x) => x.done);
+      check(dones.every((d, i) => i === 0 || d >= dones[i - 1]) && dones[dones.length - 1] > dones[0],
+            `long walk: the steps done do not advance: ${dones.join(" ")}`);
+      check(samples.some((x) => /steps done: \d+, the last \S+/.test(x.text)),
+            `long walk: no step named in ${JSON.stringify(samples.map((x) => x.text))}`);
+    }
+    check(clickSeen && clickSeen.after === !clickSeen.before && clickSeen.busy,
+          `long walk: a click while it ran: ${JSON.stringify(clickSeen)}`);
+    check(await evaluate(tab, `document.getElementById("aw-error").textContent`) === "", "long walk: an error shows");
+    check(await evaluate(tab, busyVisible) === false, "long walk: the progress line stays after the walk");
+    check(await walksShown() === shown0 + 1, "long walk: not shown once");
+    compareSteps("long walk", await pageSteps(tab), cli({opts: longOpts, input: null}));
+
+    // A newer request while a long walk runs (on the page in Chinese: so is its progress line):
+    // the long walk is stopped once it has run for a second, and only the newer walk is shown.
+    await open(tab, "#stage=causal&lang=zh");
+    const shown1 = await walksShown();
+    await evaluate(tab, `location.hash = ${JSON.stringify(fragment({opts: Object.assign({}, longOpts, {seed: "5", lang: "zh"}), input: null}))}; 0`);
+    await waitFor(tab, busyVisible, 10000);
+    const zhLine = await evaluate(tab, `document.querySelector("#aw-busy .busy-text").textContent`);
+    check(/^正在计算……/.test(zhLine), `lang=zh: the progress line is ${JSON.stringify(zhLine)}`);
+    const tNewer = Date.now();
+    await evaluate(tab, `location.hash = "#stage=dot-product"; 0`);
+    await waitFor(tab, `!window.attnWalk.busy()`, 60000);
+    const newerMs = Date.now() - tNewer;
+    check(newerMs < Math.max(3000, longMs / 2), `a newer request waited ${newerMs} ms (the long walk takes ${longMs} ms)`);
+    check(await walksShown() === shown1 + 1, "a newer request: the stopped walk was shown, or the newer one was not");
+    compareSteps("a newer request", await pageSteps(tab), cli({opts: {stage: "dot-product"}, input: null}));
+    check(await evaluate(tab, `document.documentElement.lang`) === "en", "a newer request: the page is not the newer walk's");
+
+    // Stop: the walk shown before stays, the page says so, the fragment is the shown walk's;
+    // the next change computes as before (a new worker).
+    const beforeStop = await pageSteps(tab);
+    await evaluate(tab, `location.hash = ${JSON.stringify(fragment({opts: longOpts, input: null}))}; 0`);
+    await waitFor(tab, busyVisible, 10000);
+    await click(tab, "#aw-busy button.stop");
+    await waitFor(tab, `!window.attnWalk.busy()`, 5000);
+    const stopped = await evaluate(tab, `document.getElementById("aw-error").textContent`);
+    check(stopped === "Stopped before the walk was done.\nThe walk below is still the last one that worked.",
+          `Stop: the message is ${JSON.stringify(stopped)}`);
+    check(JSON.stringify(await pageSteps(tab)) === JSON.stringify(beforeStop), "Stop: the walk shown before was replaced");
+    // (The walk shown is the default one: an empty fragment.)
+    check(await evaluate(tab, "location.hash") === "", "Stop: the fragment is not the shown walk's");
+    await act(tab, `window.attnWalk.set("seed", "9"); 0`);
+    compareSteps("after Stop", await pageSteps(tab), cli({opts: {stage: "dot-product", seed: "9"}, input: null}));
+    check(await evaluate(tab, `document.getElementById("aw-error").textContent`) === "", "after Stop: an error shows");
+
     // 6. Nothing but the page itself was requested.
-    const outside = tab.requests.filter((u) => !(u.startsWith(pageUrl) || u.startsWith("data:") || u === "about:blank"));
+    // (blob:null/...: the worker's script, made by the page from its own script tags.)
+    const outside = tab.requests.filter((u) => !(u.startsWith(pageUrl) || u.startsWith("data:") || u.startsWith("blob:null/") ||
+                                                  u === "about:blank"));
     check(outside.length === 0, "requests left the page: " + outside.slice(0, 5).join(" "));
     check(tab.console.length === 0, "script errors in the page: " + tab.console.slice(0, 3).join("\n"));
 
@@ -348,16 +459,32 @@ async function main() {
       }
       const phase = (name) => median(loads.map((t) => t[name]));
       // A recompute: the engine's walk, its HTML put into the page, and the page laid out.
-      const recompute = async (stage, seed0) => evaluate(tab, `(function () {
-        window.attnWalk.set("stage", ${JSON.stringify(stage)});
+      // The request goes to the worker and its answer comes back as a message.
+      const recompute = async (stage, seed0) => evaluate(tab, `(async function () {
+        await window.attnWalk.set("stage", ${JSON.stringify(stage)});
         var times = [];
         for (var k = 0; k < 21; k++) {
           var t0 = performance.now();
-          window.attnWalk.set("seed", String(${seed0} + k));
+          await window.attnWalk.set("seed", String(${seed0} + k));
           void document.body.offsetHeight;
           times.push(performance.now() - t0);
         }
         return times.sort(function (a, b) { return a - b; })[10]; })()`);
+      // What the worker adds: the same walk (stage all, 268 KB of HTML) asked of the worker (a
+      // message each way, the HTML copied) and of the engine on the page's thread.
+      const roundTrip = await evaluate(tab, `(async function () {
+        var worker = [], here = [], a = ["--stage", "all"];
+        window.attnWalk.run(a, "", false);
+        for (var k = 0; k < 11; k++) {
+          var t0 = performance.now();
+          var w = await window.attnWalk.walk(a, "", false);
+          worker.push(performance.now() - t0);
+          t0 = performance.now();
+          window.attnWalk.run(a, "", false);
+          here.push(performance.now() - t0);
+        }
+        function med(x) { return x.sort(function (p, q) { return p - q; })[5]; }
+        return {html_bytes: w.html.length, worker_ms_median: +med(worker).toFixed(1), page_thread_ms_median: +med(here).toFixed(1)}; })()`);
       const report = {page_bytes: size, loads: loads.length,
         script_start_ms_median: phase("script"), wasm_inflated_ms_median: phase("inflated"),
         engine_ready_ms_median: phase("engine"), first_walk_ms_median: phase("first_walk")};
@@ -368,6 +495,7 @@ async function main() {
         return recompute("tokens", 300);
       })()).toFixed(1);
       console.log(JSON.stringify(report));
+      console.log(JSON.stringify({stage_all_worker_round_trip: roundTrip}));
       // `attn-walk bench` in the page's engine (one thread, portable kernels) beside the native
       // one on one thread and on all cores: the page's speed as a fraction of the native.
       for (const [T, repeat] of [[128, 5], [1024, 2]]) {

@@ -1,6 +1,6 @@
 // The page's script. It computes nothing: the walk (every number, printed tensor, text and
-// heatmap) comes from the C++ engine (`make web`: WebAssembly in this page) or was written
-// by `attn-walk --format html`. This script builds the controls from the options the C++
+// heatmap) comes from the C++ engine (`make web`: WebAssembly in this page, run in a Web Worker
+// by worker.js) or was written by `attn-walk --format html`. This script builds the controls from the options the C++
 // binding exports, keeps the state in the URL fragment (the CLI's long option names; flags
 // as =1; input as URL-encoded JSON), puts the engine's HTML into the page, and highlights
 // what a hovered attention weight connects.
@@ -10,9 +10,13 @@
   var form = document.getElementById("aw-controls");
   var errorBox = document.getElementById("aw-error");
   var walkBox = document.getElementById("aw-walk");
+  var busyBox = document.getElementById("aw-busy");
   var state = copy(data.state);  // option long name -> string; "input" -> JSON text
   if (data.input) state.input = JSON.stringify(data.input);
-  var engine = null;
+  var latest = state;  // the state of the newest request: a change while a walk runs builds on it
+  var wasm = null;     // the engine's wasm, compiled (a WebAssembly.Module)
+  var client = null;   // the worker (worker.js)
+  var walks = null;    // the page's walks through it: the newest request wins
   var shownLang = null;
   var status = null;
   var foldOpen = null;  // the settings' <details>: null until first shown
@@ -69,20 +73,27 @@
   }
 
   // ---- computing: the engine renders; a failure leaves the last good walk standing ----
-  function run(argList, input, withJson) {
-    // The engine answers with JSON, then (if it walked) a newline and the walk's HTML.
-    var answer = engine.ccall("attn_walk_run", "string", ["string", "string", "number"],
-                              [JSON.stringify(argList), input || "", withJson ? 1 : 0]);
+  // The engine answers with JSON, then (if it walked) a newline and the walk's HTML.
+  function parseAnswer(answer) {
     var nl = answer.indexOf("\n"), r = JSON.parse(nl < 0 ? answer : answer.slice(0, nl));
     if (nl >= 0) r.html = answer.slice(nl + 1);
     return r;
   }
+  // A promise of true once the walk of `next` is on the page; false if it failed (the message
+  // shows, the last good walk stays) or a newer request superseded it.
   function compute(next) {
-    if (!engine) return false;
+    if (!walks) return Promise.resolve(false);
+    latest = next;
     var t0 = performance.now();
-    var r = run(args(next), next.input, false);
+    return walks.request({kind: "walk", args: args(next), input: next.input || "", json: 0}).then(function (answer) {
+      if (answer === null) return false;
+      return show(next, parseAnswer(answer), t0);
+    });
+  }
+  function show(next, r, t0) {
     if (!r.ok) {
       errorBox.textContent = r.message + "\n" + text("web.kept");
+      latest = state;
       return false;
     }
     errorBox.textContent = "";
@@ -92,7 +103,7 @@
     document.documentElement.lang = r.lang;
     state = next;
     writeHash();
-    decorate();
+    AttnWalkHover.decorate(walkBox);
     if (shownLang !== lang()) buildControls();
     else refreshPieces();
     if (status) status.textContent = text("web.timing").replace("{}", ms.toFixed(1));
@@ -100,7 +111,7 @@
     return true;
   }
   function change(name, value) {
-    var next = copy(state);
+    var next = copy(latest);
     if (value === undefined) delete next[name]; else next[name] = value;
     return compute(next);
   }
@@ -142,7 +153,9 @@
       input.value = v !== undefined ? v : "";
       input.addEventListener("input", function () {
         var had = !!state.text;
-        if (change(o.name, input.value.trim() ? input.value : undefined) && had !== !!state.text) redrawTable();
+        change(o.name, input.value.trim() ? input.value : undefined).then(function (ok) {
+          if (ok && had !== !!state.text) redrawTable();
+        });
       });
     } else if (o.choices.length) {
       input = el("select", {name: o.name});
@@ -150,7 +163,7 @@
       input.value = v !== undefined ? v : o["default"];
       input.addEventListener("change", function () {
         // Another stage shows other options: sort the controls again.
-        if (change(o.name, input.value) && o.name === "stage") buildControls();
+        change(o.name, input.value).then(function (ok) { if (ok && o.name === "stage") buildControls(); });
       });
     } else {
       input = el("input", {type: "text", name: o.name, inputMode: "decimal", size: 8,
@@ -251,8 +264,7 @@
         errorBox.textContent = bad.message + "\n" + text("web.kept");
         return;
       }
-      var ok = change("input", inputText(rows));
-      if (structural && ok) redraw();
+      change("input", inputText(rows)).then(function (ok) { if (structural && ok) redraw(); });
     }
     var table = el("table", {"class": "emb-table"});
     var head = el("tr", {}, [el("th", {text: "#"}), el("th", {text: text("web.token")})]);
@@ -292,9 +304,13 @@
       button("web.remove_dim", "remove-dim", function () {
         if (D > 1) { rows.forEach(function (r) { r.values.pop(); }); send(true); }
       }),
-      button("web.reset", "reset", function () { if (change("input", undefined)) redraw(); })]));
+      button("web.reset", "reset", function () {
+        change("input", undefined).then(function (ok) { if (ok) redraw(); });
+      })]));
     box.appendChild(el("label", {}, [el("span", {text: text("web.paste")}), paste]));
-    box.appendChild(button("web.apply", "apply", function () { if (change("input", paste.value)) redraw(); }));
+    box.appendChild(button("web.apply", "apply", function () {
+      change("input", paste.value).then(function (ok) { if (ok) redraw(); });
+    }));
     return box;
   }
 
@@ -318,99 +334,71 @@
     form.hidden = false;
   }
 
-  // ---- hovering a weight: its query row, key column, value row and context entry ----
-  // Which steps of a walk hold the queries, keys, values and context vectors whose rows a
-  // weight connects; the first name the walk has is used.
-  var ROLES = {query: ["queries", "inputs"], key: ["keys", "inputs"], value: ["values", "inputs"],
-               context: ["all_context_vecs", "context_vecs"]};
-  var SVGNS = "http://www.w3.org/2000/svg";
+  // ---- while a walk runs: how far it has come, how long it has run, and a way to stop it ----
+  // Shown once a walk has run for 300 ms: a small walk is on the page before, nothing flickers.
+  var busyTimer = null, busyJob = null;
+  function busyShow() {
+    var job = busyJob, s = (performance.now() - job.t0) / 1000;
+    if (s < 0.3) return;
+    var p = job.progress, secs = s.toFixed(1), line;
+    if (!p) line = text("web.progress_wait").replace("{}", secs);
+    else if (p.phase === "render") line = text("web.progress_render").replace("{}", p.done).replace("{}", secs);
+    else line = text("web.progress").replace("{}", p.done).replace("{}", function () { return p.step; }).replace("{}", secs);
+    busyBox.querySelector(".busy-text").textContent = line;
+    busyBox.querySelector("button.stop").textContent = text("web.stop");
+    busyBox.setAttribute("data-done", String(p ? p.done : 0));
+    busyBox.hidden = false;
+    walkBox.classList.add("stale");
+  }
+  var walkHooks = {
+    started: function (job) { busyJob = job; clearInterval(busyTimer); busyTimer = setInterval(busyShow, 100); },
+    ended: function () {
+      clearInterval(busyTimer);
+      busyJob = busyTimer = null;
+      busyBox.hidden = true;
+      walkBox.classList.remove("stale");
+    }
+  };
+  busyBox.querySelector("button.stop").addEventListener("click", function () {
+    if (!walks || !walks.stop()) return;
+    errorBox.textContent = text("web.stopped") + "\n" + text("web.kept");
+    latest = state;
+    writeHash();  // the fragment names the walk on the page, not the one stopped
+  });
 
-  // The line ranges of the rows of a 2-D tensor as PyTorch prints it (rows may wrap over
-  // several lines); null when the print is not a plain 2-D matrix.
-  function printedRows(textContent) {
-    var lines = textContent.split("\n"), start = -1, rows = [];
-    for (var i = 0; i < lines.length; i++) if (lines[i].indexOf("tensor(") >= 0) { start = i; break; }
-    if (start < 0 || lines[start].indexOf("tensor([[") < 0 || lines[start].indexOf("[[[") >= 0 ||
-        textContent.indexOf("...") >= 0) return null;
-    for (i = start; i < lines.length; i++) {
-      var t = lines[i].replace(/^\s+/, "");
-      if (i === start || t.charAt(0) === "[") rows.push([i, i]);
-      else if (rows.length) rows[rows.length - 1][1] = i;
-    }
-    return {lines: lines, rows: rows};
-  }
-  function markRows(pre, wanted) {
-    var p = printedRows(pre.getAttribute("data-text"));
-    if (!p) return;
-    var marked = {};
-    wanted.forEach(function (k) {
-      if (k < p.rows.length) for (var l = p.rows[k][0]; l <= p.rows[k][1]; l++) marked[l] = true;
-    });
-    pre.textContent = "";
-    p.lines.forEach(function (line, l) {
-      var s = line + (l < p.lines.length - 1 ? "\n" : "");
-      pre.appendChild(marked[l] ? el("span", {"class": "hl", text: s}) : document.createTextNode(s));
-    });
-  }
-  function clearMarks() {
-    walkBox.querySelectorAll("pre.tensor[data-text]").forEach(function (pre) {
-      if (pre.querySelector(".hl")) pre.textContent = pre.getAttribute("data-text");
-    });
-    walkBox.querySelectorAll("svg.heatmap .hl").forEach(function (r) { r.remove(); });
-  }
-  function hover(svg, evt) {
-    var g = svg.getAttribute("data-grid").split(" ").map(Number), left = g[0], top = g[1], cell = g[2];
-    var index = svg.getAttribute("data-index").split(" ").map(Number), n = index.length;
-    var pt = svg.createSVGPoint();
-    pt.x = evt.clientX; pt.y = evt.clientY;
-    var p = pt.matrixTransform(svg.getScreenCTM().inverse());
-    var r = Math.floor((p.y - top) / cell), c = Math.floor((p.x - left) / cell);
-    clearMarks();
-    if (r < 0 || c < 0 || r >= n || c >= n) return;
-    [[left, top + r * cell, n * cell, cell], [left + c * cell, top, cell, n * cell]].forEach(function (b) {
-      var rect = document.createElementNS(SVGNS, "rect");
-      rect.setAttribute("class", "hl");
-      rect.setAttribute("x", b[0]); rect.setAttribute("y", b[1]);
-      rect.setAttribute("width", b[2]); rect.setAttribute("height", b[3]);
-      svg.appendChild(rect);
-    });
-    var i = index[r], j = index[c];
-    var walk = svg.closest("section.walk"), step = svg.closest("section.step");
-    var isWeight = /weight|norm/.test(step.getAttribute("data-step"));
-    var rowsOf = new Map();
-    function want(role, row) {
-      for (var k = 0; k < ROLES[role].length; k++) {
-        var s = walk.querySelector('section.step[data-step="' + ROLES[role][k] + '"] pre.tensor');
-        if (s) { if (!rowsOf.has(s)) rowsOf.set(s, []); rowsOf.get(s).push(row); return; }
-      }
-    }
-    want("query", i);
-    want("key", j);
-    if (isWeight) { want("value", j); want("context", i); }
-    rowsOf.forEach(function (rows, pre) { markRows(pre, rows); });
-    svg.setAttribute("data-hover", i + " " + j);
-  }
-  function decorate() {
-    walkBox.querySelectorAll("pre.tensor").forEach(function (pre) { pre.setAttribute("data-text", pre.textContent); });
-    walkBox.querySelectorAll("svg.heatmap[data-grid]").forEach(function (svg) {
-      svg.addEventListener("mousemove", function (e) { hover(svg, e); });
-      svg.addEventListener("mouseleave", function () { clearMarks(); svg.removeAttribute("data-hover"); });
-    });
+  function engineCall(request) {
+    return client ? client.call(request).then(function (a) { return a === null ? null : JSON.parse(a); })
+                  : Promise.resolve(null);
   }
 
-  // For tests and the curious: the engine's own answer for any CLI arguments.
+  // For tests and the curious.
   window.attnWalk = {
-    run: function (argList, input, withJson) { return engine ? run(argList, input, withJson) : null; },
+    // The engine's own answer for any CLI arguments, at once (on this thread).
+    run: function (argList, input, withJson) {
+      var e = wasm && AttnWalkWorker.here(wasm);
+      return e ? parseAnswer(e.ccall("attn_walk_run", "string", ["string", "string", "number"],
+                                     [JSON.stringify(argList), input || "", withJson ? 1 : 0])) : null;
+    },
+    // The same from the page's worker: a promise (null if the worker was stopped meanwhile).
+    walk: function (argList, input, withJson) {
+      if (!client) return Promise.resolve(null);
+      return client.call({kind: "walk", args: argList, input: input || "", json: withJson ? 1 : 0}).then(function (a) {
+        return a === null ? null : parseAnswer(a);
+      });
+    },
     state: function () { return copy(state); },
+    // A control changed: a promise of true once its walk is on the page (as compute()).
     set: function (name, value) { return change(name, value); },
-    // `attn-walk bench` in the engine (tests/browser/test_web.js --bench): its JSON report.
+    // True while a walk of the page runs or waits.
+    busy: function () { return !!walks && walks.busy(); },
+    // `attn-walk bench` in the worker's engine (tests/browser/test_web.js --bench): a promise
+    // of its JSON report.
     bench: function (tokens, dModel, heads, repeat) {
-      return engine ? JSON.parse(engine.ccall("attn_walk_bench", "string", ["number", "number", "number", "number"],
-                                              [tokens, dModel, heads, repeat])) : null;
+      return engineCall({kind: "bench", args: [tokens, dModel, heads, repeat]});
     }
   };
 
-  decorate();
+  AttnWalkHover.decorate(walkBox);
   if (!data.engine || typeof createAttnWalk !== "function") {
     buildControls();
     return;
@@ -418,47 +406,46 @@
   walkBox.textContent = text("web.loading");
   var timings = window.attnWalk.timings = {};
   function mark(name) { timings[name] = Math.round(performance.now() * 10) / 10; }
-  // The engine's WebAssembly is in the page gzip-compressed, as base64 (cmake/build_web.sh);
-  // the browser's own DecompressionStream inflates it, so nothing is fetched.
-  function engineBinary() {
-    var b64 = document.getElementById("aw-wasm").textContent.trim();
-    if (!b64) return Promise.resolve(undefined);  // an engine with its wasm inside (-sSINGLE_FILE)
-    var raw = atob(b64), bytes = new Uint8Array(raw.length);
-    for (var i = 0; i < raw.length; i++) bytes[i] = raw.charCodeAt(i);
-    var inflated = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
-    return new Response(inflated).arrayBuffer();
-  }
-  // Each stage computed once when the page is idle, the answers dropped: the browser compiles
-  // the engine's code for a stage the first time it runs (and --text builds its tables), which
-  // made the first walk of each stage several times slower than the next. Done one stage per
-  // idle moment, so it never holds up a learner's change.
+  // Each stage computed once in the worker when the page is idle, the answers dropped: the
+  // browser compiles the engine's code for a stage the first time it runs (and --text builds its
+  // tables), which made the first walk of each stage several times slower than the next. One
+  // stage at a time, and none while a walk of the page runs or waits.
   function warmUp(stages) {
     var idle = window.requestIdleCallback || function (f) { return setTimeout(f, 20); };
     (function next() {
       if (!stages.length) { mark("warm"); document.body.setAttribute("data-warm", "1"); return; }
-      idle(function () { run(["--stage", stages.shift()], "", false); next(); });
+      idle(function () {
+        if (walks.busy()) { setTimeout(next, 200); return; }
+        client.call({kind: "walk", args: ["--stage", stages.shift()], input: "", json: 0}).then(next);
+      });
     })();
   }
+  function engineFailed(message) {
+    errorBox.textContent = text("web.engine_failed").replace("{}", function () { return message; }) + "\n" + text("web.kept");
+  }
   mark("script");
-  engineBinary().then(function (wasm) {
+  AttnWalkWorker.inflate().then(function (bytes) {
     mark("inflated");
-    return createAttnWalk(wasm ? {wasmBinary: wasm} : {});
-  }).then(function (m) {
+    return bytes ? WebAssembly.compile(bytes) : null;
+  }).then(function (module) {
     mark("engine");
-    engine = m;
+    wasm = module;
+    client = AttnWalkWorker.Client(module, engineFailed);
+    walks = AttnWalkWorker.Walks(client, walkHooks);
     var fromLink = readHash();
-    if (!compute(Object.keys(fromLink).length ? fromLink : state)) {
+    return compute(Object.keys(fromLink).length ? fromLink : state).then(function (ok) {
+      if (ok) return true;
       // A link with a bad setting: show why, and the chapter's walk below it.
       var message = errorBox.textContent;
-      compute({});
-      errorBox.textContent = message;
-    }
+      return compute({}).then(function () { errorBox.textContent = message; });
+    });
+  }).then(function () {
     buildControls();
     void document.body.offsetHeight;  // laid out: the first walk is on screen from here
     mark("first_walk");
     window.addEventListener("hashchange", function () {
       var s = readHash();
-      if (location.hash && JSON.stringify(s) !== JSON.stringify(state)) { compute(s); buildControls(); }
+      if (location.hash && JSON.stringify(s) !== JSON.stringify(latest)) compute(s).then(buildControls);
     });
     document.body.setAttribute("data-ready", "1");
     warmUp(data.stages.map(function (s) { return s.name; }));

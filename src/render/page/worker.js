@@ -1,0 +1,203 @@
+// The page's engine in a Web Worker, so that the page keeps answering while a walk runs (a walk
+// at GPT-2's size takes minutes in WebAssembly). page.js (after this file and hover.js, in the
+// same script element) asks it for walks; neither computes anything. The worker is made from a
+// Blob (a page opened from a file may not load a script file): the emscripten loader (the
+// page's #aw-engine script) and workerMain below, given the engine's wasm compiled once here,
+// so that a new worker starts without compiling it again. Also here: the wasm inflated from the
+// page, and the engine on the page's own thread for window.attnWalk.run.
+var AttnWalkWorker = (function () {
+  "use strict";
+
+  // ---- in the worker: the engine, one request at a time ----
+  function workerMain() {
+    var engine = null, queue = [], current = null, lastPost = 0;
+    // The engine's progress (src/web/wasm/engine.cpp: each step as it is recorded, then the
+    // rendering), passed on at most every 40 ms: a small walk records dozens of steps in a
+    // few milliseconds.
+    function progress(phase, step, done) {
+      var now = performance.now();
+      if (current === null || (phase === "step" && now - lastPost < 40)) return;
+      lastPost = now;
+      postMessage({id: current, phase: phase, step: step, done: done});
+    }
+    function answer(m) {
+      if (m.kind === "walk")
+        return engine.ccall("attn_walk_run", "string", ["string", "string", "number"],
+                            [JSON.stringify(m.args), m.input || "", m.json ? 1 : 0]);
+      if (m.kind === "bench")
+        return engine.ccall("attn_walk_bench", "string", ["number", "number", "number", "number"], m.args);
+      return engine.ccall("attn_walk_data", "string", [], []);
+    }
+    function drain() {
+      while (engine && queue.length) {
+        var m = queue.shift(), out, broken = false;
+        current = m.id;
+        lastPost = performance.now();
+        try {
+          out = answer(m);
+        } catch (e) {
+          // The engine aborted (a trap, memory it could not get): it cannot be trusted after
+          // that, so the page starts a new worker.
+          out = JSON.stringify({ok: false, kind: "internal", message: String(e)});
+          broken = true;
+        }
+        current = null;
+        postMessage({id: m.id, answer: out, broken: broken});
+      }
+    }
+    self.onmessage = function (e) {
+      var m = e.data;
+      if (m.kind !== "init") { queue.push(m); drain(); return; }
+      var options = {onProgress: progress};
+      if (m.module) options.instantiateWasm = function (imports, receive) {
+        WebAssembly.instantiate(m.module, imports).then(function (instance) { receive(instance, m.module); });
+        return {};
+      };
+      createAttnWalk(options).then(function (mod) { engine = mod; drain(); }, function (err) {
+        postMessage({failed: String(err)});
+      });
+    };
+  }
+
+  // ---- in the page: the worker, the calls waiting for it, and a new worker when asked ----
+  // module: the engine's wasm compiled (null: the loader has it inside). onFail(message): the
+  // worker could not start or run, said once per worker.
+  function Client(module, onFail) {
+    var loader = document.getElementById("aw-engine").textContent;
+    var url = URL.createObjectURL(new Blob([loader, "\n(", workerMain.toString(), ")();\n"],
+                                           {type: "text/javascript"}));
+    var worker = null, calls = {}, nextId = 1;
+    function start() {
+      worker = new Worker(url);
+      var own = worker;
+      worker.onmessage = function (e) {
+        var m = e.data, c = calls[m.id];
+        if (m.failed) { onFail(m.failed); return; }
+        if (!c) return;
+        if (m.phase) { if (c.progress) c.progress(m); return; }
+        delete calls[m.id];
+        if (m.broken && own === worker) restart();
+        c.resolve(m.answer);
+      };
+      worker.onerror = function (e) {
+        e.preventDefault();
+        if (own !== worker) return;
+        onFail(e.message || "the worker stopped");
+        restart();
+      };
+      worker.postMessage({kind: "init", module: module});
+    }
+    // Stops the worker (whatever it computes is dropped: its calls resolve to null) and starts
+    // a new one from the same compiled wasm.
+    function restart() {
+      worker.terminate();
+      var dropped = calls;
+      calls = {};
+      start();
+      for (var id in dropped) dropped[id].resolve(null);
+    }
+    // A request ({kind: "walk", args, input, json} | {kind: "bench", args} | {kind: "data"}):
+    // a promise of the engine's answer (its text), or null if the worker was stopped first.
+    // progress(message) is called with {phase, step, done} while it runs.
+    function call(request, progress) {
+      var id = nextId++;
+      request.id = id;
+      return new Promise(function (resolve) {
+        calls[id] = {resolve: resolve, progress: progress};
+        worker.postMessage(request);
+      });
+    }
+    start();
+    return {call: call, restart: restart};
+  }
+
+  // ---- the page's walks: the newest request wins ----
+  // A request made while another walk runs waits for it, and only the newest waiting one is
+  // sent: the page shows the newest request's walk only (an older one finished meanwhile is
+  // dropped). A small walk takes milliseconds, less than a new worker takes to start, so it is
+  // left to finish; a walk that has run for LONG_MS when a newer request waits is stopped (its
+  // worker terminated, a new one started) rather than waited for, as is one the learner stops.
+  var LONG_MS = 1000;
+  function Walks(client, hooks) {
+    // hooks.started(job), hooks.ended(job): a walk is sent / done or dropped (the page shows
+    // its progress in between); job.resolve(answer or null) settles the request's promise.
+    var running = null, waiting = null;
+    function startWaiting() {
+      var job = running = waiting;
+      waiting = null;
+      job.t0 = performance.now();
+      job.progress = null;
+      hooks.started(job);
+      client.call(job.request, function (p) { job.progress = p; }).then(function (answer) {
+        if (job !== running) return;  // stopped: settled already
+        running = null;
+        hooks.ended(job);
+        if (waiting) { job.resolve(null); startWaiting(); return; }
+        job.resolve(answer);
+      });
+    }
+    function stopRunning() {
+      var job = running;
+      running = null;
+      hooks.ended(job);
+      client.restart();
+      job.resolve(null);
+    }
+    function stopIfLong() {
+      if (!running || !waiting) return;
+      var left = running.t0 + LONG_MS - performance.now();
+      // (A timer may fire a little before performance.now() says it is due: look again then.)
+      if (left > 0) { setTimeout(stopIfLong, left + 1); return; }
+      stopRunning();
+      startWaiting();
+    }
+    // A promise of the engine's answer to `request`, or null if a newer request superseded it.
+    function request(req) {
+      return new Promise(function (resolve) {
+        if (waiting) waiting.resolve(null);
+        waiting = {request: req, resolve: resolve};
+        if (!running) startWaiting();
+        else stopIfLong();
+      });
+    }
+    // The learner's Stop: the running walk is dropped; true if there was one.
+    function stop() {
+      if (waiting) { waiting.resolve(null); waiting = null; }
+      if (!running) return false;
+      stopRunning();
+      return true;
+    }
+    return {request: request, stop: stop, busy: function () { return !!(running || waiting); }};
+  }
+
+  // ---- the engine's wasm, and the engine on the page's own thread ----
+  // The wasm is in the page gzip-compressed, as base64 (cmake/build_web.sh); the browser's own
+  // DecompressionStream inflates it, so nothing is fetched. A promise of its bytes (undefined:
+  // an engine with its wasm inside, -sSINGLE_FILE).
+  function inflate() {
+    var b64 = document.getElementById("aw-wasm").textContent.trim();
+    if (!b64) return Promise.resolve(undefined);
+    var raw = atob(b64), bytes = new Uint8Array(raw.length);
+    for (var i = 0; i < raw.length; i++) bytes[i] = raw.charCodeAt(i);
+    var inflated = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+    return new Response(inflated).arrayBuffer();
+  }
+  // The engine on this thread, made on first use from the compiled wasm: it answers at once and
+  // blocks the page while it runs (window.attnWalk.run, for tests and the console; the page's
+  // own walks go to the worker). Instantiated synchronously, so the loader's module object is
+  // the engine when createAttnWalk returns; null if this loader does not allow that.
+  var here = null;
+  function hereEngine(module) {
+    if (!here) {
+      var m = {instantiateWasm: function (imports, receive) {
+        receive(new WebAssembly.Instance(module, imports), module);
+        return {};
+      }};
+      createAttnWalk(m);
+      if (typeof m.ccall === "function") here = m;
+    }
+    return here;
+  }
+
+  return {Client: Client, Walks: Walks, inflate: inflate, here: hereEngine};
+})();
