@@ -424,13 +424,11 @@
     errorBox.textContent = text("web.engine_failed").replace("{}", function () { return message; }) + "\n" + text("web.kept");
   }
   mark("script");
-  AttnWalkWorker.inflate().then(function (bytes) {
-    mark("inflated");
-    return bytes ? WebAssembly.compile(bytes) : null;
-  }).then(function (module) {
-    mark("engine");
+  client = AttnWalkWorker.Client(engineFailed);  // it starts while the wasm is inflated and compiled
+  AttnWalkWorker.compile().then(function (module) {
+    mark("engine");  // inflated and compiled
     wasm = module;
-    client = AttnWalkWorker.Client(module, engineFailed);
+    client.init(module);
     walks = AttnWalkWorker.Walks(client, walkHooks);
     var fromLink = readHash();
     return compute(Object.keys(fromLink).length ? fromLink : state).then(function (ok) {

@@ -60,13 +60,19 @@ var AttnWalkWorker = (function () {
   }
 
   // ---- in the page: the worker, the calls waiting for it, and a new worker when asked ----
-  // module: the engine's wasm compiled (null: the loader has it inside). onFail(message): the
-  // worker could not start or run, said once per worker.
-  function Client(module, onFail) {
+  // The worker starts at once (while the page inflates and compiles the wasm); init(module) hands
+  // it the compiled wasm (null: the loader has it inside), and calls made before wait in it.
+  // onFail(message): the worker could not start or run.
+  function Client(onFail) {
     var loader = document.getElementById("aw-engine").textContent;
     var url = URL.createObjectURL(new Blob([loader, "\n(", workerMain.toString(), ")();\n"],
                                            {type: "text/javascript"}));
-    var worker = null, calls = {}, nextId = 1;
+    var worker = null, calls = {}, nextId = 1, module, given = false;
+    function init(m) {
+      module = m;
+      given = true;
+      worker.postMessage({kind: "init", module: module});
+    }
     function start() {
       worker = new Worker(url);
       var own = worker;
@@ -85,7 +91,7 @@ var AttnWalkWorker = (function () {
         onFail(e.message || "the worker stopped");
         restart();
       };
-      worker.postMessage({kind: "init", module: module});
+      if (given) worker.postMessage({kind: "init", module: module});
     }
     // Stops the worker (whatever it computes is dropped: its calls resolve to null) and starts
     // a new one from the same compiled wasm.
@@ -108,7 +114,7 @@ var AttnWalkWorker = (function () {
       });
     }
     start();
-    return {call: call, restart: restart};
+    return {init: init, call: call, restart: restart};
   }
 
   // ---- the page's walks: the newest request wins ----
@@ -172,15 +178,15 @@ var AttnWalkWorker = (function () {
 
   // ---- the engine's wasm, and the engine on the page's own thread ----
   // The wasm is in the page gzip-compressed, as base64 (cmake/build_web.sh); the browser's own
-  // DecompressionStream inflates it, so nothing is fetched. A promise of its bytes (undefined:
-  // an engine with its wasm inside, -sSINGLE_FILE).
-  function inflate() {
+  // DecompressionStream inflates it, so nothing is fetched, and compiles it as it comes. A
+  // promise of the WebAssembly.Module (null: an engine with its wasm inside, -sSINGLE_FILE).
+  function compile() {
     var b64 = document.getElementById("aw-wasm").textContent.trim();
-    if (!b64) return Promise.resolve(undefined);
+    if (!b64) return Promise.resolve(null);
     var raw = atob(b64), bytes = new Uint8Array(raw.length);
     for (var i = 0; i < raw.length; i++) bytes[i] = raw.charCodeAt(i);
     var inflated = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
-    return new Response(inflated).arrayBuffer();
+    return WebAssembly.compileStreaming(new Response(inflated, {headers: {"Content-Type": "application/wasm"}}));
   }
   // The engine on this thread, made on first use from the compiled wasm: it answers at once and
   // blocks the page while it runs (window.attnWalk.run, for tests and the console; the page's
@@ -199,5 +205,5 @@ var AttnWalkWorker = (function () {
     return here;
   }
 
-  return {Client: Client, Walks: Walks, inflate: inflate, here: hereEngine};
+  return {Client: Client, Walks: Walks, compile: compile, here: hereEngine};
 })();
