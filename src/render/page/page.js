@@ -326,8 +326,8 @@
     var fields = el("fieldset", {disabled: !data.engine});
     fields.appendChild(optionGroups());
     fields.appendChild(embeddingsEditor());
-    status = el("p", {"class": "status"});
-    if (!data.engine) status.textContent = text("web.static");
+    var said = status ? status.textContent : "";  // the last walk's time stays
+    status = el("p", {"class": "status", text: data.engine ? said : text("web.static")});
     fold.appendChild(status);
     fold.appendChild(fields);
     form.appendChild(fold);

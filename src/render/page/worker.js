@@ -62,12 +62,13 @@ var AttnWalkWorker = (function () {
   // ---- in the page: the worker, the calls waiting for it, and a new worker when asked ----
   // The worker starts at once (while the page inflates and compiles the wasm); init(module) hands
   // it the compiled wasm (null: the loader has it inside), and calls made before wait in it.
-  // onFail(message): the worker could not start or run.
+  // onFail(message): the worker could not start or run; its calls resolve to null, and the next
+  // call starts a new worker (one try per call, so a worker that cannot start does not loop).
   function Client(onFail) {
     var loader = document.getElementById("aw-engine").textContent;
     var url = URL.createObjectURL(new Blob([loader, "\n(", workerMain.toString(), ")();\n"],
                                            {type: "text/javascript"}));
-    var worker = null, calls = {}, nextId = 1, module, given = false;
+    var worker = null, calls = {}, nextId = 1, module, given = false, dead = false;
     function init(m) {
       module = m;
       given = true;
@@ -78,7 +79,7 @@ var AttnWalkWorker = (function () {
       var own = worker;
       worker.onmessage = function (e) {
         var m = e.data, c = calls[m.id];
-        if (m.failed) { onFail(m.failed); return; }
+        if (m.failed) { fail(m.failed); return; }
         if (!c) return;
         if (m.phase) { if (c.progress) c.progress(m); return; }
         delete calls[m.id];
@@ -87,20 +88,26 @@ var AttnWalkWorker = (function () {
       };
       worker.onerror = function (e) {
         e.preventDefault();
-        if (own !== worker) return;
-        onFail(e.message || "the worker stopped");
-        restart();
+        if (own === worker) fail(e.message || "the worker stopped");
       };
       if (given) worker.postMessage({kind: "init", module: module});
     }
-    // Stops the worker (whatever it computes is dropped: its calls resolve to null) and starts
-    // a new one from the same compiled wasm.
-    function restart() {
+    // Stops the worker: whatever it computes is dropped (its calls resolve to null).
+    function drop() {
       worker.terminate();
       var dropped = calls;
       calls = {};
-      start();
       for (var id in dropped) dropped[id].resolve(null);
+    }
+    function fail(message) {
+      dead = true;
+      drop();
+      onFail(message);
+    }
+    // Stops the worker and starts a new one from the same compiled wasm.
+    function restart() {
+      drop();
+      start();
     }
     // A request ({kind: "walk", args, input, json} | {kind: "bench", args} | {kind: "data"}):
     // a promise of the engine's answer (its text), or null if the worker was stopped first.
@@ -108,6 +115,7 @@ var AttnWalkWorker = (function () {
     function call(request, progress) {
       var id = nextId++;
       request.id = id;
+      if (dead) { dead = false; start(); }
       return new Promise(function (resolve) {
         calls[id] = {resolve: resolve, progress: progress};
         worker.postMessage(request);
