@@ -1,9 +1,10 @@
 // The page's script. It computes nothing: the walk (every number, printed tensor, text and
 // heatmap) comes from the C++ engine (`make web`: WebAssembly in this page, run in a Web Worker
-// by worker.js) or was written by `attn-walk --format html`. This script builds the controls from the options the C++
-// binding exports, keeps the state in the URL fragment (the CLI's long option names; flags
-// as =1; input as URL-encoded JSON), puts the engine's HTML into the page, and highlights
-// what a hovered attention weight connects.
+// by worker.js) or was written by `attn-walk --format html`. This script builds the controls
+// from the options the C++ binding exports, keeps the state in the URL fragment (the CLI's long
+// option names; flags as =1; input as URL-encoded JSON), sends each change to the engine and puts
+// its HTML into the page, shows how far a long walk has come, and has hover.js highlight what a
+// hovered attention weight connects.
 (function () {
   "use strict";
   var data = JSON.parse(document.getElementById("aw-data").textContent);
@@ -343,7 +344,8 @@
     var p = job.progress, secs = s.toFixed(1), line;
     if (!p) line = text("web.progress_wait").replace("{}", secs);
     else if (p.phase === "render") line = text("web.progress_render").replace("{}", p.done).replace("{}", secs);
-    else line = text("web.progress").replace("{}", p.done).replace("{}", function () { return p.step; }).replace("{}", secs);
+    else line = text("web.progress").replace("{}", p.done).replace("{}", function () { return p.step; })
+                                      .replace("{}", secs);
     busyBox.querySelector(".busy-text").textContent = line;
     busyBox.querySelector("button.stop").textContent = text("web.stop");
     busyBox.setAttribute("data-done", String(p ? p.done : 0));
@@ -421,7 +423,8 @@
     })();
   }
   function engineFailed(message) {
-    errorBox.textContent = text("web.engine_failed").replace("{}", function () { return message; }) + "\n" + text("web.kept");
+    errorBox.textContent = text("web.engine_failed").replace("{}", function () { return message; }) + "\n" +
+                           text("web.kept");
   }
   mark("script");
   client = AttnWalkWorker.Client(engineFailed);  // it starts while the wasm is inflated and compiled
