@@ -18,6 +18,7 @@
 #include "bench/mha_backward.h"
 #include "bench/fma_probe.h"
 #include "core/cpu.h"
+#include "kernels/gemm.h"
 #include "kernels/parallel.h"
 #include "modules/chapter.h"
 #include "core/output.h"
@@ -192,7 +193,7 @@ BenchReport run_bench(const BenchOptions& o) {
   r.abs_sum = abs_sum;
   r.first.assign(y.data.begin(), y.data.begin() + std::min<int64_t>(8, y.numel()));
   r.threads = kernels::num_threads();
-  r.isa = kernels::isa_name(kernels::active_isa());
+  r.isa = kernels::gemm_kernel_name();
   r.median_ms = median;
   r.min_ms = timed.min;
   r.gflop_per_forward = flops / 1e9;

@@ -31,7 +31,8 @@ double peak_rss_mib();
 struct BenchReport {
   BenchOptions options;        // the sizes, seed and repeat count as run
   int threads = 0;             // the threads the forwards ran on
-  std::string isa;             // the kernels' instruction set: "avx512", "avx2", "scalar"
+  std::string isa;             // the products' kernels (kernels::gemm_kernel_name): "avx512", "avx2",
+                               // "scalar"; in the page "simd128_relaxed_madd" or "simd128_exact_emulation"
   double median_ms = 0.0;      // of the timed forwards
   double min_ms = 0.0;
   double gflop_per_forward = 0.0;     // the work one forward does (bench.cpp's work_flops)

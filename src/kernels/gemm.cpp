@@ -179,9 +179,10 @@ void run_tiles(int64_t M, int64_t n, ConstMat A, const PackedB& P, float* C, int
                             C + i0 * ldc + j0, ldc, P.order);
       return;
     }
-    thread_local std::vector<float, CacheLineAllocator<float>> scratch;  // for a transposed A
+    // For a transposed A; in the page for every A (its fused tiles read A packed).
+    thread_local std::vector<float, CacheLineAllocator<float>> scratch;
     const size_t need = static_cast<size_t>(max_block * detail::kScratchRowsA);
-    if (A.transposed && scratch.size() < need) scratch.resize(need);
+    if ((A.transposed || kSimd128) && scratch.size() < need) scratch.resize(need);
     detail::Region r;
     r.m = m;
     r.n = cols;
@@ -299,6 +300,8 @@ int64_t gemm_tile_rows() {
                                                     : kSimd128    ? detail::kTileRowsSimd128
                                                                   : 1;
 }
+
+const char* gemm_kernel_name() { return kSimd128 ? detail::simd128_kernel_name() : isa_name(active_isa()); }
 
 const float* zero_row(int64_t n) {
   thread_local std::vector<float, CacheLineAllocator<float>> zeros;

@@ -114,6 +114,11 @@ bool gemm_scores_scaled_max(int64_t M, int64_t n, ConstMat A, const PackedB& B, 
 // the scalar definition.
 int64_t gemm_tile_rows();
 
+// The products' kernels, as `attn-walk bench` reports them: natively the instruction set
+// ("avx512", "avx2", "scalar"); in the page "simd128_relaxed_madd" where the browser's
+// relaxed multiply-add fuses (checked once), else "simd128_exact_emulation".
+const char* gemm_kernel_name();
+
 // n zeros (at least): a c_init for products whose C starts at 0.
 const float* zero_row(int64_t n);
 

@@ -23,7 +23,8 @@ struct Region {
   const float* c_init = nullptr;       // with add_to_c: C's start values for the rectangle's
                                        // columns, the same for every row, instead of C's own
   const int64_t* row_k_end = nullptr;  // per row of the rectangle, or null
-  float* scratch_a = nullptr;          // room for max_block_k * kScratchRowsA floats
+  float* scratch_a = nullptr;          // room for max_block_k * kScratchRowsA floats (a transposed
+                                       // A; in the page every A)
 };
 
 constexpr int64_t kScratchRowsA = 16;  // at least any kernel's MR
@@ -66,5 +67,8 @@ void gemm_region_avx2(const Region& r);
 void pack_b_simd128(const ConstMat& B, int64_t N, const int64_t* k_bounds, int n_bounds,
                     int64_t k_limit, int64_t j_begin, int64_t j_end, int64_t n_padded, float* out);
 void gemm_region_simd128(const Region& r);
+// "simd128_relaxed_madd" where the page's products run the fused tiles of gemm_relaxed_wasm.*,
+// else "simd128_exact_emulation".
+const char* simd128_kernel_name();
 
 }  // namespace attn::kernels::detail

@@ -12,11 +12,20 @@
 //
 // The accumulators stay in double between steps (each holds a float exactly): a lane is
 // widened once per tile and narrowed when stored, not at every step.
+//
+// Where the browser has relaxed SIMD and its f32x4.relaxed_madd fuses, the whole tiles run
+// that instead, 4 fused multiply-adds per instruction, in a second module assembled at build
+// time (gemm_relaxed_wasm.*): the same chains in the same order, so the same bits. It is
+// checked once, on chains where fused and unfused multiply-adds differ, against this file's
+// exact tiles; anything but the same bits, and the exact tiles run everywhere.
 #include "kernels/gemm_tile.h"
 
 #if defined(__wasm_simd128__)
 #include <wasm_simd128.h>
 
+#include <cstring>
+
+#include "kernels/gemm_relaxed_wasm.h"
 #include "torch/fma32.h"
 #else
 #include <cstdlib>
@@ -97,7 +106,121 @@ void pack_b_simd128(const ConstMat& B, int64_t N, const int64_t* k_bounds, int n
   Kernel::pack_b(B, N, k_bounds, n_bounds, k_limit, j_begin, j_end, n_padded, out);
 }
 
-void gemm_region_simd128(const Region& r) { Kernel::region(r); }
+namespace {
+
+constexpr int kRowsRelaxed = kTileRowsRelaxed;
+static_assert(kRowsRelaxed <= kScratchRowsA, "the sliver fits the region's scratch");
+
+// Rows [0, rows) x columns [k0, k1) of A as the fused tiles read them: out[k * kRowsRelaxed + r];
+// rows past `rows` repeat the last (computed, never stored, as in the exact edge tiles).
+void pack_sliver_relaxed(const ConstMat& A, int rows, int64_t k0, int64_t k1, float* out) {
+  for (int r = 0; r < kRowsRelaxed; ++r) {
+    const int64_t i = r < rows ? r : rows - 1;
+    for (int64_t k = k0; k < k1; ++k) out[(k - k0) * kRowsRelaxed + r] = A.at(i, k);
+  }
+}
+
+// The exact tiles on that sliver, kTileRowsSimd128 rows at a time: rows x cols of one panel.
+void exact_on_sliver(int64_t kc, const float* sliver, int rows, const float* Bp, float* C, int64_t ldc, int cols,
+                     bool add, const float* start) {
+  for (int r0 = 0; r0 < rows; r0 += kTileRowsSimd128) {
+    const int n = rows - r0 < kTileRowsSimd128 ? rows - r0 : kTileRowsSimd128;
+    Kernel::micro(kc, sliver + r0, 1, kRowsRelaxed, Bp, C + r0 * ldc, ldc, n, cols, add, start);
+  }
+}
+
+// Kernel::region with the fused tiles: each row tile's whole panels in one call; the last
+// rows and a last panel of fewer than NR columns by the exact tiles.
+void region_relaxed(const Region& g, RelaxedTilesFn tiles) {
+  constexpr int64_t NR = Kernel::NR, NC = Kernel::NC;
+  for (int b = 0; b + 1 < g.n_bounds; ++b) {
+    const int64_t k0 = g.k_bounds[b], k1 = g.k_bounds[b + 1], kc_block = k1 - k0;
+    const bool add = g.add_to_c || b > 0;
+    const float* start = b == 0 && g.add_to_c ? g.c_init : nullptr;
+    const int mode = !add ? 0 : start ? 2 : 1;
+    const float* block = g.packed_b + k0 * g.n_padded;
+    for (int64_t i0 = 0; i0 < g.m; i0 += kRowsRelaxed) {
+      const int rows = static_cast<int>(Kernel::min64(kRowsRelaxed, g.m - i0));
+      // With the zero-tail hint, a row tile stops after its rows' last nonzero (as there).
+      int64_t k_end = k1;
+      if (g.row_k_end) {
+        k_end = k0;
+        for (int r = 0; r < rows; ++r) k_end = Kernel::max64(k_end, Kernel::min64(k1, g.row_k_end[i0 + r]));
+      }
+      const int64_t kc = k_end - k0;
+      pack_sliver_relaxed(g.A.offset(i0, 0), rows, k0, k_end, g.scratch_a);
+      float* c_rows = g.C + i0 * g.ldc;
+      for (int64_t j0 = 0; j0 < g.n; j0 += NC) {
+        const int64_t n = Kernel::min64(NC, g.n - j0);
+        const float* panels = block + (g.j0 + j0) / NR * kc_block * NR;
+        const int64_t whole = rows == kRowsRelaxed ? n / NR : 0;
+        if (whole > 0)
+          tiles(static_cast<int>(kc), g.scratch_a, panels, static_cast<int>(kc_block * NR * 4), static_cast<int>(whole),
+                c_rows + j0, static_cast<int>(g.ldc * 4), mode, start ? start + j0 : nullptr);
+        for (int64_t p = whole; p * NR < n; ++p)
+          exact_on_sliver(kc, g.scratch_a, rows, panels + p * kc_block * NR, c_rows + j0 + p * NR, g.ldc,
+                          static_cast<int>(Kernel::min64(NR, n - p * NR)), add, start ? start + j0 + p * NR : nullptr);
+      }
+    }
+  }
+}
+
+// Whether `tiles` gives the exact tiles' bits, in each of its three modes, on two tiles of 24
+// steps: a lane where a fused and an unfused multiply-add differ by construction (1, then
+// (1 + 2^-12)^2 - 1), a lane of subnormal products, and pseudo-random lanes of 24 steps. A
+// browser whose relaxed_madd does not fuse fails here.
+bool fuses_exactly(RelaxedTilesFn tiles) {
+  constexpr int kc = 24, panels = 2, NR = static_cast<int>(Kernel::NR), ldc = panels * NR;
+  float a[kc * kRowsRelaxed], b[panels * kc * NR], start[ldc];
+  uint32_t state = 12345u;
+  auto next = [&state] {  // a float in (-2, 2), all 24 bits of its significand in use
+    state = state * 1664525u + 1013904223u;
+    return static_cast<float>(static_cast<int32_t>(state) >> 8) * 0x1p-22f;
+  };
+  for (float& x : a) x = next();
+  for (float& x : b) x = next();
+  for (float& x : start) x = next();
+  const float x = 1.0f + 0x1p-12f;
+  for (int k = 0; k < kc; ++k) {
+    a[k * kRowsRelaxed] = k == 0 ? 1.0f : k == 1 ? x : 0.0f;  // row 0 x column 0: 2^-11 + 2^-24 fused
+    b[k * NR] = k == 0 ? -1.0f : k == 1 ? x : 0.0f;
+    a[k * kRowsRelaxed + 1] = k == 2 ? 0x1.234568p-70f : 0.0f;  // row 1 x column 1: a subnormal product
+    b[k * NR + 1] = k == 2 ? -0x1.fedcbap-70f : next();
+  }
+  for (int mode = 0; mode < 3; ++mode) {
+    float got[kRowsRelaxed * ldc], want[kRowsRelaxed * ldc];
+    for (int i = 0; i < kRowsRelaxed * ldc; ++i) got[i] = want[i] = static_cast<float>(i) * 0.375f - 7.0f;
+    tiles(kc, a, b, kc * NR * 4, panels, got, ldc * 4, mode, mode == 2 ? start : nullptr);
+    for (int p = 0; p < panels; ++p)
+      exact_on_sliver(kc, a, kRowsRelaxed, b + p * kc * NR, want + p * NR, ldc, NR, mode != 0,
+                      mode == 2 ? start + p * NR : nullptr);
+    if (std::memcmp(got, want, sizeof got) != 0) return false;
+  }
+  // The check can tell: row 0 x column 0 unfused (plain multiplies and adds: the library is
+  // built with -ffp-contract=off) is 2^-11, not the exact tiles' 2^-11 + 2^-24.
+  float unfused = 0.0f, fused[kRowsRelaxed * ldc];
+  for (int k = 0; k < kc; ++k) unfused = a[k * kRowsRelaxed] * b[k * NR] + unfused;
+  exact_on_sliver(kc, a, kRowsRelaxed, b, fused, ldc, NR, false, nullptr);
+  return unfused != fused[0];
+}
+
+// The fused tiles where they fuse (checked on the first product), or null.
+RelaxedTilesFn relaxed_tiles() {
+  static const RelaxedTilesFn checked = [] {
+    const RelaxedTilesFn tiles = instantiate_relaxed_tiles();
+    return tiles && fuses_exactly(tiles) ? tiles : nullptr;
+  }();
+  return checked;
+}
+
+}  // namespace
+
+void gemm_region_simd128(const Region& r) {
+  if (const RelaxedTilesFn tiles = relaxed_tiles()) region_relaxed(r, tiles);
+  else Kernel::region(r);
+}
+
+const char* simd128_kernel_name() { return relaxed_tiles() ? "simd128_relaxed_madd" : "simd128_exact_emulation"; }
 
 #else
 
@@ -106,6 +229,7 @@ void pack_b_simd128(const ConstMat&, int64_t, const int64_t*, int, int64_t, int6
   std::abort();
 }
 void gemm_region_simd128(const Region&) { std::abort(); }
+const char* simd128_kernel_name() { std::abort(); }
 
 #endif
 

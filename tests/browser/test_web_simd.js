@@ -1,16 +1,22 @@
-// The page's engine computes the CLI's bits at GPT-2 size (its products run WebAssembly SIMD128
-// tiles with an exact emulation of the fused multiply-add, src/kernels/gemm_simd128.cpp):
+// The page's engine computes the CLI's bits at GPT-2 size. Its products run WebAssembly SIMD128
+// tiles (src/kernels/gemm_simd128.cpp): fused with f32x4.relaxed_madd where the browser's fuses
+// (checked once at start), else an exact emulation of the fused multiply-add. Both are checked:
 //
 //   node tests/browser/test_web_simd.js PAGE.html ATTN-WALK-BINARY [--bench]
 //
 // 1. `attn-walk bench` in the page (one thread) at GPT-2's width, D = 768 with 12 heads, and at
 //    sizes that leave edge tiles (T, D not multiples of the tile): y's sum, abs_sum and first
-//    values are the native binary's, bit for bit.
+//    values are the native binary's, bit for bit; and on an x86-64 CPU with FMA, Chromium's
+//    relaxed multiply-add fuses, so the bench must report the fused kernel.
 // 2. A multi-head walk of --text at GPT-2's width (--embed-dim 768 --d-out 768 --heads 12):
 //    every step's float32 values are the CLI's (a hash of each step's values, computed in the
 //    page, against the same hash of the CLI's JSON).
 // 3. The fma tie walk (tests/golden/walks/fma_tie.json) and the small default walk: the CLI's
 //    values.
+// 4. The exact route: the engine (PAGE's folder/../wasm/attn-walk-engine.js) in Node, which
+//    rejects the relaxed module without --experimental-wasm-relaxed-simd; with the flag but
+//    createAttnWalk({attnWalkExactFma: true}); and with the flag alone (fused, where the CPU has
+//    FMA): the bench and the D = 768 walk are the native binary's bits, and each reports its kernel.
 // --bench: also `attn-walk bench` at T = 128 and 1024 in the page beside the native binary on
 //    one thread, several interleaved runs, minima printed as JSON.
 "use strict";
@@ -19,14 +25,19 @@ const fs = require("fs");
 const path = require("path");
 const {launch, evaluate, waitFor} = require("./cdp");
 
+const child = process.argv[2] === "--node-engine";  // part 4's child: ENGINE.js JOB
 const [page, binary] = process.argv.slice(2, 4);
 const bench = process.argv.includes("--bench");
-if (!page || !binary) {
+if (!child && (!page || !binary)) {
   console.error("usage: node test_web_simd.js PAGE.html ATTN-WALK-BINARY [--bench]");
   process.exit(2);
 }
 const pageUrl = "file://" + path.resolve(page);
 let failures = 0;
+// Chromium's relaxed multiply-add is a fused one where the CPU has FMA (x86-64 here).
+const cpuHasFma = process.arch === "x64" && fs.existsSync("/proc/cpuinfo") &&
+                  / fma /.test(fs.readFileSync("/proc/cpuinfo", "utf8").replace(/\n/g, " "));
+const fused = "simd128_relaxed_madd", exact = "simd128_exact_emulation";
 function check(ok, what) {
   if (ok) return;
   console.log("FAIL: " + what);
@@ -65,6 +76,23 @@ function compareWalks(label, got, want) {
                                `${label}: step ${w[0]}: the page's values differ from the CLI's`));
 }
 
+const benchSizes = [[128, 768, 12], [37, 48, 4], [5, 12, 3], [67, 100, 5]];
+const relaxedFlag = "--experimental-wasm-relaxed-simd";  // Node 20: relaxed SIMD behind a flag
+
+// The child of part 4: the engine in this Node, its bench at `benches` and the walk `walk`'s
+// steps as pageWalk gives them, printed as JSON.
+function nodeEngine(engineJs, job) {
+  const wasmBinary = fs.readFileSync(engineJs.replace(/\.js$/, ".wasm"));
+  require(engineJs)({wasmBinary, attnWalkExactFma: job.exactHook}).then((m) => {
+    const benches = job.benches.map(([T, D, H]) =>
+      JSON.parse(m.ccall("attn_walk_bench", "string", ["number", "number", "number", "number"], [T, D, H, 1])));
+    const answer = m.ccall("attn_walk_run", "string", ["string", "string", "number"], [JSON.stringify(job.walk), "", 1]);
+    const meta = JSON.parse(answer.slice(0, answer.indexOf("\n") < 0 ? answer.length : answer.indexOf("\n")));
+    const walk = meta.json ? JSON.parse(meta.json).steps.map((s) => [s.name, JSON.stringify(s.shape), hash(JSON.stringify(s.data))]) : null;
+    process.stdout.write(JSON.stringify({benches, walk}));
+  });
+}
+
 async function main() {
   const browser = await launch();
   try {
@@ -73,12 +101,14 @@ async function main() {
     await waitFor(tab, `document.body && document.body.getAttribute("data-ready") === "1"`, 60000);
 
     // 1. Products at GPT-2's width, and with edge tiles.
-    for (const [T, D, H] of [[128, 768, 12], [37, 48, 4], [5, 12, 3], [67, 100, 5]]) {
+    for (const [T, D, H] of benchSizes) {
       const web = await evaluate(tab, `window.attnWalk.bench(${T}, ${D}, ${H}, 1)`);
       check(web && web.ok, `bench ${T} ${D} ${H} in the page: ${JSON.stringify(web)}`);
-      if (web && web.ok)
-        check(benchBits(web.bench) === benchBits(nativeBench(T, D, H, 1)),
-              `bench T=${T} D=${D} heads=${H}: the page's y differs from the native one`);
+      if (!web || !web.ok) continue;
+      check(benchBits(web.bench) === benchBits(nativeBench(T, D, H, 1)),
+            `bench T=${T} D=${D} heads=${H}: the page's y differs from the native one`);
+      check(web.bench.isa === fused || (!cpuHasFma && web.bench.isa === exact),
+            `bench in Chromium: the products ran ${web.bench.isa}, not ${fused}`);
     }
 
     // 2. A multi-head walk of text at GPT-2's width.
@@ -91,6 +121,23 @@ async function main() {
     const tieInput = JSON.stringify({tokens: tie.tokens, embeddings: tie.embeddings});
     compareWalks("fma tie", await pageWalk(tab, ["--stage", "all"], tieInput), cliWalk(["--stage", "all"], tieInput));
     compareWalks("default", await pageWalk(tab, ["--stage", "all"], ""), cliWalk(["--stage", "all"], null));
+
+    // 4. The exact route, and the fused one, in Node.
+    const engine = path.join(path.dirname(path.resolve(page)), "../wasm/attn-walk-engine.js");
+    const runs = [["no relaxed SIMD", [], false, exact], ["attnWalkExactFma", [relaxedFlag], true, exact],
+                  ["relaxed SIMD", [relaxedFlag], false, cpuHasFma ? fused : null]];
+    for (const [label, flags, exactHook, kernel] of runs) {
+      const out = execFileSync(process.execPath, flags.concat([__filename, "--node-engine", engine,
+        JSON.stringify({exactHook, benches: benchSizes, walk: wide})]), {maxBuffer: 1 << 30}).toString();
+      const got = JSON.parse(out);
+      got.benches.forEach((b, i) => {
+        const [T, D, H] = benchSizes[i];
+        check(b.ok && benchBits(b.bench) === benchBits(nativeBench(T, D, H, 1)),
+              `Node, ${label}: bench T=${T} D=${D} heads=${H} differs from the native one`);
+        check(!kernel || (b.ok && b.bench.isa === kernel), `Node, ${label}: the products ran ${b.ok && b.bench.isa}, not ${kernel}`);
+      });
+      compareWalks(`Node, ${label}: multi-head at D = 768`, got.walk, cliWalk(wide, null));
+    }
 
     if (bench) {
       // Interleaved: the page, then the native binary, `rounds` times; minima (the machine is shared).
@@ -117,4 +164,5 @@ async function main() {
   console.log("PASS: the page's engine gives the CLI's bits at GPT-2 size");
 }
 
-main().catch((e) => { console.log("FAIL: " + (e.stack || e)); process.exit(1); });
+if (child) nodeEngine(path.resolve(process.argv[3]), JSON.parse(process.argv[4]));
+else main().catch((e) => { console.log("FAIL: " + (e.stack || e)); process.exit(1); });
