@@ -12,9 +12,9 @@ module is assembled here; it is a separate module because a module holding a rel
 fails to validate where relaxed SIMD is off. src/kernels/gemm_relaxed_wasm.cpp instantiates it,
 checks once that relaxed_madd fuses, and only then uses it.
 
-tiles(kc, a, b, b_stride, panels, c, ldc, mode, start): `panels` tiles of MR rows x 8 columns,
-side by side. All arguments are i32, addresses and strides in bytes.
-  a         the tile's rows of A packed as a sliver: a(r, k) at a + 4 (k MR + r)
+tiles(kc, a, a_row, a_k, b, b_stride, panels, c, ldc, mode, start): `panels` tiles of MR rows x
+8 columns, side by side. All arguments are i32, addresses and strides in bytes.
+  a         the tile's rows of A: a(r, k) at a + r a_row + k a_k (rows of A in place, or packed)
   b         the first panel of B (8 columns, kc rows of 8 floats); panel p at b + p b_stride
   c         the first tile's corner in C; tile p at c + 32 p, row r at + r ldc
   mode      0: C = acc; 1: C = acc + C; 2: C = acc + start (8 floats per tile, the same for
@@ -151,8 +151,8 @@ class Body:
 
 
 # The function's parameters, then its locals.
-PARAMS = ["kc", "a", "b", "b_stride", "panels", "c", "ldc", "mode", "start"]
-I32_LOCALS = ["k", "pa", "pb", "row"]
+PARAMS = ["kc", "a", "a_row", "a_k", "b", "b_stride", "panels", "c", "ldc", "mode", "start"]
+I32_LOCALS = ["k", "pb", "row"] + [f"pa{r}" for r in range(MR)]  # pa r: row r's a(r, k)
 ACC = [[f"acc{r}_{v}" for v in range(NR // 4)] for r in range(MR)]
 V128_LOCALS = [x for row in ACC for x in row] + [f"b{v}" for v in range(NR // 4)] + ["av"]
 LOCAL_NAMES = PARAMS + I32_LOCALS + V128_LOCALS
@@ -160,15 +160,15 @@ L = {n: i for i, n in enumerate(LOCAL_NAMES)}
 
 
 def step(f):
-    """One step of k: B's 8 values at pb, each row's a at pa broadcast, every accumulator
-    one multiply-add."""
+    """One step of k: B's 8 values at pb, each row's a(r, k) at pa r broadcast, every
+    accumulator one multiply-add."""
     for v in range(NR // 4):
         f.get(L["pb"])
         f.v128_load(v * 16)
         f.set(L[f"b{v}"])
     for r in range(MR):
-        f.get(L["pa"])
-        f.v128_load32_splat(r * 4)
+        f.get(L[f"pa{r}"])
+        f.v128_load32_splat(0)
         f.set(L["av"])
         for v in range(NR // 4):
             f.get(L["av"])  # relaxed_madd(a, b, c) = a b + c: the chain's fma(a(r, k), b(k, j), acc)
@@ -179,7 +179,7 @@ def step(f):
 
 
 def k_loop(f):
-    """While k > 0: one step, then pa and pb move on and k counts down."""
+    """While k > 0: one step, then the pointers move on and k counts down."""
     f.block()
     f.loop()
     f.get(L["k"])
@@ -187,7 +187,8 @@ def k_loop(f):
     f.i32(0x48, "i32.lt_s")
     f.br_if(1)  # out of the block: no step left (kc may be 0)
     step(f)
-    f.add_to(L["pa"], MR * 4)
+    for r in range(MR):
+        f.add_local(L[f"pa{r}"], L["a_k"])
     f.add_to(L["pb"], NR * 4)
     f.add_to(L["k"], -1)
     f.op(b"\x0c" + uleb(0), "br 0")  # the next step
@@ -230,7 +231,12 @@ def tiles_body():
     f.get(L["kc"])
     f.set(L["k"])
     f.get(L["a"])
-    f.set(L["pa"])
+    f.set(L["pa0"])
+    for r in range(1, MR):
+        f.get(L[f"pa{r - 1}"])
+        f.get(L["a_row"])
+        f.i32(0x6A, "i32.add")
+        f.set(L[f"pa{r}"])
     f.get(L["b"])
     f.set(L["pb"])
     k_loop(f)
@@ -265,7 +271,7 @@ def module():
     locals_ = vec([uleb(len(I32_LOCALS)) + bytes([I32]), uleb(len(V128_LOCALS)) + bytes([V128])])
     body = locals_ + b"".join(raw for raw, _ in f.code)
     sections = [
-        (1, vec([b"\x60" + vec([bytes([I32])] * len(PARAMS)) + vec([])]), "type: (i32 x 9) -> ()"),
+        (1, vec([b"\x60" + vec([bytes([I32])] * len(PARAMS)) + vec([])]), f"type: (i32 x {len(PARAMS)}) -> ()"),
         (2, vec([name("env") + name("memory") + b"\x02\x00" + uleb(1)]), "import: env.memory, at least 1 page"),
         (3, vec([uleb(0)]), "function: tiles has type 0"),
         (7, vec([name("tiles") + b"\x00" + uleb(0)]), "export: tiles"),

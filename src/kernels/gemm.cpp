@@ -179,10 +179,9 @@ void run_tiles(int64_t M, int64_t n, ConstMat A, const PackedB& P, float* C, int
                             C + i0 * ldc + j0, ldc, P.order);
       return;
     }
-    // For a transposed A; in the page for every A (its fused tiles read A packed).
-    thread_local std::vector<float, CacheLineAllocator<float>> scratch;
+    thread_local std::vector<float, CacheLineAllocator<float>> scratch;  // for a transposed A
     const size_t need = static_cast<size_t>(max_block * detail::kScratchRowsA);
-    if ((A.transposed || kSimd128) && scratch.size() < need) scratch.resize(need);
+    if (A.transposed && scratch.size() < need) scratch.resize(need);
     detail::Region r;
     r.m = m;
     r.n = cols;
@@ -297,7 +296,7 @@ bool gemm_scores_scaled_max(int64_t M, int64_t n, ConstMat A, const PackedB& B, 
 int64_t gemm_tile_rows() {
   const Isa isa = active_isa();
   return isa == Isa::Avx512 ? detail::kTileRowsAvx512 : isa == Isa::Avx2 ? detail::kTileRowsAvx2
-                                                    : kSimd128    ? detail::kTileRowsSimd128
+                                                    : kSimd128    ? detail::simd128_tile_rows()
                                                                   : 1;
 }
 

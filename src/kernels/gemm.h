@@ -111,7 +111,7 @@ bool gemm_scores_scaled_max(int64_t M, int64_t n, ConstMat A, const PackedB& B, 
                             float* row_max, bool* row_unchecked);
 
 // Rows of C per register tile (MR) of the active kernel: 8 with AVX-512, 6 with AVX2, 1 in
-// the scalar definition.
+// the scalar definition; in the page 4 with the fused tiles, else 3.
 int64_t gemm_tile_rows();
 
 // The products' kernels, as `attn-walk bench` reports them: natively the instruction set

@@ -23,8 +23,7 @@ struct Region {
   const float* c_init = nullptr;       // with add_to_c: C's start values for the rectangle's
                                        // columns, the same for every row, instead of C's own
   const int64_t* row_k_end = nullptr;  // per row of the rectangle, or null
-  float* scratch_a = nullptr;          // room for max_block_k * kScratchRowsA floats (a transposed
-                                       // A; in the page every A)
+  float* scratch_a = nullptr;          // room for max_block_k * kScratchRowsA floats
 };
 
 constexpr int64_t kScratchRowsA = 16;  // at least any kernel's MR
@@ -70,5 +69,7 @@ void gemm_region_simd128(const Region& r);
 // "simd128_relaxed_madd" where the page's products run the fused tiles of gemm_relaxed_wasm.*,
 // else "simd128_exact_emulation".
 const char* simd128_kernel_name();
+// Rows per tile of the page's products: the fused tiles' 4, else kTileRowsSimd128.
+int simd128_tile_rows();
 
 }  // namespace attn::kernels::detail

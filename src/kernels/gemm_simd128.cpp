@@ -109,28 +109,21 @@ void pack_b_simd128(const ConstMat& B, int64_t N, const int64_t* k_bounds, int n
 namespace {
 
 constexpr int kRowsRelaxed = kTileRowsRelaxed;
-static_assert(kRowsRelaxed <= kScratchRowsA, "the sliver fits the region's scratch");
+static_assert(kRowsRelaxed <= kScratchRowsA, "a packed sliver fits the region's scratch");
 
-// Rows [0, rows) x columns [k0, k1) of A as the fused tiles read them: out[k * kRowsRelaxed + r];
-// rows past `rows` repeat the last (computed, never stored, as in the exact edge tiles).
-void pack_sliver_relaxed(const ConstMat& A, int rows, int64_t k0, int64_t k1, float* out) {
-  for (int r = 0; r < kRowsRelaxed; ++r) {
-    const int64_t i = r < rows ? r : rows - 1;
-    for (int64_t k = k0; k < k1; ++k) out[(k - k0) * kRowsRelaxed + r] = A.at(i, k);
-  }
-}
-
-// The exact tiles on that sliver, kTileRowsSimd128 rows at a time: rows x cols of one panel.
-void exact_on_sliver(int64_t kc, const float* sliver, int rows, const float* Bp, float* C, int64_t ldc, int cols,
-                     bool add, const float* start) {
+// The exact tiles on rows [0, rows) of one panel, kTileRowsSimd128 rows at a time; a(r, k) is
+// a[r * a_row + k * a_k].
+void exact_rows(int64_t kc, const float* a, int64_t a_row, int64_t a_k, int rows, const float* Bp, float* C,
+                int64_t ldc, int cols, bool add, const float* start) {
   for (int r0 = 0; r0 < rows; r0 += kTileRowsSimd128) {
     const int n = rows - r0 < kTileRowsSimd128 ? rows - r0 : kTileRowsSimd128;
-    Kernel::micro(kc, sliver + r0, 1, kRowsRelaxed, Bp, C + r0 * ldc, ldc, n, cols, add, start);
+    Kernel::micro(kc, a + r0 * a_row, a_row, a_k, Bp, C + r0 * ldc, ldc, n, cols, add, start);
   }
 }
 
 // Kernel::region with the fused tiles: each row tile's whole panels in one call; the last
-// rows and a last panel of fewer than NR columns by the exact tiles.
+// rows and a last panel of fewer than NR columns by the exact tiles. A row-major A is read in
+// place; a transposed A is packed into a sliver first, as there.
 void region_relaxed(const Region& g, RelaxedTilesFn tiles) {
   constexpr int64_t NR = Kernel::NR, NC = Kernel::NC;
   for (int b = 0; b + 1 < g.n_bounds; ++b) {
@@ -139,27 +132,37 @@ void region_relaxed(const Region& g, RelaxedTilesFn tiles) {
     const float* start = b == 0 && g.add_to_c ? g.c_init : nullptr;
     const int mode = !add ? 0 : start ? 2 : 1;
     const float* block = g.packed_b + k0 * g.n_padded;
-    for (int64_t i0 = 0; i0 < g.m; i0 += kRowsRelaxed) {
-      const int rows = static_cast<int>(Kernel::min64(kRowsRelaxed, g.m - i0));
-      // With the zero-tail hint, a row tile stops after its rows' last nonzero (as there).
-      int64_t k_end = k1;
-      if (g.row_k_end) {
-        k_end = k0;
-        for (int r = 0; r < rows; ++r) k_end = Kernel::max64(k_end, Kernel::min64(k1, g.row_k_end[i0 + r]));
-      }
-      const int64_t kc = k_end - k0;
-      pack_sliver_relaxed(g.A.offset(i0, 0), rows, k0, k_end, g.scratch_a);
-      float* c_rows = g.C + i0 * g.ldc;
-      for (int64_t j0 = 0; j0 < g.n; j0 += NC) {
-        const int64_t n = Kernel::min64(NC, g.n - j0);
-        const float* panels = block + (g.j0 + j0) / NR * kc_block * NR;
+    for (int64_t j0 = 0; j0 < g.n; j0 += NC) {
+      const int64_t n = Kernel::min64(NC, g.n - j0);
+      const float* panels = block + (g.j0 + j0) / NR * kc_block * NR;
+      for (int64_t i0 = 0; i0 < g.m; i0 += kRowsRelaxed) {
+        const int rows = static_cast<int>(Kernel::min64(kRowsRelaxed, g.m - i0));
+        // With the zero-tail hint, a row tile stops after its rows' last nonzero (as there).
+        int64_t k_end = k1;
+        if (g.row_k_end) {
+          k_end = k0;
+          for (int r = 0; r < rows; ++r) k_end = Kernel::max64(k_end, Kernel::min64(k1, g.row_k_end[i0 + r]));
+        }
+        const int64_t kc = k_end - k0;
+        const float* a = g.A.data + i0 * g.A.ld + k0;
+        int64_t a_row = g.A.ld, a_k = 1;
+        if (g.A.transposed) {  // a(r, k) = A.data[k * ld + r]: kRowsRelaxed neighbours per k
+          for (int64_t k = 0; k < kc; ++k)
+            for (int r = 0; r < kRowsRelaxed; ++r)
+              g.scratch_a[k * kRowsRelaxed + r] = r < rows ? g.A.data[(k0 + k) * g.A.ld + i0 + r] : 0.0f;
+          a = g.scratch_a;
+          a_row = 1;
+          a_k = kRowsRelaxed;
+        }
+        float* c = g.C + i0 * g.ldc + j0;
         const int64_t whole = rows == kRowsRelaxed ? n / NR : 0;
         if (whole > 0)
-          tiles(static_cast<int>(kc), g.scratch_a, panels, static_cast<int>(kc_block * NR * 4), static_cast<int>(whole),
-                c_rows + j0, static_cast<int>(g.ldc * 4), mode, start ? start + j0 : nullptr);
+          tiles(static_cast<int>(kc), a, static_cast<int>(a_row * 4), static_cast<int>(a_k * 4), panels,
+                static_cast<int>(kc_block * NR * 4), static_cast<int>(whole), c, static_cast<int>(g.ldc * 4), mode,
+                start ? start + j0 : nullptr);
         for (int64_t p = whole; p * NR < n; ++p)
-          exact_on_sliver(kc, g.scratch_a, rows, panels + p * kc_block * NR, c_rows + j0 + p * NR, g.ldc,
-                          static_cast<int>(Kernel::min64(NR, n - p * NR)), add, start ? start + j0 + p * NR : nullptr);
+          exact_rows(kc, a, a_row, a_k, rows, panels + p * kc_block * NR, c + p * NR, g.ldc,
+                     static_cast<int>(Kernel::min64(NR, n - p * NR)), add, start ? start + j0 + p * NR : nullptr);
       }
     }
   }
@@ -190,17 +193,17 @@ bool fuses_exactly(RelaxedTilesFn tiles) {
   for (int mode = 0; mode < 3; ++mode) {
     float got[kRowsRelaxed * ldc], want[kRowsRelaxed * ldc];
     for (int i = 0; i < kRowsRelaxed * ldc; ++i) got[i] = want[i] = static_cast<float>(i) * 0.375f - 7.0f;
-    tiles(kc, a, b, kc * NR * 4, panels, got, ldc * 4, mode, mode == 2 ? start : nullptr);
+    tiles(kc, a, 4, kRowsRelaxed * 4, b, kc * NR * 4, panels, got, ldc * 4, mode, mode == 2 ? start : nullptr);
     for (int p = 0; p < panels; ++p)
-      exact_on_sliver(kc, a, kRowsRelaxed, b + p * kc * NR, want + p * NR, ldc, NR, mode != 0,
-                      mode == 2 ? start + p * NR : nullptr);
+      exact_rows(kc, a, 1, kRowsRelaxed, kRowsRelaxed, b + p * kc * NR, want + p * NR, ldc, NR, mode != 0,
+                 mode == 2 ? start + p * NR : nullptr);
     if (std::memcmp(got, want, sizeof got) != 0) return false;
   }
   // The check can tell: row 0 x column 0 unfused (plain multiplies and adds: the library is
   // built with -ffp-contract=off) is 2^-11, not the exact tiles' 2^-11 + 2^-24.
   float unfused = 0.0f, fused[kRowsRelaxed * ldc];
   for (int k = 0; k < kc; ++k) unfused = a[k * kRowsRelaxed] * b[k * NR] + unfused;
-  exact_on_sliver(kc, a, kRowsRelaxed, b, fused, ldc, NR, false, nullptr);
+  exact_rows(kc, a, 1, kRowsRelaxed, kRowsRelaxed, b, fused, ldc, NR, false, nullptr);
   return unfused != fused[0];
 }
 
@@ -222,6 +225,8 @@ void gemm_region_simd128(const Region& r) {
 
 const char* simd128_kernel_name() { return relaxed_tiles() ? "simd128_relaxed_madd" : "simd128_exact_emulation"; }
 
+int simd128_tile_rows() { return relaxed_tiles() ? kRowsRelaxed : kTileRowsSimd128; }
+
 #else
 
 // Not built for WebAssembly SIMD: never selected (gemm.cpp takes it in the WebAssembly build only).
@@ -230,6 +235,7 @@ void pack_b_simd128(const ConstMat&, int64_t, const int64_t*, int, int64_t, int6
 }
 void gemm_region_simd128(const Region&) { std::abort(); }
 const char* simd128_kernel_name() { std::abort(); }
+int simd128_tile_rows() { std::abort(); }
 
 #endif
 
