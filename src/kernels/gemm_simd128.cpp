@@ -17,7 +17,9 @@
 // that instead, 4 fused multiply-adds per instruction, in a second module assembled at build
 // time (gemm_relaxed_wasm.*): the same chains in the same order, so the same bits. It is
 // checked once, on chains where fused and unfused multiply-adds differ, against this file's
-// exact tiles; anything but the same bits, and the exact tiles run everywhere.
+// exact tiles; anything but the same bits, and the exact tiles run everywhere. (The check
+// runs the module as first compiled; that the browser's later, optimised code fuses the same
+// way is not checked here but by the page's tests, which compare long runs with native bits.)
 #include "kernels/gemm_tile.h"
 
 #if defined(__wasm_simd128__)

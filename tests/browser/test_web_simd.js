@@ -13,10 +13,11 @@
 //    page, against the same hash of the CLI's JSON).
 // 3. The fma tie walk (tests/golden/walks/fma_tie.json) and the small default walk: the CLI's
 //    values.
-// 4. The exact route: the engine (PAGE's folder/../wasm/attn-walk-engine.js) in Node, which
-//    rejects the relaxed module without --experimental-wasm-relaxed-simd; with the flag but
-//    createAttnWalk({attnWalkExactFma: true}); and with the flag alone (fused, where the CPU has
-//    FMA): the bench and the D = 768 walk are the native binary's bits, and each reports its kernel.
+// 4. The exact route: the engine (PAGE's folder/../wasm/attn-walk-engine.js) in Node with
+//    relaxed SIMD off (--no-experimental-wasm-relaxed-simd: the relaxed module is rejected); on
+//    (--experimental-wasm-relaxed-simd) but createAttnWalk({attnWalkExactFma: true}); and on
+//    alone (fused, where the CPU has FMA): the bench and the D = 768 walk are the native
+//    binary's bits, and each reports its kernel.
 // --bench: also `attn-walk bench` at T = 128 and 1024 in the page beside the native binary on
 //    one thread, several interleaved runs, minima printed as JSON.
 "use strict";
@@ -77,7 +78,9 @@ function compareWalks(label, got, want) {
 }
 
 const benchSizes = [[128, 768, 12], [37, 48, 4], [5, 12, 3], [67, 100, 5]];
-const relaxedFlag = "--experimental-wasm-relaxed-simd";  // Node 20: relaxed SIMD behind a flag
+// Node 20 has relaxed SIMD behind this flag; --no-experimental-wasm-relaxed-simd turns it off
+// (in a Node where it is on by default too).
+const relaxedFlag = "--experimental-wasm-relaxed-simd";
 
 // The child of part 4: the engine in this Node, its bench at `benches` and the walk `walk`'s
 // steps as pageWalk gives them, printed as JSON.
@@ -124,7 +127,8 @@ async function main() {
 
     // 4. The exact route, and the fused one, in Node.
     const engine = path.join(path.dirname(path.resolve(page)), "../wasm/attn-walk-engine.js");
-    const runs = [["no relaxed SIMD", [], false, exact], ["attnWalkExactFma", [relaxedFlag], true, exact],
+    const runs = [["no relaxed SIMD", ["--no" + relaxedFlag.slice(1)], false, exact],
+                  ["attnWalkExactFma", [relaxedFlag], true, exact],
                   ["relaxed SIMD", [relaxedFlag], false, cpuHasFma ? fused : null]];
     for (const [label, flags, exactHook, kernel] of runs) {
       const out = execFileSync(process.execPath, flags.concat([__filename, "--node-engine", engine,
