@@ -17,6 +17,7 @@
 #include "lang/lang.h"
 #include "render/check.h"
 #include "stages/stages.h"
+#include "test_check_util.h"
 #include "test_util.h"
 
 namespace attn {
@@ -25,12 +26,8 @@ namespace {
 using test::config_from_golden;
 using test::load_json;
 using test::read_all;
-
-const std::string kCheckDir = test::tests_dir() + "/golden/check/";
-
-bool contains(const std::vector<std::string>& v, const std::string& s) {
-  return std::find(v.begin(), v.end(), s) != v.end();
-}
+using test::contains;
+using test::kCheckDir;
 
 // The configurations of tests/golden/check/cases.json, one test each (so ctest runs them
 // in parallel). make_check_goldens.py writes four.

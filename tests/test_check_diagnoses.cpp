@@ -16,6 +16,7 @@
 #include "lang/lang.h"
 #include "render/check.h"
 #include "stages/stages.h"
+#include "test_check_util.h"
 #include "test_util.h"
 
 namespace attn {
@@ -24,12 +25,9 @@ namespace {
 using test::config_from_golden;
 using test::load_json;
 using test::read_all;
-
-const std::string kCheckDir = test::tests_dir() + "/golden/check/";
-
-bool contains(const std::vector<std::string>& v, const std::string& s) {
-  return std::find(v.begin(), v.end(), s) != v.end();
-}
+using test::contains;
+using test::evidence_of;
+using test::kCheckDir;
 
 // ---- diagnoses that measure the learner's tensor ---------------------------------------------
 
@@ -46,13 +44,6 @@ Diagnosed check_golden(const std::string& dump, const Config& cfg = test::book_c
   CheckReport r = check_dump(d, cfg, stage, by, Tolerance{}, path);
   std::string text = render_check_text(r, Lang::En);
   return {std::move(r), std::move(text)};
-}
-
-// The evidence of `id` in the report (empty if it is not named).
-std::map<std::string, std::string> evidence_of(const CheckReport& r, const std::string& id) {
-  for (size_t i = 0; i < r.diagnoses.size(); ++i)
-    if (r.diagnoses[i] == id) return r.evidence.at(i);
-  return {};
 }
 
 // The learners' dumps below come from real PyTorch code with the mistake

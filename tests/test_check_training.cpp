@@ -19,6 +19,7 @@
 #include "stages/stages.h"
 #include "run_process.h"
 #include "test_backward_util.h"
+#include "test_check_util.h"
 
 namespace attn {
 namespace {
@@ -46,11 +47,7 @@ CheckReport check_golden(const std::string& file, Dump* dump = nullptr) {
   return check_dump(d, test::backward_config(doc), "backward", "option", Tolerance{}, file);
 }
 
-std::map<std::string, std::string> evidence_of(const CheckReport& r, const std::string& id) {
-  for (size_t i = 0; i < r.diagnoses.size(); ++i)
-    if (r.diagnoses[i] == id) return r.evidence.at(i);
-  return {};
-}
+using test::evidence_of;
 
 // Every mistake golden: the first difference is found and the mistake named (its file's prefix).
 TEST(CheckTraining, EveryMistakeOfTheLoopIsNamed) {
