@@ -41,8 +41,10 @@ LIB = "/usr/lib/x86_64-linux-gnu"
 TCMALLOC = f"{LIB}/libtcmalloc_minimal.so.4"
 JEMALLOC = f"{LIB}/libjemalloc.so.2"
 
-# One PyTorch process: "export" writes x and the ONNX model; "time" times the forward.
-TORCH_CHILD = r"""
+# What every PyTorch child process starts with (this one's and bench_compare_backward.py's):
+# the generator's seed set, the module's sizes read from the JSON config in argv[1]; and how it
+# reports its median time over the timed steps in `ms`.
+CHILD_START = r"""
 import json, sys, time
 cfg = json.loads(sys.argv[1])
 sys.path.insert(0, cfg["golden"])
@@ -52,6 +54,14 @@ torch.set_num_threads(cfg["threads"])
 import torch_walk
 B, T, D, H = 1, cfg["tokens"], cfg["d_model"], cfg["heads"]
 torch.manual_seed(cfg["seed"])
+"""
+CHILD_MEDIAN = r"""
+ms.sort()
+median_ms = ms[len(ms) // 2] if len(ms) % 2 else (ms[len(ms) // 2 - 1] + ms[len(ms) // 2]) / 2
+"""
+
+# One PyTorch process: "export" writes x and the ONNX model; "time" times the forward.
+TORCH_CHILD = CHILD_START + r"""
 x = torch.randn(B, T, D)
 mha = torch_walk.MultiHeadAttention(D, D, T, 0.0, H).eval()
 if cfg["mode"] == "export":
@@ -66,8 +76,8 @@ with torch.no_grad():
     for _ in range(cfg["repeat"]):
         t0 = time.perf_counter(); y = mha(x); ms.append((time.perf_counter() - t0) * 1e3)
 y.numpy().tofile(cfg["y"])
-ms.sort()
-print(json.dumps({"median_ms": ms[len(ms) // 2] if len(ms) % 2 else (ms[len(ms) // 2 - 1] + ms[len(ms) // 2]) / 2,
+""" + CHILD_MEDIAN + r"""
+print(json.dumps({"median_ms": median_ms,
                   "min_ms": ms[0]}))
 """
 

@@ -28,16 +28,7 @@ import numpy as np  # noqa: E402
 
 GRADS = ["x", "W_query.weight", "W_key.weight", "W_value.weight", "out_proj.weight", "out_proj.bias"]
 
-TORCH_CHILD = r"""
-import json, sys, time
-cfg = json.loads(sys.argv[1])
-sys.path.insert(0, cfg["golden"])
-import torch_env
-import torch
-torch.set_num_threads(cfg["threads"])
-import torch_walk
-B, T, D, H = 1, cfg["tokens"], cfg["d_model"], cfg["heads"]
-torch.manual_seed(cfg["seed"])
+TORCH_CHILD = bc.CHILD_START + r"""
 x = torch.randn(B, T, D).requires_grad_()
 mha = torch_walk.MultiHeadAttention(D, D, T, 0.0, H)
 y = mha(x)
@@ -53,8 +44,8 @@ grads = {"x": x.grad, "W_query.weight": mha.W_query.weight.grad, "W_key.weight":
          "out_proj.bias": mha.out_proj.bias.grad}
 for name, g in grads.items():
     g.numpy().tofile(cfg["out"] + "." + name)
-ms.sort()
-print(json.dumps({"median_ms": ms[len(ms) // 2] if len(ms) % 2 else (ms[len(ms) // 2 - 1] + ms[len(ms) // 2]) / 2,
+""" + bc.CHILD_MEDIAN + r"""
+print(json.dumps({"median_ms": median_ms,
                   "min_ms": ms[0]}))
 """
 
