@@ -9,7 +9,8 @@
 "use strict";
 const {execFileSync} = require("child_process");
 const path = require("path");
-const {launch, evaluate, waitFor} = require("./cdp");
+const {evaluate, waitFor} = require("./cdp");
+const {check, runInBrowser} = require("./harness");
 
 const [page, binary] = process.argv.slice(2, 4);
 if (!page || !binary) {
@@ -17,12 +18,6 @@ if (!page || !binary) {
   process.exit(2);
 }
 const pageUrl = "file://" + path.resolve(page);
-let failures = 0;
-function check(ok, what) {
-  if (ok) return;
-  console.log("FAIL: " + what);
-  failures++;
-}
 
 function cliArgs(opts) {
   return [].concat(...Object.entries(opts).map(([k, v]) => ["--" + k, v]));
@@ -68,21 +63,11 @@ async function compareWithCli(tab, label, opts) {
   check(plot.width > 100 && plot.height > 50, `${label}: the plot is ${plot.width} x ${plot.height} px`);
 }
 
-async function main() {
-  const browser = await launch();
-  try {
-    const tab = await browser.newTab();
-    await tab.send("Emulation.setDeviceMetricsOverride", {width: 1280, height: 900, deviceScaleFactor: 1, mobile: false});
-    await compareWithCli(tab, "backward", {stage: "backward", steps: "5"});
-    await compareWithCli(tab, "backward --text", {stage: "backward", steps: "3", text: "the cat and the dog and the bird"});
-  } finally {
-    browser.close();
-  }
-  if (failures) {
-    console.log(`${failures} check(s) failed`);
-    process.exit(1);
-  }
-  console.log("PASS: the backward stage in the web page");
+async function main(browser) {
+  const tab = await browser.newTab();
+  await tab.send("Emulation.setDeviceMetricsOverride", {width: 1280, height: 900, deviceScaleFactor: 1, mobile: false});
+  await compareWithCli(tab, "backward", {stage: "backward", steps: "5"});
+  await compareWithCli(tab, "backward --text", {stage: "backward", steps: "3", text: "the cat and the dog and the bird"});
 }
 
-main().catch((e) => { console.log("FAIL: " + (e.stack || e)); process.exit(1); });
+runInBrowser("the backward stage in the web page", main);

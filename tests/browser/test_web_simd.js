@@ -24,7 +24,8 @@
 const {execFileSync} = require("child_process");
 const fs = require("fs");
 const path = require("path");
-const {launch, evaluate, waitFor} = require("./cdp");
+const {evaluate, waitFor} = require("./cdp");
+const {check, runInBrowser} = require("./harness");
 
 const child = process.argv[2] === "--node-engine";  // part 4's child: ENGINE.js JOB
 const [page, binary] = process.argv.slice(2, 4);
@@ -34,16 +35,10 @@ if (!child && (!page || !binary)) {
   process.exit(2);
 }
 const pageUrl = "file://" + path.resolve(page);
-let failures = 0;
 // Chromium's relaxed multiply-add is a fused one where the CPU has FMA (x86-64 here).
 const cpuHasFma = process.arch === "x64" && fs.existsSync("/proc/cpuinfo") &&
                   / fma /.test(fs.readFileSync("/proc/cpuinfo", "utf8").replace(/\n/g, " "));
 const fused = "simd128_relaxed_madd", exact = "simd128_exact_emulation";
-function check(ok, what) {
-  if (ok) return;
-  console.log("FAIL: " + what);
-  failures++;
-}
 
 // FNV-1a over a string's UTF-16 code units: the same function in the page and here.
 const hashSource = `function (s) { var h = 2166136261; for (var i = 0; i < s.length; i++) {
@@ -96,77 +91,67 @@ function nodeEngine(engineJs, job) {
   });
 }
 
-async function main() {
-  const browser = await launch();
-  try {
-    const tab = await browser.newTab();
-    await tab.send("Page.navigate", {url: pageUrl});
-    await waitFor(tab, `document.body && document.body.getAttribute("data-ready") === "1"`, 60000);
+async function main(browser) {
+  const tab = await browser.newTab();
+  await tab.send("Page.navigate", {url: pageUrl});
+  await waitFor(tab, `document.body && document.body.getAttribute("data-ready") === "1"`, 60000);
 
-    // 1. Products at GPT-2's width, and with edge tiles.
-    for (const [T, D, H] of benchSizes) {
-      const web = await evaluate(tab, `window.attnWalk.bench(${T}, ${D}, ${H}, 1)`);
-      check(web && web.ok, `bench ${T} ${D} ${H} in the page: ${JSON.stringify(web)}`);
-      if (!web || !web.ok) continue;
-      check(benchBits(web.bench) === benchBits(nativeBench(T, D, H, 1)),
-            `bench T=${T} D=${D} heads=${H}: the page's y differs from the native one`);
-      check(web.bench.isa === fused || (!cpuHasFma && web.bench.isa === exact),
-            `bench in Chromium: the products ran ${web.bench.isa}, not ${fused}`);
-    }
+  // 1. Products at GPT-2's width, and with edge tiles.
+  for (const [T, D, H] of benchSizes) {
+    const web = await evaluate(tab, `window.attnWalk.bench(${T}, ${D}, ${H}, 1)`);
+    check(web && web.ok, `bench ${T} ${D} ${H} in the page: ${JSON.stringify(web)}`);
+    if (!web || !web.ok) continue;
+    check(benchBits(web.bench) === benchBits(nativeBench(T, D, H, 1)),
+          `bench T=${T} D=${D} heads=${H}: the page's y differs from the native one`);
+    check(web.bench.isa === fused || (!cpuHasFma && web.bench.isa === exact),
+          `bench in Chromium: the products ran ${web.bench.isa}, not ${fused}`);
+  }
 
-    // 2. A multi-head walk of text at GPT-2's width.
-    const text = "Every effort moves you forward, and the attention of a model looks back at the words before it.";
-    const wide = ["--stage", "multi-head", "--text", text, "--embed-dim", "768", "--d-out", "768", "--heads", "12"];
-    compareWalks("multi-head at D = 768", await pageWalk(tab, wide, ""), cliWalk(wide, null));
+  // 2. A multi-head walk of text at GPT-2's width.
+  const text = "Every effort moves you forward, and the attention of a model looks back at the words before it.";
+  const wide = ["--stage", "multi-head", "--text", text, "--embed-dim", "768", "--d-out", "768", "--heads", "12"];
+  compareWalks("multi-head at D = 768", await pageWalk(tab, wide, ""), cliWalk(wide, null));
 
-    // 3. The small walks: the fma tie and the chapter's default, every stage.
-    const tie = JSON.parse(fs.readFileSync(path.join(__dirname, "../golden/walks/fma_tie.json"), "utf8"));
-    const tieInput = JSON.stringify({tokens: tie.tokens, embeddings: tie.embeddings});
-    compareWalks("fma tie", await pageWalk(tab, ["--stage", "all"], tieInput), cliWalk(["--stage", "all"], tieInput));
-    compareWalks("default", await pageWalk(tab, ["--stage", "all"], ""), cliWalk(["--stage", "all"], null));
+  // 3. The small walks: the fma tie and the chapter's default, every stage.
+  const tie = JSON.parse(fs.readFileSync(path.join(__dirname, "../golden/walks/fma_tie.json"), "utf8"));
+  const tieInput = JSON.stringify({tokens: tie.tokens, embeddings: tie.embeddings});
+  compareWalks("fma tie", await pageWalk(tab, ["--stage", "all"], tieInput), cliWalk(["--stage", "all"], tieInput));
+  compareWalks("default", await pageWalk(tab, ["--stage", "all"], ""), cliWalk(["--stage", "all"], null));
 
-    // 4. The exact route, and the fused one, in Node.
-    const engine = path.join(path.dirname(path.resolve(page)), "../wasm/attn-walk-engine.js");
-    const runs = [["no relaxed SIMD", ["--no" + relaxedFlag.slice(1)], false, exact],
-                  ["attnWalkExactFma", [relaxedFlag], true, exact],
-                  ["relaxed SIMD", [relaxedFlag], false, cpuHasFma ? fused : null]];
-    for (const [label, flags, exactHook, kernel] of runs) {
-      const out = execFileSync(process.execPath, flags.concat([__filename, "--node-engine", engine,
-        JSON.stringify({exactHook, benches: benchSizes, walk: wide})]), {maxBuffer: 1 << 30}).toString();
-      const got = JSON.parse(out);
-      got.benches.forEach((b, i) => {
-        const [T, D, H] = benchSizes[i];
-        check(b.ok && benchBits(b.bench) === benchBits(nativeBench(T, D, H, 1)),
-              `Node, ${label}: bench T=${T} D=${D} heads=${H} differs from the native one`);
-        check(!kernel || (b.ok && b.bench.isa === kernel), `Node, ${label}: the products ran ${b.ok && b.bench.isa}, not ${kernel}`);
-      });
-      compareWalks(`Node, ${label}: multi-head at D = 768`, got.walk, cliWalk(wide, null));
-    }
+  // 4. The exact route, and the fused one, in Node.
+  const engine = path.join(path.dirname(path.resolve(page)), "../wasm/attn-walk-engine.js");
+  const runs = [["no relaxed SIMD", ["--no" + relaxedFlag.slice(1)], false, exact],
+                ["attnWalkExactFma", [relaxedFlag], true, exact],
+                ["relaxed SIMD", [relaxedFlag], false, cpuHasFma ? fused : null]];
+  for (const [label, flags, exactHook, kernel] of runs) {
+    const out = execFileSync(process.execPath, flags.concat([__filename, "--node-engine", engine,
+      JSON.stringify({exactHook, benches: benchSizes, walk: wide})]), {maxBuffer: 1 << 30}).toString();
+    const got = JSON.parse(out);
+    got.benches.forEach((b, i) => {
+      const [T, D, H] = benchSizes[i];
+      check(b.ok && benchBits(b.bench) === benchBits(nativeBench(T, D, H, 1)),
+            `Node, ${label}: bench T=${T} D=${D} heads=${H} differs from the native one`);
+      check(!kernel || (b.ok && b.bench.isa === kernel), `Node, ${label}: the products ran ${b.ok && b.bench.isa}, not ${kernel}`);
+    });
+    compareWalks(`Node, ${label}: multi-head at D = 768`, got.walk, cliWalk(wide, null));
+  }
 
-    if (bench) {
-      // Interleaved: the page, then the native binary, `rounds` times; minima (the machine is shared).
-      const rounds = 3;
-      for (const [T, repeat] of [[128, 3], [1024, 1]]) {
-        const web = [], native = [];
-        for (let r = 0; r < rounds; r++) {
-          const w = await evaluate(tab, `window.attnWalk.bench(${T}, 768, 12, ${repeat})`);
-          web.push(w.bench.median_ms);
-          native.push(nativeBench(T, 768, 12, repeat).median_ms);
-        }
-        const min = (xs) => Math.min.apply(null, xs);
-        console.log(JSON.stringify({bench_tokens: T, web_ms: web, native_1_thread_ms: native, web_min_ms: min(web),
-          native_min_ms: min(native), web_over_native_1_thread: +(min(native) / min(web)).toFixed(4)}));
+  if (bench) {
+    // Interleaved: the page, then the native binary, `rounds` times; minima (the machine is shared).
+    const rounds = 3;
+    for (const [T, repeat] of [[128, 3], [1024, 1]]) {
+      const web = [], native = [];
+      for (let r = 0; r < rounds; r++) {
+        const w = await evaluate(tab, `window.attnWalk.bench(${T}, 768, 12, ${repeat})`);
+        web.push(w.bench.median_ms);
+        native.push(nativeBench(T, 768, 12, repeat).median_ms);
       }
+      const min = (xs) => Math.min.apply(null, xs);
+      console.log(JSON.stringify({bench_tokens: T, web_ms: web, native_1_thread_ms: native, web_min_ms: min(web),
+        native_min_ms: min(native), web_over_native_1_thread: +(min(native) / min(web)).toFixed(4)}));
     }
-  } finally {
-    browser.close();
   }
-  if (failures) {
-    console.log(`${failures} check(s) failed`);
-    process.exit(1);
-  }
-  console.log("PASS: the page's engine gives the CLI's bits at GPT-2 size");
 }
 
 if (child) nodeEngine(path.resolve(process.argv[3]), JSON.parse(process.argv[4]));
-else main().catch((e) => { console.log("FAIL: " + (e.stack || e)); process.exit(1); });
+else runInBrowser("the page's engine gives the CLI's bits at GPT-2 size", main);
