@@ -159,6 +159,12 @@ TEST(Bench, JsonReportHasTheFieldsAndPyTorchsResult) {
   ASSERT_TRUE(j.contains("peak_gflops"));
   EXPECT_GT(j["peak_gflops"].get<double>(), 0.0);
   EXPECT_NEAR(j["peak_fraction"].get<double>(), j["gflops"].get<double>() / j["peak_gflops"].get<double>(), 1e-12);
+  // The register tile on operands in L1 runs the probe's multiply-adds plus its loads: a rate of
+  // the probe's order, never far above it (a miscounted tile, 2x its work, would be).
+  ASSERT_TRUE(j.contains("tile_gflops"));
+  EXPECT_NEAR(j["tile_fraction"].get<double>(), j["tile_gflops"].get<double>() / j["peak_gflops"].get<double>(), 1e-12);
+  EXPECT_GT(j["tile_fraction"].get<double>(), 0.1);
+  EXPECT_LT(j["tile_fraction"].get<double>(), 1.3);
   kernels::set_num_threads(0);
 }
 
@@ -238,6 +244,7 @@ TEST(Bench, RenderersPrintWhatTheReportHolds) {
   ASSERT_EQ(r.first.size(), 8u);
   EXPECT_LE(r.min_ms, r.median_ms);
   EXPECT_EQ(r.peak_fraction, r.gflops / r.peak_gflops);
+  EXPECT_EQ(r.tile_fraction, r.tile_gflops / r.peak_gflops);
 
   const auto j = nlohmann::json::parse(render_bench_json(r));
   EXPECT_EQ(j["median_ms"].get<double>(), r.median_ms);
@@ -247,6 +254,8 @@ TEST(Bench, RenderersPrintWhatTheReportHolds) {
   EXPECT_EQ(j["gflops_pytorch_count"].get<double>(), r.gflops_pytorch_count);
   EXPECT_EQ(j["peak_gflops"].get<double>(), r.peak_gflops);
   EXPECT_EQ(j["peak_fraction"].get<double>(), r.peak_fraction);
+  EXPECT_EQ(j["tile_gflops"].get<double>(), r.tile_gflops);
+  EXPECT_EQ(j["tile_fraction"].get<double>(), r.tile_fraction);
   EXPECT_EQ(j["peak_rss_mib"].get<double>(), r.peak_rss_mib);
   EXPECT_EQ(j["sum"].get<double>(), r.sum);
   EXPECT_EQ(j["abs_sum"].get<double>(), r.abs_sum);
@@ -258,7 +267,8 @@ TEST(Bench, RenderersPrintWhatTheReportHolds) {
   std::vector<std::string> keys;
   for (const auto& [key, value] : ordered.items()) keys.push_back(key);
   EXPECT_EQ(keys, (std::vector<std::string>{"median_ms", "min_ms", "gflops", "gflop_per_forward",
-                                            "gflops_pytorch_count", "peak_gflops", "peak_fraction", "threads",
+                                            "gflops_pytorch_count", "peak_gflops", "peak_fraction", "tile_gflops",
+                                            "tile_fraction", "threads",
                                             "sum", "abs_sum", "first", "peak_rss_mib", "shape", "repeat", "isa"}));
   // The engine's document (keys sorted) is the parsed text's.
   EXPECT_EQ(nlohmann::json(ordered).dump(), j.dump());
@@ -271,6 +281,9 @@ TEST(Bench, RenderersPrintWhatTheReportHolds) {
         fmt::format("  rate     {:.1f} GFLOP/s ({:.2f} GFLOP per forward", r.gflops, r.gflop_per_forward),
         fmt::format("  peak     {:.1f} GFLOP/s measured by the FMA probe ({}, 1 threads): {:.1f}% of it\n",
                     r.peak_gflops, r.isa, 100.0 * r.gflops / r.peak_gflops),
+        fmt::format("  tile     {:.1f} GFLOP/s: the products' register tile alone, its operands in L1 ({:.1f}% of the peak); "
+                    "the forward is at {:.1f}% of it\n",
+                    r.tile_gflops, 100.0 * r.tile_fraction, 100.0 * r.gflops / r.tile_gflops),
         fmt::format("  peak RSS {:.1f} MiB\n", r.peak_rss_mib),
         fmt::format("y: shape (2, 20, 16), sum {:.6f}, abs sum {:.6f}\n", r.sum, r.abs_sum),
         fmt::format("first values: {:.6g} {:.6g} {:.6g} {:.6g} {:.6g} {:.6g} {:.6g} {:.6g}\n", r.first[0], r.first[1],
@@ -288,6 +301,8 @@ TEST(Bench, RenderersPrintWhatTheReportHolds) {
   EXPECT_EQ(render_bench_text(unprobed).find("  peak  "), std::string::npos);
   EXPECT_FALSE(bench_json(unprobed).contains("peak_gflops"));
   EXPECT_FALSE(bench_json(unprobed).contains("peak_fraction"));
+  EXPECT_EQ(render_bench_text(unprobed).find("  tile  "), std::string::npos);
+  EXPECT_FALSE(bench_json(unprobed).contains("tile_gflops"));
   kernels::set_num_threads(0);
 }
 

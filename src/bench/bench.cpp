@@ -204,6 +204,8 @@ BenchReport run_bench(const BenchOptions& o) {
     const auto probe = [&] { return fma_peak_gflops(kernels::active_isa(), r.threads); };
     r.peak_gflops = peak_at_least(probe(), gflops, 4, probe);
     r.peak_fraction = gflops / r.peak_gflops;
+    r.tile_gflops = tile_ceiling_gflops(r.threads);
+    r.tile_fraction = r.tile_gflops / r.peak_gflops;
   }
   r.peak_rss_mib = peak_rss_mib();
   return r;

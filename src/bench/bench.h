@@ -41,6 +41,10 @@ struct BenchReport {
   // The FMA probe's peak and the rate as a fraction of it; only if options.probe.
   double peak_gflops = 0.0;
   double peak_fraction = 0.0;
+  // The register tile alone on operands in L1 (tile_ceiling_gflops), every thread at once: the
+  // most a product reaches on this machine; and it as a fraction of the probe. Only if options.probe.
+  double tile_gflops = 0.0;
+  double tile_fraction = 0.0;
   double peak_rss_mib = 0.0;   // after the forwards and the probe
   Shape shape;                 // y's: (B, T, D)
   double sum = 0.0;            // of y's elements, in order

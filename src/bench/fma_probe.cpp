@@ -7,7 +7,9 @@
 #include <thread>
 #include <vector>
 
+#include "kernels/gemm.h"
 #include "torch/fma32.h"
+#include "torch/sgemm_order.h"
 
 namespace attn {
 
@@ -22,6 +24,27 @@ double fma_chains_scalar(int64_t iterations, float* sink) {
   for (float v : acc) s += v;
   *sink = s;
   return 2.0 * 8.0 * static_cast<double>(iterations);
+}
+
+double tile_products(int64_t iterations, float* sink) {
+  // A (48 x 128, 24 KiB) and the packed B (128 x 32, 16 KiB) fit in L1 together; C is 6 KiB.
+  // One K-block of 128 steps, C = chain + 0: each tile is zeroed, runs its chains and stores.
+  constexpr int64_t M = 48, N = 32, K = 128;
+  struct Operands {
+    std::vector<float, kernels::CacheLineAllocator<float>> a, b, c;
+    kernels::PackedB packed;
+    Operands() : a(M * K), b(K * N), c(M * N) {
+      for (size_t i = 0; i < a.size(); ++i) a[i] = 1.0f + 1e-3f * static_cast<float>(i % 97);
+      for (size_t i = 0; i < b.size(); ++i) b[i] = 1e-3f * static_cast<float>(i % 89);
+      kernels::pack_b(K, N, kernels::ConstMat{b.data(), N, false}, kernels::ChainOrder{{0, K}, true}, packed);
+    }
+  };
+  thread_local Operands o;
+  for (int64_t it = 0; it < iterations; ++it)
+    kernels::gemm_chains_packed_part(0, M, 0, N, kernels::ConstMat{o.a.data(), K, false}, o.packed, o.c.data(), N,
+                                     kernels::zero_row(N));
+  *sink = o.c[0];
+  return 2.0 * M * N * K * static_cast<double>(iterations);
 }
 
 }  // namespace probe_detail
@@ -65,14 +88,11 @@ double sustained_gflops(double (*chains)(int64_t, float*), float* sink) {
   return rates[kChunks / 2];
 }
 
-}  // namespace
-
-double fma_peak_gflops(kernels::Isa isa, int threads) {
-  const auto chains = chains_for(isa);
+// Every thread at once, each on its own thread (not through the kernels' pool, whose wake-up
+// cost is part of what the bench measures), as the forward keeps every core busy: the sum of
+// their sustained rates of `work`.
+double sustained_on_every_thread(double (*work)(int64_t, float*), int threads) {
   threads = std::max(1, threads);
-  // Every thread at once, each on its own thread (not through the kernels' pool, whose
-  // wake-up cost is part of what the bench measures), as the forward keeps every core busy:
-  // the sum of their sustained rates.
   std::vector<float> sinks(static_cast<size_t>(threads));
   std::vector<double> rates(static_cast<size_t>(threads));
   std::atomic<int> ready{0};
@@ -82,7 +102,7 @@ double fma_peak_gflops(kernels::Isa isa, int threads) {
     pool.emplace_back([&, t] {
       ready.fetch_add(1);
       while (!go.load(std::memory_order_acquire)) std::this_thread::yield();
-      rates[static_cast<size_t>(t)] = sustained_gflops(chains, &sinks[static_cast<size_t>(t)]);
+      rates[static_cast<size_t>(t)] = sustained_gflops(work, &sinks[static_cast<size_t>(t)]);
     });
   while (ready.load() < threads) std::this_thread::yield();
   go.store(true, std::memory_order_release);
@@ -91,6 +111,12 @@ double fma_peak_gflops(kernels::Isa isa, int threads) {
   for (double r : rates) total += r;
   return total;
 }
+
+}  // namespace
+
+double fma_peak_gflops(kernels::Isa isa, int threads) { return sustained_on_every_thread(chains_for(isa), threads); }
+
+double tile_ceiling_gflops(int threads) { return sustained_on_every_thread(probe_detail::tile_products, threads); }
 
 double peak_at_least(double reading, double rate, int retries, const std::function<double()>& probe) {
   for (int i = 0; i < retries && reading < rate; ++i) reading = std::max(reading, probe());

@@ -24,12 +24,21 @@ double fma_peak_gflops(kernels::Isa isa, int threads);
 // readings can only bring it nearer. A reading at or above the rate is kept as it is.
 double peak_at_least(double reading, double rate, int retries, const std::function<double()>& probe);
 
+// The same, sustained and summed over every thread at once, for the register tile that every
+// product runs (the active kernel's, through gemm_chains_packed_part) on operands small enough
+// to stay in L1: 48 rows of A x 128 steps and a packed B of 128 x 32, product after product.
+// No memory traffic beyond L1, so this is what the products can reach at most on this core;
+// the gap between it and fma_peak_gflops is the cost of the tile's own loads and edges.
+double tile_ceiling_gflops(int threads);
+
 namespace probe_detail {
 // One thread's work: `iterations` rounds of 16 independent FMA chains; returns FLOPs done.
 // The value returned through `sink` keeps the compiler from dropping the chains.
 double fma_chains_avx512(int64_t iterations, float* sink);
 double fma_chains_avx2(int64_t iterations, float* sink);
 double fma_chains_scalar(int64_t iterations, float* sink);
+// `iterations` products (48 x 32 x 128) on the tile above, on this thread's own operands.
+double tile_products(int64_t iterations, float* sink);
 }  // namespace probe_detail
 
 }  // namespace attn

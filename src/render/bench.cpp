@@ -6,13 +6,17 @@ namespace attn {
 
 namespace {
 
-// The probe's line of the text report. A rate still above the peak after the re-readings
-// says the machine was busier while probing than while timing: the fraction means little then.
+// The probe's lines of the text report: the peak, then the register tile's own rate. A rate
+// still above the peak after the re-readings says the machine was busier while probing than
+// while timing: the fraction means little then.
 std::string peak_line(const BenchReport& r) {
   std::string line = fmt::format("  peak     {:.1f} GFLOP/s measured by the FMA probe ({}, {} threads): {:.1f}% of it\n",
                                  r.peak_gflops, r.isa, r.threads, 100.0 * r.gflops / r.peak_gflops);
   if (r.gflops > r.peak_gflops)
     line += "           (above 100%: the probe kept meeting a busier moment of the machine than the forwards; run again)\n";
+  line += fmt::format("  tile     {:.1f} GFLOP/s: the products' register tile alone, its operands in L1 ({:.1f}% of the peak); the {} is at {:.1f}% of it\n",
+                      r.tile_gflops, 100.0 * r.tile_fraction, r.options.backward ? "training step" : "forward",
+                      100.0 * r.gflops / r.tile_gflops);
   return line;
 }
 
@@ -65,6 +69,8 @@ nlohmann::ordered_json bench_json(const BenchReport& r) {
   if (r.options.probe) {
     j["peak_gflops"] = r.peak_gflops;
     j["peak_fraction"] = r.peak_fraction;
+    j["tile_gflops"] = r.tile_gflops;
+    j["tile_fraction"] = r.tile_fraction;
   }
   j["threads"] = r.threads;
   j["sum"] = r.sum;

@@ -8,13 +8,13 @@
 
 namespace attn {
 
-// The sizes and seed, the timings, the rate (and the FMA probe's peak if measured), the
-// peak RSS, and y's shape, sums and first values.
+// The sizes and seed, the timings, the rate (and, if measured, the FMA probe's peak and the
+// register tile's own rate), the peak RSS, and y's shape, sums and first values.
 std::string render_bench_text(const BenchReport& r);
 
 // The same as one JSON object, keys in a fixed order: median_ms, min_ms, gflops,
-// gflop_per_forward, gflops_pytorch_count, [peak_gflops, peak_fraction], threads, sum,
-// abs_sum, first, peak_rss_mib, shape, repeat, isa.
+// gflop_per_forward, gflops_pytorch_count, [peak_gflops, peak_fraction, tile_gflops,
+// tile_fraction], threads, sum, abs_sum, first, peak_rss_mib, shape, repeat, isa.
 nlohmann::ordered_json bench_json(const BenchReport& r);
 // bench_json(r) indented by two, and a newline: `attn-walk bench --format json`.
 std::string render_bench_json(const BenchReport& r);

@@ -133,7 +133,7 @@ def main():
     ap.add_argument("--seed", type=int, default=123)
     ap.add_argument("--json", help="also write the raw results here")
     args = ap.parse_args()
-    peak, _ = bc.probe_peak(args)
+    peak = bc.probe_peak(args)[0]
     with tempfile.TemporaryDirectory() as tmp:
         rows = run_all(args, args.tokens, tmp)
     peak = max(peak, bc.probe_peak(args)[0])
