@@ -11,12 +11,15 @@
 // each, on a port the vector work does not use): 12 cycles per step, so its time gives the
 // clock while that work runs. And once without the chain: FLOP per cycle at that clock.
 // If both loops show the same clock, the tile's gap to the probe is its loads, not the clock.
+// Then the same k loop with other register tiles (rows x 16-float vectors), its operands in L1,
+// as a fraction of the FMA-only loop's rate: whether another shape would do better.
 #include <immintrin.h>
 
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <initializer_list>
 
 namespace {
 
@@ -56,6 +59,39 @@ double seconds(long n, const float* A, const float* B, float* C, uint64_t& x) {
   return now() - t0;
 }
 
+// MR rows x NV vectors: per step NV loads of B, MR broadcasts of A, MR * NV multiply-adds;
+// 256 steps per tile, then the accumulators are added to C, tile after tile over the same
+// operands (A: MR x 256, B: 256 x 16 NV floats, at most 64 KiB). FLOP per second.
+template <int MR, int NV>
+__attribute__((noinline)) double tile_rate(long tiles, const float* A, const float* B, float* C) {
+  const double t0 = now();
+  for (long t = 0; t < tiles; ++t) {
+    __m512 acc[MR][NV];
+#pragma GCC unroll 16
+    for (int r = 0; r < MR; ++r)
+#pragma GCC unroll 16
+      for (int v = 0; v < NV; ++v) acc[r][v] = _mm512_setzero_ps();
+#pragma GCC unroll 4
+    for (int k = 0; k < 256; ++k) {
+      __m512 b[NV];
+#pragma GCC unroll 16
+      for (int v = 0; v < NV; ++v) b[v] = _mm512_load_ps(B + (k * NV + v) * 16);
+#pragma GCC unroll 16
+      for (int r = 0; r < MR; ++r) {
+        const __m512 a = _mm512_set1_ps(A[r * 256 + k]);
+#pragma GCC unroll 16
+        for (int v = 0; v < NV; ++v) acc[r][v] = _mm512_fmadd_ps(a, b[v], acc[r][v]);
+      }
+    }
+#pragma GCC unroll 16
+    for (int r = 0; r < MR; ++r)
+#pragma GCC unroll 16
+      for (int v = 0; v < NV; ++v)
+        _mm512_store_ps(C + (r * NV + v) * 16, _mm512_add_ps(acc[r][v], _mm512_load_ps(C + (r * NV + v) * 16)));
+  }
+  return tiles * 256.0 * MR * NV * 32 / (now() - t0);
+}
+
 }  // namespace
 
 int main() {
@@ -76,8 +112,22 @@ int main() {
     std::printf("FMA only %.2f GHz, FMA + loads %.2f GHz  |  FMA only %.1f, FMA + loads %.1f (%.0f%%)\n", ghz_fma,
                 ghz_loads, fpc_fma, fpc_loads, 100.0 * fpc_loads / 64.0);
   }
-  std::printf("(%llu)\n", static_cast<unsigned long long>(x & 1));
-  std::free(A);
-  std::free(B);
-  std::free(C);
+  // The shapes, against the FMA-only loop's rate (its clock measured above is the tiles' too).
+  auto* A2 = static_cast<float*>(std::aligned_alloc(64, 16 * 256 * sizeof(float)));
+  auto* B2 = static_cast<float*>(std::aligned_alloc(64, 256 * 64 * sizeof(float)));
+  auto* C2 = static_cast<float*>(std::aligned_alloc(64, 16 * 64 * sizeof(float)));
+  for (int i = 0; i < 16 * 256; ++i) A2[i] = 1e-3f;
+  for (int i = 0; i < 256 * 64; ++i) B2[i] = 0.5f;
+  for (int i = 0; i < 16 * 64; ++i) C2[i] = 0.0f;
+  std::printf("register tiles (rows x vectors of 16), operands in L1, as %% of the FMA-only loop:\n");
+  for (int round = 0; round < 3; ++round) {
+    const double fma_only = flop / seconds<false, false>(n, A, B, C, x);
+    const long tiles = 100'000;
+    std::printf("8x2 (the products') %.0f%% | 6x4 %.0f%% | 8x3 %.0f%% | 12x2 %.0f%% | 14x2 %.0f%% | 4x4 %.0f%%\n",
+                100 * tile_rate<8, 2>(tiles, A2, B2, C2) / fma_only, 100 * tile_rate<6, 4>(tiles, A2, B2, C2) / fma_only,
+                100 * tile_rate<8, 3>(tiles, A2, B2, C2) / fma_only, 100 * tile_rate<12, 2>(tiles, A2, B2, C2) / fma_only,
+                100 * tile_rate<14, 2>(tiles, A2, B2, C2) / fma_only, 100 * tile_rate<4, 4>(tiles, A2, B2, C2) / fma_only);
+  }
+  std::printf("(%llu %g)\n", static_cast<unsigned long long>(x & 1), static_cast<double>(C[0] + C2[0]));
+  for (float* p : {A, B, C, A2, B2, C2}) std::free(p);
 }
