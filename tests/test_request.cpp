@@ -3,6 +3,7 @@
 // stage's misuse rule is applied wherever a walk is made.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <set>
@@ -184,6 +185,33 @@ TEST(Request, TheConfigIsWholeForText) {
   EXPECT_EQ(c.token_ids, std::vector<int64_t>{17250});
   EXPECT_EQ(c.query, 1);  // one token: x(1) is the query
   EXPECT_TRUE(c.summaries_only);
+}
+
+// A caller told of a walk's progress (the page's engine) hears of every step as it is recorded,
+// in order, and of the wrapper's heads one by one while its step is computed, before the step.
+TEST(Request, ProgressIsEveryStepAndTheWrappersHeads) {
+  WalkRequest r = parse_walk_options({"--stage", "multi-head", "--d-out", "6", "--heads", "3"}).walk;
+  std::vector<std::string> heard;
+  r.on_step = [&](const std::string& stage, const std::string& step) { heard.push_back(stage + " " + step); };
+  r.on_part = [&](const std::string& stage, const std::string& step, int64_t part, int64_t parts) {
+    heard.push_back(stage + " " + step + " " + std::to_string(part) + "/" + std::to_string(parts));
+  };
+  RenderOptions ro;
+  const std::vector<Walk> walks = make_walks(r, &ro);
+  std::vector<std::string> steps;
+  for (const auto& w : walks)
+    for (const auto& s : w.steps) steps.push_back(w.stage + " " + s.name);
+  std::vector<std::string> heard_steps;
+  for (const auto& h : heard)
+    if (h.find('/') == std::string::npos) heard_steps.push_back(h);
+  EXPECT_EQ(heard_steps, steps);
+  const auto at = [&](const std::string& h) { return std::find(heard.begin(), heard.end(), h) - heard.begin(); };
+  const auto wrapper_step = at("multi-head wrapper_context_vecs");
+  ASSERT_LT(wrapper_step, static_cast<std::ptrdiff_t>(heard.size()));
+  for (int h = 1; h <= 3; ++h)
+    EXPECT_EQ(heard[static_cast<size_t>(wrapper_step - 4 + h)], "multi-head wrapper_context_vecs " + std::to_string(h) + "/3")
+        << h;
+  EXPECT_EQ(std::count_if(heard.begin(), heard.end(), [](const std::string& h) { return h.find('/') != std::string::npos; }), 3);
 }
 
 // The chapter's multi-head rule is the stage's own, as the bonus stages' are.

@@ -83,6 +83,9 @@ struct Config {
   // Nor is this: told of each step as a walk records it (the walk's stage, the step's name),
   // for a caller that shows how far a long walk has come (the page's engine). Empty: nobody.
   std::function<void(const std::string& stage, const std::string& step)> on_step;
+  // And of the parts of a long step before it is recorded (Walk::part_done): `part` of `parts`
+  // done of step `step` (the multi-head wrapper's heads, one by one). Empty: nobody.
+  std::function<void(const std::string& stage, const std::string& step, int64_t part, int64_t parts)> on_part;
 
   int64_t num_tokens() const { return inputs.size(0); }  // T, the context length
   int64_t d_in() const { return inputs.size(1); }

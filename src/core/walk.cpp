@@ -28,6 +28,10 @@ const Tensor& Walk::add(std::string name, Tensor value, std::vector<std::string>
   return steps.back().value;
 }
 
+void Walk::part_done(const std::string& step, int64_t part, int64_t parts) const {
+  if (config.on_part) config.on_part(stage, step, part, parts);
+}
+
 const Tensor& Walk::add_parameter(std::string name, Tensor value, bool requires_grad) {
   std::vector<std::string> suffixes;
   if (requires_grad) suffixes.push_back("requires_grad=True");

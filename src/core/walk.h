@@ -123,6 +123,9 @@ struct Walk {
   void record(std::string name, const Tensor& value, std::vector<std::string> suffixes = {});
   // Record a check, shown after the latest step; its label comes from src/lang/ by id.
   void add_check(std::string id, bool passed, double max_diff);
+  // While a long step is computed: `part` of its `parts` are done (Config::on_part). Records
+  // nothing; only a caller showing how far the walk has come hears of it.
+  void part_done(const std::string& step, int64_t part, int64_t parts) const;
 };
 
 // With walk.summaries_only: cut every step's tensor to what print() shows (record() does

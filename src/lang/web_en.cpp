@@ -25,6 +25,7 @@ LangTable web_en() {
       {"web.progress_wait", "Computing… {} s"},
       {"web.progress", "Computing… steps done: {}, the last {}; {} s"},
       {"web.progress_render", "Computing… all {} steps done, writing the page; {} s"},
+      {"web.progress_part", "Computing… steps done: {}, now {} ({} of {}); {} s"},
       {"web.stop", "Stop"},
       {"web.stopped", "Stopped before the walk was done."},
       {"web.engine_failed", "The engine stopped: {}"},

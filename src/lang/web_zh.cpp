@@ -24,6 +24,7 @@ LangTable web_zh() {
       {"web.progress_wait", "正在计算……{} 秒"},
       {"web.progress", "正在计算……已完成 {} 步，最近一步是 {}；{} 秒"},
       {"web.progress_render", "正在计算……{} 步全部完成，正在生成页面；{} 秒"},
+      {"web.progress_part", "正在计算……已完成 {} 步，正在计算 {}（{}/{}）；{} 秒"},
       {"web.stop", "停止"},
       {"web.stopped", "计算尚未完成就已停止。"},
       {"web.engine_failed", "计算引擎停止运行：{}"},

@@ -166,7 +166,8 @@ CausalAttention MultiHeadAttentionWrapper::head(int64_t h) const {
                          choices_);
 }
 
-Tensor MultiHeadAttentionWrapper::forward(TorchGenerator& gen, const Tensor& x) const {
+Tensor MultiHeadAttentionWrapper::forward(TorchGenerator& gen, const Tensor& x,
+                                          const std::function<void(int64_t h)>& head_done) const {
   // torch.cat([head(x) for head in self.heads], dim=-1), each head's output copied into
   // its columns as soon as it is computed.
   Shape shape = x.shape;
@@ -174,10 +175,16 @@ Tensor MultiHeadAttentionWrapper::forward(TorchGenerator& gen, const Tensor& x) 
   Tensor out = Tensor::zeros(shape);  // (B, T, num_heads * d_out)
   if (choices_.cat_dim != -1) {  // a learner's torch.cat along another dimension
     std::vector<Tensor> outs;
-    for (int64_t h = 0; h < num_heads(); ++h) outs.push_back(head(h).forward(gen, x));
+    for (int64_t h = 0; h < num_heads(); ++h) {
+      outs.push_back(head(h).forward(gen, x));
+      if (head_done) head_done(h);
+    }
     return cat(outs, choices_.cat_dim);
   }
-  for (int64_t h = 0; h < num_heads(); ++h) copy_into_lastdim(out, head(h).forward(gen, x), h * d_out_);
+  for (int64_t h = 0; h < num_heads(); ++h) {
+    copy_into_lastdim(out, head(h).forward(gen, x), h * d_out_);
+    if (head_done) head_done(h);
+  }
   return out;
 }
 

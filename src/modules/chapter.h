@@ -184,7 +184,8 @@ struct MultiHeadAttentionWrapper {
                             Choices c = {});
   int64_t num_heads() const { return static_cast<int64_t>(head_rng_.size()); }
   CausalAttention head(int64_t h) const;  // self.heads[h]
-  Tensor forward(TorchGenerator& gen, const Tensor& x) const;  // -> (B, T, num_heads * d_out)
+  // -> (B, T, num_heads * d_out). head_done(h), if given, as each head's output is in.
+  Tensor forward(TorchGenerator& gen, const Tensor& x, const std::function<void(int64_t h)>& head_done = {}) const;
 
  private:
   int64_t d_in_, d_out_, context_length_;

@@ -147,6 +147,7 @@ Config make_config(const WalkRequest& r, LoadedInput in) {
   check_walk_options(knobs, c);
   c.summaries_only = !r.keep_all_values;
   c.on_step = r.on_step;
+  c.on_part = r.on_part;
   return c;
 }
 

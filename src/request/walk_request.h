@@ -62,6 +62,8 @@ struct WalkRequest {
   // Told of each step as it is recorded (Config::on_step): the page's engine reports a long
   // walk's progress with it. Empty for the command line.
   std::function<void(const std::string& stage, const std::string& step)> on_step;
+  // Told of the parts of a long step as they are done (Config::on_part). Empty for the command line.
+  std::function<void(const std::string& stage, const std::string& step, int64_t part, int64_t parts)> on_part;
 };
 
 // The command line: a walk request, and where and how to write it.

@@ -37,7 +37,8 @@ void walk_wrapper(Walk& walk, const Config& cfg, const CellChoices& c, TorchGene
   reseed(gen, cfg.seed1, "wrapper", c);
   const MultiHeadAttentionWrapper wrapper(gen, d_in, d_out, T, cfg.attn_dropout, H, cfg.qkv_bias,
                                           cfg.dropout_rng, cfg.causal_softmax, c);
-  Tensor wrapper_out = wrapper.forward(gen, batch);  // (B, T, H * d_out)
+  // (B, T, H * d_out); at GPT-2's sizes most of the walk's time, so each head is reported done.
+  Tensor wrapper_out = wrapper.forward(gen, batch, [&](int64_t h) { walk.part_done("wrapper_context_vecs", h + 1, H); });
   Comparison first_head_check;
   if (cfg.attn_dropout == 0.0) {
     // Its first head is the CausalAttention of section 3.5.3 (same seed, drawn first).

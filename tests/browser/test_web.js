@@ -16,8 +16,9 @@
 // 8. The controls: the chosen stage's options in groups, the rest under "more"; the text box
 //    and its pieces; a bad cell named by row and column.
 // 9. The engine runs in a Web Worker: during a walk of a few seconds a timer keeps firing and
-//    a click is handled, the progress line advances, and the walk shown is the CLI's; a newer
-//    request stops a long walk and only the newer walk is shown; Stop keeps the last walk.
+//    a click is handled, the progress line advances (the wrapper's heads one by one), and the
+//    walk shown is the CLI's; a newer request stops a long walk and only the newer walk is
+//    shown; Stop keeps the last walk.
 // The engine answers in its worker, so every change is followed by a wait for its walk.
 // --bench: prints the page size, the time to the first walk (median of 9 loads) and to a
 // recompute (median of 21), what the worker's message adds to a walk of stage all, and
@@ -411,6 +412,11 @@ async function main(browser) {
           `long walk: the steps done do not advance: ${dones.join(" ")}`);
     check(samples.some((x) => /steps done: \d+, the last \S+/.test(x.text)),
           `long walk: no step named in ${JSON.stringify(samples.map((x) => x.text))}`);
+    // The wrapper's step, most of the walk, shows its heads as they are done, in order.
+    const heads = samples.map((x) => /, now wrapper_context_vecs \((\d+) of 12\); /.exec(x.text))
+                         .filter((m) => m).map((m) => Number(m[1]));
+    check(new Set(heads).size >= 3 && heads.every((h, i) => i === 0 || h >= heads[i - 1]),
+          `long walk: the wrapper's heads shown while it ran: ${heads.join(" ")} in ${JSON.stringify(samples.map((x) => x.text))}`);
   }
   check(clickSeen && clickSeen.after === !clickSeen.before && clickSeen.busy,
         `long walk: a click while it ran: ${JSON.stringify(clickSeen)}`);

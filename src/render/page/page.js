@@ -344,6 +344,9 @@
     var p = job.progress, secs = s.toFixed(1), line;
     if (!p) line = text("web.progress_wait").replace("{}", secs);
     else if (p.phase === "render") line = text("web.progress_render").replace("{}", p.done).replace("{}", secs);
+    else if (p.phase === "part") line = text("web.progress_part").replace("{}", p.done)
+                                        .replace("{}", function () { return p.step; }).replace("{}", p.part)
+                                        .replace("{}", p.parts).replace("{}", secs);
     else line = text("web.progress").replace("{}", p.done).replace("{}", function () { return p.step; })
                                       .replace("{}", secs);
     busyBox.querySelector(".busy-text").textContent = line;

@@ -11,14 +11,14 @@ var AttnWalkWorker = (function () {
   // ---- in the worker: the engine, one request at a time ----
   function workerMain() {
     var engine = null, queue = [], current = null, lastPost = 0;
-    // The engine's progress (src/web/wasm/engine.cpp: each step as it is recorded, then the
-    // rendering), passed on at most every 40 ms: a small walk records dozens of steps in a
-    // few milliseconds.
-    function progress(phase, step, done) {
+    // The engine's progress (src/web/wasm/engine.cpp: each step as it is recorded, the parts
+    // of a long step as they are done, then the rendering), passed on at most every 40 ms: a
+    // small walk records dozens of steps in a few milliseconds.
+    function progress(phase, step, done, part, parts) {
       var now = performance.now();
-      if (current === null || (phase === "step" && now - lastPost < 40)) return;
+      if (current === null || (phase !== "render" && now - lastPost < 40)) return;
       lastPost = now;
-      postMessage({id: current, phase: phase, step: step, done: done});
+      postMessage({id: current, phase: phase, step: step, done: done, part: part, parts: parts});
     }
     function answer(m) {
       if (m.kind === "walk")

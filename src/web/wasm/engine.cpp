@@ -24,10 +24,11 @@ using nlohmann::json;
 std::string result;  // what the last call returned; the page copies it before the next call
 
 // How far the walk has come, for the page to show while it waits: "step" with the name of the
-// step just recorded and how many are done, then "render" when the walk's HTML is being written.
+// step just recorded and how many are done; "part" with the step being computed and `part` of
+// its `parts` done (a long step's pieces); then "render" when the walk's HTML is being written.
 // The page's worker sets Module.onProgress (and posts it to the page); nobody else listens.
-EM_JS(void, attn_walk_progress, (const char* phase, const char* step, int done), {
-  if (Module["onProgress"]) Module["onProgress"](UTF8ToString(phase), UTF8ToString(step), done);
+EM_JS(void, attn_walk_progress, (const char* phase, const char* step, int done, int part, int parts), {
+  if (Module["onProgress"]) Module["onProgress"](UTF8ToString(phase), UTF8ToString(step), done, part, parts);
 });
 
 // One walk: the options as the CLI takes them, and the embeddings as JSON text (empty: the
@@ -49,11 +50,14 @@ json run(const std::string& args_json, const std::string& input, bool with_json,
   r.explain = true;
   int done = 0;
   r.on_step = [&done](const std::string&, const std::string& step) {
-    attn_walk_progress("step", step.c_str(), ++done);
+    attn_walk_progress("step", step.c_str(), ++done, 0, 0);
+  };
+  r.on_part = [&done](const std::string&, const std::string& step, int64_t part, int64_t parts) {
+    attn_walk_progress("part", step.c_str(), done, static_cast<int>(part), static_cast<int>(parts));
   };
   attn::RenderOptions ro;
   const auto walks = attn::make_walks(r, &ro);
-  attn_walk_progress("render", "", done);
+  attn_walk_progress("render", "", done, 0, 0);
   json out = {{"ok", true},
               {"title", attn::html_title(walks, ro.lang)},
               {"lang", ro.lang == attn::Lang::Zh ? "zh-CN" : "en"}};
