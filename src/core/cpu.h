@@ -19,6 +19,15 @@ Isa active_isa();
 // Clamped to what the CPU supports; returns the path now in use.
 Isa set_active_isa(Isa isa);
 
+// The page's engine (WebAssembly): only the scalar path's Isa, whose products and softmax
+// run there in SIMD128 (src/kernels/*_simd128.cpp, the same floats) instead of the scalar
+// definitions.
+#if defined(__EMSCRIPTEN__)
+constexpr bool kSimd128 = true;
+#else
+constexpr bool kSimd128 = false;
+#endif
+
 // Whose x86 core this is (cpuid's vendor string), for choices of blocking that suit one
 // vendor's caches better than the other's. Never changes a result: only the order in which
 // independent tiles are computed.

@@ -44,14 +44,6 @@ bool finite_rows(ConstMat B, int64_t k_from, int64_t K, int64_t N) {
   return true;
 }
 
-// The page (WebAssembly) has only the scalar path's Isa, whose products there run the SIMD128
-// tiles of gemm_simd128.cpp instead of the reference's chains (the same chains, the same bits).
-#if defined(__EMSCRIPTEN__)
-constexpr bool kSimd128 = true;
-#else
-constexpr bool kSimd128 = false;
-#endif
-
 constexpr int64_t kTaskRows = 96;  // a multiple of every kernel's MR (8 and 6)
 // Threaded products share rows out in items of kItemRows, item_run() of them (kTaskRows rows,
 // or four times that on Intel) at a time until near the end of a thread's share

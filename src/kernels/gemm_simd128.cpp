@@ -4,11 +4,8 @@
 //
 // WebAssembly has no fused multiply-add that Debian's emscripten can emit: its clang 14 knows
 // relaxed SIMD only with the proposal's early opcodes, which today's browsers reject. Each lane
-// therefore computes fma32_bracketed (torch/fma32.h) in double: the product of two floats is
-// exact in double, the sum rounds once, and two nudged copies of the sum, rounded to float, tell
-// whether that sum can be a tie between two floats. If not, the float is x * y + z rounded once,
-// as the FMA instruction gives it; if so (about one lane in 2^27), the lanes go through
-// fma32_via_double. So every chain is gemm_chains_reference's, bit for bit.
+// therefore computes fma32_bracketed in double (fma_simd128.h), which is x * y + z rounded once.
+// So every chain is gemm_chains_reference's, bit for bit.
 //
 // The accumulators stay in double between steps (each holds a float exactly): a lane is
 // widened once per tile and narrowed when stored, not at every step.
@@ -27,8 +24,8 @@
 
 #include <cstring>
 
+#include "kernels/fma_simd128.h"
 #include "kernels/gemm_relaxed_wasm.h"
-#include "torch/fma32.h"
 #else
 #include <cstdlib>
 #endif
@@ -40,17 +37,11 @@ namespace attn::kernels::detail {
 namespace {
 
 struct Simd128 {
-  struct vec {
-    v128_t lo, hi;  // lanes 0-1 and 2-3, each a float held exactly as a double
-  };
+  using vec = simd128::Pair;  // lanes 0-1 and 2-3, each a float held exactly as a double
   static constexpr int width = 4;
 
-  static v128_t narrow(vec v) {
-    return wasm_i32x4_shuffle(wasm_f32x4_demote_f64x2_zero(v.lo), wasm_f32x4_demote_f64x2_zero(v.hi), 0, 1, 4, 5);
-  }
-  static vec widen(v128_t f) {
-    return {wasm_f64x2_promote_low_f32x4(f), wasm_f64x2_promote_low_f32x4(wasm_i32x4_shuffle(f, f, 2, 3, 2, 3))};
-  }
+  static v128_t narrow(vec v) { return simd128::narrow(v); }
+  static vec widen(v128_t f) { return simd128::widen(f); }
   static vec zero() { return {wasm_f64x2_const_splat(0.0), wasm_f64x2_const_splat(0.0)}; }
   static vec load(const float* p) { return widen(wasm_v128_load(p)); }
   static void store(float* p, vec v) { wasm_v128_store(p, narrow(v)); }
@@ -58,26 +49,7 @@ struct Simd128 {
     const v128_t d = wasm_f64x2_splat(static_cast<double>(*p));
     return {d, d};
   }
-  // Two lanes of fma32_bracketed.
-  static v128_t fma2(v128_t a, v128_t b, v128_t c) {
-    const v128_t s = wasm_f64x2_add(wasm_f64x2_mul(a, b), c);
-    const v128_t away = wasm_f32x4_demote_f64x2_zero(wasm_f64x2_mul(s, wasm_f64x2_const_splat(0x1.0000000000001p0)));
-    const v128_t toward =
-        wasm_f32x4_demote_f64x2_zero(wasm_f64x2_mul(s, wasm_f64x2_const_splat(0x1.ffffffffffffep-1)));
-    if (__builtin_expect(wasm_v128_any_true(wasm_f32x4_ne(away, toward)), 0)) return near_tie(a, b, c);
-    return wasm_f64x2_promote_low_f32x4(toward);
-  }
-  __attribute__((noinline, cold)) static v128_t near_tie(v128_t a, v128_t b, v128_t c) {
-    float r[2];
-    for (int i = 0; i < 2; ++i) {
-      const double x = i == 0 ? wasm_f64x2_extract_lane(a, 0) : wasm_f64x2_extract_lane(a, 1);
-      const double y = i == 0 ? wasm_f64x2_extract_lane(b, 0) : wasm_f64x2_extract_lane(b, 1);
-      const double z = i == 0 ? wasm_f64x2_extract_lane(c, 0) : wasm_f64x2_extract_lane(c, 1);
-      r[i] = fma32_via_double(static_cast<float>(x), static_cast<float>(y), static_cast<float>(z));
-    }
-    return wasm_f64x2_make(r[0], r[1]);
-  }
-  static vec fma(vec a, vec b, vec c) { return {fma2(a.lo, b.lo, c.lo), fma2(a.hi, b.hi, c.hi)}; }
+  static vec fma(vec a, vec b, vec c) { return simd128::fma(a, b, c); }
   // A float sum, rounded once as float (a double sum of two floats can round twice).
   static vec add(vec a, vec b) { return widen(wasm_f32x4_add(narrow(a), narrow(b))); }
   // The first `count` (>= 1) lanes; a full vector from 4 on. Lanes past them are not touched.

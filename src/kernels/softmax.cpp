@@ -14,33 +14,45 @@ namespace attn::kernels {
 
 namespace {
 
+// In the page (kSimd128) the softmax runs the SIMD128 pieces of softmax_simd128.cpp (the same
+// floats) where natively AVX2's run.
 bool use_avx2() { return active_isa() != Isa::Scalar; }
 bool use_avx512() { return active_isa() == Isa::Avx512; }
+bool use_vectors() { return use_avx2() || kSimd128; }
 
-// The elementwise steps, 16 lanes wide where the CPU allows (each lane's operations are the
-// same either way).
+// The elementwise steps and the reductions, 16 lanes wide where the CPU allows, else 8 or (in
+// the page) 4 (each lane's operations are the same either way; the reductions keep 8 lanes).
 void exp_shifted(const float* x, float* out, int64_t n, float shift) {
   if (use_avx512()) detail::exp_shifted_avx512(x, out, n, shift);
-  else detail::exp_shifted_avx2(x, out, n, shift);
+  else if (use_avx2()) detail::exp_shifted_avx2(x, out, n, shift);
+  else detail::exp_shifted_simd128(x, out, n, shift);
 }
 void multiply(float* x, int64_t n, float s) {
   if (use_avx512()) detail::multiply_avx512(x, n, s);
-  else detail::multiply_avx2(x, n, s);
+  else if (use_avx2()) detail::multiply_avx2(x, n, s);
+  else detail::multiply_simd128(x, n, s);
 }
 void divide(float* x, int64_t n, float s) {
   if (use_avx512()) detail::divide_avx512(x, n, s);
-  else detail::divide_avx2(x, n, s);
+  else if (use_avx2()) detail::divide_avx2(x, n, s);
+  else detail::divide_simd128(x, n, s);
+}
+float reduce_max(const float* x, int64_t valid) {
+  return use_avx2() ? detail::reduce_max_avx2(x, valid) : detail::reduce_max_simd128(x, valid);
+}
+float reduce_sum(const float* x, int64_t valid) {
+  return use_avx2() ? detail::reduce_sum_avx2(x, valid) : detail::reduce_sum_simd128(x, valid);
 }
 
 // Rows shorter than 8 values are reduced left to right (reduce_all's scalar path); leave
 // them, and rows whose maximum is not finite, to the reference.
-bool vector_row(int64_t n) { return n >= 8 && use_avx2(); }
+bool vector_row(int64_t n) { return n >= 8 && use_vectors(); }
 
 // Steps 2 and 3 of the softmax for a row whose first `valid` of n values count (the rest
 // are -inf, i.e. exactly 0 after exp), given its finite maximum.
 void exp_and_normalise(float* row, int64_t valid, int64_t n, float max_input) {
   exp_shifted(row, row, valid, max_input);
-  const float sum = detail::reduce_sum_avx2(row, valid);
+  const float sum = reduce_sum(row, valid);
   const float inv_sum = 1.0f / sum;
   multiply(row, valid, inv_sum);
   for (int64_t i = valid; i < n; ++i) row[i] = 0.0f;
@@ -64,7 +76,7 @@ void softmax_rows(float* x, int64_t rows, int64_t n) {
   if (n <= 0 || rows <= 0) return;
   auto one_row = [&](float* row) {
     if (!vector_row(n)) return softmax_row_reference(row, n);
-    const float max_input = detail::reduce_max_avx2(row, n);
+    const float max_input = reduce_max(row, n);
     if (!std::isfinite(max_input)) return softmax_row_reference(row, n);
     exp_and_normalise(row, n, n, max_input);
   };
@@ -84,7 +96,7 @@ void finish_divided_row(float* row, int64_t valid, int64_t n, int64_t full_n) {
   // masked entries are the identities of the reductions (-inf for max, 0 after exp for
   // the sum): the first `valid` values alone decide the result.
   if (vector_row(full_n) && valid > 0) {
-    const float max_input = detail::reduce_max_avx2(row, valid);
+    const float max_input = reduce_max(row, valid);
     if (std::isfinite(max_input)) return exp_and_normalise(row, valid, n, max_input);
   }
   // Otherwise the definition, on the whole row.
@@ -160,7 +172,7 @@ void masked_softmax_rows(float* first_row, int64_t count, int64_t ld, int64_t fi
       // masked_fill then / divisor: the kept scores are divided (-inf / divisor stays -inf).
       float* rest = rows[r] + done[r];
       const int64_t count_left = valid[r] - done[r];
-      if (use_avx2()) divide(rest, count_left, divisor);
+      if (use_vectors()) divide(rest, count_left, divisor);
       else for (int64_t i = 0; i < count_left; ++i) rest[i] /= divisor;
       finish_divided_row(rows[r], valid[r], n, full_n);
     }
@@ -179,7 +191,7 @@ bool division_is_scaling(float divisor, int& scale_exp) {
 }
 
 void exp_values(const float* x, float* out, int64_t n) {
-  if (!use_avx2()) {
+  if (!use_vectors()) {
     for (int64_t i = 0; i < n; ++i) out[i] = sleef_expf(x[i]);
     return;
   }

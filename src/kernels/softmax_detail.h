@@ -1,5 +1,5 @@
 // Internal: the vector softmax pieces (softmax_avx2.cpp, softmax_avx512.cpp), used by
-// softmax.cpp when the CPU has AVX2 and FMA (and AVX-512F).
+// softmax.cpp when the CPU has AVX2 and FMA (and AVX-512F); and the page's (softmax_simd128.cpp).
 #pragma once
 
 #include <cstdint>
@@ -29,6 +29,15 @@ void divide_avx512(float* x, int64_t n, float s);
 // reduce_sum_avx2 adds them, in sums[r]; every x[r][i] <= shift[r].
 float divide_max_avx512(float* x, int64_t n, float divisor, bool& nan);
 void exp_shifted_sum_rows_avx512(float* const* x, const int64_t* n, const float* shift, int count, float* sums);
+
+// The page's (WebAssembly SIMD128; softmax_simd128.cpp): exp_shifted_avx2, reduce_max_avx2,
+// reduce_sum_avx2, multiply_avx2 and divide_avx2, 4 lanes at a time, the same floats. They abort
+// in a native build.
+void exp_shifted_simd128(const float* x, float* out, int64_t n, float shift);
+float reduce_max_simd128(const float* x, int64_t valid);
+float reduce_sum_simd128(const float* x, int64_t valid);
+void multiply_simd128(float* x, int64_t n, float s);
+void divide_simd128(float* x, int64_t n, float s);
 
 }  // namespace attn::kernels::detail
 
