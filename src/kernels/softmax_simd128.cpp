@@ -33,7 +33,8 @@ v128_t exp4(v128_t d) {
   // Lanes that are replaced below (out of [-104, 100], or NaN) are computed on 0 instead, so
   // that no infinity or NaN reaches the multiply-adds' check for ties (which would take its
   // slow path for nothing).
-  const v128_t kept = wasm_v128_and(wasm_f32x4_ge(d, wasm_f32x4_splat(-104.0f)), wasm_f32x4_le(d, wasm_f32x4_splat(100.0f)));
+  const v128_t kept =
+      wasm_v128_and(wasm_f32x4_ge(d, wasm_f32x4_splat(-104.0f)), wasm_f32x4_le(d, wasm_f32x4_splat(100.0f)));
   const v128_t x = wasm_v128_and(d, kept);
   const v128_t q_f = wasm_f32x4_nearest(
       wasm_f32x4_mul(x, wasm_f32x4_splat(1.442695040888963407359924681001892137426645954152985934135449406931f)));
@@ -56,33 +57,34 @@ v128_t exp4(v128_t d) {
   // the result is not replaced below.
   const v128_t q1 = wasm_i32x4_shr(q, 1), q2 = wasm_i32x4_sub(q, q1);
   const v128_t bias = wasm_i32x4_splat(127);
-  const v128_t p1 = wasm_i32x4_shl(wasm_i32x4_add(q1, bias), 23), p2 = wasm_i32x4_shl(wasm_i32x4_add(q2, bias), 23);
+  const v128_t p1 = wasm_i32x4_shl(wasm_i32x4_add(q1, bias), 23);
+  const v128_t p2 = wasm_i32x4_shl(wasm_i32x4_add(q2, bias), 23);
   e = wasm_f32x4_mul(wasm_f32x4_mul(e, p1), p2);
 
-  e = wasm_v128_bitselect(e, wasm_f32x4_splat(0.0f), kept);                                   // d < -104: 0
+  e = wasm_v128_bitselect(e, wasm_f32x4_splat(0.0f), kept);  // out of range or NaN: 0 for now
   e = wasm_v128_bitselect(wasm_f32x4_splat(__builtin_inff()), e, wasm_f32x4_gt(d, wasm_f32x4_splat(100.0f)));
   return wasm_v128_bitselect(d, e, wasm_f32x4_ne(d, d));  // NaN in, the same NaN out
 }
 
 // The first `count` (< 4) values of p, the rest `fill`.
-v128_t load_first(const float* p, int64_t count, float fill) {
+v128_t load_first4(const float* p, int64_t count, float fill) {
   float t[4] = {fill, fill, fill, fill};
   for (int64_t i = 0; i < count; ++i) t[i] = p[i];
   return wasm_v128_load(t);
 }
-void store_first(float* p, v128_t v, int64_t count) {
+void store_first4(float* p, v128_t v, int64_t count) {
   float t[4];
   wasm_v128_store(t, v);
   for (int64_t i = 0; i < count; ++i) p[i] = t[i];
 }
 
 // a > b ? a : b, lane by lane (_mm256_max_ps without NaNs).
-v128_t max_op(v128_t a, v128_t b) { return wasm_v128_bitselect(a, b, wasm_f32x4_gt(a, b)); }
+v128_t lane_max4(v128_t a, v128_t b) { return wasm_v128_bitselect(a, b, wasm_f32x4_gt(a, b)); }
 
 // softmax_avx2.cpp's fold of 8 lanes (lanes[l] op lanes[l ^ shift], shift 4, 2, 1), the lanes
 // being lo (0-3) and hi (4-7).
 template <class Op>
-float fold(v128_t lo, v128_t hi, Op op) {
+float fold_lanes8(v128_t lo, v128_t hi, Op op) {
   float lanes[8];
   wasm_v128_store(lanes, lo);
   wasm_v128_store(lanes + 4, hi);
@@ -100,7 +102,7 @@ void exp_shifted_simd128(const float* x, float* out, int64_t n, float shift) {
   const v128_t sh = wasm_f32x4_splat(shift);
   int64_t i = 0;
   for (; i + 4 <= n; i += 4) wasm_v128_store(out + i, exp4(wasm_f32x4_sub(wasm_v128_load(x + i), sh)));
-  if (i < n) store_first(out + i, exp4(wasm_f32x4_sub(load_first(x + i, n - i, 0.0f), sh)), n - i);
+  if (i < n) store_first4(out + i, exp4(wasm_f32x4_sub(load_first4(x + i, n - i, 0.0f), sh)), n - i);
 }
 
 float reduce_max_simd128(const float* x, int64_t valid) {
@@ -109,14 +111,16 @@ float reduce_max_simd128(const float* x, int64_t valid) {
   v128_t lo = lowest, hi = lowest, nan = wasm_i32x4_splat(0);
   for (int64_t i = 0; i < valid; i += 8) {
     const int64_t left = valid - i;
-    const v128_t a = left >= 4 ? wasm_v128_load(x + i) : load_first(x + i, left, -__builtin_inff());
-    const v128_t b = left >= 8 ? wasm_v128_load(x + i + 4) : left > 4 ? load_first(x + i + 4, left - 4, -__builtin_inff()) : lowest;
+    const v128_t a = left >= 4 ? wasm_v128_load(x + i) : load_first4(x + i, left, -__builtin_inff());
+    const v128_t b = left >= 8  ? wasm_v128_load(x + i + 4)
+                     : left > 4 ? load_first4(x + i + 4, left - 4, -__builtin_inff())
+                                : lowest;
     nan = wasm_v128_or(nan, wasm_v128_or(wasm_f32x4_ne(a, a), wasm_f32x4_ne(b, b)));
-    lo = max_op(lo, a);
-    hi = max_op(hi, b);
+    lo = lane_max4(lo, a);
+    hi = lane_max4(hi, b);
   }
   if (wasm_v128_any_true(nan)) return __builtin_nanf("");
-  return fold(lo, hi, [](float a, float b) { return a > b ? a : b; });
+  return fold_lanes8(lo, hi, [](float a, float b) { return a > b ? a : b; });
 }
 
 float reduce_sum_simd128(const float* x, int64_t valid) {
@@ -124,10 +128,11 @@ float reduce_sum_simd128(const float* x, int64_t valid) {
   v128_t lo = wasm_f32x4_splat(0.0f), hi = lo;
   for (int64_t i = 0; i < valid; i += 8) {
     const int64_t left = valid - i;
-    lo = wasm_f32x4_add(lo, left >= 4 ? wasm_v128_load(x + i) : load_first(x + i, left, 0.0f));
-    if (left > 4) hi = wasm_f32x4_add(hi, left >= 8 ? wasm_v128_load(x + i + 4) : load_first(x + i + 4, left - 4, 0.0f));
+    lo = wasm_f32x4_add(lo, left >= 4 ? wasm_v128_load(x + i) : load_first4(x + i, left, 0.0f));
+    if (left > 4)
+      hi = wasm_f32x4_add(hi, left >= 8 ? wasm_v128_load(x + i + 4) : load_first4(x + i + 4, left - 4, 0.0f));
   }
-  return fold(lo, hi, [](float a, float b) { return a + b; });
+  return fold_lanes8(lo, hi, [](float a, float b) { return a + b; });
 }
 
 void multiply_simd128(float* x, int64_t n, float s) {
