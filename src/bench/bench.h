@@ -41,8 +41,9 @@ struct BenchReport {
   // The FMA probe's peak and the rate as a fraction of it; only if options.probe.
   double peak_gflops = 0.0;
   double peak_fraction = 0.0;
-  // The register tile alone on operands in L1 (tile_ceiling_gflops), every thread at once: the
-  // most a product reaches on this machine; and it as a fraction of the probe. Only if options.probe.
+  // The register tile alone on operands in L1 (tile_ceiling_gflops), every thread at once: about
+  // the most a product reaches on this machine; and it as a fraction of the probe. Only if
+  // options.probe.
   double tile_gflops = 0.0;
   double tile_fraction = 0.0;
   double peak_rss_mib = 0.0;   // after the forwards and the probe

@@ -27,8 +27,9 @@ double peak_at_least(double reading, double rate, int retries, const std::functi
 // The same, sustained and summed over every thread at once, for the register tile that every
 // product runs (the active kernel's, through gemm_chains_packed_part) on operands small enough
 // to stay in L1: 48 rows of A x 128 steps and a packed B of 128 x 32, product after product.
-// No memory traffic beyond L1, so this is what the products can reach at most on this core;
-// the gap between it and fma_peak_gflops is the cost of the tile's own loads and edges.
+// No memory traffic beyond L1, so this is about the most the products reach on this core (a
+// product with longer chains can pass it by a few percent); the gap between it and
+// fma_peak_gflops is the cost of the tile's own loads and edges.
 double tile_ceiling_gflops(int threads);
 
 namespace probe_detail {

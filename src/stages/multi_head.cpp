@@ -38,7 +38,8 @@ void walk_wrapper(Walk& walk, const Config& cfg, const CellChoices& c, TorchGene
   const MultiHeadAttentionWrapper wrapper(gen, d_in, d_out, T, cfg.attn_dropout, H, cfg.qkv_bias,
                                           cfg.dropout_rng, cfg.causal_softmax, c);
   // (B, T, H * d_out); at GPT-2's sizes most of the walk's time, so each head is reported done.
-  Tensor wrapper_out = wrapper.forward(gen, batch, [&](int64_t h) { walk.part_done("wrapper_context_vecs", h + 1, H); });
+  const std::string step = "wrapper_context_vecs";
+  Tensor wrapper_out = wrapper.forward(gen, batch, [&](int64_t h) { walk.part_done(step, h + 1, H); });
   Comparison first_head_check;
   if (cfg.attn_dropout == 0.0) {
     // Its first head is the CausalAttention of section 3.5.3 (same seed, drawn first).
@@ -49,7 +50,7 @@ void walk_wrapper(Walk& walk, const Config& cfg, const CellChoices& c, TorchGene
                              cfg.causal_softmax, c);
     first_head_check = compare_close(slice_lastdim(wrapper_out, 0, d_out), ca.forward(ca_gen, batch));
   }
-  walk.record("wrapper_context_vecs", std::move(wrapper_out), {"grad_fn=<CatBackward0>"});
+  walk.record(step, std::move(wrapper_out), {"grad_fn=<CatBackward0>"});
   print_shape_last(walk, "context_vecs.shape:");
   if (cfg.attn_dropout == 0.0) add_check(walk, "wrapper_first_head_equals_causal_attention", first_head_check);
 }
