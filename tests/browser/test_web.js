@@ -28,17 +28,12 @@ const {execFileSync} = require("child_process");
 const fs = require("fs");
 const path = require("path");
 const {evaluate, waitFor} = require("./cdp");
-const {check, runInBrowser} = require("./harness");
+const {check, openPage, pageArgs, runInBrowser} = require("./harness");
 
-const [page, binary] = process.argv.slice(2, 4);
+const {page, binary, pageUrl} = pageArgs("node test_web.js PAGE.html ATTN-WALK-BINARY [--bench] [--shots DIR]");
 const bench = process.argv.includes("--bench");
 const shotsAt = process.argv.indexOf("--shots");
 const shots = shotsAt > 0 ? process.argv[shotsAt + 1] : process.env.ATTN_WALK_SHOTS;
-if (!page || !binary) {
-  console.error("usage: node test_web.js PAGE.html ATTN-WALK-BINARY [--bench] [--shots DIR]");
-  process.exit(2);
-}
-const pageUrl = "file://" + path.resolve(page);
 
 // Configurations: CLI options by long name, and embeddings (null: the chapter's six).
 const four = {tokens: ["The", "cat", "sat", "还"], embeddings: [[0.1, -0.5, 0.25], [1.5, 0.0, -2.0], [0.33, 0.66, 0.99], [-1e-3, 2e-4, 7.0]]};
@@ -144,11 +139,8 @@ async function click(tab, selector) {
     await tab.send("Input.dispatchMouseEvent", {type, x: at.x, y: at.y, button: "left", clickCount: 1});
 }
 
-async function open(tab, hash) {
-  await tab.send("Page.navigate", {url: "about:blank"});
-  await waitFor(tab, `location.href === "about:blank"`);
-  await tab.send("Page.navigate", {url: pageUrl + hash});
-  await waitFor(tab, `document.body && document.body.getAttribute("data-ready") === "1"`, 30000);
+function open(tab, hash) {
+  return openPage(tab, pageUrl + hash, 30000);
 }
 
 async function main(browser) {

@@ -8,16 +8,10 @@
 // 2. The same on a --text input (GPT-2's ids, V = 50257, tok_emb and pos_emb trained).
 "use strict";
 const {execFileSync} = require("child_process");
-const path = require("path");
-const {evaluate, waitFor} = require("./cdp");
-const {check, runInBrowser} = require("./harness");
+const {evaluate} = require("./cdp");
+const {check, openPage, pageArgs, runInBrowser} = require("./harness");
 
-const [page, binary] = process.argv.slice(2, 4);
-if (!page || !binary) {
-  console.error("usage: node test_web_backward.js PAGE.html ATTN-WALK-BINARY");
-  process.exit(2);
-}
-const pageUrl = "file://" + path.resolve(page);
+const {binary, pageUrl} = pageArgs("node test_web_backward.js PAGE.html ATTN-WALK-BINARY");
 
 function cliArgs(opts) {
   return [].concat(...Object.entries(opts).map(([k, v]) => ["--" + k, v]));
@@ -28,10 +22,7 @@ function cli(opts, format) {
 
 async function open(tab, opts) {
   const hash = "#" + Object.entries(opts).map(([k, v]) => k + "=" + encodeURIComponent(v)).join("&");
-  await tab.send("Page.navigate", {url: "about:blank"});
-  await waitFor(tab, `location.href === "about:blank"`);
-  await tab.send("Page.navigate", {url: pageUrl + hash});
-  await waitFor(tab, `document.body && document.body.getAttribute("data-ready") === "1"`, 60000);
+  await openPage(tab, pageUrl + hash);
 }
 
 async function compareWithCli(tab, label, opts) {

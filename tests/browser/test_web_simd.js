@@ -24,17 +24,12 @@
 const {execFileSync} = require("child_process");
 const fs = require("fs");
 const path = require("path");
-const {evaluate, waitFor} = require("./cdp");
-const {check, runInBrowser} = require("./harness");
+const {evaluate} = require("./cdp");
+const {check, openPage, pageArgs, runInBrowser} = require("./harness");
 
 const child = process.argv[2] === "--node-engine";  // part 4's child: ENGINE.js JOB
-const [page, binary] = process.argv.slice(2, 4);
+const {page, binary, pageUrl} = child ? {} : pageArgs("node test_web_simd.js PAGE.html ATTN-WALK-BINARY [--bench]");
 const bench = process.argv.includes("--bench");
-if (!child && (!page || !binary)) {
-  console.error("usage: node test_web_simd.js PAGE.html ATTN-WALK-BINARY [--bench]");
-  process.exit(2);
-}
-const pageUrl = "file://" + path.resolve(page);
 // Chromium's relaxed multiply-add is a fused one where the CPU has FMA (x86-64 here).
 const cpuHasFma = process.arch === "x64" && fs.existsSync("/proc/cpuinfo") &&
                   / fma /.test(fs.readFileSync("/proc/cpuinfo", "utf8").replace(/\n/g, " "));
@@ -93,8 +88,7 @@ function nodeEngine(engineJs, job) {
 
 async function main(browser) {
   const tab = await browser.newTab();
-  await tab.send("Page.navigate", {url: pageUrl});
-  await waitFor(tab, `document.body && document.body.getAttribute("data-ready") === "1"`, 60000);
+  await openPage(tab, pageUrl);
 
   // 1. Products at GPT-2's width, and with edge tiles.
   for (const [T, D, H] of benchSizes) {
