@@ -3,6 +3,7 @@
 // hint, and special values.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -125,6 +126,42 @@ TEST(GemmChains, BlockedOrderBiasStridesAndThreads) {
   for (Isa isa : isas())
     for (int threads : {1, 2, 3})
       for (const auto& c : cases) check_gemm(c, isa, threads, rng);
+}
+
+// A chain cut into pieces (gemm_chains_resume, one call a piece) is the whole chain: from C = 0
+// it equals one block from 0, and from any C the definition written out; row-major and
+// transposed A, edge tiles, on every path and thread count.
+TEST(GemmChains, ResumedChainsAreTheWholeChain) {
+  std::mt19937 rng(21);
+  for (Isa isa : isas())
+    for (int threads : {1, 2})
+      for (const auto& [M, N, K] : {std::array<int64_t, 3>{37, 64, 100}, {8, 32, 7}, {130, 70, 333}, {5, 3, 1}})
+        for (bool a_transposed : {false, true}) {
+          IsaAndThreads use(isa, threads);
+          const auto A = random_values(rng, static_cast<size_t>(M * K));
+          const auto B = random_values(rng, static_cast<size_t>(K * N));
+          const ConstMat a{A.data(), a_transposed ? M : K, a_transposed}, b{B.data(), N, false};
+          std::vector<float> want(static_cast<size_t>(M * N), 0.0f), got(want.size(), 0.0f);
+          gemm_chains_reference(M, N, K, a, b, want.data(), N, single_chain(K));
+          const int64_t cuts[] = {0, K / 3, K / 3 + (K > 1 ? 1 : 0), K};
+          for (int p = 0; p < 3; ++p)
+            gemm_chains_resume(M, N, cuts[p + 1] - cuts[p], a.offset(0, cuts[p]),
+                               b.offset(cuts[p], 0), got.data(), N);
+          EXPECT_TRUE(same_floats(got, want)) << isa_name(isa) << " threads " << threads << " " << M << "x" << N << "x"
+                                              << K << " aT " << a_transposed;
+          // From other start values: each element's chain from its own C, as defined.
+          auto start = random_values(rng, want.size());
+          start[0] = -0.0f;
+          std::vector<float> from(start);
+          for (int64_t i = 0; i < M; ++i)
+            for (int64_t j = 0; j < N; ++j) {
+              float acc = start[static_cast<size_t>(i * N + j)];
+              for (int64_t k = 0; k < K; ++k) acc = std::fma(a.at(i, k), b.at(k, j), acc);
+              want[static_cast<size_t>(i * N + j)] = acc;
+            }
+          gemm_chains_resume(M, N, K, a, b, from.data(), N);
+          EXPECT_TRUE(same_floats(from, want)) << isa_name(isa) << " from C, " << M << "x" << N << "x" << K;
+        }
 }
 
 // C's start values given as a row (c_init) instead of filled into C: the same bits, signs of

@@ -31,20 +31,16 @@ struct Call {
   ChainOrder dot_order, t_order;  // products over head_dim (one block of 64) and over T
 };
 
-// A thread's storage for one head: one slab of rows of the weights and of the scores'
-// gradient (the rows of one K-block of the products over T, at most GEMM_Q of them: so the
-// storage grows as T, not T^2), a block of the weights' gradient, and the head's packed
-// operands.
+// A thread's storage for one head: one block of rows of the weights, of their gradient and of
+// the scores' gradient; the chains of grad_keys and grad_values over the slab so far (the
+// rows of one K-block of the products over T: see slab_chains_done); and the head's packed operands.
+// So the storage grows as T, not T^2.
 struct HeadBuffers {
-  Buffer weights, grad_scores, grad_weights;
+  Buffer weights, grad_scores, grad_weights, keys_chains, values_chains;
   PackedB keys_t, values_t, keys;
-  void size_for(int64_t T, int64_t slab_rows) {
-    const size_t n = static_cast<size_t>(slab_rows * T);
-    if (weights.size() < n) {
-      weights.resize(n);
-      grad_scores.resize(n);
-    }
-    grad_weights.resize(static_cast<size_t>(kRows * T));
+  void size_for(int64_t T, int64_t hd) {
+    for (Buffer* block : {&weights, &grad_scores, &grad_weights}) block->resize(static_cast<size_t>(kRows * T));
+    for (Buffer* chains : {&keys_chains, &values_chains}) chains->resize(static_cast<size_t>(T * hd));
   }
 };
 
@@ -75,16 +71,15 @@ float zero_sum_row(const Call& c, const float* gc_row, const float* v, const flo
   return full_row_dot(full_g.data(), full_w.data(), c.T);
 }
 
-// Rows [i0, i1) of head (b, h), inside the slab [s0, s1): the weights, their gradient, the
-// scores' gradient, and the queries' gradient rows. The slab's rows keep the weights and the
-// scores' gradient, each row written up to column s1 (zero past its diagonal), as the products
-// of the slab read them.
+// Rows [i0, i1) of head (b, h): the weights, their gradient, the scores' gradient, the queries'
+// gradient rows, and the slab's chains of grad_keys and grad_values continued over these rows
+// (slab_chains_done says how they end).
 void row_block(const Call& c, HeadBuffers& hb, const float* q, const float* v, const float* gc, float* gq,
-               int64_t i0, int64_t i1, int64_t s0, int64_t s1) {
+               int64_t i0, int64_t i1) {
   const int64_t T = c.T, D = c.D, m = i1 - i0;
-  float* w = hb.weights.data() + (i0 - s0) * T;
+  float* w = hb.weights.data();
   float* gw = hb.grad_weights.data();
-  float* gs = hb.grad_scores.data() + (i0 - s0) * T;
+  float* gs = hb.grad_scores.data();
   // 1. the weights, as the forward computes them: q @ k.T, then mask, / sqrt(d), softmax
   gemm_chains_packed(m, i1, ConstMat{q + i0 * D, D, false}, hb.keys_t, w, T, nullptr, zero_row(i1));
   masked_softmax_rows(w, m, T, i0 + 1, i1, T, c.divisor);
@@ -105,32 +100,25 @@ void row_block(const Call& c, HeadBuffers& hb, const float* q, const float* v, c
   }
   // 4. grad_queries rows = grad_scores @ keys (the zeros past each row's diagonal skipped)
   gemm_chains_packed(m, c.hd, ConstMat{gs, T, false}, hb.keys, gq + i0 * D, D, row_end, zero_row(c.hd));
-  // 5. zeros up to the slab's end, where an earlier slab (or call) may have left its values
-  for (int64_t r = 0; r < m; ++r) {
-    std::fill(w + r * T + i1, w + r * T + s1, 0.0f);
-    std::fill(gs + r * T + i1, gs + r * T + s1, 0.0f);
-  }
+  // 5. grad_keys = grad_scores.T @ queries and grad_values = weights.T @ grad_context, as bmm's
+  //    backward hands them to OpenBLAS (A the transposed view of a (T, T) matrix): their chains
+  //    over the slab continue over this block's rows, read from the block while it is in cache.
+  //    Rows j >= i1 of the transposed matrices are zero here (j > i): they are left as they are.
+  gemm_chains_resume(i1, c.hd, m, ConstMat{gs, T, true}, ConstMat{q + i0 * D, D, false}, hb.keys_chains.data(), c.hd);
+  gemm_chains_resume(i1, c.hd, m, ConstMat{w, T, true}, ConstMat{gc + i0 * D, D, false}, hb.values_chains.data(),
+                     c.hd);
 }
 
-// One K-block [s0, s1) of C (T, hd) = M.T @ B (T, hd), for a causal (T, T) matrix M (zero
-// above its diagonal) whose rows [s0, s1) are m (row i at m + (i - s0) * T): OpenBLAS's
-// blocked order over T adds each K-block's chain, from 0 in k order, to C, so the slabs of
-// rows, taken in order, give C's bits without the whole (T, T) matrix. Rows j < s0 of C add
-// the whole block's chain. Row j of M.T is zero before column j, so rows [s0, s1) start at
-// j: the block is their first (the earlier ones added chains of zeros, +0 each, to C's start
-// of +0), and running their chains from their chunk's first row j0 rather than s0 leaves
-// them at +0 until j (fma(a, 0, +0) is +0), so starting there gives the same floats.
-void slab_product(const Call& c, const float* m, const float* b, float* out, int64_t s0, int64_t s1) {
-  constexpr int64_t kChunk = 64;  // rows per call: the chains past j0 they share cost (kChunk / 2)^2 each
-  const int64_t T = c.T, D = c.D;
-  const ChainOrder whole{{0, s1 - s0}, true};
-  if (s0 > 0)  // C already holds the earlier blocks' sum: added to, so no c_init
-    gemm_chains(s0, c.hd, s1 - s0, ConstMat{m, T, true}, ConstMat{b, D, false}.offset(s0, 0), out, D, whole);
-  for (int64_t j0 = s0; j0 < s1; j0 += kChunk) {
-    const ChainOrder from_j0{{0, s1 - j0}, true};
-    gemm_chains(std::min(kChunk, s1 - j0), c.hd, s1 - j0, ConstMat{m, T, true}.offset(j0, j0 - s0),
-                ConstMat{b, D, false}.offset(j0, 0), out + j0 * D, D, from_j0, nullptr, zero_row(c.hd));
-  }
+// The end of one K-block [s0, s1) of C (T, hd) = M.T @ B (T, hd), for a causal (T, T) matrix M
+// (zero above its diagonal): OpenBLAS's blocked order over T adds each K-block's chain, from 0
+// in k order, to C. The chains ran block of rows by block of rows (row_block's step 5, from 0
+// at the slab's start), which gives the same floats as one call over the slab. Rows j < s0 of C
+// add their chain to C. Rows [s0, s1) start in this block (M.T's row j is zero before column j,
+// so the earlier blocks added chains of zeros, +0 each, to C's start of +0): C = chain + 0.
+// Skipping the zeros of M (rows j >= i1 of a block) leaves a chain as it was, since B is finite.
+void slab_chains_done(const float* chains, float* out, int64_t s0, int64_t s1, int64_t hd, int64_t D) {
+  for (int64_t j = 0; j < s1; ++j)
+    for (int64_t d = 0; d < hd; ++d) out[j * D + d] = chains[j * hd + d] + (j < s0 ? out[j * D + d] : 0.0f);
 }
 
 void one_head(const Call& c, int64_t bh) {
@@ -138,21 +126,19 @@ void one_head(const Call& c, int64_t bh) {
   const int64_t offset = (bh / c.H) * T * D + (bh % c.H) * hd;
   const float *q = c.q + offset, *k = c.k + offset, *v = c.v + offset, *gc = c.gc + offset;
   const std::vector<int64_t>& slabs = c.t_order.k_bounds;  // OpenBLAS's K-blocks over T
-  int64_t slab_rows = 0;
-  for (size_t s = 0; s + 1 < slabs.size(); ++s) slab_rows = std::max(slab_rows, slabs[s + 1] - slabs[s]);
   thread_local HeadBuffers hb;
-  hb.size_for(T, slab_rows);
+  hb.size_for(T, hd);
   pack_b(hd, T, ConstMat{k, D, true}, c.dot_order, hb.keys_t);
   pack_b(hd, T, ConstMat{v, D, true}, c.dot_order, hb.values_t);
   pack_b(T, hd, ConstMat{k, D, false}, c.t_order, hb.keys, /*check_finite=*/true);
   for (size_t s = 0; s + 1 < slabs.size(); ++s) {
     const int64_t s0 = slabs[s], s1 = slabs[s + 1];
-    for (int64_t i0 = s0; i0 < s1; i0 += kRows)
-      row_block(c, hb, q, v, gc, c.gq + offset, i0, std::min(s1, i0 + kRows), s0, s1);
-    // grad_keys = grad_scores.T @ queries, grad_values = weights.T @ grad_context: A is the
-    // transposed view of a (T, T) matrix, as bmm's backward hands it to OpenBLAS.
-    slab_product(c, hb.grad_scores.data(), q, c.gk + offset, s0, s1);
-    slab_product(c, hb.weights.data(), gc, c.gv + offset, s0, s1);
+    // Each slab's chains start from 0.
+    std::fill(hb.keys_chains.begin(), hb.keys_chains.begin() + s1 * hd, 0.0f);
+    std::fill(hb.values_chains.begin(), hb.values_chains.begin() + s1 * hd, 0.0f);
+    for (int64_t i0 = s0; i0 < s1; i0 += kRows) row_block(c, hb, q, v, gc, c.gq + offset, i0, std::min(s1, i0 + kRows));
+    slab_chains_done(hb.keys_chains.data(), c.gk + offset, s0, s1, hd, D);
+    slab_chains_done(hb.values_chains.data(), c.gv + offset, s0, s1, hd, D);
   }
 }
 
@@ -171,6 +157,13 @@ bool bounded(const float* gc, const float* v, int64_t rows, int64_t D) {
   return std::isfinite(max_row) && std::isfinite(max_v) && static_cast<double>(max_row) * max_v < 1e30;
 }
 
+// Every value finite: the products skip zeros times these (exact only when they are finite).
+bool all_finite(const float* x, int64_t n) {
+  float sum = 0.0f;  // inf or NaN anywhere makes it NaN (x - x); one pass that vectorises
+  for (int64_t i = 0; i < n; ++i) sum += x[i] - x[i];
+  return sum == 0.0f;
+}
+
 }  // namespace
 
 bool causal_attention_backward(const float* queries, const float* keys, const float* values,
@@ -181,7 +174,7 @@ bool causal_attention_backward(const float* queries, const float* keys, const fl
   // for all four), the forward's weights from the fused pass, a vector unit for the rows.
   const double mnk = static_cast<double>(T) * static_cast<double>(T) * static_cast<double>(head_dim);
   if (active_isa() == Isa::Scalar || mnk <= 1e6 || !causal_attention_fusable(batch, T, head_dim) || T < 8) return false;
-  if (!bounded(grad_context, values, batch * T, D)) return false;
+  if (!bounded(grad_context, values, batch * T, D) || !all_finite(queries, batch * T * D)) return false;
   Call c{queries, keys, values, grad_context, grad_queries, grad_keys, grad_values, T, H, head_dim, D,
          static_cast<float>(std::sqrt(static_cast<double>(head_dim))), blocked_chain_order(head_dim),
          blocked_chain_order(T)};

@@ -134,15 +134,17 @@ int64_t last_nonfinite_row(int64_t K, int64_t N, ConstMat B) {
 // blocks within each row block); or, `threaded`, blocks of whole rows shared out among the
 // threads (parallel_for_shares).
 // Columns [j_begin, j_begin + n) of C (j_begin a multiple of every NR).
+// `resume` (one K-block, no c_init): the chains start from C's values and are stored as they end.
 void run_tiles(int64_t M, int64_t n, ConstMat A, const PackedB& P, float* C, int64_t ldc,
-               const int64_t* row_k_end, bool threaded, const float* c_init, int64_t j_begin = 0) {
+               const int64_t* row_k_end, bool threaded, const float* c_init, int64_t j_begin = 0,
+               bool resume = false) {
   if (!P.order.add_to_c) c_init = nullptr;  // the first block is stored: no start values
   if (threaded && M > kFewRows) {
     // Whole rows: a thread then reuses its rows of A across all the columns.
     parallel_for_shares((M + kItemRows - 1) / kItemRows, item_run(), [&](int64_t begin, int64_t end) {
       const int64_t i0 = begin * kItemRows, rows = std::min(M, end * kItemRows) - i0;
       run_tiles(rows, n, A.offset(i0, 0), P, C + i0 * ldc, ldc, row_k_end ? row_k_end + i0 : nullptr, false, c_init,
-                j_begin);
+                j_begin, resume);
     });
     return;
   }
@@ -189,6 +191,7 @@ void run_tiles(int64_t M, int64_t n, ConstMat A, const PackedB& P, float* C, int
     r.c_init = c_init ? c_init + j0 : nullptr;
     r.row_k_end = row_k_end ? row_k_end + i0 : nullptr;
     r.scratch_a = scratch.data();
+    r.resume = resume;
     if (isa == Isa::Avx512) detail::gemm_region_avx512(r);
     else if (isa == Isa::Avx2) detail::gemm_region_avx2(r);
     else detail::gemm_region_simd128(r);
@@ -307,6 +310,24 @@ void gemm_chains_packed(int64_t M, int64_t n, ConstMat A, const PackedB& B, floa
   if (!use_hint(M, B.K, row_k_end, B.last_nonfinite_row)) row_k_end = nullptr;
   run_tiles(M, n, A, B, C, ldc, row_k_end, M * n * B.K >= (int64_t{1} << 16), c_init);
   if (row_k_end) fix_negative_zeros(M, n, A, B.source, C, ldc, B.order, row_k_end);
+}
+
+void gemm_chains_resume(int64_t M, int64_t N, int64_t K, ConstMat A, ConstMat B, float* C, int64_t ldc) {
+  if (M <= 0 || N <= 0 || K <= 0) return;
+  const Isa isa = active_isa();
+  if (isa == Isa::Scalar) {  // the definition (and the page, whose tiles do not resume)
+    for (int64_t i = 0; i < M; ++i)
+      for (int64_t j = 0; j < N; ++j) {
+        float acc = C[i * ldc + j];
+        for (int64_t k = 0; k < K; ++k) acc = fma32(A.at(i, k), B.at(k, j), acc);
+        C[i * ldc + j] = acc;
+      }
+    return;
+  }
+  thread_local PackedB packed;
+  prepare_packed(packed, K, N, B, ChainOrder{{0, K}, false});
+  pack_columns(packed, B, K, 0, N, packed.data.data());
+  run_tiles(M, N, A, packed, C, ldc, nullptr, M * N * K >= (int64_t{1} << 16), nullptr, 0, /*resume=*/true);
 }
 
 void gemm_chains(int64_t M, int64_t N, int64_t K, ConstMat A, ConstMat B, float* C, int64_t ldc,

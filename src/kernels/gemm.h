@@ -60,6 +60,12 @@ struct CacheLineAllocator {
 void gemm_chains(int64_t M, int64_t N, int64_t K, ConstMat A, ConstMat B, float* C, int64_t ldc,
                  const ChainOrder& order, const int64_t* row_k_end = nullptr, const float* c_init = nullptr);
 
+// One chain per element of C (M, N), continued from C's value over K more steps and stored as
+// it ends: C(i, j) = fma(A(i, K-1), B(K-1, j), ... fma(A(i, 0), B(0, j), C(i, j))). A chain cut
+// into pieces, one call each, gives the same floats as the whole chain: what a product over a
+// K-block computes (then adds to its C) when the block's rows of A arrive a few at a time.
+void gemm_chains_resume(int64_t M, int64_t N, int64_t K, ConstMat A, ConstMat B, float* C, int64_t ldc);
+
 // The definition: scalar loops, one element at a time.
 void gemm_chains_reference(int64_t M, int64_t N, int64_t K, ConstMat A, ConstMat B, float* C,
                            int64_t ldc, const ChainOrder& order);

@@ -24,6 +24,7 @@ struct Region {
                                        // columns, the same for every row, instead of C's own
   const int64_t* row_k_end = nullptr;  // per row of the rectangle, or null
   float* scratch_a = nullptr;          // room for max_block_k * kScratchRowsA floats
+  bool resume = false;                 // one K-block: the chains start from C's values, C = acc
 };
 
 constexpr int64_t kScratchRowsA = 16;  // at least any kernel's MR

@@ -31,14 +31,23 @@ struct TileKernel {
   // read in place (a_row = lda, a_k = 1).
   // `start`, when not null, replaces C as what the chains are added to: the same NR values
   // for every row (C's start values, not yet written into C).
+  // `resume`: the chains start from C's values instead of 0 and are stored as they end, C = acc
+  // (one chain cut into calls; `add` and `start` are not used).
   static void micro(int64_t kc, const float* Ap, int64_t a_row, int64_t a_k, const float* Bp, float* C,
-                    int64_t ldc, int rows, int cols, bool add, const float* start) {
+                    int64_t ldc, int rows, int cols, bool add, const float* start, bool resume = false) {
     const bool full = rows == MR && cols == NR;
     // 64 steps: the scores of an attention head of 64 dimensions (GPT-2's), in a loop that
     // knows its length and leaves no remainder after its unrolled steps.
-    if (full && kc == kHeadDim64) micro_tile<true, kHeadDim64>(kc, Ap, a_row, a_k, Bp, C, ldc, rows, cols, add, start);
-    else if (full) micro_tile<true>(kc, Ap, a_row, a_k, Bp, C, ldc, rows, cols, add, start);
-    else micro_tile<false>(kc, Ap, a_row, a_k, Bp, C, ldc, rows, cols, add, start);
+    if (resume) {
+      if (full) micro_tile<true, 0, true>(kc, Ap, a_row, a_k, Bp, C, ldc, rows, cols, add, start);
+      else micro_tile<false, 0, true>(kc, Ap, a_row, a_k, Bp, C, ldc, rows, cols, add, start);
+    } else if (full && kc == kHeadDim64) {
+      micro_tile<true, kHeadDim64>(kc, Ap, a_row, a_k, Bp, C, ldc, rows, cols, add, start);
+    } else if (full) {
+      micro_tile<true>(kc, Ap, a_row, a_k, Bp, C, ldc, rows, cols, add, start);
+    } else {
+      micro_tile<false>(kc, Ap, a_row, a_k, Bp, C, ldc, rows, cols, add, start);
+    }
   }
   static constexpr int64_t kHeadDim64 = 64;
 
@@ -106,7 +115,8 @@ struct TileKernel {
   // Full: a whole MR x NR tile. Its own instantiation, so that the edge tiles' code does not
   // make the compiler keep the accumulators on the stack. KC, when not 0, is kc known when
   // compiling.
-  template <bool Full, int64_t KC = 0>
+  // Resume: the chains start from C and are stored as they end (micro's `resume`).
+  template <bool Full, int64_t KC = 0, bool Resume = false>
   static void micro_tile(int64_t kc_arg, const float* Ap, int64_t a_row, int64_t a_k, const float* Bp, float* C,
                          int64_t ldc, int rows, int cols, bool add, const float* start) {
     const int64_t kc = KC != 0 ? KC : kc_arg;
@@ -116,11 +126,28 @@ struct TileKernel {
     #pragma GCC unroll 16
     for (int r = 0; r < MR; ++r)
       #pragma GCC unroll 16
-      for (int v = 0; v < NV; ++v) acc[r][v] = V::zero();
+      for (int v = 0; v < NV; ++v) {
+        const int count = cols - v * W;
+        acc[r][v] = !Resume                ? V::zero()
+                    : Full                 ? V::load(C + r * ldc + v * W)
+                    : r < rows && count > 0 ? V::load_first(C + r * ldc + v * W, count)
+                                            : V::zero();
+      }
     const float* a_rows[MR];
     #pragma GCC unroll 16
     for (int r = 0; r < MR; ++r) a_rows[r] = Ap + (r < rows ? r : rows - 1) * a_row;  // edge: repeat a row
     chains(kc, a_rows, a_k, Bp, acc);
+    if (Resume) {  // the chains so far, stored as they are
+      #pragma GCC unroll 16
+      for (int r = 0; r < MR; ++r)
+        #pragma GCC unroll 16
+        for (int v = 0; v < NV; ++v) {
+          const int count = cols - v * W;
+          if (Full) V::store(C + r * ldc + v * W, acc[r][v]);
+          else if (r < rows && count > 0) V::store_first(C + r * ldc + v * W, acc[r][v], count);
+        }
+      return;
+    }
     if (Full) {
       if (add && start) {
         #pragma GCC unroll 16
@@ -251,7 +278,8 @@ struct TileKernel {
             const int64_t col = g.j0 + j0 + p * NR;  // in B's columns; a multiple of NR
             const int cols = static_cast<int>(min64(NR, n - p * NR));
             micro(k_end - k0, a, a_row, a_k, block + (col / NR) * kc_block * NR,
-                  g.C + i0 * g.ldc + j0 + p * NR, g.ldc, rows, cols, add, start ? start + j0 + p * NR : nullptr);
+                  g.C + i0 * g.ldc + j0 + p * NR, g.ldc, rows, cols, add, start ? start + j0 + p * NR : nullptr,
+                  g.resume);
           }
         }
       }
