@@ -112,18 +112,12 @@ void region_relaxed(const Region& g, RelaxedTilesFn tiles) {
       for (int64_t i0 = 0; i0 < g.m; i0 += kRowsRelaxed) {
         const int rows = static_cast<int>(Kernel::min64(kRowsRelaxed, g.m - i0));
         // With the zero-tail hint, a row tile stops after its rows' last nonzero (as there).
-        int64_t k_end = k1;
-        if (g.row_k_end) {
-          k_end = k0;
-          for (int r = 0; r < rows; ++r) k_end = Kernel::max64(k_end, Kernel::min64(k1, g.row_k_end[i0 + r]));
-        }
+        const int64_t k_end = Kernel::tile_k_end(g, i0, rows, k0, k1);
         const int64_t kc = k_end - k0;
         const float* a = g.A.data + i0 * g.A.ld + k0;
         int64_t a_row = g.A.ld, a_k = 1;
         if (g.A.transposed) {  // a(r, k) = A.data[k * ld + r]: kRowsRelaxed neighbours per k
-          for (int64_t k = 0; k < kc; ++k)
-            for (int r = 0; r < kRowsRelaxed; ++r)
-              g.scratch_a[k * kRowsRelaxed + r] = r < rows ? g.A.data[(k0 + k) * g.A.ld + i0 + r] : 0.0f;
+          Kernel::pack_a<kRowsRelaxed>(g.A, i0, rows, k0, k_end, g.scratch_a);
           a = g.scratch_a;
           a_row = 1;
           a_k = kRowsRelaxed;

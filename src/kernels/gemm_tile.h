@@ -232,20 +232,30 @@ struct TileKernel {
     }
   }
 
-  // A transposed A's rows [i0, i0 + rows) x columns [k0, k1), interleaved: out[k * MR + r],
-  // zero-padded.
+  // A transposed A's rows [i0, i0 + rows) x columns [k0, k1), interleaved: out[k * Rows + r],
+  // zero-padded. Rows: the tile's rows (MR, or the page's fused tiles' own).
+  template <int Rows = MR>
   static void pack_a(const ConstMat& A, int64_t i0, int rows, int64_t k0, int64_t k1, float* out) {
     const int64_t kc = k1 - k0;
-    if (rows == MR) {  // a whole tile: MR neighbouring floats per k, copied as they are
+    if (rows == Rows) {  // a whole tile: Rows neighbouring floats per k, copied as they are
       for (int64_t k = 0; k < kc; ++k) {
         const float* src = A.data + (k0 + k) * A.ld + i0;
         #pragma GCC unroll 16
-        for (int r = 0; r < MR; ++r) out[k * MR + r] = src[r];
+        for (int r = 0; r < Rows; ++r) out[k * Rows + r] = src[r];
       }
       return;
     }
     for (int64_t k = 0; k < kc; ++k)
-      for (int r = 0; r < MR; ++r) out[k * MR + r] = r < rows ? A.data[(k0 + k) * A.ld + i0 + r] : 0.0f;
+      for (int r = 0; r < Rows; ++r) out[k * Rows + r] = r < rows ? A.data[(k0 + k) * A.ld + i0 + r] : 0.0f;
+  }
+
+  // Where the chains of rows [i0, i0 + rows) stop within the K-block [k0, k1): k1, or with the
+  // zero-tail hint the last of their rows' last nonzeros.
+  static int64_t tile_k_end(const Region& g, int64_t i0, int rows, int64_t k0, int64_t k1) {
+    if (!g.row_k_end) return k1;
+    int64_t k_end = k0;
+    for (int r = 0; r < rows; ++r) k_end = max64(k_end, min64(k1, g.row_k_end[i0 + r]));
+    return k_end;
   }
 
   // One region of C, every K-block in order, B already packed.
@@ -260,11 +270,7 @@ struct TileKernel {
         for (int64_t i0 = 0; i0 < g.m; i0 += MR) {
           const int rows = static_cast<int>(min64(MR, g.m - i0));
           // With the zero-tail hint, a row tile stops after its rows' last nonzero.
-          int64_t k_end = k1;
-          if (g.row_k_end) {
-            k_end = k0;
-            for (int r = 0; r < rows; ++r) k_end = max64(k_end, min64(k1, g.row_k_end[i0 + r]));
-          }
+          const int64_t k_end = tile_k_end(g, i0, rows, k0, k1);
           // Row-major A is read in place; a transposed A is packed into a sliver first.
           const float* a = g.A.data + i0 * g.A.ld + k0;
           int64_t a_row = g.A.ld, a_k = 1;
