@@ -173,19 +173,15 @@ Tensor MultiHeadAttentionWrapper::forward(TorchGenerator& gen, const Tensor& x,
   Shape shape = x.shape;
   shape.back() = num_heads() * d_out_;
   Tensor out = Tensor::zeros(shape);  // (B, T, num_heads * d_out)
-  if (choices_.cat_dim != -1) {  // a learner's torch.cat along another dimension
-    std::vector<Tensor> outs;
-    for (int64_t h = 0; h < num_heads(); ++h) {
-      outs.push_back(head(h).forward(gen, x));
-      if (head_done) head_done(h);
-    }
-    return cat(outs, choices_.cat_dim);
-  }
+  const bool other_dim = choices_.cat_dim != -1;  // a learner's torch.cat along another dimension
+  std::vector<Tensor> outs;
   for (int64_t h = 0; h < num_heads(); ++h) {
-    copy_into_lastdim(out, head(h).forward(gen, x), h * d_out_);
+    Tensor head_out = head(h).forward(gen, x);
+    if (other_dim) outs.push_back(std::move(head_out));
+    else copy_into_lastdim(out, head_out, h * d_out_);
     if (head_done) head_done(h);
   }
-  return out;
+  return other_dim ? cat(outs, choices_.cat_dim) : out;
 }
 
 // ---- MultiHeadAttention ------------------------------------------------------------------
