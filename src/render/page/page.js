@@ -35,6 +35,11 @@
   }
   function lang() { return state.lang || "en"; }
   function text(key) { return (data.texts[lang()] || {})[key] || data.texts.en[key] || key; }
+  // text(key) with its {} filled by the values in order, as they are (a "$" in one stays a "$").
+  function textWith(key) {
+    var values = Array.prototype.slice.call(arguments, 1), i = 0;
+    return text(key).replace(/\{\}/g, function () { return String(values[i++]); });
+  }
 
   // ---- the URL fragment: #stage=causal&seed=7&qkv-bias=1&input=... ----
   var known = {input: true};
@@ -107,7 +112,7 @@
     AttnWalkHover.decorate(walkBox);
     if (shownLang !== lang()) buildControls();
     else refreshPieces();
-    if (status) status.textContent = text("web.timing").replace("{}", ms.toFixed(1));
+    if (status) status.textContent = textWith("web.timing", ms.toFixed(1));
     document.body.setAttribute("data-walks", String(Number(document.body.getAttribute("data-walks") || 0) + 1));
     return true;
   }
@@ -218,8 +223,7 @@
     for (var i = 0; i < rows.length; i++)
       for (var j = 0; j < rows[i].values.length; j++)
         if (cellNumber(rows[i].values[j]) === null)
-          return {row: i, col: j, message: text("web.cell_not_number").replace("{}", i + 1).replace("{}", j + 1)
-                                             .replace("{}", function () { return rows[i].values[j].trim(); })};
+          return {row: i, col: j, message: textWith("web.cell_not_number", i + 1, j + 1, rows[i].values[j].trim())};
     return null;
   }
   function inputText(rows) {
@@ -342,13 +346,10 @@
     var job = busyJob, s = (performance.now() - job.t0) / 1000;
     if (s < 0.3) return;
     var p = job.progress, secs = s.toFixed(1), line;
-    if (!p) line = text("web.progress_wait").replace("{}", secs);
-    else if (p.phase === "render") line = text("web.progress_render").replace("{}", p.done).replace("{}", secs);
-    else if (p.phase === "part") line = text("web.progress_part").replace("{}", p.done)
-                                        .replace("{}", function () { return p.step; }).replace("{}", p.part)
-                                        .replace("{}", p.parts).replace("{}", secs);
-    else line = text("web.progress").replace("{}", p.done).replace("{}", function () { return p.step; })
-                                      .replace("{}", secs);
+    if (!p) line = textWith("web.progress_wait", secs);
+    else if (p.phase === "render") line = textWith("web.progress_render", p.done, secs);
+    else if (p.phase === "part") line = textWith("web.progress_part", p.done, p.step, p.part, p.parts, secs);
+    else line = textWith("web.progress", p.done, p.step, secs);
     busyBox.querySelector(".busy-text").textContent = line;
     busyBox.querySelector("button.stop").textContent = text("web.stop");
     busyBox.setAttribute("data-done", String(p ? p.done : 0));
@@ -381,8 +382,8 @@
     // The engine's own answer for any CLI arguments, at once (on this thread).
     run: function (argList, input, withJson) {
       var e = wasm && AttnWalkWorker.here(wasm);
-      return e ? parseAnswer(e.ccall("attn_walk_run", "string", ["string", "string", "number"],
-                                     [JSON.stringify(argList), input || "", withJson ? 1 : 0])) : null;
+      return e ? parseAnswer(AttnWalkWorker.answer(e, {kind: "walk", args: argList, input: input, json: withJson}))
+               : null;
     },
     // The same from the page's worker: a promise (null if the worker was stopped meanwhile).
     walk: function (argList, input, withJson) {
@@ -426,8 +427,7 @@
     })();
   }
   function engineFailed(message) {
-    errorBox.textContent = text("web.engine_failed").replace("{}", function () { return message; }) + "\n" +
-                           text("web.kept");
+    errorBox.textContent = textWith("web.engine_failed", message) + "\n" + text("web.kept");
   }
   mark("script");
   client = AttnWalkWorker.Client(engineFailed);  // it starts while the wasm is inflated and compiled

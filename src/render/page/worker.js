@@ -8,6 +8,18 @@
 var AttnWalkWorker = (function () {
   "use strict";
 
+  // One request to an engine (the loader's module object): {kind: "walk", args, input, json},
+  // {kind: "bench", args} or {kind: "data"}; the engine's answer, its text. The worker's and
+  // window.attnWalk.run's (the worker's copy of it goes into its Blob, below).
+  function engineAnswer(engine, m) {
+    if (m.kind === "walk")
+      return engine.ccall("attn_walk_run", "string", ["string", "string", "number"],
+                          [JSON.stringify(m.args), m.input || "", m.json ? 1 : 0]);
+    if (m.kind === "bench")
+      return engine.ccall("attn_walk_bench", "string", ["number", "number", "number", "number"], m.args);
+    return engine.ccall("attn_walk_data", "string", [], []);
+  }
+
   // ---- in the worker: the engine, one request at a time ----
   function workerMain() {
     var engine = null, queue = [], current = null, lastPost = 0;
@@ -20,21 +32,13 @@ var AttnWalkWorker = (function () {
       lastPost = now;
       postMessage({id: current, phase: phase, step: step, done: done, part: part, parts: parts});
     }
-    function answer(m) {
-      if (m.kind === "walk")
-        return engine.ccall("attn_walk_run", "string", ["string", "string", "number"],
-                            [JSON.stringify(m.args), m.input || "", m.json ? 1 : 0]);
-      if (m.kind === "bench")
-        return engine.ccall("attn_walk_bench", "string", ["number", "number", "number", "number"], m.args);
-      return engine.ccall("attn_walk_data", "string", [], []);
-    }
     function drain() {
       while (engine && queue.length) {
         var m = queue.shift(), out, broken = false;
         current = m.id;
         lastPost = performance.now();
         try {
-          out = answer(m);
+          out = engineAnswer(engine, m);
         } catch (e) {
           // The engine aborted (a trap, memory it could not get): it cannot be trusted after
           // that, so the page starts a new worker.
@@ -66,8 +70,8 @@ var AttnWalkWorker = (function () {
   // call starts a new worker (one try per call, so a worker that cannot start does not loop).
   function Client(onFail) {
     var loader = document.getElementById("aw-engine").textContent;
-    var url = URL.createObjectURL(new Blob([loader, "\n(", workerMain.toString(), ")();\n"],
-                                           {type: "text/javascript"}));
+    var source = [loader, "\n", engineAnswer.toString(), "\n(", workerMain.toString(), ")();\n"];
+    var url = URL.createObjectURL(new Blob(source, {type: "text/javascript"}));
     var worker = null, calls = {}, nextId = 1, module, given = false, dead = false;
     function init(m) {
       module = m;
@@ -111,7 +115,7 @@ var AttnWalkWorker = (function () {
     }
     // A request ({kind: "walk", args, input, json} | {kind: "bench", args} | {kind: "data"}):
     // a promise of the engine's answer (its text), or null if the worker was stopped first.
-    // progress(message) is called with {phase, step, done} while it runs.
+    // progress(message) is called with {phase, step, done, part, parts} while it runs.
     function call(request, progress) {
       var id = nextId++;
       request.id = id;
@@ -213,5 +217,5 @@ var AttnWalkWorker = (function () {
     return here;
   }
 
-  return {Client: Client, Walks: Walks, compile: compile, here: hereEngine};
+  return {Client: Client, Walks: Walks, compile: compile, here: hereEngine, answer: engineAnswer};
 })();
