@@ -131,6 +131,20 @@ async function act(tab, expression) {
   return v;
 }
 
+// The chapter's embeddings (data/journey.json, the page's default table) with one cell changed.
+function journeyWith(row, col, value) {
+  const journey = JSON.parse(fs.readFileSync(path.join(__dirname, "../../data/journey.json"), "utf8"));
+  journey.embeddings[row][col] = value;
+  return journey;
+}
+
+// The control `selector` names set to `value` as a learner's typing does (its "input" event; a
+// choice in a select: "change"), then the page's walk waited for.
+function setControl(tab, selector, value, event = "input") {
+  return act(tab, `(function () { var e = document.querySelector(${JSON.stringify(selector)});
+    e.value = ${JSON.stringify(value)}; e.dispatchEvent(new Event(${JSON.stringify(event)})); })()`);
+}
+
 // A real mouse click (the browser's input, not a script's) on the element `selector` names.
 async function click(tab, selector) {
   const at = await evaluate(tab, `(function () { var r = document.querySelector(${JSON.stringify(selector)}).getBoundingClientRect();
@@ -167,12 +181,10 @@ async function main(browser) {
 
   // 2. A control: --d-out changed to 3 on the causal walk.
   await open(tab, "#stage=causal");
-  await act(tab, `(function () { var i = document.querySelector('#aw-controls input[name="d-out"]');
-    i.value = "3"; i.dispatchEvent(new Event("input")); })()`);
+  await setControl(tab, `#aw-controls input[name="d-out"]`, "3");
   check(/(^|&|#)d-out=3(&|$)/.test(await evaluate(tab, "location.hash")), "the fragment does not follow the d-out control");
   compareSteps("control d-out=3", await pageSteps(tab), cli({opts: {stage: "causal", "d-out": "3"}, input: null}));
-  await act(tab, `(function () { var s = document.querySelector('#aw-controls select[name="stage"]');
-    s.value = "dot-product"; s.dispatchEvent(new Event("change")); })()`);
+  await setControl(tab, `#aw-controls select[name="stage"]`, "dot-product", "change");
   compareSteps("control stage=dot-product", await pageSteps(tab),
                cli({opts: {stage: "dot-product", "d-out": "3"}, input: null}));
 
@@ -180,8 +192,7 @@ async function main(browser) {
   // message, and the walk shown before stays.
   await open(tab, "#stage=multi-head");
   const goodWalk = await pageSteps(tab);
-  await act(tab, `(function () { var i = document.querySelector('#aw-controls input[name="d-out"]');
-    i.value = "3"; i.dispatchEvent(new Event("input")); })()`);
+  await setControl(tab, `#aw-controls input[name="d-out"]`, "3");
   const refused = await evaluate(tab, `document.getElementById("aw-error").textContent`);
   check(refused.startsWith("--heads: MultiHeadAttention needs --d-out divisible by --heads"),
         `d-out=3 with 2 heads: the message is ${JSON.stringify(refused)}`);
@@ -223,12 +234,9 @@ async function main(browser) {
   check(JSON.stringify(await pageSteps(tab)) === JSON.stringify(before), "bad JSON: the last good walk was replaced");
   check(!/input=/.test(await evaluate(tab, "location.hash")), "bad JSON: it went into the fragment");
   // A cell of the table edited: recomputed with the new number.
-  await act(tab, `(function () { var c = document.querySelector('#aw-controls .emb input[data-row="0"][data-col="0"]');
-    c.value = "0.5"; c.dispatchEvent(new Event("input")); })()`);
+  await setControl(tab, `#aw-controls .emb input[data-row="0"][data-col="0"]`, "0.5");
   check(await evaluate(tab, `document.getElementById("aw-error").textContent`) === "", "edited cell: an error shows");
-  const edited = JSON.parse(fs.readFileSync(path.join(__dirname, "../../data/journey.json"), "utf8"));
-  edited.embeddings[0][0] = 0.5;
-  compareSteps("edited cell", await pageSteps(tab), cli({opts: {stage: "dot-product"}, input: edited}));
+  compareSteps("edited cell", await pageSteps(tab), cli({opts: {stage: "dot-product"}, input: journeyWith(0, 0, 0.5)}));
 
   // 8. The controls a learner sees: the options of the chosen stage in their groups (input,
   //    the model, what to show), plain labels with the flag beside them, the rest under
@@ -247,40 +255,33 @@ async function main(browser) {
   const wantGqa = {stage: "show", text: "input", query: "more", "d-out": "model", "kv-groups": "model", window: "more",
                    lang: "show", "text-file": "none", "max-input-mb": "none", label: "Output width --d-out", box: "TEXTAREA"};
   check(JSON.stringify(seen) === JSON.stringify(wantGqa), `controls on gqa: ${JSON.stringify(seen)}`);
-  await act(tab, `(function () { var s = document.querySelector('#aw-controls select[name="stage"]');
-    s.value = "dot-product"; s.dispatchEvent(new Event("change")); })()`);
+  await setControl(tab, `#aw-controls select[name="stage"]`, "dot-product", "change");
   seen = await evaluate(tab, where);
   check(seen.query === "input" && seen["d-out"] === "more" && seen["kv-groups"] === "more" && seen.window === "more",
         `controls after choosing dot-product: ${JSON.stringify(seen)}`);
   // Your own text in its box: the walk is the CLI's, the table gives way to the text's pieces.
-  await act(tab, `(function () { var t = document.querySelector('#aw-controls textarea[name="text"]');
-    t.value = "注意力"; t.dispatchEvent(new Event("input")); })()`);
+  await setControl(tab, `#aw-controls textarea[name="text"]`, "注意力");
   compareSteps("text box", await pageSteps(tab), cli({opts: {stage: "dot-product", text: "注意力"}, input: null}));
   const pieces = await evaluate(tab, `({pieces: Array.from(document.querySelectorAll("#aw-controls .emb ol.pieces li")).map(function (l) { return l.textContent; }),
     note: (document.querySelector("#aw-controls .emb .text-note") || {}).textContent, table: !!document.querySelector("#aw-controls .emb table")})`);
   check(JSON.stringify(pieces.pieces) === JSON.stringify(["注", "↳", "意", "↳", "力", "↳"]),
         `text box: the pieces shown are ${JSON.stringify(pieces.pieces)}`);
   check(!pieces.table && /replaces the table/.test(pieces.note || ""), `text box: the table is still there (${JSON.stringify(pieces)})`);
-  await act(tab, `(function () { var t = document.querySelector('#aw-controls textarea[name="text"]');
-    t.value = ""; t.dispatchEvent(new Event("input")); })()`);
+  await setControl(tab, `#aw-controls textarea[name="text"]`, "");
   check(await evaluate(tab, `!!document.querySelector("#aw-controls .emb table")`), "text box emptied: the table did not come back");
   // A bad cell: the message in the table's terms, the cell marked, the walk kept.
   await open(tab, "#stage=causal");
   const kept = await pageSteps(tab);
-  await act(tab, `(function () { var c = document.querySelector('#aw-controls .emb input[data-row="2"][data-col="1"]');
-    c.value = "abc"; c.dispatchEvent(new Event("input")); })()`);
+  await setControl(tab, `#aw-controls .emb input[data-row="2"][data-col="1"]`, "abc");
   const bad = await evaluate(tab, `({msg: document.getElementById("aw-error").textContent,
     marked: document.querySelector('#aw-controls .emb input[data-row="2"][data-col="1"]').getAttribute("aria-invalid")})`);
   check(bad.msg.startsWith("row 3, column 2: 'abc' is not a number"), `bad cell: the message is ${JSON.stringify(bad.msg)}`);
   check(bad.marked === "true", "bad cell: the cell is not marked");
   check(JSON.stringify(await pageSteps(tab)) === JSON.stringify(kept), "bad cell: the walk was replaced");
   // ".5" is a number to a learner: it is read as 0.5.
-  await act(tab, `(function () { var c = document.querySelector('#aw-controls .emb input[data-row="2"][data-col="1"]');
-    c.value = ".5"; c.dispatchEvent(new Event("input")); })()`);
+  await setControl(tab, `#aw-controls .emb input[data-row="2"][data-col="1"]`, ".5");
   check(await evaluate(tab, `document.getElementById("aw-error").textContent`) === "", "cell .5: an error shows");
-  const halved = JSON.parse(fs.readFileSync(path.join(__dirname, "../../data/journey.json"), "utf8"));
-  halved.embeddings[2][1] = 0.5;
-  compareSteps("cell .5", await pageSteps(tab), cli({opts: {stage: "causal"}, input: halved}));
+  compareSteps("cell .5", await pageSteps(tab), cli({opts: {stage: "causal"}, input: journeyWith(2, 1, 0.5)}));
 
   // 7. A phone (390 px, a mobile viewport): the settings start folded, and nothing scrolls
   //    the page sideways (wide tensors and heatmaps scroll inside their own boxes), in both
