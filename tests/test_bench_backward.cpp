@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -12,6 +14,7 @@
 #include "bench/fast_backward.h"
 #include "bench/fast_forward.h"
 #include "bench/mha_backward.h"
+#include "kernels/attention.h"
 #include "modules/chapter.h"
 #include "run_process.h"
 #include "test_util.h"
@@ -148,6 +151,39 @@ TEST(BenchBackward, CliReportsCheckedBits) {
   const test::RunResult text = test::run_cli({"bench", "--backward", "--tokens", "128", "--repeat", "1", "--no-probe"});
   ASSERT_EQ(text.exit_code, 0) << test::describe(text);
   EXPECT_NE(text.out.find("bits: equal to the reference backward's, every gradient"), std::string::npos) << text.out;
+}
+
+// The fused heads skip the masked half. Autograd does not: a NaN or an infinity in a value or
+// in a row of grad_context reaches masked weights' gradients (x * 0 is NaN there), and through
+// each row's sum every score's gradient in it. So the kernel must refuse such operands and
+// leave them to the reference, which computes every entry.
+TEST(BenchBackward, FusedHeadsRefuseOperandsTheyCannotReproduce) {
+  const int64_t T = 150, H = 2, hd = 64, D = H * hd;
+  TorchGenerator gen(11);
+  const Tensor queries = randn(gen, {1, T, D}), keys = randn(gen, {1, T, D}), values = randn(gen, {1, T, D});
+  const Tensor grad_context = randn(gen, {1, T, D});
+  std::vector<float> gq(static_cast<size_t>(T * D)), gk(gq.size()), gv(gq.size());
+  const auto fused = [&](const Tensor& q, const Tensor& v, const Tensor& gc) {
+    return kernels::causal_attention_backward(q.data.data(), keys.data.data(), v.data.data(), gc.data.data(),
+                                              gq.data(), gk.data(), gv.data(), 1, T, H, hd);
+  };
+  ASSERT_TRUE(fused(queries, values, grad_context));
+  const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+  for (const float bad : {nan, -inf}) {
+    for (const int64_t at : {int64_t{0}, T * D - 1, (T / 2) * D + hd + 3}) {
+      Tensor q = queries, v = values, gc = grad_context;
+      v.data[static_cast<size_t>(at)] = bad;
+      EXPECT_FALSE(fused(queries, v, grad_context)) << "values[" << at << "] = " << bad;
+      gc.data[static_cast<size_t>(at)] = bad;
+      EXPECT_FALSE(fused(queries, values, gc)) << "grad_context[" << at << "] = " << bad;
+      q.data[static_cast<size_t>(at)] = bad;
+      EXPECT_FALSE(fused(q, values, grad_context)) << "queries[" << at << "] = " << bad;
+    }
+  }
+  // Finite, but large enough that a masked grad_weights entry could overflow.
+  Tensor big = values;
+  big.data[5] = 1e36f;
+  EXPECT_FALSE(fused(queries, big, grad_context));
 }
 
 }  // namespace

@@ -46,8 +46,10 @@ namespace attn::kernels {
 //   grad_values  = attn_weights.T @ grad_context,
 // each product in OpenBLAS's blocked order, as bmm computes it.
 // Returns false, computing nothing, where this does not reproduce autograd: sizes the fused
-// forward does not handle, products below OpenBLAS's blocked kernel, no vector unit, or
-// operands so large that a masked grad_weights entry (never computed here) could overflow.
+// forward does not handle, products below OpenBLAS's blocked kernel, no vector unit, an
+// infinity or a NaN in the queries, values or grad_context (autograd's masked products turn it
+// into NaN where the skipped ones here do not), or operands so large that a masked
+// grad_weights entry (never computed here) could overflow.
 bool causal_attention_backward(const float* queries, const float* keys, const float* values,
                                const float* grad_context, float* grad_queries, float* grad_keys, float* grad_values,
                                int64_t batch, int64_t T, int64_t H, int64_t head_dim);

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/cpu.h"
+#include "core/float_bits.h"
 #include "kernels/attention.h"
 #include "kernels/gemm.h"
 #include "kernels/parallel.h"
@@ -143,25 +144,34 @@ void one_head(const Call& c, int64_t bh) {
 }
 
 // Every grad_weights entry finite, the masked ones (never computed) included: each is a sum of
-// head_dim products, at most max_i sum_d |gc_id| * max_jd |v_jd|.
+// head_dim products, at most max_i sum_d |gc_id| * max_jd |v_jd|. False too for an infinity or
+// a NaN in either, which a sum of absolute values keeps. The sums and maxima run in 16 lanes,
+// so that they vectorise: in any order they bound the same.
 bool bounded(const float* gc, const float* v, int64_t rows, int64_t D) {
-  float max_v = 0.0f, max_row = 0.0f;
+  constexpr int64_t kLanes = 16;
+  float max_v[kLanes] = {}, sum_v[kLanes] = {}, max_row = 0.0f, sum_rows = 0.0f;
   for (int64_t i = 0; i < rows; ++i) {
-    float row = 0.0f;
-    for (int64_t d = 0; d < D; ++d) {
-      row += std::fabs(gc[i * D + d]);
-      max_v = std::max(max_v, std::fabs(v[i * D + d]));
-    }
-    max_row = std::max(max_row, row);
+    const float *g_row = gc + i * D, *v_row = v + i * D;
+    float row[kLanes] = {};
+    const auto add = [&](int64_t d, int64_t l) {
+      row[l] += std::fabs(g_row[d]);
+      const float a = std::fabs(v_row[d]);
+      sum_v[l] += a;
+      max_v[l] = max_v[l] > a ? max_v[l] : a;
+    };
+    int64_t d = 0;
+    for (; d + kLanes <= D; d += kLanes)
+      for (int64_t l = 0; l < kLanes; ++l) add(d + l, l);
+    for (int64_t l = 0; d + l < D; ++l) add(d + l, l);
+    float sum = 0.0f;
+    for (const float lane : row) sum += lane;
+    sum_rows += sum;
+    max_row = std::max(max_row, sum);
   }
-  return std::isfinite(max_row) && std::isfinite(max_v) && static_cast<double>(max_row) * max_v < 1e30;
-}
-
-// Every value finite: the products skip zeros times these (exact only when they are finite).
-bool all_finite(const float* x, int64_t n) {
-  float sum = 0.0f;  // inf or NaN anywhere makes it NaN (x - x); one pass that vectorises
-  for (int64_t i = 0; i < n; ++i) sum += x[i] - x[i];
-  return sum == 0.0f;
+  float all_v = 0.0f;
+  for (const float lane : sum_v) all_v += lane;
+  const float max_value = *std::max_element(max_v, max_v + kLanes);
+  return std::isfinite(sum_rows) && std::isfinite(all_v) && static_cast<double>(max_row) * max_value < 1e30;
 }
 
 }  // namespace
@@ -174,7 +184,9 @@ bool causal_attention_backward(const float* queries, const float* keys, const fl
   // for all four), the forward's weights from the fused pass, a vector unit for the rows.
   const double mnk = static_cast<double>(T) * static_cast<double>(T) * static_cast<double>(head_dim);
   if (active_isa() == Isa::Scalar || mnk <= 1e6 || !causal_attention_fusable(batch, T, head_dim) || T < 8) return false;
-  if (!bounded(grad_context, values, batch * T, D) || !all_finite(queries, batch * T * D)) return false;
+  // The skipped products are exact only against finite operands (a NaN or an infinity times
+  // a masked weight's 0 is NaN in autograd), and the masked weights' gradients must be finite.
+  if (any_nonfinite(queries, batch * T * D) || !bounded(grad_context, values, batch * T, D)) return false;
   Call c{queries, keys, values, grad_context, grad_queries, grad_keys, grad_values, T, H, head_dim, D,
          static_cast<float>(std::sqrt(static_cast<double>(head_dim))), blocked_chain_order(head_dim),
          blocked_chain_order(T)};

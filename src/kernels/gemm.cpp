@@ -118,14 +118,8 @@ int64_t last_nonfinite_row(int64_t K, int64_t N, ConstMat B) {
         if (!std::isfinite(B.data[j * B.ld + k])) last = k;
     return last;
   }
-  for (int64_t k = K - 1; k >= 0; --k) {
-    const float* row = B.data + k * B.ld;
-    // inf and NaN have every exponent bit set; an integer scan vectorises.
-    uint32_t nonfinite = 0;
-    for (int64_t j = 0; j < N; ++j)
-      nonfinite |= static_cast<uint32_t>((float_to_bits(row[j]) & 0x7f800000u) == 0x7f800000u);
-    if (nonfinite) return k;
-  }
+  for (int64_t k = K - 1; k >= 0; --k)
+    if (any_nonfinite(B.data + k * B.ld, N)) return k;
   return -1;
 }
 
