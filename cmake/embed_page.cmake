@@ -1,6 +1,6 @@
 # Writes OUT, a C++ file holding the page template's files (src/render/page/) as strings,
-# so the CLI's --format html and `make web` fill the same page (the script is worker.js and
-# hover.js, then page.js, which uses them). Run by a build step:
+# so the CLI's --format html and `make web` fill the same page (the script is worker.js,
+# hover.js and embeddings.js, then page.js, which uses them). Run by a build step:
 #   cmake -DPAGE_DIR=... -DOUT=... -P embed_page.cmake
 set(body "// Generated from src/render/page/ by cmake/embed_page.cmake. Do not edit.\n")
 string(APPEND body "#include \"render/page.h\"\n\nnamespace attn {\n\n")
@@ -11,7 +11,8 @@ foreach(pair "html;kPageHtml" "css;kPageCss" "js;kPageJs")
   if(ext STREQUAL "js")
     file(READ "${PAGE_DIR}/worker.js" worker)
     file(READ "${PAGE_DIR}/hover.js" hover)
-    set(text "${worker}\n${hover}\n${text}")
+    file(READ "${PAGE_DIR}/embeddings.js" embeddings)
+    set(text "${worker}\n${hover}\n${embeddings}\n${text}")
   endif()
   string(FIND "${text}" ")ATTNPAGE\"" clash)
   if(NOT clash EQUAL -1)

@@ -14,7 +14,8 @@
 // 6. No request leaves the page (file:// of the page itself, data: and its worker's blob:).
 // 7. At phone width (390 px) the settings start folded and the page never scrolls sideways.
 // 8. The controls: the chosen stage's options in groups, the rest under "more"; the text box
-//    and its pieces; a bad cell named by row and column.
+//    and its pieces; a bad cell named by row and column; the table's buttons (a token or a
+//    dimension added or removed, the chapter's table back), each walk the CLI's.
 // 9. The engine runs in a Web Worker: during a walk of a few seconds a timer keeps firing and
 //    a click is handled, the progress line advances (the wrapper's heads one by one), and the
 //    walk shown is the CLI's; a newer request stops a long walk and only the newer walk is
@@ -282,6 +283,36 @@ async function main(browser) {
   await setControl(tab, `#aw-controls .emb input[data-row="2"][data-col="1"]`, ".5");
   check(await evaluate(tab, `document.getElementById("aw-error").textContent`) === "", "cell .5: an error shows");
   compareSteps("cell .5", await pageSteps(tab), cli({opts: {stage: "causal"}, input: journeyWith(2, 1, 0.5)}));
+  // The table's buttons, clicked as a learner clicks: a token added (x7, zeros), a dimension
+  // added, the first token removed (its ×), the last dimension removed, then the chapter's
+  // table back. Each time the table is drawn anew with its new shape and the walk is the CLI's
+  // on the same embeddings.
+  const edited = journeyWith(2, 1, 0.5);
+  const tableShape = `(function () { var rows = document.querySelectorAll("#aw-controls .emb table tr");
+    return [rows.length - 1, rows.length > 1 ? rows[1].querySelectorAll("input").length - 1 : 0]; })()`;
+  const clickAndWait = async (selector) => {
+    await click(tab, selector);
+    await waitFor(tab, `!window.attnWalk.busy()`, 120000);
+  };
+  const buttons = [
+    ["button.add-token", (e) => { e.tokens.push("x7"); e.embeddings.push([0, 0, 0]); }],
+    ["button.add-dim", (e) => e.embeddings.forEach((r) => r.push(0))],
+    ["tr:nth-child(2) button.del", (e) => { e.tokens.shift(); e.embeddings.shift(); }],
+    ["button.remove-dim", (e) => e.embeddings.forEach((r) => r.pop())],
+  ];
+  for (const [button, edit] of buttons) {
+    edit(edited);
+    await clickAndWait(`#aw-controls .emb ${button}`);
+    check(await evaluate(tab, `document.getElementById("aw-error").textContent`) === "", `${button}: an error shows`);
+    const shape = await evaluate(tab, tableShape);
+    check(JSON.stringify(shape) === JSON.stringify([edited.tokens.length, edited.embeddings[0].length]),
+          `${button}: the table is ${JSON.stringify(shape)} (tokens, dimensions) after it`);
+    compareSteps(button, await pageSteps(tab), cli({opts: {stage: "causal"}, input: edited}));
+  }
+  await clickAndWait(`#aw-controls .emb button.reset`);
+  check(JSON.stringify(await evaluate(tab, tableShape)) === "[6,3]", "reset: the chapter's table is not back");
+  check(!/input=/.test(await evaluate(tab, "location.hash")), "reset: the input stays in the fragment");
+  compareSteps("reset", await pageSteps(tab), cli({opts: {stage: "causal"}, input: null}));
 
   // 7. A phone (390 px, a mobile viewport): the settings start folded, and nothing scrolls
   //    the page sideways (wide tensors and heatmaps scroll inside their own boxes), in both

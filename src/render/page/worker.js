@@ -1,9 +1,9 @@
 // The page's engine in a Web Worker, so that the page keeps answering while a walk runs (a walk
-// at GPT-2's size takes minutes in WebAssembly). page.js (after this file and hover.js, in the
-// same script element) asks it for walks; neither computes anything. The worker is made from a
-// Blob (a page opened from a file may not load a script file): the emscripten loader (the
-// page's #aw-engine script) and workerMain below, given the engine's wasm compiled once here,
-// so that a new worker starts without compiling it again. Also here: the wasm inflated from the
+// at GPT-2's size takes minutes in WebAssembly). page.js (after this file, hover.js and
+// embeddings.js, in the same script element) asks it for walks; neither computes anything. The
+// worker is made from a Blob (a page opened from a file may not load a script file): the
+// emscripten loader (the page's #aw-engine script) and workerMain below, given the engine's wasm
+// compiled once here, so that a new worker starts without compiling it again. Also here: the wasm inflated from the
 // page, and the engine on the page's own thread for window.attnWalk.run.
 var AttnWalkWorker = (function () {
   "use strict";
