@@ -25,6 +25,11 @@ TEST(BackwardChecks, RowsSumToZeroCanFail) {
   const Comparison c = rows_sum_to_zero(bad, 1e-6);
   EXPECT_FALSE(c.passed);
   EXPECT_DOUBLE_EQ(c.max_diff, 0.5);
+  // A row holding a NaN sums to NaN, which is no 0: the check fails, whatever row comes after.
+  const Tensor nan({2, 3}, {std::numeric_limits<float>::quiet_NaN(), 0.0f, 0.0f, 0.0f, 1.0f, -1.0f});
+  const Comparison n = rows_sum_to_zero(nan, 1e-6);
+  EXPECT_FALSE(n.passed);
+  EXPECT_EQ(n.max_diff, std::numeric_limits<double>::infinity());
 }
 
 TEST(BackwardChecks, MaskedExactlyZeroCanFail) {
@@ -37,6 +42,10 @@ TEST(BackwardChecks, MaskedExactlyZeroCanFail) {
   const Comparison c = masked_exactly_zero(t);
   EXPECT_FALSE(c.passed);
   EXPECT_FLOAT_EQ(static_cast<float>(c.max_diff), 1e-30f);
+  t.data[9 + 2] = std::numeric_limits<float>::quiet_NaN();
+  const Comparison n = masked_exactly_zero(t);
+  EXPECT_FALSE(n.passed);
+  EXPECT_EQ(n.max_diff, std::numeric_limits<double>::infinity());
 }
 
 TEST(BackwardChecks, FiniteDifferenceAgreesAndAWrongGradientFails) {

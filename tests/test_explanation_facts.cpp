@@ -6,6 +6,7 @@
 
 #include "lang/lang.h"
 #include "render/render.h"
+#include "stages/backward.h"
 #include "stages/stages.h"
 #include "test_util.h"
 
@@ -116,6 +117,39 @@ TEST(ExplanationFacts, DropoutNamesTheEmptiedRowAndTheCheckSaysWhatItMeasures) {
   const Walk light = run_dropout(c);
   EXPECT_EQ(light.vars.count("variant:dropout_attn_weights_row_sums"), 0u);
   EXPECT_EQ(explained(light, "dropout_attn_weights_row_sums").find("lost every weight"), std::string::npos);
+}
+
+// The backward stage's texts that hold only for finite numbers ("each row sums to 0", "its
+// gradient is 0", "moves every weight by about ∓lr", "training moved the attention") give way
+// to what the numbers show when a float32 overflowed; a NaN is written "nan", as PyTorch
+// prints it, never "-nan"; and the checks fail on a NaN row instead of skipping it.
+TEST(ExplanationFacts, BackwardSaysWhenItsNumbersAreNotFinite) {
+  const Walk book = run_backward(test::book_config());
+  Config c = with_inputs({{3e38f, -3e38f}, {3e38f, 0.5f}, {0.3f, 0.1f}});
+  const Walk overflow = run_backward(c);
+  const struct {
+    const char* step;
+    const char* finite;  // a phrase only the finite text has
+    const char* not_finite;  // and one only the other has
+  } texts[] = {{"logits.grad", "Each row sums to 0.", "not all finite"},
+               {"queries.grad", "its gradient is 0", "not finite here"},
+               {"step1.update", "step 1 moves every weight", "Where the gradient is not finite"},
+               {"attn_weights_trained", "training moved the attention", "not all finite"}};
+  for (const auto& t : texts) {
+    const std::string good = explained(book, t.step), bad = explained(overflow, t.step);
+    EXPECT_NE(good.find(t.finite), std::string::npos) << t.step << ": " << good;
+    EXPECT_EQ(good.find(t.not_finite), std::string::npos) << t.step << ": " << good;
+    EXPECT_NE(bad.find(t.not_finite), std::string::npos) << t.step << ": " << bad;
+    EXPECT_EQ(bad.find(t.finite), std::string::npos) << t.step << ": " << bad;
+  }
+  for (const Lang lang : {Lang::En, Lang::Zh}) {
+    const std::string out = text_of(overflow, lang);
+    EXPECT_EQ(out.find("-nan"), std::string::npos) << out;
+    EXPECT_NE(out.find("nan"), std::string::npos);
+  }
+  EXPECT_NE(explained(overflow, "loss").find("Here nan;"), std::string::npos) << explained(overflow, "loss");
+  for (const auto& check : overflow.checks)
+    if (check.id == "scores_grad_rows_sum_to_zero") EXPECT_FALSE(check.passed);
 }
 
 TEST(Sections, CausalAttentionIsInSection353AndTheSoftmaxAdditionsAreMarked) {

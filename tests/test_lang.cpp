@@ -61,6 +61,13 @@ std::vector<Named> configs() {
   c.tokens = {"x1", "x2", "x3"};
   c.query = 1;
   out.push_back({"zeros", c});
+  // Embeddings so large that float32 overflows in the scores: texts that hold only for finite
+  // numbers give way to their "nonfinite" variants (the backward stage's).
+  c = Config{};
+  c.inputs = Tensor({3, 2}, {3e38f, -3e38f, 3e38f, 0.5f, 0.3f, 0.1f});
+  c.tokens = {"x1", "x2", "x3"};
+  c.query = 1;
+  out.push_back({"overflow", c});
   // A single token.
   c = Config{};
   c.inputs = Tensor({1, 4}, {0.1f, -0.2f, 0.3f, 0.4f});

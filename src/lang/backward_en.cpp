@@ -69,6 +69,12 @@ LangTable backward_en() {
         "derivative of -log softmax is p - one_hot. Position 1: its target {target0} has p = "
         "{p_target0}, so its gradient is ({p_target0} - 1) / {N} = {logits_grad_target0}; label "
         "{other0} has p = {p_other0}, so {p_other0} / {N} = {logits_grad_other0}. Each row sums to 0."}},
+      {"backward/logits.grad#nonfinite",
+       {"logits.grad = (softmax(logits) - one_hot(targets)) / {N}",
+        "d loss / d logits: the mean over N = {N} positions puts 1/N in front, and the "
+        "derivative of -log softmax is p - one_hot. Here the logits are not all finite: a float32 "
+        "overflowed in the forward pass, softmax gives NaN (position 1: p = {p_target0} for its "
+        "target {target0}), and so does every gradient it reaches."}},
       {"backward/out_head.weight.grad",
        {"out_head.weight.grad = logits.grad.T @ context_vecs, summed over batch and tokens",
         "For y = x @ W.T, dW = grad_yᵀ · x: every position adds the outer product of its gradient "
@@ -109,6 +115,11 @@ LangTable backward_en() {
        {"queries.grad = attn_scores.grad @ keys, heads merged",
         "scores = q · kᵀ, so dq = grad · k. The first query sees only the first key, whose "
         "weight is always 1: its gradient is 0."}},
+      {"backward/queries.grad#nonfinite",
+       {"queries.grad = attn_scores.grad @ keys, heads merged",
+        "scores = q · kᵀ, so dq = grad · k. The scores' gradient is not finite here, so neither is "
+        "this one. With finite numbers the first query's gradient is 0: it sees only the first "
+        "key, whose weight is always 1."}},
       {"backward/W_query.weight.grad",
        {"W_query.weight.grad = queries.grad.T @ batch", "grad_outᵀ · input, summed over batch and tokens."}},
       {"backward/W_query.bias.grad", {"W_query.bias.grad: queries.grad summed", "qkv_bias=True."}},
@@ -143,6 +154,11 @@ LangTable backward_en() {
         "param·(1 − lr·wd) − lr/(1 − β₁) · exp_avg / (√(exp_avg_sq/(1 − β₂)) + ε): after bias "
         "correction, step 1 moves every weight by about −lr·sign(grad) = ∓{lr}, whatever the "
         "gradient's size, plus the decay lr·wd·param."}},
+      {"backward/step1.update#nonfinite",
+       {"the update of W_query.weight in step 1 (after − before)",
+        "param·(1 − lr·wd) − lr/(1 − β₁) · exp_avg / (√(exp_avg_sq/(1 − β₂)) + ε). Where the "
+        "gradient is not finite, neither is the update. A finite gradient moves its weight by "
+        "about −lr·sign(grad) = ∓{lr} in step 1, plus the decay lr·wd·param."}},
       {"backward/step1.update#sgd",
        {"the update of W_query.weight in step 1 (after − before)", "SGD: −lr · grad = −{lr} · grad."}},
       {"backward/step1.W_query.weight", {"W_query.weight after step 1", "before + update."}},
@@ -170,6 +186,10 @@ LangTable backward_en() {
        {"attention weights after {steps} steps (eval mode, first sequence)",
         "Compare with the untrained ones: training moved the attention to the tokens that help "
         "predict the next one."}},
+      {"backward/attn_weights_trained#nonfinite",
+       {"attention weights after {steps} steps (eval mode, first sequence)",
+        "These weights are not all finite: a float32 overflowed on the way, and there is no "
+        "pattern here to compare with the untrained one."}},
   };
   t.checks = {
       {"scores_grad_rows_sum_to_zero", "every row of attn_scores.grad sums to 0"},

@@ -32,6 +32,7 @@ LangTable backward_zh() {
       {"backward/loss#text", {"loss = F.cross_entropy(logits.flatten(0, 1), targets.flatten())", "第 5 章的 calc_loss_batch：对全部 {V} 个词元做 log_softmax，再对 {N} 个位置的 -log p（目标）取平均。这里是 {loss}；均匀猜测会得到 ln {V} = 10.82。"}},
       {"backward/loss", {"loss = F.cross_entropy(logits.flatten(0, 1), targets.flatten())", "第 5 章的 calc_loss_batch：对 {V} 个标签做 log_softmax，再对 {N} 个位置的负对数概率 -log p（目标）取平均。这里是 {loss}；均匀猜测会得到 ln {V}。"}},
       {"backward/logits.grad", {"logits.grad = (softmax(logits) - one_hot(targets)) / {N}", "对 N = {N} 个位置取平均带来 1/N，-log softmax 的导数是 p - one_hot。位置 1：目标 {target0} 的 p = {p_target0}，所以梯度是 ({p_target0} - 1) / {N} = {logits_grad_target0}；标签 {other0} 的 p = {p_other0}，所以是 {p_other0} / {N} = {logits_grad_other0}。每行之和为 0。"}},
+      {"backward/logits.grad#nonfinite", {"logits.grad = (softmax(logits) - one_hot(targets)) / {N}", "对 N = {N} 个位置取平均带来 1/N，-log softmax 的导数是 p - one_hot。这里的 logits 并非全是有限数：前向传播中有 float32 溢出，softmax 给出 NaN（位置 1：目标 {target0} 的 p = {p_target0}），它传到的每个梯度也是如此。"}},
       {"backward/out_head.weight.grad", {"out_head.weight.grad = logits.grad.T @ context_vecs，对批次和词元求和", "对 y = x @ W.T，dW = grad_yᵀ · x：每个位置加上其梯度与输入的外积。形状 ({V}, {d_out})，与权重相同。"}},
       {"backward/context_vecs.grad", {"context_vecs.grad = logits.grad @ out_head.weight", "对 y = x @ W.T，dx = grad_y · W：梯度沿同一组权重流回。"}},
       {"backward/out_proj.weight.grad", {"out_proj.weight.grad = context_vecs.grad.T @ context_vec_merged", "Linear 的 weight.grad 是 grad_outᵀ · input，对批次和词元求和。"}},
@@ -43,6 +44,7 @@ LangTable backward_zh() {
       {"backward/W_value.weight.grad", {"W_value.weight.grad = values.grad.T @ batch", "grad_outᵀ · input，对批次和词元求和：({d_out}, {d_in})。"}},
       {"backward/W_value.bias.grad", {"W_value.bias.grad：values.grad 对批次和词元求和", "使用 qkv_bias=True 时：偏置加到每个位置上，梯度是这些位置的梯度之和。"}},
       {"backward/queries.grad", {"queries.grad = attn_scores.grad @ keys，各头合并", "scores = q · kᵀ，所以 dq = grad · k。第一个查询只看到第一个键，其权重总是 1：梯度为 0。"}},
+      {"backward/queries.grad#nonfinite", {"queries.grad = attn_scores.grad @ keys，各头合并", "scores = q · kᵀ，所以 dq = grad · k。这里分数的梯度不是有限数，所以这个梯度也不是。数值有限时，第一个查询的梯度为 0：它只看到第一个键，其权重总是 1。"}},
       {"backward/W_query.weight.grad", {"W_query.weight.grad = queries.grad.T @ batch", "grad_outᵀ · input，对批次和词元求和。"}},
       {"backward/W_query.bias.grad", {"W_query.bias.grad：queries.grad 求和", "使用 qkv_bias=True 时：偏置加到每个位置上，梯度是这些位置的梯度之和。"}},
       {"backward/keys.grad", {"keys.grad = attn_scores.grad.T @ queries，各头合并", "scores = q · kᵀ，所以 dk = gradᵀ · q。"}},
@@ -53,6 +55,7 @@ LangTable backward_zh() {
       {"backward/step1.exp_avg", {"AdamW 第 1 步，W_query.weight：exp_avg = 0.9·0 + 0.1·grad", "一阶矩：梯度的滑动平均（β₁ = 0.9）。"}},
       {"backward/step1.exp_avg_sq", {"exp_avg_sq = 0.999·0 + 0.001·grad²", "二阶矩：梯度平方的滑动平均（β₂ = 0.999）。"}},
       {"backward/step1.update", {"第 1 步中 W_query.weight 的更新（之后 − 之前）", "param·(1 − lr·wd) − lr/(1 − β₁) · exp_avg / (√(exp_avg_sq/(1 − β₂)) + ε)：偏差校正之后，第 1 步把每个权重移动约 −lr·sign(grad) = ∓{lr}，与梯度大小无关，另加衰减 lr·wd·param。"}},
+      {"backward/step1.update#nonfinite", {"第 1 步中 W_query.weight 的更新（之后 − 之前）", "param·(1 − lr·wd) − lr/(1 − β₁) · exp_avg / (√(exp_avg_sq/(1 − β₂)) + ε)。梯度不是有限数的地方，更新也不是。有限的梯度在第 1 步把它的权重移动约 −lr·sign(grad) = ∓{lr}，另加衰减 lr·wd·param。"}},
       {"backward/step1.update#sgd", {"第 1 步中 W_query.weight 的更新（之后 − 之前）", "SGD：更新就是 −lr · grad = −{lr} · grad。"}},
       {"backward/step1.W_query.weight", {"第 1 步之后的 W_query.weight", "之前 + 更新。"}},
       {"backward/losses", {"losses：{steps} 次更新前各自的损失", "{optimizer}，lr {lr}：train_model_simple 的循环（zero_grad、loss、backward、step）。"}},
@@ -69,6 +72,7 @@ LangTable backward_zh() {
       {"backward/out_head.weight", {"{steps} 步之后的 out_head.weight", "训练后的参数。"}},
       {"backward/attn_weights_untrained", {"训练前的注意力权重（eval 模式，第一个序列）", "mha.eval()：没有 dropout。"}},
       {"backward/attn_weights_trained", {"{steps} 步之后的注意力权重（eval 模式，第一个序列）", "与未训练的比较：训练把注意力移向有助于预测下一个词元的词元。"}},
+      {"backward/attn_weights_trained#nonfinite", {"{steps} 步之后的注意力权重（eval 模式，第一个序列）", "这些权重并非全是有限数：途中有 float32 溢出，这里没有可与未训练的相比较的模式。"}},
   };
   t.checks = {
       {"scores_grad_rows_sum_to_zero", "attn_scores.grad 的每一行之和为 0"},

@@ -7,10 +7,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <string>
 #include <vector>
 
+#include "core/number_format.h"
 #include "core/tensor_summary.h"
 
 namespace attn {
@@ -22,36 +22,8 @@ constexpr int kPrecision = 4;
 constexpr int kLineWidth = 80;
 
 // ---------------------------------------------------------------------------------------------
-// Python's str.format for a float, for the three specs PyTorch uses: "{:.0f}", "{:.4f}",
-// "{:W.4e}". PyTorch formats the *double* value of each float32 (tensor.tolist() / item()).
-// glibc's printf (and musl's, in the web page) rounds the exact binary value correctly (ties to
-// even), like Python's dtoa, so the digits agree (tests/libc/compare.sh). Non-finite values
-// differ: Python never prints a sign on NaN ("nan" even for a negative NaN) while glibc prints
-// "-nan", so those are spelled out here.
-
-std::string nonfinite_str(double v) {
-  if (std::isnan(v)) return "nan";
-  return v > 0 ? "inf" : "-inf";
-}
-
-std::string printf_double(const char* spec, int precision, double v) {
-  char buf[512];  // "%.0f" of FLT_MAX has 39 digits; plenty of room
-  std::snprintf(buf, sizeof buf, spec, precision, v);
-  return buf;
-}
-
-// "{:.Nf}".format(v)
-std::string py_fixed(double v, int precision) {
-  if (!std::isfinite(v)) return nonfinite_str(v);
-  return printf_double("%.*f", precision, v);
-}
-
-// "{:.Ne}".format(v): at least two exponent digits, as in C.
-std::string py_sci(double v, int precision) {
-  if (!std::isfinite(v)) return nonfinite_str(v);
-  return printf_double("%.*e", precision, v);
-}
-
+// PyTorch formats the *double* value of each float32 (tensor.tolist() / item()) with Python's
+// str.format, for three specs: "{:.0f}", "{:.4f}", "{:W.4e}" (core/number_format.h).
 // Python's // for a positive divisor (C++ / truncates toward zero instead).
 int floor_div(int a, int b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
 
@@ -67,7 +39,7 @@ class Formatter {
   // the widest of them: no trailing dot, no scientific mode.
   Formatter(const std::vector<float>& shown, bool int64) : int64_(int64) {
     if (int64_) {
-      for (float f : shown) max_width_ = std::max(max_width_, py_fixed(static_cast<double>(f), 0).size());
+      for (float f : shown) max_width_ = std::max(max_width_, python_fixed(static_cast<double>(f), 0).size());
       return;
     }
     // Only nonzero finite values take part. Zeros, infinities and NaNs never widen a column
@@ -96,14 +68,14 @@ class Formatter {
       // Whole numbers print as "2.": the trailing dot (the +1) marks a float tensor.
       sci_mode_ = wide_range;
       for (double v : vals) {
-        const size_t len = sci_mode_ ? py_sci(v, kPrecision).size() : py_fixed(v, 0).size() + 1;
+        const size_t len = sci_mode_ ? python_sci(v, kPrecision).size() : python_fixed(v, 0).size() + 1;
         max_width_ = std::max(max_width_, len);
       }
     } else {
       sci_mode_ = wide_range || abs_min < 1.0e-4;
       for (double v : vals) {
         const size_t len =
-            sci_mode_ ? py_sci(v, kPrecision).size() : py_fixed(v, kPrecision).size();
+            sci_mode_ ? python_sci(v, kPrecision).size() : python_fixed(v, kPrecision).size();
         max_width_ = std::max(max_width_, len);
       }
     }
@@ -117,14 +89,14 @@ class Formatter {
     const double v = static_cast<double>(value);
     std::string ret;
     if (int64_) {
-      ret = py_fixed(v, 0);
+      ret = python_fixed(v, 0);
     } else if (sci_mode_) {
-      ret = py_sci(v, kPrecision);
+      ret = python_sci(v, kPrecision);
     } else if (int_mode_) {
-      ret = py_fixed(v, 0);
+      ret = python_fixed(v, 0);
       if (std::isfinite(v)) ret += ".";  // no "inf." / "nan."
     } else {
-      ret = py_fixed(v, kPrecision);
+      ret = python_fixed(v, kPrecision);
     }
     return pad_left(ret, max_width_);
   }

@@ -9,6 +9,8 @@
 #include <map>
 #include <string>
 
+#include "core/float_bits.h"
+#include "core/number_format.h"
 #include "modules/train.h"
 #include "stages/backward.h"
 #include "modules/train_f64.h"
@@ -68,11 +70,20 @@ size_t parameter_index(const std::vector<std::pair<std::string, Tensor*>>& param
   return 0;
 }
 
+// A step whose text states a fact that holds only for finite numbers ("each row sums to 0",
+// "its gradient is 0") gets its "nonfinite" variant when its tensor holds an infinity or a NaN:
+// a float32 overflowed on the way (the inputs themselves are finite), and the text says so
+// instead of a fact the tensor above it does not show.
+void mark_nonfinite(Walk& walk, const std::string& step, const Tensor& t) {
+  if (any_nonfinite(t.data.data(), t.numel())) walk.vars["variant:" + step] = "nonfinite";
+}
+
 // Every .grad in autograd's order, with the checks after the gradients they read.
 void record_gradients(Walk& walk, const AttentionLM& model, const Activations& a, const Gradients& grads) {
   for (const auto& [name, grad] : grads.in_order) {
     if (name == "batch") continue;
     walk.record(name + ".grad", grad);
+    if (name == "logits" || name == "queries") mark_nonfinite(walk, name + ".grad", grad);
     if (name == "attn_scores") {
       add_check(walk, "scores_grad_rows_sum_to_zero", rows_sum_to_zero(grad, 1e-6));
       add_check(walk, "masked_scores_grad_exactly_zero", masked_exactly_zero(grad));
@@ -89,7 +100,7 @@ void record_gradients(Walk& walk, const AttentionLM& model, const Activations& a
 // Named values the gradient texts quote (src/lang/backward_*.cpp), from the walk's tensors.
 void set_gradient_vars(Walk& walk, const Activations& a, const Gradients& g) {
   const int64_t V = a.logits.size(-1), N = static_cast<int64_t>(a.targets.size());
-  const auto num = [](double v) { return fmt::format("{:.4f}", v); };
+  const auto num = [](double v) { return python_fixed(v, 4); };
   walk.vars["N"] = std::to_string(N);
   walk.vars["V"] = std::to_string(V);
   walk.vars["target0"] = std::to_string(a.targets[0]);
@@ -205,6 +216,7 @@ Walk run_backward_with(const Config& cfg, const TrainChoices& choices) {
     Tensor update = *params[i].second;
     for (int64_t k = 0; k < update.numel(); ++k) update.data[k] -= before[i].data[k];
     walk.add("step1.update", update);
+    if (training.optimizer.kind == Optimizer::Kind::AdamW) mark_nonfinite(walk, "step1.update", update);
     walk.add("step1.W_query.weight", *params[i].second);
   };
   const std::vector<float> losses = training.run(tc.steps, observe);
@@ -213,6 +225,7 @@ Walk run_backward_with(const Config& cfg, const TrainChoices& choices) {
   for (const auto& [name, p] : params) walk.add_parameter(name, *p);
   walk.add("attn_weights_untrained", untrained);
   walk.add("attn_weights_trained", eval_attention(model, data));
+  mark_nonfinite(walk, "attn_weights_trained", walk.steps.back().value);
   if (walk.summaries_only) summarize(walk);  // the trained 50257-row tables of --text
   return walk;
 }

@@ -2,8 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace attn {
+
+namespace {
+constexpr double kNanDifference = std::numeric_limits<double>::infinity();  // the difference a NaN makes
+}  // namespace
 
 Comparison rows_sum_to_zero(const Tensor& t, double tol) {
   const int64_t n = t.size(-1);
@@ -11,7 +16,7 @@ Comparison rows_sum_to_zero(const Tensor& t, double tol) {
   for (int64_t r = 0; r < t.numel() / n; ++r) {
     double s = 0.0;
     for (int64_t i = 0; i < n; ++i) s += t.data[r * n + i];
-    worst = std::max(worst, std::fabs(s));
+    worst = std::isnan(s) ? kNanDifference : std::max(worst, std::fabs(s));  // a NaN row sums to nothing
   }
   return {worst <= tol, worst};
 }
@@ -23,7 +28,7 @@ Comparison masked_exactly_zero(const Tensor& t) {
   for (int64_t k = 0; k < t.numel(); ++k)
     if ((k % T) > (k / T) % T && t.data[k] != 0.0f) {
       all_zero = false;
-      worst = std::max(worst, std::fabs(static_cast<double>(t.data[k])));
+      worst = std::isnan(t.data[k]) ? kNanDifference : std::max(worst, std::fabs(static_cast<double>(t.data[k])));
     }
   return {all_zero, worst};
 }

@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "core/number_format.h"
 #include "ops/ops.h"
 #include "stages/common.h"
 #include "stages/stages.h"
@@ -30,10 +31,10 @@ void score_facts(Walk& walk, const Tensor& inputs, const Tensor& attn_scores_2,
   for (int64_t i = 0; i < attn_scores_2.numel(); ++i)
     if (attn_scores_2(i) > attn_scores_2(top)) top = i;
   v["top"] = std::to_string(top + 1);
-  v["top_score"] = fmt::format("{:.4f}", attn_scores_2(top));
-  v["self_score"] = fmt::format("{:.4f}", attn_scores_2(q));
-  v["top_len"] = fmt::format("{:.4f}", length(inputs[top]));
-  v["q_len"] = fmt::format("{:.4f}", length(inputs[q]));
+  v["top_score"] = python_fixed(attn_scores_2(top), 4);
+  v["self_score"] = python_fixed(attn_scores_2(q), 4);
+  v["top_len"] = python_fixed(length(inputs[top]), 4);
+  v["q_len"] = python_fixed(length(inputs[q]), 4);
   if (top != q) v["variant:attn_scores_2"] = "longer_wins";
 
   // The row where another token beats the diagonal by the most.
@@ -51,10 +52,10 @@ void score_facts(Walk& walk, const Tensor& inputs, const Tensor& attn_scores_2,
   }
   v["ci"] = std::to_string(ci + 1);
   v["cj"] = std::to_string(cj + 1);
-  v["c_score"] = fmt::format("{:.4f}", attn_scores(ci, cj));
-  v["c_self"] = fmt::format("{:.4f}", attn_scores(ci, ci));
-  v["ci_len"] = fmt::format("{:.4f}", length(inputs[ci]));
-  v["cj_len"] = fmt::format("{:.4f}", length(inputs[cj]));
+  v["c_score"] = python_fixed(attn_scores(ci, cj), 4);
+  v["c_self"] = python_fixed(attn_scores(ci, ci), 4);
+  v["ci_len"] = python_fixed(length(inputs[ci]), 4);
+  v["cj_len"] = python_fixed(length(inputs[cj]), 4);
 }
 
 }  // namespace
@@ -102,7 +103,7 @@ Walk run_dot_product(const Config& cfg) {
   // 4 decimals each, added up as Python floats.
   {
     double row_sum = 0.0;
-    for (int64_t j = 0; j < T; ++j) row_sum += std::stod(fmt::format("{:.4f}", attn_weights(q, j)));
+    for (int64_t j = 0; j < T; ++j) row_sum += std::stod(python_fixed(attn_weights(q, j), 4));
     walk.add_python("row_2_sum", row_sum, python_float_str(row_sum), "float");
     label_last(walk, fmt::format("Row {} sum:", cfg.query));
   }

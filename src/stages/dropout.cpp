@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "core/number_format.h"
 #include "modules/chapter.h"
 #include "ops/ops.h"
 #include "stages/causal_weights.h"
@@ -28,7 +29,7 @@ void row_sum_facts(Walk& walk, const Tensor& row_sums, const char* variant) {
   // one to point at: prefer it when it is as far to 4 decimals.
   if (!zero_rows.empty() && std::fabs(row_sums(far) - 1.0) - 1.0 < 5e-5) far = std::stoll(zero_rows[0]) - 1;
   walk.vars["far_row"] = std::to_string(far + 1);
-  walk.vars["far_sum"] = fmt::format("{:.4f}", row_sums(far));
+  walk.vars["far_sum"] = python_fixed(row_sums(far), 4);
   walk.vars["zero_rows"] = fmt::format("{}", fmt::join(zero_rows, ", "));
   if (!variant && !zero_rows.empty())
     walk.vars["variant:dropout_attn_weights_row_sums"] = zero_rows.size() == 1 ? "zero_row" : "zero_rows";

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <numeric>
 
+#include "core/number_format.h"
 #include "ops/ops.h"
 #include "stages/common.h"
 #include "stages/stages.h"
@@ -61,7 +62,7 @@ void big_weights_facts(Walk& walk, const Tensor& w) {
   auto& v = walk.vars;
   for (size_t k = 0; k < 2 && k < order.size(); ++k) {
     v[fmt::format("w{}_tok", k + 1)] = fmt::format("x({})", order[k] + 1);
-    v[fmt::format("w{}", k + 1)] = fmt::format("{:.4f}", w(order[k]));
+    v[fmt::format("w{}", k + 1)] = python_fixed(w(order[k]), 4);
   }
   v["n_shared"] = std::to_string(shown);
   v["rest"] = fmt::format("{:.1e}", rest);
