@@ -8,6 +8,7 @@
 #include "render/render.h"
 #include "stages/backward.h"
 #include "stages/stages.h"
+#include "run_process.h"
 #include "test_util.h"
 
 namespace attn {
@@ -150,6 +151,29 @@ TEST(ExplanationFacts, BackwardSaysWhenItsNumbersAreNotFinite) {
   EXPECT_NE(explained(overflow, "loss").find("Here nan;"), std::string::npos) << explained(overflow, "loss");
   for (const auto& check : overflow.checks)
     if (check.id == "scores_grad_rows_sum_to_zero") EXPECT_FALSE(check.passed);
+}
+
+// A walk whose numbers overflow float32 says where (the first step holding a NaN or +inf),
+// once, in the walk's notes; the softmax stage's own overflow demonstration does not count,
+// and neither does the -inf of the mask.
+TEST(ExplanationFacts, AWalkSaysWhereItsNumbersStopBeingFinite) {
+  Walk big = run_causal(with_inputs({{3e38f, -3e38f}, {3e38f, 0.5f}, {0.3f, 0.1f}}));
+  note_overflow(big);
+  ASSERT_EQ(big.notes.size(), 1u);
+  EXPECT_EQ(big.notes[0], "note.overflow");
+  EXPECT_EQ(big.vars["overflow_step"], "attn_scores");
+  EXPECT_EQ(big.vars["overflow_index"], "3");
+  for (Walk w : {run_causal(test::book_config()), run_softmax(test::book_config())}) {
+    note_overflow(w);
+    EXPECT_TRUE(w.notes.empty()) << w.stage << ": " << w.vars["overflow_step"];
+  }
+  // Through the command line: the note, in the language asked for.
+  const std::string input = R"({"tokens": ["a", "b", "c"], "embeddings": [[3e38, -3e38], [3e38, 0.5], [0.3, 0.1]]})";
+  const test::RunResult en = test::run_cli({"--stage", "causal", "--input", "-"}, input);
+  EXPECT_NE(en.out.find("note: these numbers stop being finite at step [3] attn_scores"), std::string::npos) << en.out;
+  const test::RunResult zh = test::run_cli({"--stage", "backward", "--input", "-", "--lang", "zh"}, input);
+  EXPECT_NE(zh.out.find("起不再是有限数"), std::string::npos) << zh.out;
+  EXPECT_EQ(test::run_cli({"--stage", "softmax"}).out.find("stop being finite"), std::string::npos);
 }
 
 TEST(Sections, CausalAttentionIsInSection353AndTheSoftmaxAdditionsAreMarked) {

@@ -1,5 +1,8 @@
 #include "core/walk.h"
 
+#include <algorithm>
+#include <cmath>
+#include <limits>
 #include <utility>
 
 #include "core/tensor_summary.h"
@@ -7,6 +10,8 @@
 namespace attn {
 
 namespace {
+
+constexpr float kPlusInf = std::numeric_limits<float>::infinity();
 
 // Keep only what print() shows of a step's tensor (nothing changes for small ones).
 void summarize_step(Step& step) {
@@ -68,6 +73,19 @@ void Walk::add_check(std::string id, bool passed, double max_diff) {
   c.max_diff = max_diff;
   c.after_step = steps.size();
   checks.push_back(std::move(c));
+}
+
+void note_overflow(Walk& walk) {
+  for (size_t i = 0; i < walk.steps.size(); ++i) {
+    const Step& step = walk.steps[i];
+    if (step.shows_overflow) continue;
+    const auto& v = step.value.data;
+    if (std::none_of(v.begin(), v.end(), [](float x) { return std::isnan(x) || x == kPlusInf; })) continue;
+    walk.vars["overflow_index"] = std::to_string(i + 1);
+    walk.vars["overflow_step"] = step.name;
+    walk.notes.push_back("note.overflow");
+    return;
+  }
 }
 
 void summarize(Walk& walk) {
