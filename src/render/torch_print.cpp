@@ -23,7 +23,9 @@ constexpr int kLineWidth = 80;
 
 // ---------------------------------------------------------------------------------------------
 // PyTorch formats the *double* value of each float32 (tensor.tolist() / item()) with Python's
-// str.format, for three specs: "{:.0f}", "{:.4f}", "{:W.4e}" (core/number_format.h).
+// str.format, for three specs: "{:.0f}", "{:.4f}", "{:W.4e}": python_fixed and python_sci
+// (core/number_format.h).
+
 // Python's // for a positive divisor (C++ / truncates toward zero instead).
 int floor_div(int a, int b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
 
