@@ -142,6 +142,19 @@ TEST(BenchBackward, CliReportsCheckedBits) {
   EXPECT_EQ(j["backward"]["path"], "fused");
   EXPECT_TRUE(j["backward"]["bits_checked"].get<bool>());
   EXPECT_TRUE(j["backward"]["bits_equal"].get<bool>());
+  // Where the step's time went: the forward and the backward's four parts, in the order a step
+  // runs them, each timed inside the step (one step here: its parts add up to less than it).
+  const nlohmann::ordered_json parts = nlohmann::ordered_json::parse(r.out)["backward"]["parts_ms"];
+  std::vector<std::string> names;
+  double total = 0.0;
+  for (const auto& [name, ms] : parts.items()) {
+    names.push_back(name);
+    EXPECT_GT(ms.get<double>(), 0.0) << name;
+    total += ms.get<double>();
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"forward", "out_proj", "attention", "weights", "inputs"}));
+  EXPECT_LE(total, j["median_ms"].get<double>());
+  EXPECT_GT(total, 0.5 * j["median_ms"].get<double>());
   const nlohmann::json all = goldens();
   for (const auto& c : all["cases"]) {
     if (c["tokens"] != 203) continue;
@@ -151,6 +164,7 @@ TEST(BenchBackward, CliReportsCheckedBits) {
   const test::RunResult text = test::run_cli({"bench", "--backward", "--tokens", "128", "--repeat", "1", "--no-probe"});
   ASSERT_EQ(text.exit_code, 0) << test::describe(text);
   EXPECT_NE(text.out.find("bits: equal to the reference backward's, every gradient"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("  parts    forward "), std::string::npos) << text.out;
 }
 
 // The fused heads skip the masked half. Autograd does not: a NaN or an infinity in a value or

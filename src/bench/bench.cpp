@@ -65,6 +65,16 @@ double pytorch_training_flops(const BenchOptions& o) {
   return pytorch_flops(o) + 16.0 * B * T * D * D + 8.0 * B * T * T * D;
 }
 
+double ms_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n == 0 ? 0.0 : n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
+}
+
 // The median and fastest of `repeat` timed calls of step (after its warm-up).
 struct Timings {
   double median = 0.0, min = 0.0;
@@ -74,12 +84,9 @@ Timings time_runs(int64_t repeat, const std::function<void()>& step) {
   for (int64_t r = 0; r < repeat; ++r) {
     const auto t0 = std::chrono::steady_clock::now();
     step();
-    const auto t1 = std::chrono::steady_clock::now();
-    ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+    ms.push_back(ms_since(t0));
   }
-  std::sort(ms.begin(), ms.end());
-  const size_t n = ms.size();
-  return {n % 2 ? ms[n / 2] : (ms[n / 2 - 1] + ms[n / 2]) / 2.0, ms.front()};
+  return {median_of(ms), *std::min_element(ms.begin(), ms.end())};
 }
 
 BenchReport::Digest digest_of(const std::string& name, const Tensor& t) {
@@ -110,12 +117,29 @@ Timings time_training(const BenchOptions& o, const MultiHeadAttention& mha, Prep
     out = mha_backward_reference(mha, x, trace, grad_y);
   };
   if (!fused) reference(grads);
+  std::vector<double> forward_ms;
+  std::vector<BackwardParts> parts;
   const Timings t = time_runs(o.repeat, [&] {
     if (!fused) return reference(grads);
+    const auto t0 = std::chrono::steady_clock::now();
     prepared.forward(gen, x, y);
-    prepared_backward.backward(prepared, x, grad_y, grads);
+    forward_ms.push_back(ms_since(t0));
+    parts.emplace_back();
+    prepared_backward.backward(prepared, x, grad_y, grads, &parts.back());
   });
   r.backward_path = fused ? "fused" : "reference";
+  if (fused) {
+    const auto median_part = [&](double BackwardParts::*part) {
+      std::vector<double> ms;
+      for (const BackwardParts& p : parts) ms.push_back(p.*part);
+      return median_of(ms);
+    };
+    r.parts_ms = {{"forward", median_of(forward_ms)},
+                  {"out_proj", median_part(&BackwardParts::out_proj)},
+                  {"attention", median_part(&BackwardParts::attention)},
+                  {"weights", median_part(&BackwardParts::weights)},
+                  {"inputs", median_part(&BackwardParts::inputs)}};
+  }
   const double scores = static_cast<double>(o.batch * o.heads) * static_cast<double>(o.tokens * o.tokens);
   if (fused && scores <= kCheckedScores) {
     MhaGradients want;

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/tensor.h"
@@ -65,6 +66,10 @@ struct BenchReport {
   std::string backward_path;   // "fused" (bench/fast_backward.h) or "reference"
   bool bits_checked = false;   // the timed gradients compared with mha_backward_reference's
   bool bits_equal = false;     // ... and found the same bits
+  // On the fused path: where a step's time goes, the median of each part over the timed steps
+  // in ms, in the order a step runs them: "forward", then the backward's (bench/fast_backward.h:
+  // "out_proj", "attention", "weights", "inputs").
+  std::vector<std::pair<std::string, double>> parts_ms;
 };
 
 // Runs the benchmark (and writes y to options.save_output if set).

@@ -1,5 +1,6 @@
 #include "bench/fast_backward.h"
 
+#include <chrono>
 #include <vector>
 
 #include "kernels/attention.h"
@@ -19,6 +20,22 @@ void ensure(Tensor& t, const Shape& shape) {
 }
 
 using Buffer = std::vector<float, kernels::CacheLineAllocator<float>>;
+
+// Adds the time since the last lap to a part, if parts are wanted.
+class Laps {
+ public:
+  explicit Laps(BackwardParts* parts) : parts_(parts), last_(std::chrono::steady_clock::now()) {}
+  void to(double BackwardParts::*part) {
+    if (!parts_) return;
+    const auto now = std::chrono::steady_clock::now();
+    parts_->*part += std::chrono::duration<double, std::milli>(now - last_).count();
+    last_ = now;
+  }
+
+ private:
+  BackwardParts* parts_;
+  std::chrono::steady_clock::time_point last_;
+};
 
 // grad (rows, K) @ W (K, N) with W packed: torch.mm's blocked product (the zero-tail hint
 // sgemm would add skips only exact zeros: the same floats).
@@ -40,7 +57,9 @@ PreparedMhaBackward::PreparedMhaBackward(const MultiHeadAttention& mha) : mha_(m
 }
 
 bool PreparedMhaBackward::backward(const PreparedMultiHeadAttention& forward, const Tensor& x, const Tensor& grad_y,
-                                   MhaGradients& g) {
+                                   MhaGradients& g, BackwardParts* parts) {
+  if (parts) *parts = BackwardParts{};
+  Laps laps(parts);
   const MultiHeadAttention& mha = mha_;
   if (!forward.fused() || x.dim() != 3) return false;
   const int64_t b = x.size(0), T = x.size(1), d_in = x.size(2), d_out = mha.d_out, rows = b * T;
@@ -59,12 +78,14 @@ bool PreparedMhaBackward::backward(const PreparedMultiHeadAttention& forward, co
   kernels::column_sums(gy, rows, d_out, g.out_proj_bias.data.data());
   if (rows * d_out * d_out <= 1000000) return false;  // the small kernels' own orders: the reference
   mm_packed(gy, out_, grad_context.data(), rows);
+  laps.to(&BackwardParts::out_proj);
 
   // The heads: back through the weighted sum, the softmax and the scores.
   if (!kernels::causal_attention_backward(forward.queries(), forward.keys(), forward.values(), grad_context.data(),
                                           grad_q.data(), grad_k.data(), grad_v.data(), b, T, mha.num_heads,
                                           mha.head_dim))
     return false;
+  laps.to(&BackwardParts::attention);
 
   // The three projections, in the order autograd reaches them: W.grad = grad.T @ x, and x's
   // gradient the sum of grad @ W as each arrives ((values + queries) + keys). The keys'
@@ -79,10 +100,12 @@ bool PreparedMhaBackward::backward(const PreparedMultiHeadAttention& forward, co
     const auto& pr = projections[p];
     ensure(pr.weight_grad, {d_out, d_in});
     mm(pr.grad.data(), true, x.data.data(), false, pr.weight_grad.data.data(), d_out, rows, d_in);
+    laps.to(&BackwardParts::weights);
     float* into = p == 0 ? g.x.data.data() : part.data();
     mm_packed(pr.grad.data(), pr.weight, into, rows);
     if (p > 0)
       for (size_t i = 0; i < part.size(); ++i) g.x.data[i] = g.x.data[i] + part[i];
+    laps.to(&BackwardParts::inputs);
   }
   return true;
 }

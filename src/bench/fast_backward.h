@@ -10,6 +10,15 @@
 
 namespace attn {
 
+// Where one backward's time went, in milliseconds of the wall clock, part by part in the order
+// it runs them (attn-walk bench --backward reports the median of each).
+struct BackwardParts {
+  double out_proj = 0.0;   // out_proj's weight and bias gradients, and context's: grad_y @ W
+  double attention = 0.0;  // the heads (kernels::causal_attention_backward)
+  double weights = 0.0;    // the three projections' weight gradients, grad.T @ x
+  double inputs = 0.0;     // x's gradient: the three grad @ W, added as autograd adds them
+};
+
 // The module's weights packed once for the products of its backward, x.grad = grad @ W (W as
 // it is stored, where the forward packed W.T), as the forward is prepared once.
 class PreparedMhaBackward {
@@ -19,8 +28,9 @@ class PreparedMhaBackward {
   // computing nothing, where the fused backward does not reproduce autograd (the forward was
   // not fused, or kernels::causal_attention_backward declines); then use the reference.
   // The gradients' storage is reused when it has the right sizes.
+  // With `parts`, each part's time too.
   bool backward(const PreparedMultiHeadAttention& forward, const Tensor& x, const Tensor& grad_y,
-                MhaGradients& grads);
+                MhaGradients& grads, BackwardParts* parts = nullptr);
 
  private:
   const MultiHeadAttention& mha_;

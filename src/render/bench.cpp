@@ -51,6 +51,14 @@ std::string render_bench_text(const BenchReport& r) {
                         : std::string("  bits: not checked against the reference backward (") +
                               (r.backward_path == "reference" ? "it is the reference" : "too large to hold its (B, H, T, T) tensors") +
                               ")\n";
+  if (!r.parts_ms.empty()) {
+    // The step's time by part (medians over the timed steps): what each costs on this host.
+    std::string line = "  parts    ";
+    for (size_t i = 0; i < r.parts_ms.size(); ++i)
+      line += fmt::format("{}{} {:.2f}", i ? " + " : "", r.parts_ms[i].first, r.parts_ms[i].second);
+    out += line + " ms (medians; forward, then the backward: out_proj's gradients and context's, the heads, the "
+                  "projections' weight gradients, x's gradient)\n";
+  }
   for (const auto& d : r.digests) {
     std::string shape;
     for (int64_t n : d.shape) shape += (shape.empty() ? "" : ", ") + std::to_string(n);
@@ -87,6 +95,7 @@ nlohmann::ordered_json bench_json(const BenchReport& r) {
     b["bits_equal"] = r.bits_equal;
     for (const auto& d : r.digests)
       b["digests"][d.name] = {{"shape", d.shape}, {"fnv1a64", d.fnv1a64}, {"sum", d.sum}};
+    for (const auto& [name, ms] : r.parts_ms) b["parts_ms"][name] = ms;
     j["backward"] = b;
   }
   return j;

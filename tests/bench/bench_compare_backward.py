@@ -58,7 +58,7 @@ def step_gflop(T, D):
 def measure(args, T, tmp):
     cfg = dict(golden=bc.GOLDEN, tokens=T, d_model=args.d_model, heads=args.heads, seed=args.seed,
                threads=args.threads, repeat=args.repeat)
-    times, grads, rss, checked = {}, {}, {}, {}
+    times, grads, rss, checked, parts = {}, {}, {}, {}, {}
 
     def peer(name):
         out = os.path.join(tmp, f"g_{name.replace(' ', '_')}_{T}")
@@ -69,6 +69,8 @@ def measure(args, T, tmp):
                            "--no-probe", "--save-output", out + ".npy"])
             grads[name] = {g: np.load(f"{out}.{g}.npy").reshape(-1) for g in GRADS}
             checked[name] = r["backward"]["bits_checked"] and r["backward"]["bits_equal"]
+            for part, ms in r["backward"].get("parts_ms", {}).items():
+                parts.setdefault(part, []).append(ms)
         else:
             r, m = bc.run([args.python, "-c", TORCH_CHILD, json.dumps(dict(cfg, out=out))],
                           env=bc.torch_variants(args.threads)[name])
@@ -83,7 +85,7 @@ def measure(args, T, tmp):
     med = {n: statistics.median(v) for n, v in times.items()}
     ref = grads["PyTorch glibc"]
     differ = [g for g in GRADS if not bc.bits_equal(grads["attn-walk"][g], ref[g])]
-    return dict(T=T, ms=med, rss=rss, torch_best=min((n for n in med if n.startswith("PyTorch")), key=med.get),
+    return dict(T=T, ms=med, rss=rss, parts={p: statistics.median(v) for p, v in parts.items()}, torch_best=min((n for n in med if n.startswith("PyTorch")), key=med.get),
                 differ=differ, self_checked=checked.get("attn-walk", False),
                 torch_variants_agree=all(bc.bits_equal(grads[n][g], ref[g]) for n in grads if n.startswith("PyTorch")
                                          for g in GRADS))
@@ -109,6 +111,15 @@ def print_table(args, rows, peak):
               f"{ms[r['torch_best']] / ms['attn-walk']:.2f}x | {exact} |")
     print(f"\nPeak RSS of the step at T = {rows[-1]['T']}: " +
           ", ".join(f"{n} {v:.0f} MiB" for n, v in rows[-1]["rss"].items()))
+    # Where attn-walk's step goes (`bench --backward`'s parts, medians over the rounds).
+    names = list(rows[0]["parts"])
+    if names:
+        print("\nattn-walk's step by part, ms: the forward, then the backward's parts (out_proj's gradients "
+              "and context's, the heads, the projections' weight gradients, x's gradient)\n")
+        print("| T | " + " | ".join(names) + " |")
+        print("|---:|" + "---:|" * len(names))
+        for r in rows:
+            print(f"| {r['T']} | " + " | ".join(f"{r['parts'][n]:.1f}" for n in names) + " |")
     return ok
 
 
