@@ -74,6 +74,23 @@ TEST(BackwardPrimitives, ColumnSums) {
   }
 }
 
+// The columns summed in runs (as threads share them out) give the whole call's bits: each column
+// goes the way its place in the whole width sends it (multi_row_sum or row_sum), whatever run
+// it falls in. The runs here cut through the 32-column groups on purpose.
+TEST(BackwardPrimitives, ColumnSumsInRunsAreTheWholeSums) {
+  for (const auto& c : doc()["column_sums"]) {
+    const int64_t rows = c["rows"].get<int64_t>(), cols = c["cols"].get<int64_t>();
+    SCOPED_TRACE(std::to_string(rows) + " x " + std::to_string(cols));
+    TorchGenerator gen;
+    gen.manual_seed(c["seed"].get<uint64_t>());
+    const Tensor t = randn(gen, {rows, cols});
+    std::vector<float> runs(static_cast<size_t>(cols), -1.0f);
+    for (int64_t begin = 0; begin < cols; begin += 13)
+      kernels::column_sums(t.data.data(), rows, cols, runs.data(), begin, std::min(cols, begin + 13));
+    expect_bits(runs, c["sum"]);
+  }
+}
+
 TEST(BackwardPrimitives, TransposedAProducts) {
   for (const auto& c : doc()["mm_at"]) {
     const int64_t K = c["K"].get<int64_t>(), M = c["M"].get<int64_t>(), N = c["N"].get<int64_t>();

@@ -1,5 +1,6 @@
 #include "bench/fast_backward.h"
 
+#include <algorithm>
 #include <chrono>
 #include <vector>
 
@@ -44,6 +45,8 @@ void mm_packed(const float* grad, const kernels::PackedB& w, float* out, int64_t
                               kernels::zero_row(w.N));
 }
 
+constexpr int64_t kColumnChunk = 128;  // columns of the bias's sum per task
+
 }  // namespace
 
 PreparedMhaBackward::PreparedMhaBackward(const MultiHeadAttention& mha) : mha_(mha) {
@@ -74,8 +77,12 @@ bool PreparedMhaBackward::backward(const PreparedMultiHeadAttention& forward, co
   ensure(g.out_proj_weight, {d_out, d_out});
   ensure(g.out_proj_bias, {d_out});
   mm(gy, true, forward.context(), false, g.out_proj_weight.data.data(), d_out, rows, d_out);
-  std::fill(g.out_proj_bias.data.begin(), g.out_proj_bias.data.end(), 0.0f);
-  kernels::column_sums(gy, rows, d_out, g.out_proj_bias.data.data());
+  // bias.grad: every thread a run of whole columns, each summed as in the whole.
+  const int64_t col_chunks = (d_out + kColumnChunk - 1) / kColumnChunk;
+  kernels::parallel_for(col_chunks, [&](int64_t c) {
+    kernels::column_sums(gy, rows, d_out, g.out_proj_bias.data.data(), c * kColumnChunk,
+                         std::min(d_out, (c + 1) * kColumnChunk));
+  });
   if (rows * d_out * d_out <= 1000000) return false;  // the small kernels' own orders: the reference
   mm_packed(gy, out_, grad_context.data(), rows);
   laps.to(&BackwardParts::out_proj);

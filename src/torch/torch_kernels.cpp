@@ -127,13 +127,15 @@ float cascade_sum(const float* x, int64_t n) {
 // sum depends only on which of the two it went through. The output starts at 0 and the sum
 // is added to it. One column is the contiguous sum (cascade_sum).
 
-void column_sums(const float* x, int64_t rows, int64_t cols, float* out) {
+void column_sums(const float* x, int64_t rows, int64_t cols, float* out, int64_t begin, int64_t end) {
+  if (end < 0) end = cols;
   if (cols == 1) {
-    out[0] = 0.0f + cascade_sum(x, rows);
+    if (begin < end) out[0] = 0.0f + cascade_sum(x, rows);
     return;
   }
+  // Which way a column goes depends on its place in the whole width, not in [begin, end).
   const int64_t multi_end = cols >= 8 ? cols / 32 * 32 : cols / 4 * 4;
-  for (int64_t j = 0; j < cols; ++j) {
+  for (int64_t j = begin; j < end; ++j) {
     const auto load = [&](int64_t i) { return x[i * cols + j]; };
     const float sum = j < multi_end
                           ? multi_row_sum<float, 1>(rows, [&](int64_t i, int) { return load(i); })[0]

@@ -19,7 +19,9 @@ float reduce_all_max(const float* x, int64_t n);
 float blas_sdot(const float* x, const float* y, int64_t n);
 // t.sum(dim=0) of a row-major (rows, cols) matrix, as SumKernel.cpp reduces a dimension that
 // is not the innermost: out[j] = 0 + (column j summed down the rows, see torch_kernels.cpp).
-void column_sums(const float* x, int64_t rows, int64_t cols, float* out);
+// Only columns [begin, end) when given (end -1: to the last), each summed as in the whole, so
+// that threads may share the columns out.
+void column_sums(const float* x, int64_t rows, int64_t cols, float* out, int64_t begin = 0, int64_t end = -1);
 
 // torch.softmax(x, dim) for a dim that is not the last (SoftMaxKernel.cpp's _vec_softmax),
 // x seen as (outer, dim_size, inner): each of the outer * inner columns is normalised alone.
