@@ -98,6 +98,11 @@ bool PreparedMhaBackward::backward(const PreparedMultiHeadAttention& forward, co
   // gradient the sum of grad @ W as each arrives ((values + queries) + keys). The keys'
   // gradient reaches its Linear column-major for a batch of one: the same blocked products.
   ensure(g.x, x.shape);
+  // x is B of all three weight gradients: packed once, where sgemm's blocked kernel takes them
+  // (the same chains as mm's, which packs it at each call).
+  const bool blocked = kernels::sgemm_kernel(d_out, d_in, rows, false, true) == kernels::SgemmKernel::Blocked;
+  thread_local kernels::PackedB x_packed;
+  if (blocked) kernels::pack_b(rows, d_in, kernels::ConstMat{x.data.data(), d_in, false}, kernels::blocked_chain_order(rows), x_packed);
   const struct {
     const Buffer& grad;
     const kernels::PackedB& weight;
@@ -106,7 +111,11 @@ bool PreparedMhaBackward::backward(const PreparedMultiHeadAttention& forward, co
   for (int p = 0; p < 3; ++p) {
     const auto& pr = projections[p];
     ensure(pr.weight_grad, {d_out, d_in});
-    mm(pr.grad.data(), true, x.data.data(), false, pr.weight_grad.data.data(), d_out, rows, d_in);
+    if (blocked)
+      kernels::gemm_chains_packed(d_out, d_in, kernels::ConstMat{pr.grad.data(), d_out, true}, x_packed,
+                                  pr.weight_grad.data.data(), d_in, nullptr, kernels::zero_row(d_in));
+    else
+      mm(pr.grad.data(), true, x.data.data(), false, pr.weight_grad.data.data(), d_out, rows, d_in);
     laps.to(&BackwardParts::weights);
     float* into = p == 0 ? g.x.data.data() : part.data();
     mm_packed(pr.grad.data(), pr.weight, into, rows);
