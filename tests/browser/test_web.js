@@ -283,6 +283,14 @@ async function main(browser) {
   await setControl(tab, `#aw-controls .emb input[data-row="2"][data-col="1"]`, ".5");
   check(await evaluate(tab, `document.getElementById("aw-error").textContent`) === "", "cell .5: an error shows");
   compareSteps("cell .5", await pageSteps(tab), cli({opts: {stage: "causal"}, input: journeyWith(2, 1, 0.5)}));
+  // A number large enough to overflow float32 in the scores: the walk is the CLI's, and the
+  // page says where its numbers stop being finite.
+  await setControl(tab, `#aw-controls .emb input[data-row="1"][data-col="0"]`, "3e38");
+  const overflowNote = await evaluate(tab, `Array.from(document.querySelectorAll("#aw-walk ul.notes li")).map(function (l) { return l.textContent; }).join("|")`);
+  check(/stop being finite at step \[3\] attn_scores/.test(overflowNote), `cell 3e38: the notes are ${JSON.stringify(overflowNote)}`);
+  compareSteps("cell 3e38", await pageSteps(tab), cli({opts: {stage: "causal"}, input: (() => { const j = journeyWith(2, 1, 0.5); j.embeddings[1][0] = 3e38; return j; })()}));
+  await setControl(tab, `#aw-controls .emb input[data-row="1"][data-col="0"]`, "0.55");
+  check(await evaluate(tab, `document.querySelectorAll("#aw-walk ul.notes li").length`) === 0, "cell back to 0.55: a note stays");
   // The table's buttons, clicked as a learner clicks: a token added (x7, zeros), a dimension
   // added, the first token removed (its ×), the last dimension removed, then the chapter's
   // table back. Each time the table is drawn anew with its new shape and the walk is the CLI's
