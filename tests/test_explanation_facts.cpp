@@ -153,28 +153,39 @@ TEST(ExplanationFacts, BackwardSaysWhenItsNumbersAreNotFinite) {
     if (check.id == "scores_grad_rows_sum_to_zero") EXPECT_FALSE(check.passed);
 }
 
-// A walk whose numbers overflow float32 says where (the first step holding a NaN or +inf),
-// once, in the walk's notes; the softmax stage's own overflow demonstration does not count,
-// and neither does the -inf of the mask.
+// A walk whose numbers stop being finite (a float32 overflow, or 0 / 0) says where: the first
+// step holding a NaN or +inf, once, in the walk's notes. The softmax stage's own overflow
+// demonstration does not count, and neither does the -inf of the mask.
 TEST(ExplanationFacts, AWalkSaysWhereItsNumbersStopBeingFinite) {
   Walk big = run_causal(with_inputs({{3e38f, -3e38f}, {3e38f, 0.5f}, {0.3f, 0.1f}}));
-  note_overflow(big);
+  note_nonfinite(big);
   ASSERT_EQ(big.notes.size(), 1u);
-  EXPECT_EQ(big.notes[0], "note.overflow");
-  EXPECT_EQ(big.vars["overflow_step"], "attn_scores");
-  EXPECT_EQ(big.vars["overflow_index"], "3");
-  for (const auto& stage : all_stages()) {  // the chapter's numbers never overflow
+  EXPECT_EQ(big.notes[0], "note.nonfinite");
+  EXPECT_EQ(big.vars["nonfinite_step"], "attn_scores");
+  EXPECT_EQ(big.vars["nonfinite_index"], "3");
+  for (const auto& stage : all_stages()) {  // the chapter's numbers stay finite
     Walk w = stage.run(test::book_config());
-    note_overflow(w);
-    EXPECT_EQ(w.vars.count("overflow_step"), 0u) << w.stage << ": " << w.vars["overflow_step"];
+    note_nonfinite(w);
+    EXPECT_EQ(w.vars.count("nonfinite_step"), 0u) << w.stage << ": " << w.vars["nonfinite_step"];
   }
   // Through the command line: the note, in the language asked for.
   const std::string input = R"({"tokens": ["a", "b", "c"], "embeddings": [[3e38, -3e38], [3e38, 0.5], [0.3, 0.1]]})";
   const test::RunResult en = test::run_cli({"--stage", "causal", "--input", "-"}, input);
-  EXPECT_NE(en.out.find("note: these numbers stop being finite at step [3] attn_scores"), std::string::npos) << en.out;
+  EXPECT_NE(en.out.find("note: step [3] attn_scores is the first whose numbers are not all finite"), std::string::npos) << en.out;
   const test::RunResult zh = test::run_cli({"--stage", "backward", "--input", "-", "--lang", "zh"}, input);
-  EXPECT_NE(zh.out.find("起不再是有限数"), std::string::npos) << zh.out;
-  EXPECT_EQ(test::run_cli({"--stage", "softmax"}).out.find("stop being finite"), std::string::npos);
+  EXPECT_NE(zh.out.find("是第一个数值并非全是有限数的步骤"), std::string::npos) << zh.out;
+  EXPECT_EQ(test::run_cli({"--stage", "softmax"}).out.find("not all finite"), std::string::npos);
+  // And each explanation above such a tensor says that what it states of finite numbers may
+  // not hold there; above the chapter's numbers, none does.
+  const std::string qualifier = "Here not all of these values are finite";
+  EXPECT_EQ(explained(big, "queries").find(qualifier), std::string::npos);
+  EXPECT_NE(explained(big, "attn_scores").find(qualifier), std::string::npos) << explained(big, "attn_scores");
+  EXPECT_NE(explained(big, "attn_scores", Lang::Zh).find("未必成立"), std::string::npos);
+  EXPECT_EQ(text_of(run_causal(test::book_config())).find(qualifier), std::string::npos);
+  // The backward stage's own texts for that ("nonfinite" variants) need no second word on it.
+  const Walk backward = run_backward(with_inputs({{3e38f, -3e38f}, {3e38f, 0.5f}, {0.3f, 0.1f}}));
+  EXPECT_EQ(explained(backward, "queries.grad").find(qualifier), std::string::npos) << explained(backward, "queries.grad");
+  EXPECT_NE(explained(backward, "keys.grad").find(qualifier), std::string::npos) << explained(backward, "keys.grad");
 }
 
 TEST(Sections, CausalAttentionIsInSection353AndTheSoftmaxAdditionsAreMarked) {

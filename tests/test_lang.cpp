@@ -271,6 +271,19 @@ TEST(Lang, PlaceholdersComeFromTheWalksVars) {
   EXPECT_EQ(fill_placeholders("{{a}}", {{"a", "1"}}), "{1}");
 }
 
+// Where the configurations' numbers stop being finite: the one made to overflow float32, and
+// the all-zero embeddings' naive normalisation (0 / 0), and nowhere else (the softmax stage's
+// own overflow demonstration aside). So the note and the texts' qualifier show only there.
+TEST(Lang, NumbersStopBeingFiniteOnlyWhereExpected) {
+  std::set<std::string> got;
+  for (const auto& [cfg_name, w] : all_walks()) {
+    if (cfg_name == "overflow") continue;
+    for (const auto& step : w.steps)
+      if (holds_nonfinite(step)) got.insert(cfg_name + ": " + w.stage + "/" + step.name);
+  }
+  EXPECT_EQ(got, (std::set<std::string>{"zeros: softmax/attn_weights_2_tmp", "zeros: softmax/attn_weights_2_tmp_sum"}));
+}
+
 TEST(Lang, ExplanationsOnlyWithExplain) {
   Walk w = run_causal(test::book_config());
   localize(w, Lang::Zh, /*explain=*/false);

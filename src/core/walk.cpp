@@ -75,15 +75,18 @@ void Walk::add_check(std::string id, bool passed, double max_diff) {
   checks.push_back(std::move(c));
 }
 
-void note_overflow(Walk& walk) {
+bool holds_nonfinite(const Step& step) {
+  const auto& v = step.value.data;
+  return !step.shows_nonfinite && std::any_of(v.begin(), v.end(), [](float x) { return std::isnan(x) || x == kPlusInf; });
+}
+
+void note_nonfinite(Walk& walk) {
   for (size_t i = 0; i < walk.steps.size(); ++i) {
     const Step& step = walk.steps[i];
-    if (step.shows_overflow) continue;
-    const auto& v = step.value.data;
-    if (std::none_of(v.begin(), v.end(), [](float x) { return std::isnan(x) || x == kPlusInf; })) continue;
-    walk.vars["overflow_index"] = std::to_string(i + 1);
-    walk.vars["overflow_step"] = step.name;
-    walk.notes.push_back("note.overflow");
+    if (!holds_nonfinite(step)) continue;
+    walk.vars["nonfinite_index"] = std::to_string(i + 1);
+    walk.vars["nonfinite_step"] = step.name;
+    walk.notes.push_back("note.nonfinite");
     return;
   }
 }

@@ -49,9 +49,9 @@ struct Step {
   std::string python_type;  // "float", "int": shown where a tensor shows its torch.Size
   // A step the chapter does not have (attn-walk's own demonstration): its title says so.
   bool beyond_chapter = false;
-  // A step meant to hold an infinity or a NaN (the naive softmax breaking down): note_overflow
+  // A step meant to hold an infinity or a NaN (the naive softmax overflowing): holds_nonfinite
   // does not count it.
-  bool shows_overflow = false;
+  bool shows_nonfinite = false;
   // When only text is rendered (Walk::summaries_only), a tensor that print() summarises is
   // kept as the part it shows (shown_part, tensor_summary.h): then `summarized` is set and
   // `full_shape` is the tensor's real shape.
@@ -138,12 +138,14 @@ void summarize(Walk& walk);
 // their texts); `walk`'s checks move along with their steps.
 void prepend_steps(Walk& walk, Walk&& first);
 
-// The first step whose tensor holds a NaN or +inf where nothing was meant to overflow (-inf is
-// how the causal mask writes its blanks): a note naming it ("note.overflow", with the vars
-// {overflow_index} and {overflow_step}). The inputs are finite, so a float32 overflowed there,
-// and the texts' facts about finite numbers (a row of weights summing to 1) stop holding from
-// that step on, as the checks show. Run before summarize(), on every value.
-void note_overflow(Walk& walk);
+// Whether a step's tensor holds a NaN or +inf where nothing was meant to (-inf is how the causal
+// mask writes its blanks). The inputs are finite, so a float32 overflowed on the way or 0 was
+// divided by 0, and what a text says of finite numbers (a row of weights summing to 1) need
+// not hold for it.
+bool holds_nonfinite(const Step& step);
+// The first such step: a note naming it ("note.nonfinite", with the vars {nonfinite_index} and
+// {nonfinite_step}), as the checks show from there. Run before summarize(), on every value.
+void note_nonfinite(Walk& walk);
 
 // --only: keep the steps named in `keep`, and the checks shown after them.
 void keep_only(Walk& walk, const std::set<std::string>& keep);

@@ -34,9 +34,11 @@ LangTable chapter_ui_zh() {
       {"page.generated", "由 attn-walk {} 生成。张量按 PyTorch 的打印格式显示。"},
       {"page.chapter", "《从零构建大语言模型》第 3 章"},
       {"step_prompt", "-- 回车：下一步，q：退出 -- "},
-      {"note.overflow",
-       "这些数从第 [{overflow_index}] 步 {overflow_step} 起不再是有限数：float32 在那里溢出（先成 "
-       "inf，再成 nan）。文字讲的是本章的算术对有限数做什么；检查（✗）标出这些数在哪里偏离了它"},
+      {"explain.nonfinite", "这里这些值并非全是有限数：上面就有限数所说的，对它们未必成立。"},
+      {"note.nonfinite",
+       "第 [{nonfinite_index}] 步 {nonfinite_step} 是第一个数值并非全是有限数的步骤（inf 或 nan，"
+       "PyTorch 算出的也一样：float32 溢出了，或 0 被 0 除）。文字讲的是本章的算术对有限数做什么；"
+       "检查（✗）标出这些数在哪里偏离了它"},
       {"note.dropout_kernel.default",
        "dropout 掩码：采用 PyTorch 默认的 CPU 实现，与书中打印的结果一致（macOS、ARM、AMD，"
        "PyTorch 2.7+）"},

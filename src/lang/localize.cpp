@@ -107,6 +107,11 @@ void localize(Walk& walk, const LangTable& lang, const LangTable& fallback, bool
         if (mark) step.title = fill_placeholders(*mark, {{"title", step.title}});
       }
       step.explanation = explain ? fill_placeholders(text.explanation, vars) : "";
+      // A text about finite numbers above a tensor that is not all finite says so, unless its own
+      // variant ("nonfinite") is already about that.
+      if (explain && variant != "nonfinite" && holds_nonfinite(step))
+        if (const std::string* qualifier = lookup(&LangTable::ui, lang, fallback, std::string("explain.nonfinite")))
+          step.explanation += " " + *qualifier;
     } else if (step.title.empty()) {
       step.title = step.name;
     }

@@ -31,7 +31,7 @@ std::vector<Walk> run_walks(const WalkRequest& r, const Config& cfg) {
   for (const auto& s : all_stages())
     if (stage_selected(s, r.stage)) {
       walks.push_back(s.run(cfg));
-      note_overflow(walks.back());
+      note_nonfinite(walks.back());
       summarize(walks.back());  // text only: keep what print() shows
     }
   if (walks.empty()) throw UsageError("--stage: no stage belongs to '" + r.stage + "'");

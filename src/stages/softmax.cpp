@@ -110,7 +110,7 @@ Walk run_softmax(const Config& cfg) {
   walk.add("overflow_scale", Tensor::scalar(static_cast<float>(scale)));
   const Tensor& big = walk.add("big_scores_2", mul_scalar(attn_scores_2, scale));
   const Tensor& big_naive = walk.add("big_weights_2_naive", softmax_naive(big));
-  walk.steps.back().shows_overflow = true;  // what this step is for
+  walk.steps.back().shows_nonfinite = true;  // what this step is for
   naive_overflow_facts(walk, big_naive);
   if (!any_non_finite(big_naive))  // no scale overflowed (e.g. all scores 0): say so
     for (const char* step : {"overflow_scale", "big_scores_2", "big_weights_2_naive"})
