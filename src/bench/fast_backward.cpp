@@ -102,7 +102,9 @@ bool PreparedMhaBackward::backward(const PreparedMultiHeadAttention& forward, co
   // (the same chains as mm's, which packs it at each call).
   const bool blocked = kernels::sgemm_kernel(d_out, d_in, rows, false, true) == kernels::SgemmKernel::Blocked;
   thread_local kernels::PackedB x_packed;
-  if (blocked) kernels::pack_b(rows, d_in, kernels::ConstMat{x.data.data(), d_in, false}, kernels::blocked_chain_order(rows), x_packed);
+  if (blocked)
+    kernels::pack_b(rows, d_in, kernels::ConstMat{x.data.data(), d_in, false}, kernels::blocked_chain_order(rows),
+                    x_packed);
   const struct {
     const Buffer& grad;
     const kernels::PackedB& weight;

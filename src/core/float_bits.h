@@ -17,7 +17,8 @@ inline uint32_t float_to_bits(float f) {
 // vectorises, where a floating-point one must keep its order of operations and does not.
 inline bool any_nonfinite(const float* x, int64_t n) {
   uint32_t nonfinite = 0;
-  for (int64_t i = 0; i < n; ++i) nonfinite |= static_cast<uint32_t>((float_to_bits(x[i]) & 0x7f800000u) == 0x7f800000u);
+  for (int64_t i = 0; i < n; ++i)
+    nonfinite |= static_cast<uint32_t>((float_to_bits(x[i]) & 0x7f800000u) == 0x7f800000u);
   return nonfinite != 0;
 }
 

@@ -77,7 +77,8 @@ void Walk::add_check(std::string id, bool passed, double max_diff) {
 
 bool holds_nonfinite(const Step& step) {
   const auto& v = step.value.data;
-  return !step.shows_nonfinite && std::any_of(v.begin(), v.end(), [](float x) { return std::isnan(x) || x == kPlusInf; });
+  const auto nonfinite = [](float x) { return std::isnan(x) || x == kPlusInf; };
+  return !step.shows_nonfinite && std::any_of(v.begin(), v.end(), nonfinite);
 }
 
 void note_nonfinite(Walk& walk) {
