@@ -39,6 +39,11 @@ Config with_inputs(std::vector<std::vector<float>> rows) {
   return c;
 }
 
+// Embeddings so large that float32 overflows in the scores (the stages' first product): inf,
+// then nan after it. The same numbers as `overflowing_json`, for the command line.
+Config overflowing() { return with_inputs({{3e38f, -3e38f}, {3e38f, 0.5f}, {0.3f, 0.1f}}); }
+const char* const overflowing_json = R"({"tokens": ["a", "b", "c"], "embeddings": [[3e38, -3e38], [3e38, 0.5], [0.3, 0.1]]})";
+
 TEST(ExplanationFacts, DotProductNamesTheLargestScoreAndWhyLengthMatters) {
   // Query x(2): its largest score is with itself.
   const std::string q2 = explained(run_dot_product(test::book_config()), "attn_scores_2");
@@ -126,8 +131,7 @@ TEST(ExplanationFacts, DropoutNamesTheEmptiedRowAndTheCheckSaysWhatItMeasures) {
 // prints it, never "-nan"; and the checks fail on a NaN row instead of skipping it.
 TEST(ExplanationFacts, BackwardSaysWhenItsNumbersAreNotFinite) {
   const Walk book = run_backward(test::book_config());
-  Config c = with_inputs({{3e38f, -3e38f}, {3e38f, 0.5f}, {0.3f, 0.1f}});
-  const Walk overflow = run_backward(c);
+  const Walk overflow = run_backward(overflowing());
   const struct {
     const char* step;
     const char* finite;  // a phrase only the finite text has
@@ -157,7 +161,7 @@ TEST(ExplanationFacts, BackwardSaysWhenItsNumbersAreNotFinite) {
 // step holding a NaN or +inf, once, in the walk's notes. The softmax stage's own overflow
 // demonstration does not count, and neither does the -inf of the mask.
 TEST(ExplanationFacts, AWalkSaysWhereItsNumbersStopBeingFinite) {
-  Walk big = run_causal(with_inputs({{3e38f, -3e38f}, {3e38f, 0.5f}, {0.3f, 0.1f}}));
+  Walk big = run_causal(overflowing());
   note_nonfinite(big);
   ASSERT_EQ(big.notes.size(), 1u);
   EXPECT_EQ(big.notes[0], "note.nonfinite");
@@ -169,7 +173,7 @@ TEST(ExplanationFacts, AWalkSaysWhereItsNumbersStopBeingFinite) {
     EXPECT_EQ(w.vars.count("nonfinite_step"), 0u) << w.stage << ": " << w.vars["nonfinite_step"];
   }
   // Through the command line: the note, in the language asked for.
-  const std::string input = R"({"tokens": ["a", "b", "c"], "embeddings": [[3e38, -3e38], [3e38, 0.5], [0.3, 0.1]]})";
+  const std::string input = overflowing_json;
   const test::RunResult en = test::run_cli({"--stage", "causal", "--input", "-"}, input);
   EXPECT_NE(en.out.find("note: step [3] attn_scores is the first whose numbers are not all finite"), std::string::npos) << en.out;
   const test::RunResult zh = test::run_cli({"--stage", "backward", "--input", "-", "--lang", "zh"}, input);
@@ -183,7 +187,7 @@ TEST(ExplanationFacts, AWalkSaysWhereItsNumbersStopBeingFinite) {
   EXPECT_NE(explained(big, "attn_scores", Lang::Zh).find("未必成立"), std::string::npos);
   EXPECT_EQ(text_of(run_causal(test::book_config())).find(qualifier), std::string::npos);
   // The backward stage's own texts for that ("nonfinite" variants) need no second word on it.
-  const Walk backward = run_backward(with_inputs({{3e38f, -3e38f}, {3e38f, 0.5f}, {0.3f, 0.1f}}));
+  const Walk backward = run_backward(overflowing());
   EXPECT_EQ(explained(backward, "queries.grad").find(qualifier), std::string::npos) << explained(backward, "queries.grad");
   EXPECT_NE(explained(backward, "keys.grad").find(qualifier), std::string::npos) << explained(backward, "keys.grad");
 }

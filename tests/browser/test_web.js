@@ -288,7 +288,9 @@ async function main(browser) {
   await setControl(tab, `#aw-controls .emb input[data-row="1"][data-col="0"]`, "3e38");
   const overflowNote = await evaluate(tab, `Array.from(document.querySelectorAll("#aw-walk ul.notes li")).map(function (l) { return l.textContent; }).join("|")`);
   check(/step \[3\] attn_scores is the first whose numbers are not all finite/.test(overflowNote), `cell 3e38: the notes are ${JSON.stringify(overflowNote)}`);
-  compareSteps("cell 3e38", await pageSteps(tab), cli({opts: {stage: "causal"}, input: (() => { const j = journeyWith(2, 1, 0.5); j.embeddings[1][0] = 3e38; return j; })()}));
+  const overflowing = journeyWith(2, 1, 0.5);
+  overflowing.embeddings[1][0] = 3e38;
+  compareSteps("cell 3e38", await pageSteps(tab), cli({opts: {stage: "causal"}, input: overflowing}));
   await setControl(tab, `#aw-controls .emb input[data-row="1"][data-col="0"]`, "0.55");
   check(await evaluate(tab, `document.querySelectorAll("#aw-walk ul.notes li").length`) === 0, "cell back to 0.55: a note stays");
   // The table's buttons, clicked as a learner clicks: a token added (x7, zeros), a dimension
