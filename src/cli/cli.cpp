@@ -143,8 +143,8 @@ int run_cli(int argc, char** argv) {
     return run_stepwise(walks, ro);
 
   std::string doc;
-  if (o.format == "json") {
-    doc = render_json(walks);
+  if (o.format == "json" || o.format == "json-compact") {
+    doc = render_json(walks, o.format == "json-compact");
   } else if (o.format == "html") {
     ro.page_data = page_data_json(walks, ro, false);
     doc = render_html(walks, ro);
