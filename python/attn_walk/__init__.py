@@ -57,6 +57,9 @@ def _option_args(options, check=True):
 
 
 def _split(kwargs):
+    for name, value in kwargs.items():  # a word where a tensor belongs is a misspelt option
+        if isinstance(value, str) and name not in OPTIONS:
+            raise AttnWalkError(f"unknown option {name}={value!r}; the options are {', '.join(sorted(OPTIONS))}")
     options = {k: v for k, v in kwargs.items() if _is_option(k, v)}
     tensors = {k: v for k, v in kwargs.items() if k not in options}
     return tensors, options
@@ -111,14 +114,21 @@ def _caller_namespace(depth=2):
         del frame
 
 
-def check(stage=None, tensors=None, *, namespace=None, **kwargs):
+def check(stage_or_tensors=None, /, stage=None, *, namespace=None, **kwargs):
     """Grade tensors against the chapter with `attn-walk check`; return a Report.
+    check("causal"), check(stage="causal"), check(attn_weights=w, stage="causal"),
+    check({"out_proj.weight": w}, stage="multi-head").
 
     With no tensors, reads the caller's variables (a notebook's globals) by the chapter's names
     (docs/notebook.md): the stage is `stage` or the furthest of the chapter's stages your
     variables reach. With tensors (keywords, or a dict for names such as "out_proj.weight"),
     grades just those. Other keywords are the CLI's options: seed=789, d_out=4, heads=2,
     qkv_bias=True, lang="zh", rtol=1e-4, atol=..., input="emb.json", ..."""
+    tensors = None
+    if isinstance(stage_or_tensors, str):
+        stage = stage_or_tensors
+    elif stage_or_tensors is not None:
+        tensors = stage_or_tensors  # {"out_proj.weight": w, ...}: names that are not identifiers
     given, options = _split(kwargs)
     if tensors:
         given = {**dict(tensors), **given}

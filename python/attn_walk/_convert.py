@@ -25,16 +25,16 @@ def _is_numpy(value):
 
 
 def _rectangular(name, value, path):
-    """Check that nested lists are a tensor (every row as long as its siblings); return the shape."""
+    """Check that nested lists are a tensor (every row the shape of its siblings); return the shape."""
     if not isinstance(value, list):
         return ()
-    shapes = {_rectangular(name, v, path + [i]) for i, v in enumerate(value)}
-    if len(shapes) > 1:
-        lengths = sorted({len(s) and s[0] for s in shapes} - {0})
-        where = f" at {name}{''.join(f'[{i}]' for i in path)}" if path else ""
-        raise AttnWalkError(f"{name}: its rows are not all the same shape{where} (lengths {lengths}): "
-                            "a tensor needs every row as long as the others")
-    return (len(value),) + (shapes.pop() if shapes else ())
+    shapes = [_rectangular(name, v, path + [i]) for i, v in enumerate(value)]
+    for i, shape in enumerate(shapes):
+        if shape != shapes[0]:
+            at = name + "".join(f"[{j}]" for j in path)
+            raise AttnWalkError(f"{name}: its rows are not all the same shape: {at}[{i}] has shape {list(shape)} "
+                                f"where {at}[0] has {list(shapes[0])}; a tensor needs every row as long as the others")
+    return (len(value),) + (shapes[0] if shapes else ())
 
 
 def _numbers(name, value):
