@@ -6,7 +6,8 @@ what its metadata ("attn_walk_expect", written by make_notebooks.py) says it mus
 
 The kernel imports attn_walk from REPO/python and runs BINARY ($ATTN_WALK). It runs in an
 empty directory with an empty TMPDIR, both of which must still be empty afterwards: attn_walk
-writes no file. Exit 0 when every expectation holds, 1 with the reasons otherwise.
+writes no file. Exit 0 when every expectation holds, 1 with the reasons otherwise, 77 (skipped)
+without PyTorch: the ordinary test run needs none (`make torch-deps` installs it).
 """
 import json
 import os
@@ -40,6 +41,11 @@ def check_ids(repo):
 
 
 def main(path, binary, repo):
+    try:
+        import torch  # noqa: F401  the learner's cells are PyTorch code
+    except ImportError:
+        print(f"{path}: skipped: the notebooks need python3-torch (make torch-deps)")
+        return 77
     nb = nbformat.read(path, as_version=4)
     expect = nb.metadata["attn_walk_expect"]
     problems = []
