@@ -11,8 +11,15 @@ outputs with it. The last cell prints the report's fields as JSON for that compa
     python3 tests/notebook/make_notebooks.py     # rewrites tests/notebook/*.ipynb
 """
 import os
+import sys
 
 import nbformat
+
+# The cells below `import torch` in a kernel that run_notebook.py starts after importing
+# torch_env (OpenBLAS's kernel reaches the kernel through the environment); this script runs
+# none of them, but keeps the rule that a script naming `import torch` has torch_env first.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "golden"))
+import torch_env  # noqa: E402,F401
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 

@@ -18,6 +18,11 @@ import tempfile
 import nbclient
 import nbformat
 
+# OpenBLAS's kernel is chosen before PyTorch loads it (tests/golden/torch_env.py): set here, in
+# this process's environment, it reaches the kernel that runs the notebook's `import torch`.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "golden"))
+import torch_env  # noqa: E402,F401
+
 
 def outputs_of(cell):
     """(the cell's stdout text, its text/html displays)."""

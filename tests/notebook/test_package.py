@@ -22,6 +22,9 @@ os.environ["ATTN_WALK"] = BINARY
 import attn_walk  # noqa: E402
 from attn_walk import AttnWalkError  # noqa: E402
 
+sys.path.insert(0, os.path.join(REPO, "tests", "golden"))
+import torch_env  # noqa: E402,F401  OpenBLAS's kernel, before PyTorch loads it
+
 try:
     import torch  # noqa: E402
     import torch.nn as nn  # noqa: E402
