@@ -80,18 +80,30 @@ def _walk_json(stage, options):
     return json.loads(out)
 
 
-def _grade(tensors, stage, options, sources=None):
-    """Run attn-walk check on {name: value}; return the Report."""
+def _grade(tensors, stage, options, sources=None, stage_is_a_guess=False):
+    """Run attn-walk check on {name: value}; return the Report. When the stage is attn_walk's
+    own guess (the notebook's names), check first chooses it itself from the names given, so
+    that its report says how it was chosen; --stage only if it chose another."""
     if not tensors:
         raise AttnWalkError("nothing to grade: give tensors by the chapter's names, e.g. check(attn_weights=w)")
     text = _dump_text(tensors)
     binary = _binary_path()
-    common = (["--stage", stage] if stage else []) + _option_args(options)
 
-    def render(fmt):
-        return _binary.run(binary, ["check", "-", "--format", fmt] + common, text, ok_codes=(0, 3))[1]
+    def grade(with_stage):
+        common = (["--stage", stage] if with_stage and stage else []) + _option_args(options)
 
-    data = json.loads(render("json"))
+        def render(fmt):
+            return _binary.run(binary, ["check", "-", "--format", fmt] + common, text, ok_codes=(0, 3))[1]
+        return render, json.loads(render("json"))
+
+    if stage_is_a_guess:
+        try:
+            render, data = grade(False)
+            if data["stage"] == stage:
+                return Report(data, render, sources)
+        except AttnWalkError:
+            pass  # check chose a stage some of these names are not steps of: say which one
+    render, data = grade(True)
     return Report(data, render, sources)
 
 
@@ -135,7 +147,8 @@ def check(stage_or_tensors=None, /, stage=None, *, namespace=None, **kwargs):
     if given:
         return _grade(given, stage, options)
     ns = namespace if namespace is not None else _caller_namespace()
-    if stage is None:
+    guessed = stage is None
+    if guessed:
         stage = _names.furthest_stage(ns)
         if stage is None:
             raise AttnWalkError("none of the chapter's names (inputs, x_2, keys, attn_weights, masked, batch, mha, "
@@ -151,7 +164,7 @@ def check(stage_or_tensors=None, /, stage=None, *, namespace=None, **kwargs):
     # Errors name the variable the learner typed, not the step it was read as.
     for step, (source, value) in found.items():
         _convert.to_lists(source, value)
-    return _grade(values, stage, options, {step: source for step, (source, _) in found.items()})
+    return _grade(values, stage, options, {step: source for step, (source, _) in found.items()}, guessed)
 
 
 def check_module(module, x, stage=None, **options):

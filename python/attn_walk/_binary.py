@@ -18,7 +18,7 @@ def find_binary(configured=None):
                         ("attn_walk.BINARY", configured)):
         if path:
             if os.path.isfile(path) and os.access(path, os.X_OK):
-                return path
+                return os.path.abspath(path)  # "attn-walk" here, not the one on PATH
             raise AttnWalkError(f"{where} names {path!r}, which is not an executable file")
     on_path = shutil.which("attn-walk")
     if on_path:

@@ -96,6 +96,9 @@ class Conversion(unittest.TestCase):
         r = attn_walk.check(namespace=ns)
         self.assertEqual(r.stage, "causal")
         self.assertTrue(r.ok, str(r))
+        # The stage came from the names, and the report says so (not "as --stage asked").
+        self.assertEqual(r.data["stage_chosen_by"], "names")
+        self.assertEqual(attn_walk.check(namespace=ns, stage="causal").data["stage_chosen_by"], "option")
         self.assertEqual(r.sources["attn_weights_causal"], "attn_weights")
         self.assertNotIn("attn_weights", r.sources)
         # Before the mask, attn_weights is the unmasked one.
@@ -162,6 +165,17 @@ class Errors(unittest.TestCase):
         with self.assertRaises(AttnWalkError) as cm:
             attn_walk.check_module(m, [[1.0]])
         self.assertClear(cm, "x is a list")
+
+    def test_a_relative_binary_is_the_one_named(self):
+        saved = os.environ["ATTN_WALK"]
+        cwd = os.getcwd()
+        try:
+            os.chdir(os.path.dirname(saved))
+            os.environ["ATTN_WALK"] = os.path.basename(saved)  # "attn-walk", here: not PATH's
+            self.assertTrue(attn_walk.check(masked=chapter("causal")["masked"], stage="causal").ok)
+        finally:
+            os.chdir(cwd)
+            os.environ["ATTN_WALK"] = saved
 
     def test_a_missing_binary(self):
         saved = os.environ.pop("ATTN_WALK"), os.environ["PATH"], attn_walk._binary._REPO_BUILD
