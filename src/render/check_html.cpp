@@ -21,13 +21,14 @@ constexpr const char* kCheckHtmlStyle =
     ".attn-walk-check{font-family:system-ui,sans-serif;line-height:1.4;max-width:60em}"
     ".attn-walk-check table{border-collapse:collapse;margin:.4em 0}"
     ".attn-walk-check td,.attn-walk-check th{padding:.1em .6em;text-align:left}"
-    ".attn-walk-check td.num{font-family:monospace;text-align:right}"
+    ".attn-walk-check td.num{text-align:right}"
     ".attn-walk-check tr.differs td,.attn-walk-check td.off{color:#b00020}"
     ".attn-walk-check tr.not-given td{opacity:.55}"
     ".attn-walk-check .verdict{font-weight:bold}"
     ".attn-walk-check .verdict.ok{color:#1b7a33}"
     ".attn-walk-check .verdict.differs{color:#b00020}"
-    ".attn-walk-check code{font-family:monospace}";
+    ".attn-walk-check ul.own-checks{list-style:none;padding-left:1em}"
+    ".attn-walk-check code,.attn-walk-check td.num{font-family:monospace;font-size:1.05em}";
 
 const char* check_html_mark(Grade g) {
   switch (g) {
