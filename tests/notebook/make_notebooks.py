@@ -256,6 +256,8 @@ def notebook(cells, ask, expect, extra=()):
     nb.cells = [nbformat.v4.new_code_cell(SETUP)] + [nbformat.v4.new_code_cell(c) for c in cells]
     nb.cells += [nbformat.v4.new_code_cell(ask), nbformat.v4.new_code_cell(FIELDS)]
     nb.cells += [nbformat.v4.new_code_cell(c) for c in extra]
+    for i, cell in enumerate(nb.cells):
+        cell.id = f"cell-{i}"  # not random: regenerating rewrites nothing that did not change
     return nb
 
 
