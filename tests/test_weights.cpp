@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "test_weights_util.h"
+#include "weights/torch_zip.h"
 #include "weights/zip_reader.h"
 
 namespace attn::test {
@@ -175,6 +176,22 @@ TEST(Weights, HuggingFaceKeysInAPthFile) {
   const GptParams p = load_gpt_weights(path, 2);
   EXPECT_EQ(p.format, WeightsFormat::HfPth);
   expect_params_match_pytorch("hf/model.safetensors", p);
+}
+
+// The fuzzers' seeds (fuzz/corpus/, from make_gpt_models.py) read, so that fuzzing starts from
+// inputs that reach the mapping: Python's zipfile archives, one with Zip64 local headers.
+TEST(Weights, FuzzSeedsRead) {
+  const std::string corpus = tests_dir() + "/../fuzz/corpus/";
+  EXPECT_EQ(load_gpt_weights(corpus + "safetensors/tiny-book.safetensors", 1).cfg.emb_dim, 2);
+  const GptParams hf = load_gpt_weights(corpus + "safetensors/tiny-hf-bf16.safetensors", 1);
+  EXPECT_EQ(hf.cfg.n_layers, 1);
+  for (const char* name : {"zip/tiny-part.pth", "zip/tiny-part-zip64.pth"}) {
+    const std::string bytes = read_all(corpus + name);
+    const auto tensors = weights::read_torch_zip({reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()}, name);
+    ASSERT_EQ(tensors.size(), 3u) << name;
+    EXPECT_EQ(tensors[0].name, "pos_emb.weight");
+    EXPECT_EQ(tensors[0].shape, (Shape{2, 2}));
+  }
 }
 
 TEST(Weights, HeadsComeFromTheOptionConfigOrGpt2Sizes) {
