@@ -3,6 +3,7 @@
 // assigns them. Shapes come from the tensors; every key is checked against them.
 #include "weights/gpt_weights.h"
 
+#include <algorithm>
 #include <deque>
 #include <fstream>
 #include <map>
