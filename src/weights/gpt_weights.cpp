@@ -7,7 +7,6 @@
 #include <deque>
 #include <fstream>
 #include <map>
-#include <sstream>
 #include <unordered_map>
 
 #include <nlohmann/json.hpp>
@@ -322,9 +321,12 @@ int64_t choose_heads(const std::string& path, const GptConfig& cfg, std::optiona
   const std::string config = (slash == std::string::npos ? std::string() : path.substr(0, slash + 1)) + "config.json";
   std::ifstream in(config, std::ios::binary);
   if (in) {
-    std::ostringstream text;
-    text << in.rdbuf();
-    const std::string s = text.str();
+    // A Hugging Face config is about 1 KB; read no more than 1 MiB of whatever is there.
+    std::string s(size_t{1} << 20, '\0');
+    in.read(&s[0], static_cast<std::streamsize>(s.size()));
+    s.resize(static_cast<size_t>(in.gcount()));
+    if (in.gcount() == static_cast<std::streamsize>(size_t{1} << 20))
+      throw WeightsError(config + ": over 1 MiB, not the Hugging Face config beside " + path);
     const nlohmann::json j = nlohmann::json::parse(s, nullptr, false);
     if (j.is_discarded() || !j.is_object())
       throw WeightsError(config + ": not a JSON object (the Hugging Face config beside " + path + ")");
