@@ -171,6 +171,12 @@ TEST(WeightsErrors, ZipEntryCompressedOrLyingAboutItsSize) {
   const size_t rec = good.find("book/data/3");
   damaged[rec + 11] = static_cast<char>(damaged[rec + 11] ^ 1);  // the name, then (no extra) the data
   expect_weights_error(dir.write("crc.pth", damaged), 2, {"crc.pth", "'book/data/3'", "CRC-32"});
+  // A CRC-32 recorded as 0 was not computed (torch.save's compute_crc32=False): read, as
+  // torch.load reads it.
+  const size_t central_name = damaged.find("book/data/3", damaged.find("PK\x01\x02"s));
+  set_le(damaged, central_name - 46 + 16, 0, 4);
+  set_le(damaged, rec - 30 + 14, 0, 4);
+  EXPECT_EQ(load_gpt_weights(dir.write("nocrc.pth", damaged), 2).cfg.n_layers, 2);
 }
 
 TEST(WeightsErrors, TruncatedPth) {

@@ -4,6 +4,7 @@
 #include "weights/gpt_weights.h"
 
 #include <algorithm>
+#include <cstring>
 #include <deque>
 #include <fstream>
 #include <map>
@@ -91,8 +92,17 @@ class GptWeightsReader {
     if (t.dtype == DType::F32 && aligned && t.row_major()) {
       out = reinterpret_cast<const float*>(t.data);
     } else {
-      std::vector<float>& buf = store_.buffers.emplace_back(static_cast<size_t>(numel_of(t.shape)));
-      for (int64_t i = 0; i < numel_of(t.shape); ++i) buf[static_cast<size_t>(i)] = t.element(i);
+      const size_t n = static_cast<size_t>(numel_of(t.shape));
+      std::vector<float>& buf = store_.buffers.emplace_back(n);
+      if (!t.row_major()) {
+        for (size_t i = 0; i < n; ++i) buf[i] = t.element(static_cast<int64_t>(i));
+      } else if (t.dtype == DType::F32) {  // misaligned: the same bytes, moved
+        std::memcpy(buf.data(), t.data, n * sizeof(float));
+      } else if (t.dtype == DType::F16) {
+        for (size_t i = 0; i < n; ++i) buf[i] = weights::half_to_float(weights::le16(t.data + 2 * i));
+      } else {
+        for (size_t i = 0; i < n; ++i) buf[i] = weights::bfloat16_to_float(weights::le16(t.data + 2 * i));
+      }
       out = buf.data();
       if (t.dtype == DType::F16) ++widened_f16_;
       else if (t.dtype == DType::BF16) ++widened_bf16_;

@@ -49,6 +49,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+import torch_env  # noqa: E402,F401  (before torch; no BLAS result is written here, so any kernel will do)
 import torch  # noqa: E402
 
 from book_gpt import GPTModel, load_weights_into_gpt  # noqa: E402
