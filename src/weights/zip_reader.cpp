@@ -144,7 +144,7 @@ std::vector<ZipEntry> read_zip(Bytes file, const std::string& path) {
 
 void check_zip_crc(const ZipEntry& entry, const std::string& path) {
   // CRC-32 (zip's polynomial, reflected), eight bytes a step ("slicing by 8"). torch.load does
-  // not check it (PyTorch builds miniz without the check since 1.4); attn-walk does, so that a
+  // not check it (PyTorch builds miniz with MINIZ_DISABLE_ZIP_READER_CRC32_CHECKS); attn-walk does, so that a
   // damaged file is refused rather than walked. A recorded 0 means "not computed" (torch.save
   // with compute_crc32=False, PyTorch 2.x), as an empty entry's CRC is 0 anyway.
   if (entry.crc32 == 0) return;
