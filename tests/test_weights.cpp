@@ -165,7 +165,8 @@ std::string pth_from_safetensors(const SafetensorsParts& st, bool transpose) {
       const std::string row_major = data;
       for (int64_t i = 0; i < shape[0]; ++i)
         for (int64_t j = 0; j < shape[1]; ++j)
-          std::memcpy(&data[static_cast<size_t>((j * shape[0] + i) * 4)], &row_major[static_cast<size_t>((i * shape[1] + j) * 4)], 4);
+          std::memcpy(&data[static_cast<size_t>((j * shape[0] + i) * 4)],
+                      &row_major[static_cast<size_t>((i * shape[1] + j) * 4)], 4);
       strides = {1, shape[0]};
     }
     std::string size = "(", stride = "(";
@@ -183,8 +184,8 @@ std::string pth_from_safetensors(const SafetensorsParts& st, bool transpose) {
 // Hugging Face's keys in PyTorch's zip (pytorch_model.bin) map as the safetensors file does.
 TEST(Weights, HuggingFaceKeysInAPthFile) {
   TempDir dir;
-  const std::string path =
-      dir.write("pytorch_model.bin", pth_from_safetensors(SafetensorsParts::read(gpt_data("hf/model.safetensors")), false));
+  const SafetensorsParts hf = SafetensorsParts::read(gpt_data("hf/model.safetensors"));
+  const std::string path = dir.write("pytorch_model.bin", pth_from_safetensors(hf, false));
   const GptParams p = load_gpt_weights(path, 2);
   EXPECT_EQ(p.format, WeightsFormat::HfPth);
   expect_params_match_pytorch("hf/model.safetensors", p);

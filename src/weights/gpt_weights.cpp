@@ -141,12 +141,16 @@ class GptWeightsReader {
 
   std::vector<std::string> notes() const {
     std::vector<std::string> n;
-    if (widened_f16_) n.push_back("float16 parameters widened to float32 exactly (" + std::to_string(widened_f16_) + " tensors)");
-    if (widened_bf16_) n.push_back("bfloat16 parameters widened to float32 exactly (" + std::to_string(widened_bf16_) + " tensors)");
+    if (widened_f16_)
+      n.push_back("float16 parameters widened to float32 exactly (" + std::to_string(widened_f16_) + " tensors)");
+    if (widened_bf16_)
+      n.push_back("bfloat16 parameters widened to float32 exactly (" + std::to_string(widened_bf16_) + " tensors)");
     if (misaligned_)
       n.push_back(std::to_string(misaligned_) + " float32 tensors lie at file offsets that are not a multiple "
                   "of 4: copied, bit for bit");
-    if (strided_) n.push_back(std::to_string(strided_) + " strided tensors copied into row-major order, as load_state_dict copies them");
+    if (strided_)
+      n.push_back(std::to_string(strided_) +
+                  " strided tensors copied into row-major order, as load_state_dict copies them");
     return n;
   }
 
@@ -204,7 +208,8 @@ void map_book(GptWeightsReader& r, GptParams& out) {
   const int64_t E = cfg.emb_dim, V = cfg.vocab_size, C = cfg.context_length;
   const std::string from_e = "emb_dim " + std::to_string(E) + " (from tok_emb.weight)";
   cfg.n_layers = count_blocks(r.tensors(), "trf_blocks.");
-  if (cfg.n_layers == 0) throw WeightsError(r.path() + ": no transformer blocks: the key 'trf_blocks.0.norm1.scale' is missing");
+  if (cfg.n_layers == 0)
+    throw WeightsError(r.path() + ": no transformer blocks: the key 'trf_blocks.0.norm1.scale' is missing");
   cfg.qkv_bias = r.has("trf_blocks.0.att.W_query.bias");
   out.tok_emb = r.row_major("tok_emb.weight", {V, E}, "its own");
   out.pos_emb = r.row_major("pos_emb.weight", {C, E}, "its own");
@@ -270,7 +275,8 @@ void map_hf(GptWeightsReader& r, const std::string& prefix, GptParams& out) {
   const int64_t E = cfg.emb_dim, V = cfg.vocab_size, C = cfg.context_length;
   const std::string from_e = "n_embd " + std::to_string(E) + " (from " + prefix + "wte.weight)";
   cfg.n_layers = count_blocks(r.tensors(), prefix + "h.");
-  if (cfg.n_layers == 0) throw WeightsError(r.path() + ": no transformer blocks: the key '" + prefix + "h.0.ln_1.weight' is missing");
+  if (cfg.n_layers == 0)
+    throw WeightsError(r.path() + ": no transformer blocks: the key '" + prefix + "h.0.ln_1.weight' is missing");
   cfg.qkv_bias = true;  // Conv1D always has a bias
   out.tok_emb = r.row_major(prefix + "wte.weight", {V, E}, "its own");
   out.pos_emb = r.row_major(prefix + "wpe.weight", {C, E}, "its own");
@@ -341,11 +347,13 @@ int64_t choose_heads(const std::string& path, const GptConfig& cfg, std::optiona
     if (j.is_discarded() || !j.is_object())
       throw WeightsError(config + ": not a JSON object (the Hugging Face config beside " + path + ")");
     if (j.contains("n_embd") && !(j["n_embd"].is_number_integer() && j["n_embd"].get<int64_t>() == cfg.emb_dim))
-      throw WeightsError(config + ": n_embd " + j["n_embd"].dump() + " disagrees with the width " + width + " of " + path);
+      throw WeightsError(config + ": n_embd " + j["n_embd"].dump() + " disagrees with the width " + width +
+                         " of " + path);
     if (j.contains("n_head")) {
       if (!j["n_head"].is_number_integer() || j["n_head"].get<int64_t>() < 1 ||
           cfg.emb_dim % j["n_head"].get<int64_t>() != 0)
-        throw WeightsError(config + ": n_head " + j["n_head"].dump() + " does not divide the width " + width + " of " + path);
+        throw WeightsError(config + ": n_head " + j["n_head"].dump() + " does not divide the width " + width +
+                           " of " + path);
       notes.push_back("n_heads " + j["n_head"].dump() + " from " + config);
       return j["n_head"].get<int64_t>();
     }

@@ -92,7 +92,8 @@ std::vector<ZipEntry> read_zip(Bytes file, const std::string& path) {
   size_t p = static_cast<size_t>(cd_offset);
   const size_t cd_end = static_cast<size_t>(cd_offset + cd_size);
   for (uint64_t i = 0; i < entries; ++i) {
-    const std::string at0 = where + "central directory entry " + std::to_string(i) + " (offset " + std::to_string(p) + "): ";
+    const std::string at0 =
+        where + "central directory entry " + std::to_string(i) + " (offset " + std::to_string(p) + "): ";
     if (p + 46 > cd_end || le32(b + p) != kZipCentralSig)
       throw WeightsError(at0 + "not a central directory entry");
     const uint16_t flags = le16(b + p + 8), method = le16(b + p + 10);
@@ -124,7 +125,8 @@ std::vector<ZipEntry> read_zip(Bytes file, const std::string& path) {
     if (size - local - 30 < static_cast<uint64_t>(lname) + lextra)
       throw WeightsError(at + "its local header runs past the end of the file");
     if (le16(lh + 8) != method || std::string(reinterpret_cast<const char*>(lh + 30), lname) != e.name)
-      throw WeightsError(at + "its local header (offset " + std::to_string(local) + ") disagrees with the central directory");
+      throw WeightsError(at + "its local header (offset " + std::to_string(local) +
+                         ") disagrees with the central directory");
     if (!(le16(lh + 6) & 8)) {  // no data descriptor: the local header carries the sizes too
       uint64_t lcsize = le32(lh + 18), lusize = le32(lh + 22);
       zip64_extra(lh + 30 + lname, lextra, lusize, lcsize, nullptr, at);
