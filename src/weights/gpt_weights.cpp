@@ -67,10 +67,9 @@ class GptWeightsReader {
   const RawTensor& need(const std::string& key) const {
     const auto it = by_name_.find(key);
     if (it == by_name_.end())
-      throw WeightsError(path_ + ": the key '" + key + "' is missing" + missing_hint_);
+      throw WeightsError(path_ + ": the key '" + key + "' is missing");
     return *it->second;
   }
-  void set_missing_hint(std::string hint) { missing_hint_ = std::move(hint); }
 
   void expect_shape(const RawTensor& t, const Shape& want, const std::string& why) const {
     if (t.shape != want)
@@ -163,7 +162,6 @@ class GptWeightsReader {
   GptWeightsStorage& store_;
   std::unordered_map<std::string, const RawTensor*> by_name_;
   std::unordered_map<const RawTensor*, const float*> floats_;
-  std::string missing_hint_;
   int widened_f16_ = 0, widened_bf16_ = 0, misaligned_ = 0, strided_ = 0;
 };
 
