@@ -276,6 +276,24 @@ TEST(WeightsErrors, UnpicklerReadsWhatTorchSaveWrites) {
   EXPECT_EQ(tensors[0].dtype, weights::DType::F32);
 }
 
+// torch.save(OrderedDict(a=torch.nn.Parameter(torch.zeros(3)))): the data.pkl PyTorch 1.13
+// writes for a Parameter (torch._utils._rebuild_parameter around _rebuild_tensor_v2).
+TEST(WeightsErrors, UnpicklerReadsAParameter) {
+  const std::string hex =
+      "800263636f6c6c656374696f6e730a4f726465726564446963740a710029527101580100000061710263746f7263682e5f7574"
+      "696c730a5f72656275696c645f706172616d657465720a710363746f7263682e5f7574696c730a5f72656275696c645f7465"
+      "6e736f725f76320a71042828580700000073746f72616765710563746f7263680a466c6f617453746f726167650a71065801"
+      "000000307107580300000063707571084b03747109514b004b0385710a4b0185710b8968002952710c74710d52710e886800"
+      "2952710f877110527111732e";
+  std::string pkl;
+  for (size_t i = 0; i < hex.size(); i += 2) pkl += static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16));
+  const auto tensors = weights::unpickle_state_dict({reinterpret_cast<const uint8_t*>(pkl.data()), pkl.size()}, "p");
+  ASSERT_EQ(tensors.size(), 1u);
+  EXPECT_EQ(tensors[0].name, "a");
+  EXPECT_EQ(tensors[0].shape, (Shape{3}));
+  EXPECT_EQ(tensors[0].storage_numel, 3);
+}
+
 // Memory stays linear in the pickle: one big tuple shared 100000 times through the memo and
 // torch.Size is never copied; a pickle over the limit is refused before it is read.
 TEST(WeightsErrors, UnpicklerMemoryIsBounded) {
