@@ -263,6 +263,12 @@ TEST_F(CliErrors, AnOptionTheStageDoesNotUseGivesANote) {
   const RunResult window = run_cli({"--stage", "dot-product", "--window", "2"});
   EXPECT_EQ(window.exit_code, 0);
   EXPECT_EQ(window.err, "attn-walk: note: --window does not change --stage dot-product (only swa)\n");
+  // --seed draws --random-input's and --text's embeddings: then every stage uses it.
+  const RunResult seeded = run_cli({"--stage", "dot-product", "--seed", "5"});
+  EXPECT_NE(seeded.err.find("note: --seed does not change --stage dot-product"), std::string::npos) << seeded.err;
+  const RunResult drawn = run_cli({"--stage", "dot-product", "--seed", "5", "--random-input", "4x3"});
+  EXPECT_EQ(drawn.exit_code, 0) << describe(drawn);
+  EXPECT_EQ(drawn.err, "");
 }
 
 // A range reads as a person writes it, not as C's %f of the bounds; nan is in no range.

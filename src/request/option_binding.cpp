@@ -143,11 +143,14 @@ void mark_given(const CLI::App& app, Options& o) {
 }
 
 std::vector<std::string> unused_by_stage(const CLI::App& app, const std::string& stage) {
+  const auto given = [&app](const std::string& name) {
+    const CLI::Option* opt = app.get_option_no_throw("--" + name);
+    return opt && opt->count() > 0;
+  };
+  const bool drawn_inputs = given("random-input") || given("text") || given("text-file");
   std::vector<std::string> notes;
   for (const OptionRow& row : option_table()) {
-    if (row.stages == "*") continue;
-    const CLI::Option* opt = app.get_option_no_throw("--" + row.long_name());
-    if (!opt || opt->count() == 0) continue;
+    if (row.stages == "*" || !given(row.long_name()) || (row.draws_inputs && drawn_inputs)) continue;
     std::istringstream names(row.stages);
     std::vector<std::string> changes;
     bool used = false;

@@ -117,7 +117,7 @@ std::vector<OptionRow> model_rows() {
                 "demonstrations, CausalAttention, the wrapper, MultiHeadAttention) and 789 (SelfAttention_v2, "
                 "whose weights the causal and dropout stages reuse)")
           .shows("random seed", G::Model, kWeights).no_default().check_too().counts(FIELD(walk.seed_given))
-          .checked(seed_check)
+          .checked(seed_check).also_draws_inputs()
           .sets([](const WalkRequest& r, Config& c) { if (r.seed_given) c.seed1 = c.seed2 = r.seed; },
                 [](const Config& c) {
                   const Config d;

@@ -72,6 +72,9 @@ struct OptionRow {
   // readers above (the stage by the walks themselves), except those that say where to read
   // the input from or how large it may be: the state holds the input itself.
   bool in_state = true;
+  // It also draws the inputs that --random-input and --text make (--seed): with one of those,
+  // it changes every stage, whatever its "stages" say of the chapter's own inputs.
+  bool draws_inputs = false;
 
   // Builders, so that a row reads as one statement.
   OptionRow& arg(std::string m) { metavar = std::move(m); return *this; }
@@ -96,6 +99,7 @@ struct OptionRow {
     return *this;
   }
   OptionRow& not_in_state() { in_state = false; return *this; }
+  OptionRow& also_draws_inputs() { draws_inputs = true; return *this; }
 
   std::string long_name() const;  // "query"
 };
