@@ -89,7 +89,7 @@ fuzz: sanitize-build
 # the bash and fish completions, written from the options' declarations (src/cli/docs.h), and
 # docs/architecture.md's picture of the layers, printed from tests/layers/check_layers.py.
 # tests/test_docs.cpp and layers_picture_in_docs fail until they are rewritten after a change.
-docs: build
+docs: deps $(BUILD_DIR)/CMakeCache.txt
 	cmake --build $(BUILD_DIR) --target make_docs -j $(JOBS)
 	./$(BUILD_DIR)/make_docs .
 	python3 tests/layers/check_layers.py --picture-into docs/architecture.md

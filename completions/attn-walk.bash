@@ -48,7 +48,8 @@ _attn_walk() {
   esac
   case $cmd in
     walk)
-      if (( COMP_CWORD == 1 )) && [[ $cur != -* ]]; then COMPREPLY=($(compgen -W "bench check" -- "$cur"))
+      if (( COMP_CWORD == 1 )) && [[ $cur != -* ]]; then
+        COMPREPLY=($(compgen -W "bench check" -- "$cur"))
       else COMPREPLY=($(compgen -W "--stage --format --output --list-stages --list-steps --only --input --random-input --text --text-file --embed-dim --max-tokens --query --seed --d-out --heads --dropout --attn-dropout --batch --qkv-bias --init --dropout-rng --softmax-dim --torch-threads --kv-groups --window --rope-base --block --latent-dim --steps --lr --weight-decay --optimizer --explain --lang --heatmap --heatmap-scale --color --step --stats --max-input-mb --help --version" -- "$cur")); fi ;;
     bench) COMPREPLY=($(compgen -W "--tokens --d-model --heads --batch --repeat --threads --seed --format --no-probe --save-output --backward --help" -- "$cur")) ;;
     check)  # an option, or the dump

@@ -132,7 +132,8 @@ TEST(Docs, ReadmeCountsAreTheRegistrysAndTheTrees) {
 // "one file per stage (or part) and language": every English text file has its Chinese twin.
 TEST(Docs, EveryTextFileHasATwinInEachLanguage) {
   const std::string readme = read_text(kRoot + "/README.md");
-  ASSERT_NE(readme.find("src/lang/*.cpp           every text a learner reads, one file per stage (or part) and language"),
+  ASSERT_NE(readme.find("src/lang/*.cpp           every text a learner reads, one file per stage (or part) "
+                        "and language"),
             std::string::npos);
   std::set<std::string> en, zh;
   for (const auto& e : std::filesystem::directory_iterator(kRoot + "/src/lang")) {
@@ -163,7 +164,8 @@ TEST(Docs, EveryPathTheDocsNameExists) {
   std::vector<std::string> docs = {"README.md"};
   for (const auto& e : std::filesystem::directory_iterator(kRoot + "/docs"))
     if (e.path().extension() == ".md") docs.push_back("docs/" + e.path().filename().string());
-  const std::regex path(R"(\b(?:src|tests|tools|docs|cmake|fuzz|data)/[A-Za-z0-9_./-]+\.(?:cpp|h|py|md|sh|js|json|cjs)\b)");
+  const std::regex path(R"(\b(?:src|tests|tools|docs|cmake|fuzz|data)/[A-Za-z0-9_./-]+)"
+                        R"(\.(?:cpp|h|py|md|sh|js|json|cjs)\b)");
   for (const auto& doc : docs) {
     const std::string text = read_text(kRoot + "/" + doc);
     for (std::sregex_iterator m(text.begin(), text.end(), path), end; m != end; ++m)

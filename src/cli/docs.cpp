@@ -283,7 +283,8 @@ std::string bash_completion(const DocCommands& c) {
       "  case \"$cmd $prev\" in\n";
   out += bash_value_arms("walk", c.walk) + bash_value_arms("bench", c.bench) + bash_value_arms("check", c.check);
   out += "  esac\n  case $cmd in\n    walk)\n"
-         "      if (( COMP_CWORD == 1 )) && [[ $cur != -* ]]; then COMPREPLY=($(compgen -W \"bench check\" -- \"$cur\"))\n"
+         "      if (( COMP_CWORD == 1 )) && [[ $cur != -* ]]; then\n"
+         "        COMPREPLY=($(compgen -W \"bench check\" -- \"$cur\"))\n"
          "      else COMPREPLY=($(compgen -W \"" + words_of(c.walk) + "\" -- \"$cur\")); fi ;;\n"
          "    bench) COMPREPLY=($(compgen -W \"" + words_of(c.bench) + "\" -- \"$cur\")) ;;\n"
          "    check)  # an option, or the dump\n"
