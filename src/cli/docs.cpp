@@ -143,8 +143,11 @@ std::string roff_usage(const DocOption& d, bool all_names) {
   } else {
     out = roff_bold(d.names.back());
   }
-  if (!d.metavar.empty()) out += " " + roff_italic(d.metavar);
-  else if (!d.choices.empty()) out += " " + roff_text(fmt::format("{}", fmt::join(d.choices, "|")));
+  if (!d.metavar.empty()) {
+    out += " " + roff_italic(d.metavar);
+  } else if (!d.choices.empty()) {
+    out += " " + roff_text(fmt::format("{}", fmt::join(d.choices, "|")));
+  }
   return out;
 }
 
@@ -199,8 +202,11 @@ std::string md_cell(const std::string& s) {
 std::string md_usage(const DocOption& d) {
   if (d.positional) return d.names.front();
   std::string out = d.names.back();
-  if (!d.metavar.empty()) out += " " + d.metavar;
-  else if (!d.choices.empty()) out += " " + fmt::format("{}", fmt::join(d.choices, "|"));
+  if (!d.metavar.empty()) {
+    out += " " + d.metavar;
+  } else if (!d.choices.empty()) {
+    out += " " + fmt::format("{}", fmt::join(d.choices, "|"));
+  }
   return out;
 }
 
@@ -221,7 +227,8 @@ std::string readme_options(const DocCommands& c) {
   std::string out = "| option | default | meaning |\n|---|---|---|\n";
   for (const auto& d : c.walk) {
     if (d.long_name == "help" || d.long_name == "version") continue;
-    const std::string def = d.flag ? "off" : d.default_value.empty() ? "" : "`" + d.default_value + "`";
+    std::string def = d.flag ? "off" : "";
+    if (!d.default_value.empty()) def = "`" + d.default_value + "`";
     out += "| `" + md_cell(md_usage(d)) + "` | " + md_cell(def) + " | " + md_cell(d.text) + " |\n";
   }
   return out + "| `--help`, `--version` | | print the help (every option, its default and range) or the version |\n";
@@ -282,15 +289,21 @@ std::string bash_completion(const DocCommands& c) {
       "  done\n"
       "  case \"$cmd $prev\" in\n";
   out += bash_value_arms("walk", c.walk) + bash_value_arms("bench", c.bench) + bash_value_arms("check", c.check);
-  out += "  esac\n  case $cmd in\n    walk)\n"
-         "      if (( COMP_CWORD == 1 )) && [[ $cur != -* ]]; then\n"
-         "        COMPREPLY=($(compgen -W \"bench check\" -- \"$cur\"))\n"
-         "      else COMPREPLY=($(compgen -W \"" + words_of(c.walk) + "\" -- \"$cur\")); fi ;;\n"
-         "    bench) COMPREPLY=($(compgen -W \"" + words_of(c.bench) + "\" -- \"$cur\")) ;;\n"
-         "    check)  # an option, or the dump\n"
-         "      if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W \"" + words_of(c.check) + "\" -- \"$cur\"))\n"
-         "      else COMPREPLY=($(compgen -f -- \"$cur\")); fi ;;\n"
-         "  esac\n}\ncomplete -F _attn_walk attn-walk\n";
+  out += fmt::format(R"(  esac
+  case $cmd in
+    walk)
+      if (( COMP_CWORD == 1 )) && [[ $cur != -* ]]; then
+        COMPREPLY=($(compgen -W "bench check" -- "$cur"))
+      else COMPREPLY=($(compgen -W "{}" -- "$cur")); fi ;;
+    bench) COMPREPLY=($(compgen -W "{}" -- "$cur")) ;;
+    check)  # an option, or the dump
+      if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "{}" -- "$cur"))
+      else COMPREPLY=($(compgen -f -- "$cur")); fi ;;
+  esac
+}}
+complete -F _attn_walk attn-walk
+)",
+                     words_of(c.walk), words_of(c.bench), words_of(c.check));
   return out;
 }
 
@@ -358,8 +371,8 @@ std::string with_generated(const std::string& file_text, const GeneratedDoc& doc
   if (b == std::string::npos || e == std::string::npos || e < b)
     throw std::runtime_error(fmt::format("{}: no lines '{}' and '{}' around the generated {}", doc.file, begin,
                                          end, doc.region));
-  const size_t from = file_text.find('\n', b) + 1;   // after the BEGIN line
-  const size_t to = file_text.rfind('\n', e) + 1;    // the start of the END line
+  const size_t from = file_text.find('\n', b) + 1;  // after the BEGIN line
+  const size_t to = file_text.rfind('\n', e) + 1;   // the start of the END line
   return file_text.substr(0, from) + doc.text + file_text.substr(to);
 }
 
