@@ -8,7 +8,7 @@ JOBS      ?= $(shell nproc)
 PACKAGES  := cmake g++ make libeigen3-dev libcli11-dev libfmt-dev nlohmann-json3-dev \
              libgtest-dev libgmock-dev libbenchmark-dev chromium tmux man-db \
              emscripten node-acorn node-ws unicode-data nodejs fonts-noto-cjk \
-             clang libfuzzer-14-dev libclang-rt-14-dev python3 universal-ctags \
+             clang libfuzzer-14-dev libclang-rt-14-dev python3 universal-ctags clang-format \
              python3-nbclient python3-ipykernel python3-nbformat
 SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
@@ -21,7 +21,7 @@ SAN_ENV := ASAN_OPTIONS=allocator_may_return_null=1:detect_leaks=1:abort_on_erro
            UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
 .PHONY: all deps build run test clean torch-deps goldens text-goldens difftest bench-deps bench-compare web \
-        sanitize sanitize-build fuzz
+        sanitize sanitize-build fuzz docs format check-format
 
 all: build
 
@@ -34,7 +34,8 @@ all: build
 # (a NodeSource nodejs ships its own, and Debian's npm package would conflict with it).
 # clang, libFuzzer and clang's sanitizer runtimes build `make sanitize` and the fuzzers.
 # python3 runs the include-rules test (tests/layers/); universal-ctags finds the functions
-# tools/measure_src.py measures (docs/architecture.md).
+# tools/measure_src.py measures (docs/architecture.md). clang-format: make format and
+# make check-format (.clang-format).
 # python3-nbclient, python3-ipykernel, python3-nbformat: the notebook tests (tests/notebook/)
 # execute learners' notebooks that `import attn_walk` in a real Jupyter kernel.
 # Install only what is missing, so a set-up machine does not touch the network.
@@ -86,6 +87,27 @@ sanitize: sanitize-build
 fuzz: sanitize-build
 	cd $(SAN_DIR) && ATTN_WALK_FUZZ_TIME=$(FUZZ_SECONDS) ATTN_WALK_FUZZ_ARTIFACTS=$(CURDIR)/fuzz/findings \
 	  ctest -L fuzz -V
+
+# The option lists of the man page (synopsis, OPTIONS), the README (usage, options table) and
+# the bash and fish completions, written from the options' declarations (src/cli/docs.h), and
+# docs/architecture.md's picture of the layers, printed from tests/layers/check_layers.py.
+# tests/test_docs.cpp and layers_picture_in_docs fail until they are rewritten after a change.
+docs: deps $(BUILD_DIR)/CMakeCache.txt
+	cmake --build $(BUILD_DIR) --target make_docs -j $(JOBS)
+	./$(BUILD_DIR)/make_docs .
+	python3 tests/layers/check_layers.py --picture-into docs/architecture.md
+
+# clang-format with the house's .clang-format: FORMAT_FILES (default every C++ file of src/,
+# tests/, tools/ and fuzz/) rewritten in place, or checked (exit 1 naming each file that would
+# change). Give FORMAT_FILES="$$(git diff --name-only main -- '*.cpp' '*.h')" to format your own.
+FORMAT_FILES ?= $(shell find src tests tools fuzz \( -name '*.cpp' -o -name '*.h' \) -not -path '*/node_modules/*')
+format:
+	$(call install-missing,clang-format)
+	clang-format -i --style=file $(FORMAT_FILES)
+
+check-format:
+	$(call install-missing,clang-format)
+	clang-format --dry-run -Werror --style=file $(FORMAT_FILES)
 
 # The web page: one self-contained file, the same engine compiled to WebAssembly.
 web: build

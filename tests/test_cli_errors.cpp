@@ -225,6 +225,52 @@ TEST_F(CliErrors, ModuleOptionsOutOfRange) {
   expect_option_error(run_cli({"--color", "sometimes"}), {"--color"});
 }
 
+// A closed set (an enum bound by its names) refuses a misspelling where it is parsed, naming
+// the option, the text given and the names it takes.
+TEST_F(CliErrors, ClosedSetsNameTheOptionTheTextAndTheChoices) {
+  expect_option_error(run_cli({"--init", "randm"}), {"--init: randm not in {rand,randn}"});
+  expect_option_error(run_cli({"--dropout-rng", "intel"}), {"--dropout-rng: intel not in {default,mkl}"});
+  expect_option_error(run_cli({"--optimizer", "adam"}), {"--optimizer: adam not in {adamw,sgd}"});
+  expect_option_error(run_cli({"--format", "xml"}), {"--format: xml not in {text,json,json-compact,html}"});
+  expect_option_error(run_cli({"--heatmap-scale", "log"}), {"--heatmap-scale: log not in {fixed,matrix}"});
+  expect_option_error(run_cli({"--color", "sometimes"}), {"--color: sometimes not in {auto,always,never}"});
+  expect_option_error(run_cli({"bench", "--format", "html"}), {"--format: html not in {text,json}"});
+  expect_option_error(run_cli({"check", "-", "--format", "xml"}), {"--format: xml not in {text,json,html}"});
+  // The names are what the enums hold: each one still runs.
+  for (const char* scale : {"fixed", "matrix"}) {
+    const RunResult r = run_cli({"--stage", "causal", "--heatmap", "--heatmap-scale", scale, "--color", "never"});
+    EXPECT_EQ(r.exit_code, 0) << describe(r);
+  }
+  const RunResult sgd = run_cli({"--stage", "backward", "--optimizer", "sgd", "--steps", "2", "--format", "json"});
+  EXPECT_EQ(sgd.exit_code, 0) << describe(sgd);
+  EXPECT_NE(sgd.out.find("\"optimizer\":\"sgd\""), std::string::npos) << sgd.out.substr(0, 600);
+}
+
+// An option that no stage of --stage uses is not misuse (--stage all takes knobs only some of
+// its stages use) but a note on stderr, naming the option and the stages it changes.
+TEST_F(CliErrors, AnOptionTheStageDoesNotUseGivesANote) {
+  const RunResult r = run_cli({"--stage", "causal", "--lr", "0.1"});
+  EXPECT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_FALSE(r.out.empty());
+  EXPECT_EQ(r.err, "attn-walk: note: --lr does not change --stage causal (only backward)\n");
+  // Used by one of the stages of all: no note.
+  const RunResult all = run_cli({"--stage", "all", "--dropout", "0.25"});
+  EXPECT_EQ(all.exit_code, 0) << describe(all);
+  EXPECT_EQ(all.err, "");
+  // Options every stage reads, and the defaults: no note.
+  const RunResult plain = run_cli({"--stage", "causal", "--format", "json", "--seed", "5"});
+  EXPECT_EQ(plain.err, "");
+  const RunResult window = run_cli({"--stage", "dot-product", "--window", "2"});
+  EXPECT_EQ(window.exit_code, 0);
+  EXPECT_EQ(window.err, "attn-walk: note: --window does not change --stage dot-product (only swa)\n");
+  // --seed draws --random-input's and --text's embeddings: then every stage uses it.
+  const RunResult seeded = run_cli({"--stage", "dot-product", "--seed", "5"});
+  EXPECT_NE(seeded.err.find("note: --seed does not change --stage dot-product"), std::string::npos) << seeded.err;
+  const RunResult drawn = run_cli({"--stage", "dot-product", "--seed", "5", "--random-input", "4x3"});
+  EXPECT_EQ(drawn.exit_code, 0) << describe(drawn);
+  EXPECT_EQ(drawn.err, "");
+}
+
 // A range reads as a person writes it, not as C's %f of the bounds; nan is in no range.
 TEST_F(CliErrors, RangesReadAsAPersonWritesThem) {
   expect_option_error(run_cli({"--dropout", "1.5"}), {"--dropout: must be a number from 0 to 1, got 1.5"});

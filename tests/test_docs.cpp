@@ -1,8 +1,23 @@
 // The docs say what the code does: docs/stages.md lists every step of every stage in order,
-// and the README and man page name every stage and option.
+// the README and man page name every stage, and their option lists and the completions are
+// what `make docs` writes from the options' declarations.
 #include <gtest/gtest.h>
 
+#include <map>
+#include <stdexcept>
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <regex>
+#include <set>
+
+#include "check/diagnoses.h"
+#include "cli/docs.h"
+#include "render/json_config.h"
+#include "render/render.h"
 #include "input/embeddings.h"
+#include "request/option_table.h"
 #include "stages/stages.h"
 #include "test_util.h"
 
@@ -36,24 +51,158 @@ TEST(Docs, StagesMdListsEveryStepInOrder) {
   }
 }
 
-TEST(Docs, ReadmeAndManPageNameEveryStageAndOption) {
+TEST(Docs, ReadmeAndManPageNameEveryStage) {
   const std::string readme = read_text(kRoot + "/README.md");
   const std::string man = read_text(kRoot + "/docs/attn-walk.1");
   for (const auto& s : all_stages()) {
     EXPECT_NE(readme.find(std::string("`") + s.name + "`"), std::string::npos) << s.name;
     EXPECT_NE(man.find(std::string(".B ") + s.name), std::string::npos) << s.name;
   }
-  for (const char* opt : {"stage", "input", "random-input", "query", "seed", "d-out", "heads", "dropout",
-                          "attn-dropout", "batch", "qkv-bias", "init", "dropout-rng", "format", "output",
-                          "only", "list-stages", "list-steps", "explain", "lang", "heatmap", "color",
-                          "step", "stats", "version", "kv-groups", "window", "rope-base", "block", "steps", "lr",
-                          "weight-decay", "optimizer",
-                          "text", "text-file", "embed-dim", "max-tokens", "max-input-mb", "latent-dim"}) {
-    EXPECT_NE(readme.find(std::string("--") + opt), std::string::npos) << "README lacks --" << opt;
-    std::string man_opt;
-    for (const char* c = opt; *c; ++c) man_opt += (*c == '-') ? std::string("\\-") : std::string(1, *c);
-    EXPECT_NE(man.find("\\-\\-" + man_opt), std::string::npos) << "man page lacks --" << opt;
+}
+
+// Each generated part of a committed file is what the options generate now: an option added,
+// renamed or removed without `make docs` fails here, naming the file and the part.
+TEST(Docs, GeneratedPartsAreWhatTheOptionsGenerate) {
+  for (const auto& doc : generated_docs()) {
+    const std::string committed = read_text(kRoot + "/" + doc.file);
+    ASSERT_FALSE(committed.empty()) << doc.file;
+    std::string regenerated;
+    ASSERT_NO_THROW(regenerated = with_generated(committed, doc)) << doc.file;
+    if (committed == regenerated) continue;
+    // The part alone, so that the failure shows the lines that differ rather than the file.
+    std::string part = committed;
+    if (!doc.region.empty()) {
+      const size_t from = committed.find('\n', committed.find("BEGIN GENERATED " + doc.region)) + 1;
+      part = committed.substr(from, committed.rfind('\n', committed.find("END GENERATED " + doc.region)) + 1 - from);
+    }
+    EXPECT_EQ(part, doc.text) << doc.file << (doc.region.empty() ? "" : ": " + doc.region)
+                              << " differs from what the options generate: run make docs";
   }
+}
+
+// The generated parts name every option of the table, in each file's spelling, and carry
+// none that is gone: a planted option shows up, a dropped one would be missed.
+TEST(Docs, GeneratedPartsNameEveryOptionOfTheTable) {
+  std::map<std::string, std::string> text;  // the file's generated text
+  for (const auto& doc : generated_docs()) text[doc.file] += doc.text;
+  for (const auto& row : option_table()) {
+    const std::string name = "--" + row.long_name();
+    std::string man_name;
+    for (char c : name) man_name += c == '-' ? std::string("\\-") : std::string(1, c);
+    EXPECT_NE(text["docs/attn-walk.1"].find("\\fB" + man_name + "\\fR"), std::string::npos) << name;
+    EXPECT_NE(text["README.md"].find("`" + name), std::string::npos) << name;
+    const std::string& bash = text["completions/attn-walk.bash"];
+    EXPECT_TRUE(bash.find(" " + name + " ") != std::string::npos || bash.find(" " + name + "\"") != std::string::npos)
+        << name;
+    EXPECT_NE(text["completions/attn-walk.fish"].find(" -l " + row.long_name() + " "), std::string::npos) << name;
+  }
+  // Nothing else in the README's table: each row's option is one of the table's.
+  const std::string& readme = text["README.md"];
+  for (size_t at = readme.find("\n| `--"); at != std::string::npos; at = readme.find("\n| `--", at + 1)) {
+    const size_t from = at + 6, to = readme.find_first_of(" `", from);
+    const std::string name = readme.substr(from, to - from);
+    EXPECT_TRUE(find_option(name) || name == "help") << "the README's table names --" << name;
+  }
+}
+
+// A missing marker is an error naming the file, not a silent skip.
+TEST(Docs, AMissingMarkerIsNamed) {
+  const GeneratedDoc doc{"docs/x.1", "options", "new\n"};
+  EXPECT_THROW(with_generated("no markers here\n", doc), std::runtime_error);
+  EXPECT_EQ(with_generated("a\n.\\\" BEGIN GENERATED options\nold\n.\\\" END GENERATED options\nb\n", doc),
+            "a\n.\\\" BEGIN GENERATED options\nnew\n.\\\" END GENERATED options\nb\n");
+}
+
+// ---- Counts and lists the docs state, against what they count --------------------------------
+
+// The number written before `after` in `text` ("39 of them" -> 39), or -1.
+long number_before(const std::string& text, const std::string& after) {
+  std::smatch m;
+  if (!std::regex_search(text, m, std::regex("(\\d+) " + after))) return -1;
+  return std::stol(m[1]);
+}
+
+TEST(Docs, ReadmeCountsAreTheRegistrysAndTheTrees) {
+  const std::string readme = read_text(kRoot + "/README.md");
+  // check's known mistakes, counted by the registry itself.
+  EXPECT_EQ(number_before(readme, "of them: `W_query`"), static_cast<long>(known_mistakes().size()));
+  // The walk goldens: one file per configuration.
+  long walks = 0;
+  for (const auto& e : std::filesystem::directory_iterator(kRoot + "/tests/golden/walks"))
+    walks += e.path().extension() == ".json";
+  EXPECT_EQ(number_before(readme, "configurations \\(seeds"), walks);
+  // The printer's goldens.
+  const auto prints = nlohmann::json::parse(read_text(kRoot + "/tests/golden/print_cases.json"));
+  EXPECT_EQ(number_before(readme, "tensors printed by PyTorch"), static_cast<long>(prints.size()));
+}
+
+// "one file per stage (or part) and language": every English text file has its Chinese twin.
+TEST(Docs, EveryTextFileHasATwinInEachLanguage) {
+  const std::string readme = read_text(kRoot + "/README.md");
+  ASSERT_NE(readme.find("src/lang/*.cpp           every text a learner reads, one file per stage (or part) "
+                        "and language"),
+            std::string::npos);
+  std::set<std::string> en, zh;
+  for (const auto& e : std::filesystem::directory_iterator(kRoot + "/src/lang")) {
+    const std::string name = e.path().filename().string();
+    if (name.size() > 7 && name.compare(name.size() - 7, 7, "_en.cpp") == 0) en.insert(name.substr(0, name.size() - 7));
+    if (name.size() > 7 && name.compare(name.size() - 7, 7, "_zh.cpp") == 0) zh.insert(name.substr(0, name.size() - 7));
+  }
+  EXPECT_FALSE(en.empty());
+  EXPECT_EQ(en, zh);
+}
+
+// The README's line for src/kernels/ names every instruction set the folder has kernels for.
+TEST(Docs, TheKernelsLineNamesEveryInstructionSet) {
+  const std::string readme = read_text(kRoot + "/README.md");
+  const size_t at = readme.find("\nsrc/kernels/ ");
+  ASSERT_NE(at, std::string::npos);
+  const std::string line = readme.substr(at + 1, readme.find('\n', at + 1) - at - 1);
+  const std::map<std::string, std::string> names = {{"avx2", "AVX2"}, {"avx512", "AVX-512"}, {"simd128", "SIMD128"}};
+  for (const auto& e : std::filesystem::directory_iterator(kRoot + "/src/kernels")) {
+    const std::string stem = e.path().stem().string();
+    const std::string isa = stem.substr(stem.rfind('_') + 1);
+    if (names.count(isa)) EXPECT_NE(line.find(names.at(isa)), std::string::npos) << e.path() << ": " << line;
+  }
+}
+
+// Every file of the repository the docs name by its path exists (a moved file is renamed there).
+TEST(Docs, EveryPathTheDocsNameExists) {
+  std::vector<std::string> docs = {"README.md"};
+  for (const auto& e : std::filesystem::directory_iterator(kRoot + "/docs"))
+    if (e.path().extension() == ".md") docs.push_back("docs/" + e.path().filename().string());
+  const std::regex path(R"(\b(?:src|tests|tools|docs|cmake|fuzz|data)/[A-Za-z0-9_./-]+)"
+                        R"(\.(?:cpp|h|py|md|sh|js|json|cjs)\b)");
+  for (const auto& doc : docs) {
+    const std::string text = read_text(kRoot + "/" + doc);
+    for (std::sregex_iterator m(text.begin(), text.end(), path), end; m != end; ++m)
+      EXPECT_TRUE(std::filesystem::exists(kRoot + "/" + m->str())) << doc << " names " << m->str();
+  }
+}
+
+// docs/json-schema.md names every field of the JSON output: each key of "config" (nested ones
+// under their object) and each key a step of any stage carries.
+TEST(Docs, JsonSchemaNamesEveryField) {
+  const std::string schema = read_text(kRoot + "/docs/json-schema.md");
+  const Config cfg = test::book_config();
+  const nlohmann::json config = config_json(cfg);
+  for (const auto& [key, value] : config.items()) {
+    EXPECT_NE(schema.find("\"" + key + "\""), std::string::npos) << "config." << key;
+    if (value.is_object())
+      for (const auto& [inner, unused] : value.items())
+        EXPECT_NE(schema.find("`" + inner + "`"), std::string::npos) << "config." << key << "." << inner;
+  }
+  std::set<std::string> step_keys;
+  std::vector<Walk> walks;
+  for (const auto& s : all_stages()) walks.push_back(s.run(cfg));
+  for (auto& w : walks)
+    for (auto& step : w.steps) step.explanation = "x";  // as with --explain
+  const auto doc = nlohmann::json::parse(render_json(walks));
+  for (const auto& step : doc.at("steps"))
+    for (const auto& [key, unused] : step.items()) step_keys.insert(key);
+  EXPECT_TRUE(step_keys.count("series"));  // the backward stage's losses
+  for (const auto& key : step_keys)
+    EXPECT_NE(schema.find("`steps[]." + key + "`"), std::string::npos) << "steps[]." << key;
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "render/json_config.h"
 #include "request/option_table.h"
 #include "request/request.h"
 #include "stages/stages.h"
@@ -99,6 +100,19 @@ TEST(OptionTable, EachKnobHasASample) {
     if (row.to_config) EXPECT_TRUE(samples().count(row.long_name())) << row.long_name() << ": add a sample";
 }
 
+// The JSON output's "config" records every knob: each row's sample changes it.
+TEST(OptionTable, TheJsonConfigRecordsEveryKnob) {
+  const auto config_of = [](const std::vector<std::string>& args) {
+    const WalkRequest r = parse_walk_options(args).walk;
+    return config_json(make_config(r, load_input(r))).dump();
+  };
+  for (const auto& [name, sample] : samples()) {
+    std::vector<std::string> with = sample.base;
+    with.insert(with.end(), sample.with.begin(), sample.with.end());
+    EXPECT_NE(config_of(sample.base), config_of(with)) << "--" << name << " is not in the JSON's config";
+  }
+}
+
 // Each row's "stages" is exactly the stages whose computed tensors its sample changes.
 TEST(OptionTable, StagesNamedAreTheStagesChanged) {
   for (const auto& [name, sample] : samples()) {
@@ -168,7 +182,7 @@ TEST(Request, TheDocumentSetsWhatTheWalkKeeps) {
   set_document(o);
   EXPECT_FALSE(o.walk.keep_all_values);
   EXPECT_FALSE(o.walk.explain);
-  o.format = "html";
+  o.format = Format::Html;
   set_document(o);
   EXPECT_TRUE(o.walk.keep_all_values);
   EXPECT_TRUE(o.walk.explain);

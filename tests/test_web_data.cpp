@@ -21,7 +21,7 @@ using nlohmann::json;
 
 // A CLI page's walk (--format html) on a two-token input.
 std::vector<Walk> html_walks(Options o, RenderOptions* ro) {
-  o.format = "html";
+  o.format = Format::Html;
   set_document(o);
   o.walk.input_json = R"({"tokens": ["a", "b"], "embeddings": [[0.1, 0.2], [0.3, 0.4]]})";
   return make_walks(o.walk, ro);

@@ -95,7 +95,7 @@ BenchReport::Digest digest_of(const std::string& name, const Tensor& t) {
   return {name, t.shape, fnv1a64(t.data.data(), t.data.size()), sum};
 }
 
-bool same_bits(const Tensor& a, const Tensor& b) {
+bool same_tensor_bits(const Tensor& a, const Tensor& b) {
   return a.shape == b.shape && std::memcmp(a.data.data(), b.data.data(), a.data.size() * sizeof(float)) == 0;
 }
 
@@ -148,7 +148,7 @@ Timings time_training(const BenchOptions& o, const MultiHeadAttention& mha, Prep
     r.bits_equal = true;
     const auto got_named = grads.named(), want_named = want.named();
     for (size_t i = 0; i < got_named.size(); ++i)
-      r.bits_equal = r.bits_equal && same_bits(*got_named[i].second, *want_named[i].second);
+      r.bits_equal = r.bits_equal && same_tensor_bits(*got_named[i].second, *want_named[i].second);
     prepared.forward(gen, x, y);  // y as the fused forward gives it (the same bits)
   }
   r.digests = {digest_of("y", y), digest_of("grad_y", grad_y)};

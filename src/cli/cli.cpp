@@ -31,8 +31,54 @@ using namespace cli_detail;
 
 namespace {
 
+// One renderer per format, for the walks, check's report and bench's.
+struct WalkRenderer {
+  Format format;
+  std::string (*render)(const std::vector<Walk>& walks, RenderOptions& ro);
+};
+const WalkRenderer kWalkRenderers[] = {
+    {Format::Text,
+     [](const std::vector<Walk>& walks, RenderOptions& ro) {
+       std::string doc;
+       for (size_t i = 0; i < walks.size(); ++i) doc += (i ? "\n" : "") + render_text(walks[i], ro);
+       return doc;
+     }},
+    {Format::Json, [](const std::vector<Walk>& walks, RenderOptions&) { return render_json(walks); }},
+    {Format::JsonCompact, [](const std::vector<Walk>& walks, RenderOptions&) { return render_json(walks, true); }},
+    {Format::Html,
+     [](const std::vector<Walk>& walks, RenderOptions& ro) {
+       ro.page_data = page_data_json(walks, ro, false);
+       return render_html(walks, ro);
+     }},
+};
+
+struct CheckRenderer {
+  CheckFormat format;
+  std::string (*render)(const CheckReport& report, Lang lang);
+};
+const CheckRenderer kCheckRenderers[] = {{CheckFormat::Text, render_check_text},
+                                         {CheckFormat::Json, render_check_json},
+                                         {CheckFormat::Html, render_check_html}};
+
+struct BenchRenderer {
+  ReportFormat format;
+  std::string (*render)(const BenchReport& report);
+};
+const BenchRenderer kBenchRenderers[] = {{ReportFormat::Text, render_bench_text},
+                                         {ReportFormat::Json, render_bench_json}};
+
+// The renderer of `format` in one of the tables above (each names every format of its enum).
+template <class Table, class F>
+auto renderer_for(const Table& table, F format) {
+  for (const auto& r : table)
+    if (r.format == format) return r.render;
+  return std::begin(table)->render;
+}
+
 // attn-walk check: the stage from --stage or the dump, then the report. Exit 3 if a tensor differs.
-int run_check(const Options& o, const CheckOptions& c) {
+int run_check(ParsedArgs& p) {
+  const Options& o = p.o;
+  const CheckOptions& c = p.check;
   WalkRequest r = o.walk;
   if (c.dump == "-" && r.input == "-")
     throw UsageError("--input: the dump already reads stdin ('-'); give the embeddings as a file");
@@ -49,15 +95,21 @@ int run_check(const Options& o, const CheckOptions& c) {
   const CheckReport report = check_dump(dump, cfg, r.stage, chosen_by, c.tol, c.dump == "-" ? "<stdin>" : c.dump);
   Lang lang;
   parse_lang(r.lang, &lang);
-  write_output(o.output, c.format == "json"   ? render_check_json(report, lang)
-                         : c.format == "html" ? render_check_html(report, lang)
-                                              : render_check_text(report, lang));
+  write_output(o.output, renderer_for(kCheckRenderers, c.format)(report, lang));
   return report.passed() ? 0 : 3;
 }
 
+// attn-walk bench: the timings, as text or JSON on stdout.
+int run_bench_command(ParsedArgs& p) {
+  check_bench(p.bench);
+  const BenchReport report = run_bench(p.bench);
+  write_output("-", renderer_for(kBenchRenderers, p.bench_format)(report));
+  return 0;
+}
+
 bool use_color(const Options& o) {
-  if (o.color == "always") return true;
-  if (o.color == "never") return false;
+  if (o.color == ColorMode::Always) return true;
+  if (o.color == ColorMode::Never) return false;
   const char* no_color = std::getenv("NO_COLOR");
   if (no_color && *no_color) return false;
   return o.output == "-" && ::isatty(STDOUT_FILENO);
@@ -103,22 +155,12 @@ int run_stepwise(const std::vector<Walk>& walks, const RenderOptions& ro) {
   }
   return 0;
 }
-}  // namespace
 
-int run_cli(int argc, char** argv) {
+// The walk: --list-stages, --list-steps, --step, or the walks in --format.
+int run_walk(ParsedArgs& p) {
   const auto started = std::chrono::steady_clock::now();
-  ParsedArgs parsed;
-  if (const auto code = parse_args(argc, argv, parsed, /*print=*/true)) return *code;
-  Options& o = parsed.o;
-
-  if (parsed.is_check) return run_check(o, parsed.check);
-  if (parsed.is_bench) {
-    check_bench(parsed.bench);
-    const BenchReport report = run_bench(parsed.bench);
-    write_output("-", parsed.bench.format == "json" ? render_bench_json(report) : render_bench_text(report));
-    return 0;
-  }
-
+  Options& o = p.o;
+  for (const auto& note : p.unused) std::cerr << "attn-walk: note: " << note << "\n";
   if (o.list_stages) {
     write_output(o.output, list_stages());
     return 0;
@@ -142,19 +184,10 @@ int run_cli(int argc, char** argv) {
     write_output(o.output, out);
     return 0;
   }
-  if (o.step && o.format == "text" && o.output == "-" && ::isatty(STDIN_FILENO))
+  if (o.step && o.format == Format::Text && o.output == "-" && ::isatty(STDIN_FILENO))
     return run_stepwise(walks, ro);
 
-  std::string doc;
-  if (o.format == "json" || o.format == "json-compact") {
-    doc = render_json(walks, o.format == "json-compact");
-  } else if (o.format == "html") {
-    ro.page_data = page_data_json(walks, ro, false);
-    doc = render_html(walks, ro);
-  } else {
-    for (size_t i = 0; i < walks.size(); ++i) doc += (i ? "\n" : "") + render_text(walks[i], ro);
-  }
-  write_output(o.output, doc);
+  write_output(o.output, renderer_for(kWalkRenderers, o.format)(walks, ro));
   if (o.stats) {
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
@@ -163,6 +196,15 @@ int run_cli(int argc, char** argv) {
                              peak_rss_mib());
   }
   return 0;
+}
+
+}  // namespace
+
+int run_cli(int argc, char** argv) {
+  ParsedArgs parsed;
+  const Commands commands{run_walk, run_bench_command, run_check};
+  if (const auto code = parse_args(argc, argv, parsed, commands, /*print=*/true)) return *code;
+  return parsed.command(parsed);
 }
 
 }  // namespace attn

@@ -7,7 +7,9 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -46,6 +48,19 @@ check: 3 when one of your tensors differs.
 Colour: --color auto uses it only on a terminal, and never when NO_COLOR is set.
 )";
 
+// check's and bench's --format, bound to their enums: "text or json" (check: "text, json or html").
+template <class F>
+void add_report_format(CLI::App& app, const std::string& names, F& format) {
+  std::string choices;
+  const auto& all = enum_names(F{});
+  for (size_t i = 0; i < all.size(); ++i)
+    choices += (i == 0 ? "" : i + 1 == all.size() ? " or " : ", ") + std::string(all[i].name);
+  app.add_option(names, format, choices)
+      ->transform(enum_check<F>())
+      ->type_name("TEXT")
+      ->default_str(enum_name(format));
+}
+
 void bind(CLI::App& app, Options& o) {
   app.description("Walk through chapter 3 of 'Build a Large Language Model (From Scratch)': "
                   "every attention tensor, printed as PyTorch prints it.");
@@ -54,7 +69,21 @@ void bind(CLI::App& app, Options& o) {
   bind_options(app, o, OptionScope::Walk);  // src/request/option_table.cpp
 }
 
-void bind_bench(CLI::App& bench, BenchOptions& b) {
+// bench's and check's own options' value names for the man page, README and completions
+// (the walk's are the table's OptionRow::metavar).
+const std::map<std::string, std::string>& bench_metavars() {
+  static const std::map<std::string, std::string> m = {{"tokens", "T"},   {"d-model", "D"},  {"heads", "H"},
+                                                       {"batch", "B"},    {"repeat", "R"},   {"threads", "N"},
+                                                       {"seed", "S"},     {"save-output", "FILE"}};
+  return m;
+}
+const std::map<std::string, std::string>& check_metavars() {
+  static const std::map<std::string, std::string> m = {
+      {"dump", "DUMP"}, {"stage", "STAGE"}, {"output", "FILE"}, {"rtol", "R"}, {"atol", "A"}};
+  return m;
+}
+
+void bind_bench(CLI::App& bench, BenchOptions& b, ReportFormat& format) {
   bench.description("Time the efficient MultiHeadAttention forward (causal, dropout 0) on "
                     "torch.randn(B, T, D) input, in PyTorch's order, and report the result's sums.");
   const auto positive = range_check<int64_t>(1, int64_t{1} << 20);
@@ -69,7 +98,7 @@ void bind_bench(CLI::App& bench, BenchOptions& b) {
   bench.add_option("--seed", b.seed, "torch.manual_seed before randn and the module")
       ->check(seed_check())
       ->capture_default_str();
-  bench.add_option("--format", b.format, "text or json")->check(CLI::IsMember({"text", "json"}))->capture_default_str();
+  add_report_format(bench, "--format", format);
   bench.add_flag("!--no-probe", b.probe, "Skip the FMA probe that measures the machine's peak");
   bench.add_option("--save-output", b.save_output, "Write the output y to FILE as .npy (float32)");
   bench.add_flag("--backward", b.backward,
@@ -93,7 +122,7 @@ void bind_check(CLI::App& check, CheckOptions& c, Options& o) {
                                closest_name(v, stages));
           },
           fmt::format("{{{}}}", fmt::join(stages, ","))));
-  check.add_option("-f,--format", c.format, "text, json or html")->check(CLI::IsMember({"text", "json", "html"}))->capture_default_str();
+  add_report_format(check, "-f,--format", c.format);
   check.add_option("-o,--output", o.output, "Write to FILE (whole or not at all); '-' is stdout")->capture_default_str();
   check.add_option("--lang", o.walk.lang, fmt::format("Language of the report: {}", fmt::join(lang_codes(), ", ")))
       ->check(CLI::IsMember(lang_codes()))
@@ -118,15 +147,37 @@ void check_bench(const BenchOptions& b) {
   check_fits(w, "bench");
 }
 
-// Parses argv. Returns an exit code when parsing finished the run (--help, --version),
-// having printed it only with `print`; throws UsageError for misuse.
-std::optional<int> parse_args(int argc, char** argv, ParsedArgs& p, bool print) {
-  CLI::App app{"", "attn-walk"};
+void bind_all(CLI::App& app, ParsedArgs& p, const Commands& commands) {
   bind(app, p.o);
+  p.command = commands.walk;
   CLI::App* bench = app.add_subcommand("bench", "Benchmark GPT-2-sized MultiHeadAttention");
-  bind_bench(*bench, p.bench);
+  bind_bench(*bench, p.bench, p.bench_format);
+  bench->callback([&p, commands] { p.command = commands.bench; });
   CLI::App* check = app.add_subcommand("check", "Grade your own tensors against the walk and name the mistake");
   bind_check(*check, p.check, p.o);
+  // check takes the walk's options on its own command line.
+  check->callback([&p, check, commands] {
+    mark_given(*check, p.o);
+    p.command = commands.check;
+  });
+  // After the subcommands' callbacks (CLI11 runs the main app's last).
+  app.callback([&p, &app] {
+    mark_given(app, p.o);
+    p.unused = unused_by_stage(app, p.o.walk.stage);
+  });
+}
+
+std::string own_metavar(const std::string& command, const std::string& long_name) {
+  const auto& m = command == "bench" ? bench_metavars() : check_metavars();
+  const auto it = m.find(long_name);
+  return it == m.end() ? std::string() : it->second;
+}
+
+// Parses argv. Returns an exit code when parsing finished the run (--help, --version),
+// having printed it only with `print`; throws UsageError for misuse.
+std::optional<int> parse_args(int argc, char** argv, ParsedArgs& p, const Commands& commands, bool print) {
+  CLI::App app{"", "attn-walk"};
+  bind_all(app, p, commands);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -138,16 +189,43 @@ std::optional<int> parse_args(int argc, char** argv, ParsedArgs& p, bool print) 
   } catch (const CLI::ParseError& e) {
     throw UsageError(e.what());
   }
-  p.is_bench = bench->parsed();
-  p.is_check = check->parsed();
-  // check takes the walk's options on its own command line.
-  mark_given(p.is_check ? *check : app, p.o);
   return std::nullopt;
 }
 
 }  // namespace cli_detail
 
 using namespace cli_detail;
+
+namespace {
+
+// check_cli's commands: what run_cli checks before it reads a file or runs anything.
+int check_walk_command(ParsedArgs& p) {
+  Options o = p.o;
+  set_document(o);
+  // --input and --text are read only when the walk runs.
+  const WalkRequest& r = o.walk;
+  if (o.list_stages || r.text.given || !r.input.empty()) return 0;
+  if (r.random_input.empty()) {
+    make_config(r, load_input(r));  // the chapter's six tokens
+    return 0;
+  }
+  const auto [T, D] = parse_size(r.random_input);
+  check_walk_fits(r, T, D, "--random-input " + r.random_input);
+  Config c;
+  c.inputs.shape = {T, D};  // the sizes alone: nothing is drawn
+  set_knobs(r, c);
+  check_walk_options(r, c);
+  return 0;
+}
+
+int check_bench_command(ParsedArgs& p) {
+  check_bench(p.bench);
+  return 0;
+}
+
+int check_check_command(ParsedArgs&) { return 0; }  // the dump is read only when check runs
+
+}  // namespace
 
 void check_cli(const std::vector<std::string>& args) {
   std::vector<std::string> strings{"attn-walk"};
@@ -156,23 +234,21 @@ void check_cli(const std::vector<std::string>& args) {
   for (auto& a : strings) argv.push_back(a.data());
   argv.push_back(nullptr);
   ParsedArgs parsed;
-  if (parse_args(static_cast<int>(strings.size()), argv.data(), parsed, /*print=*/false)) return;
-  Options o = parsed.o;
-  set_document(o);
-  if (parsed.is_bench) return check_bench(parsed.bench);
-  // --input and --text are read only when the walk runs.
-  const WalkRequest& r = o.walk;
-  if (parsed.is_check || o.list_stages || r.text.given || !r.input.empty()) return;
-  if (r.random_input.empty()) {
-    make_config(r, load_input(r));  // the chapter's six tokens
-    return;
-  }
-  const auto [T, D] = parse_size(r.random_input);
-  check_walk_fits(r, T, D, "--random-input " + r.random_input);
-  Config c;
-  c.inputs.shape = {T, D};  // the sizes alone: nothing is drawn
-  set_knobs(r, c);
-  check_walk_options(r, c);
+  const Commands checks{check_walk_command, check_bench_command, check_check_command};
+  if (parse_args(static_cast<int>(strings.size()), argv.data(), parsed, checks, /*print=*/false)) return;
+  parsed.command(parsed);
+}
+
+const std::vector<EnumName<ReportFormat>>& enum_names(ReportFormat) {
+  static const std::vector<EnumName<ReportFormat>> names = {{"text", ReportFormat::Text},
+                                                            {"json", ReportFormat::Json}};
+  return names;
+}
+
+const std::vector<EnumName<CheckFormat>>& enum_names(CheckFormat) {
+  static const std::vector<EnumName<CheckFormat>> names = {
+      {"text", CheckFormat::Text}, {"json", CheckFormat::Json}, {"html", CheckFormat::Html}};
+  return names;
 }
 
 }  // namespace attn

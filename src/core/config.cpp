@@ -2,8 +2,25 @@
 
 namespace attn {
 
-const char* to_string(InitKind k) { return k == InitKind::Rand ? "rand" : "randn"; }
-const char* to_string(DropoutKernel k) { return k == DropoutKernel::Default ? "default" : "mkl"; }
-const char* to_string(OptimizerKind k) { return k == OptimizerKind::AdamW ? "adamw" : "sgd"; }
+const std::vector<EnumName<InitKind>>& enum_names(InitKind) {
+  static const std::vector<EnumName<InitKind>> names = {{"rand", InitKind::Rand}, {"randn", InitKind::Randn}};
+  return names;
+}
+
+const std::vector<EnumName<DropoutKernel>>& enum_names(DropoutKernel) {
+  static const std::vector<EnumName<DropoutKernel>> names = {{"default", DropoutKernel::Default},
+                                                             {"mkl", DropoutKernel::Mkl}};
+  return names;
+}
+
+const std::vector<EnumName<OptimizerKind>>& enum_names(OptimizerKind) {
+  static const std::vector<EnumName<OptimizerKind>> names = {{"adamw", OptimizerKind::AdamW},
+                                                             {"sgd", OptimizerKind::SGD}};
+  return names;
+}
+
+const char* to_string(InitKind k) { return enum_name(k); }
+const char* to_string(DropoutKernel k) { return enum_name(k); }
+const char* to_string(OptimizerKind k) { return enum_name(k); }
 
 }  // namespace attn

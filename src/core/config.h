@@ -92,6 +92,25 @@ struct Config {
   int64_t d_in() const { return inputs.size(1); }
 };
 
+// The names of each closed set, in the order --help lists them: the command line binds them
+// (src/request/option_table.cpp), the JSON config and the page's state write them.
+template <class E>
+struct EnumName {
+  const char* name;
+  E value;
+};
+const std::vector<EnumName<InitKind>>& enum_names(InitKind);
+const std::vector<EnumName<DropoutKernel>>& enum_names(DropoutKernel);
+const std::vector<EnumName<OptimizerKind>>& enum_names(OptimizerKind);
+
+// The name of a value of a closed set ("" for a value that has none).
+template <class E>
+const char* enum_name(E value) {
+  for (const auto& n : enum_names(E{}))
+    if (n.value == value) return n.name;
+  return "";
+}
+
 const char* to_string(InitKind k);
 const char* to_string(DropoutKernel k);
 const char* to_string(OptimizerKind k);

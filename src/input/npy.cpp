@@ -49,8 +49,7 @@ class HeaderParser {
   Header parse() {
     Header h;
     expect('{', "the header must be a Python dict, starting with '{'");
-    skip_space();
-    while (peek() != '}') {
+    comma_separated('}', "expected ',' or '}' after a value", [&] {
       const std::string key = string_literal("a key in quotes");
       expect(':', fmt::format("':' after the key '{}'", key));
       if (key == "descr") {
@@ -62,15 +61,7 @@ class HeaderParser {
       } else {
         malformed(fmt::format("unexpected key '{}' (expected 'descr', 'fortran_order' and 'shape')", key));
       }
-      skip_space();
-      if (peek() == ',') {
-        ++i_;
-        skip_space();
-      } else if (peek() != '}') {
-        malformed("expected ',' or '}' after a value");
-      }
-    }
-    ++i_;
+    });
     skip_space();
     if (i_ != s_.size()) malformed("unexpected text after the closing '}'");
     if (!h.descr || !h.fortran_order || !h.shape)
@@ -109,6 +100,23 @@ class HeaderParser {
     i_ = end + 1;
     return out;
   }
+  // Items up to `close` (then past it), separated by commas, with an optional trailing comma,
+  // as Python writes a dict or a tuple: the header's entries and the shape's dimensions.
+  template <class Item>
+  void comma_separated(char close, const char* misplaced, Item item) {
+    skip_space();
+    while (peek() != close) {
+      item();
+      skip_space();
+      if (peek() == ',') {
+        ++i_;
+        skip_space();
+      } else if (peek() != close) {
+        malformed(misplaced);
+      }
+    }
+    ++i_;
+  }
   bool boolean() {
     skip_space();
     if (s_.compare(i_, 4, "True") == 0) {
@@ -124,8 +132,7 @@ class HeaderParser {
   std::vector<uint64_t> tuple() {
     expect('(', "the shape as a tuple, e.g. (1024, 768)");
     std::vector<uint64_t> dims;
-    skip_space();
-    while (peek() != ')') {
+    comma_separated(')', "expected ',' or ')' in the shape", [&] {
       if (!std::isdigit(static_cast<unsigned char>(peek()))) malformed("the shape must hold non-negative integers");
       uint64_t v = 0;
       while (std::isdigit(static_cast<unsigned char>(peek()))) {
@@ -136,15 +143,7 @@ class HeaderParser {
       }
       if (peek() == 'L') ++i_;
       dims.push_back(v);
-      skip_space();
-      if (peek() == ',') {
-        ++i_;
-        skip_space();
-      } else if (peek() != ')') {
-        malformed("expected ',' or ')' in the shape");
-      }
-    }
-    ++i_;
+    });
     return dims;
   }
 

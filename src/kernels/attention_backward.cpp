@@ -75,7 +75,7 @@ float zero_sum_row(const Call& c, const float* gc_row, const float* v, const flo
 // Rows [i0, i1) of head (b, h): the weights, their gradient, the scores' gradient, the queries'
 // gradient rows, and the slab's chains of grad_keys and grad_values continued over these rows
 // (slab_chains_done says how they end).
-void row_block(const Call& c, HeadBuffers& hb, const float* q, const float* v, const float* gc, float* gq,
+void backward_row_block(const Call& c, HeadBuffers& hb, const float* q, const float* v, const float* gc, float* gq,
                int64_t i0, int64_t i1) {
   const int64_t T = c.T, D = c.D, m = i1 - i0;
   float* w = hb.weights.data();
@@ -114,7 +114,7 @@ void row_block(const Call& c, HeadBuffers& hb, const float* q, const float* v, c
 
 // The end of one K-block [s0, s1) of C (T, hd) = M.T @ B (T, hd), for a causal (T, T) matrix M
 // (zero above its diagonal): OpenBLAS's blocked order over T adds each K-block's chain, from 0
-// in k order, to C. The chains ran block of rows by block of rows (row_block's step 5, from 0
+// in k order, to C. The chains ran block of rows by block of rows (backward_row_block's step 5, from 0
 // at the slab's start), which gives the same floats as one call over the slab. Rows j < s0 of C
 // add their chain to C. Rows [s0, s1) start in this block (M.T's row j is zero before column j,
 // so the earlier blocks added chains of zeros, +0 each, to C's start of +0): C = chain + 0.
@@ -139,7 +139,7 @@ void one_head(const Call& c, int64_t bh) {
     // Each slab's chains start from 0.
     std::fill(hb.keys_chains.begin(), hb.keys_chains.begin() + s1 * hd, 0.0f);
     std::fill(hb.values_chains.begin(), hb.values_chains.begin() + s1 * hd, 0.0f);
-    for (int64_t i0 = s0; i0 < s1; i0 += kRows) row_block(c, hb, q, v, gc, c.gq + offset, i0, std::min(s1, i0 + kRows));
+    for (int64_t i0 = s0; i0 < s1; i0 += kRows) backward_row_block(c, hb, q, v, gc, c.gq + offset, i0, std::min(s1, i0 + kRows));
     slab_chains_done(hb.keys_chains.data(), c.gk + offset, s0, s1, hd, D);
     slab_chains_done(hb.values_chains.data(), c.gv + offset, s0, s1, hd, D);
   }

@@ -6,11 +6,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <sstream>
 #include <string>
 #include <type_traits>
 #include <vector>
 
 #include "request/option_table.h"
+#include "stages/stages.h"
 
 namespace attn {
 
@@ -57,6 +59,11 @@ CLI::Option* add_row(CLI::App& app, const OptionRow& row, Options& o) {
         using T = std::decay_t<decltype(value)>;
         if constexpr (std::is_same<T, bool>::value) {
           return app.add_flag(row.names, value, row.help);
+        } else if constexpr (std::is_enum<T>::value) {
+          // Shown as the text it is ("TEXT:{rand,randn}", default "rand"), not as its number.
+          CLI::Option* opt = app.add_option(row.names, value, row.help)->transform(enum_check<T>())->type_name("TEXT");
+          if (row.show_default) opt->default_str(enum_name(value));
+          return opt;
         } else if constexpr (std::is_same<T, std::vector<std::string>>::value) {
           return app.add_option(row.names, value, row.help)->delimiter(row.delimiter);
         } else {
@@ -84,6 +91,11 @@ std::vector<std::string> split_choices(std::string& type) {
 }
 
 }  // namespace
+
+std::vector<std::string> option_choices(const CLI::Option& opt) {
+  std::string type = opt.get_type_name();
+  return split_choices(type);
+}
 
 template <class T>
 CLI::Validator range_check(T min, T max) {
@@ -128,6 +140,29 @@ void mark_given(const CLI::App& app, Options& o) {
       const CLI::Option* opt = app.get_option_no_throw("--" + row.long_name());
       if (opt && opt->count() > 0) row.given(o) = true;
     }
+}
+
+std::vector<std::string> unused_by_stage(const CLI::App& app, const std::string& stage) {
+  const auto given = [&app](const std::string& name) {
+    const CLI::Option* opt = app.get_option_no_throw("--" + name);
+    return opt && opt->count() > 0;
+  };
+  const bool drawn_inputs = given("random-input") || given("text") || given("text-file");
+  std::vector<std::string> notes;
+  for (const OptionRow& row : option_table()) {
+    if (row.stages == "*" || !given(row.long_name()) || (row.draws_inputs && drawn_inputs)) continue;
+    std::istringstream names(row.stages);
+    std::vector<std::string> changes;
+    bool used = false;
+    for (std::string name; names >> name;) {
+      changes.push_back(name);
+      for (const auto& s : all_stages()) used |= s.name == name && stage_selected(s, stage);
+    }
+    if (!used)
+      notes.push_back(fmt::format("--{} does not change --stage {} (only {})", row.long_name(), stage,
+                                  fmt::join(changes, ", ")));
+  }
+  return notes;
 }
 
 Options parse_walk_options(const std::vector<std::string>& args) {

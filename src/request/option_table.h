@@ -25,9 +25,13 @@ const char* to_string(OptionGroup g);  // "input", "model", "show", "more"
 // The request field an option fills (through a captureless lambda).
 template <class T>
 using OptionFieldOf = T& (*)(Options&);
+// A closed set is an enum, bound by its names (enum_names) with a CLI::CheckedTransformer, so a
+// misspelling is refused where it is parsed.
 using OptionField = std::variant<OptionFieldOf<bool>, OptionFieldOf<int64_t>, OptionFieldOf<uint64_t>,
                                  OptionFieldOf<double>, OptionFieldOf<std::string>,
-                                 OptionFieldOf<std::vector<std::string>>>;
+                                 OptionFieldOf<std::vector<std::string>>, OptionFieldOf<InitKind>,
+                                 OptionFieldOf<DropoutKernel>, OptionFieldOf<OptimizerKind>, OptionFieldOf<Format>,
+                                 OptionFieldOf<HeatmapScale>, OptionFieldOf<ColorMode>>;
 
 // --seed: what a seed is, when the text is not one.
 CLI::Validator seed_check();
@@ -36,6 +40,11 @@ struct OptionRow {
   std::string names;   // CLI11's spelling: "-q,--query"
   OptionField field;
   std::string help;    // --help's line
+  // The man page's and the README's (make docs): what the value is called ("FILE"; none for a
+  // flag or a closed set, which show their choices), and the longer text when --help's line
+  // is not enough (`code` is set in bold or as code).
+  std::string metavar;
+  std::string doc;
   std::string label;   // plain words for a learner (the page's control)
   OptionGroup group = OptionGroup::Model;
   // The stages whose output the option changes: "*" for every stage, else their names
@@ -63,8 +72,13 @@ struct OptionRow {
   // readers above (the stage by the walks themselves), except those that say where to read
   // the input from or how large it may be: the state holds the input itself.
   bool in_state = true;
+  // It also draws the inputs that --random-input and --text make (--seed): with one of those,
+  // it changes every stage, whatever its "stages" say of the chapter's own inputs.
+  bool draws_inputs = false;
 
   // Builders, so that a row reads as one statement.
+  OptionRow& arg(std::string m) { metavar = std::move(m); return *this; }
+  OptionRow& docs(std::string d) { doc = std::move(d); return *this; }
   OptionRow& shows(std::string l, OptionGroup g, std::string s) { label = std::move(l), group = g, stages = std::move(s); return *this; }
   OptionRow& range(double lo, double hi) { has_range = true, min = lo, max = hi; return *this; }
   OptionRow& one_of(std::vector<std::string> (*c)()) { choices = c; return *this; }
@@ -85,6 +99,7 @@ struct OptionRow {
     return *this;
   }
   OptionRow& not_in_state() { in_state = false; return *this; }
+  OptionRow& also_draws_inputs() { draws_inputs = true; return *this; }
 
   std::string long_name() const;  // "query"
 };
@@ -102,10 +117,46 @@ void bind_options(CLI::App& app, Options& o, OptionScope scope);
 // After parsing: marks the options given on the command line (Options' *_given fields).
 void mark_given(const CLI::App& app, Options& o);
 
+// A closed set's check: the enum's names to its values (CLI::CheckedTransformer); refuses
+// any other text with the message CLI11's IsMember gives ("zeros not in {rand,randn}").
+template <class E>
+CLI::Validator enum_check() {
+  std::vector<std::pair<std::string, E>> map;
+  std::string set;
+  for (const auto& n : enum_names(E{})) {
+    map.emplace_back(n.name, n.value);
+    set += std::string(set.empty() ? "" : ",") + n.name;
+  }
+  set = "{" + set + "}";
+  CLI::CheckedTransformer to_value(map);
+  return CLI::Validator(
+      [to_value, set](std::string& input) {
+        const std::string given = input;
+        if (to_value(input).empty()) return std::string();
+        return given + " not in " + set;
+      },
+      set);
+}
+// The names of a closed set, in order ("rand", "randn").
+template <class E>
+std::vector<std::string> enum_choices() {
+  std::vector<std::string> names;
+  for (const auto& n : enum_names(E{})) names.emplace_back(n.name);
+  return names;
+}
+
+// The options given on `app`'s command line that change no stage `stage` selects (their rows'
+// "stages"), each as a note for stderr: "--lr does not change --stage causal (only backward)".
+// Not misuse: --stage all takes knobs that only some of its stages use.
+std::vector<std::string> unused_by_stage(const CLI::App& app, const std::string& stage);
+
 // A range check whose message reads as a person writes the range ("--dropout: must be a
 // number from 0 to 1, got 1.5"); its description (--help) is CLI11's own Range's.
 template <class T>
 CLI::Validator range_check(T min, T max);
+
+// The values an option takes when it has a closed set of them (its type's "{a,b}"), else none.
+std::vector<std::string> option_choices(const CLI::Option& opt);
 
 // Sets every knob of `r` in `c` (each row's to_config).
 void set_knobs(const WalkRequest& r, Config& c);

@@ -57,9 +57,9 @@ uint64_t seed_of(const WalkRequest& r) { return r.seed_given ? r.seed : 123; }
 
 void set_document(Options& o) {
   o.walk.document = o.format;
-  o.walk.keep_all_values = o.format != "text" || o.walk.heatmap;
+  o.walk.keep_all_values = o.format != Format::Text || o.walk.heatmap;
   // HTML always carries the explanations; text and JSON only with --explain.
-  o.walk.explain = o.walk.explain || o.format == "html";
+  o.walk.explain = o.walk.explain || o.format == Format::Html;
 }
 
 // "1024x768" -> {1024, 768}
@@ -83,7 +83,7 @@ std::pair<int64_t, int64_t> parse_size(const std::string& s) {
 void check_walk_fits(const WalkRequest& r, int64_t T, int64_t d_in, const std::string& what) {
   WalkSize w;
   w.stage = r.stage;
-  w.format = r.document;
+  w.format = enum_name(r.document);
   w.tokens = static_cast<double>(T);
   w.d_in = static_cast<double>(d_in);
   w.d_out = static_cast<double>(r.d_out);

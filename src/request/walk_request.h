@@ -12,9 +12,18 @@
 
 #include "core/config.h"
 #include "input/input_stream.h"  // kDefaultMaxInputMb
+#include "render/heatmap.h"          // HeatmapScale (--heatmap-scale)
 #include "text/text_options.h"
 
 namespace attn {
+
+// How a walk is written (--format): one renderer each (src/cli/cli.cpp).
+enum class Format { Text, Json, JsonCompact, Html };
+// --color: only on a terminal without NO_COLOR, always, or never.
+enum class ColorMode { Auto, Always, Never };
+const std::vector<EnumName<Format>>& enum_names(Format);
+const std::vector<EnumName<HeatmapScale>>& enum_names(HeatmapScale);
+const std::vector<EnumName<ColorMode>>& enum_names(ColorMode);
 
 // Misuse of an option (exit code 2). The message names the option.
 struct UsageError : std::runtime_error {
@@ -43,23 +52,22 @@ struct WalkRequest {
   double attn_dropout = 0.0;
   int64_t batch = 2;
   bool qkv_bias = false;
-  std::string init = "rand";
-  std::string dropout_rng = "default";
+  InitKind init = InitKind::Rand;
+  DropoutKernel dropout_rng = DropoutKernel::Default;
   CausalSoftmax causal_softmax;        // --softmax-dim, --torch-threads
   BonusConfig bonus;                   // --kv-groups, --window, --rope-base, --block, --latent-dim
-  TrainConfig train;                   // --steps, --lr, --weight-decay, --grad-step (the backward stage)
+  TrainConfig train;                   // --steps, --lr, --weight-decay, --grad-step, --optimizer (the backward stage)
   bool weight_decay_given = false;     // else AdamW's 0.1 (chapter 5's), SGD's 0 (torch.optim.SGD's)
-  std::string optimizer = "adamw";     // --optimizer (the backward stage): adamw or sgd
 
   // What the caller shows, which decides what the walk keeps.
   bool keep_all_values = false;  // JSON, HTML and heatmaps read every value; text may keep summaries
   bool explain = false;          // attach each step's explanation (--explain; always on a page)
   bool heatmap = false;          // --heatmap: attention matrices drawn in the terminal
-  std::string heatmap_scale = "fixed";  // --heatmap-scale: fixed (weights on 0..1) or matrix (each its own)
+  HeatmapScale heatmap_scale = HeatmapScale::Fixed;
   std::string lang = "en";
   std::vector<std::string> only;  // keep only these steps
   // The document the walks become (text, json or html): its size counts in the memory check.
-  std::string document = "text";
+  Format document = Format::Text;
   // Told of each step as it is recorded (Config::on_step): the page's engine reports a long
   // walk's progress with it. Empty for the command line.
   std::function<void(const std::string& stage, const std::string& step)> on_step;
@@ -70,11 +78,11 @@ struct WalkRequest {
 // The command line: a walk request, and where and how to write it.
 struct Options {
   WalkRequest walk;
-  std::string format = "text";  // text, json or html
+  Format format = Format::Text;
   std::string output = "-";
   bool list_stages = false;
   bool list_steps = false;
-  std::string color = "auto";   // auto, always, never
+  ColorMode color = ColorMode::Auto;
   bool step = false;            // pause after each step (terminal only)
   bool stats = false;           // time and peak memory on stderr
 };

@@ -6,6 +6,9 @@ where a folder includes one it may not, or where two folders include each other.
 written relative to src/ ("core/tensor.h"), so an include's folder is its first component.
 
     python3 tests/layers/check_layers.py [SRC_DIR]     # SRC_DIR defaults to the repository's src/
+    python3 tests/layers/check_layers.py --picture     # the layers as docs/architecture.md draws them
+    python3 tests/layers/check_layers.py --picture-check FILE   # exit 1 unless FILE draws them so
+    python3 tests/layers/check_layers.py --picture-into FILE    # write the picture into FILE (make docs)
 
 Exit 0: the rules hold. Exit 1: every break listed on stderr. Standard library only.
 """
@@ -27,7 +30,7 @@ LAYERS = [
     ["stages"],                  # the chapter's sections as named steps recorded into a Walk
     ["modules", "text", "lang"], # the chapter's classes; the GPT-2 tokenizer; every learner-facing text
     ["ops"],                     # the tensor operations
-    ["kernels"],                 # the fast kernels (AVX2, AVX-512), same bits as the reference
+    ["kernels"],                 # the fast kernels (AVX2, AVX-512, WebAssembly SIMD128), same bits as the reference
     ["torch"],                   # the reference: PyTorch's and OpenBLAS's bits, the generator
     ["input", "weights"],        # reading embeddings: JSON, .npy, the stream, the size limits;
                                  # reading a GPT's weights: safetensors, torch.save's zip, pickles
@@ -130,8 +133,8 @@ def check(src, rules=RULES):
     for inc in read_includes(src):
         where = f"src/{inc.file}:{inc.line}"
         frm, to = folder_of(inc.file), folder_of(inc.header)
-        if not frm:
-            continue  # a file directly in src/: none today; the folders are the layers
+        if not frm or frm not in known:
+            continue  # a file directly in src/ (none today), or a folder named above as unknown
         if not to or to not in known:
             errors.append(f'{where}: #include "{inc.header}": includes are written relative to '
                           f"src/, starting with a folder the layer table names")
@@ -152,7 +155,85 @@ def check(src, rules=RULES):
     return errors
 
 
+# ---- the picture (docs/architecture.md) -------------------------------------------------------
+PICTURE_BEGIN = "<!-- BEGIN GENERATED layers: python3 tests/layers/check_layers.py --picture -->"
+PICTURE_END = "<!-- END GENERATED layers -->"
+
+
+def row_notes():
+    """Each row's comment in the LAYERS table above, by the row's first folder: what it holds."""
+    notes = {}
+    with open(os.path.abspath(__file__), encoding="utf-8") as f:
+        text = f.read()
+    block = text[text.index("LAYERS = ["):text.index("\n]\n", text.index("LAYERS = ["))]
+    for m in re.finditer(r'^\s*\[([^\]]*)\],?\s*#\s*(.*)$', block, re.M):
+        first = re.findall(r'"([^"]+)"', m.group(1))
+        if first:
+            notes[first[0]] = m.group(2).strip()
+    return notes
+
+
+def picture(rules=RULES):
+    """The layers, top to bottom, as docs/architecture.md shows them (a fenced block)."""
+    notes = row_notes()
+    lines = ["```",
+             "A folder may include the folders of every row with a larger number than its own (any",
+             "row below, not only the next), never a smaller one, and not another folder of its own",
+             "row. [only ...]: a narrower rule.",
+             ""]
+    for i, row in enumerate(rules.layers, 1):
+        folders = "  ".join(f"{name}/" for name in row)
+        note = notes.get(row[0], "")
+        narrower = [f"{name}/: only {', '.join(f'{o}/' for o in sorted(rules.only[name])) or 'nothing'}"
+                    for name in row if name in rules.only]
+        lines.append(f"{i:>3}  {folders:<24}{note}".rstrip())
+        for n in narrower:
+            lines.append(f"{'':>3}  {'':<24}[{n}]")
+    lines.append("")
+    for name in sorted(rules.standalone):
+        lines.append(f"{'':>3}  {name + '/':<24}stands alone: includes nothing, included by nothing")
+    lines.append("```")
+    return "\n".join(lines) + "\n"
+
+
+def with_picture(text, rules=RULES):
+    """`text` (docs/architecture.md) with the picture between its markers; None without them."""
+    if PICTURE_BEGIN not in text or PICTURE_END not in text:
+        return None
+    head, rest = text.split(PICTURE_BEGIN, 1)
+    _, tail = rest.split(PICTURE_END, 1)
+    return head + PICTURE_BEGIN + "\n" + picture(rules) + PICTURE_END + tail
+
+
+def picture_command(flag, path):
+    if flag == "--picture":
+        sys.stdout.write(picture())
+        return 0
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    new = with_picture(text)
+    if new is None:
+        print(f"check_layers: {path}: no lines {PICTURE_BEGIN} and {PICTURE_END}", file=sys.stderr)
+        return 1
+    if flag == "--picture-into":
+        if new != text:
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(new)
+        return 0
+    if new != text:
+        print(f"check_layers: {path} does not draw the layers of this table "
+              f"(python3 tests/layers/check_layers.py --picture-into {path}, or make docs)", file=sys.stderr)
+        return 1
+    print(f"check_layers: {path} draws the layers of the table")
+    return 0
+
+
 def main(argv):
+    if len(argv) > 1 and argv[1] in ("--picture", "--picture-check", "--picture-into"):
+        if argv[1] != "--picture" and len(argv) != 3:
+            print(f"check_layers: {argv[1]} FILE", file=sys.stderr)
+            return 2
+        return picture_command(argv[1], argv[2] if len(argv) > 2 else None)
     src = argv[1] if len(argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "src")
     if not os.path.isdir(src):
         print(f"check_layers: {src}: no such folder", file=sys.stderr)

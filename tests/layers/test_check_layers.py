@@ -107,6 +107,35 @@ class RealTable(unittest.TestCase):
         self.assertIn('src/input/npy.h:2: #include "text/utf8.h": input/ may not include text/', err.getvalue())
 
 
+class Picture(unittest.TestCase):
+    """The picture docs/architecture.md shows is printed from the table, so it changes with it."""
+
+    def test_each_row_its_folders_and_its_narrower_rule(self):
+        rules = Rules(layers=[["a", "b"], ["c"]], only={"c": {"a"}}, standalone={"z"}, exceptions=[])
+        text = check_layers.picture(rules)
+        self.assertIn("  1  a/  b/", text)
+        self.assertIn("  2  c/", text)
+        self.assertIn("[c/: only a/]", text)
+        self.assertIn("z/", text)
+        self.assertIn("any\nrow below", text)
+
+    def test_a_file_that_draws_other_rows_fails_the_check(self):
+        begin, end = check_layers.PICTURE_BEGIN, check_layers.PICTURE_END
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "architecture.md")
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(f"# A\n{begin}\nold picture\n{end}\nrest\n")
+            with contextlib.redirect_stderr(io.StringIO()):
+                self.assertEqual(check_layers.main(["x", "--picture-check", path]), 1)
+            with contextlib.redirect_stdout(io.StringIO()):
+                self.assertEqual(check_layers.main(["x", "--picture-into", path]), 0)
+                self.assertEqual(check_layers.main(["x", "--picture-check", path]), 0)
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
+            self.assertTrue(text.startswith(f"# A\n{begin}\n```\n"), text)
+            self.assertTrue(text.endswith(f"```\n{end}\nrest\n"), text)
+
+
 class Exceptions(unittest.TestCase):
     RULES = Rules(layers=[["a"], ["b"], ["c"]], only={}, standalone=set(), exceptions=[])
 

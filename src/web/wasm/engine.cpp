@@ -45,7 +45,7 @@ json run(const std::string& args_json, const std::string& input, bool with_json,
   if (!r.input.empty() || !r.random_input.empty())
     throw attn::UsageError("--input and --random-input: the page takes its embeddings from its table");
   r.input_json = input;  // empty: the chapter's six tokens
-  r.document = "html";   // every step with its explanation and every value, as on the CLI's page
+  r.document = attn::Format::Html;   // every step with its explanation and every value, as on the CLI's page
   r.keep_all_values = true;
   r.explain = true;
   int done = 0;
