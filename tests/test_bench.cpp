@@ -61,7 +61,7 @@ TEST(FastForward, EqualsTheStepByStepForward) {
         expect_same_bits(y, want, "prepared, call " + std::to_string(call) + " T=" + std::to_string(s.T));
       }
     }
-    for (auto isa : {kernels::Isa::Scalar, kernels::Isa::Avx2, kernels::Isa::Avx512}) {
+    for (auto isa : {kernels::Isa::Scalar, kernels::Isa::Avx2, kernels::Isa::Avx512, kernels::Isa::Neon}) {
       kernels::set_active_isa(isa);
       for (int threads : {1, 2, 3}) {  // 3: more threads than heads
         kernels::set_num_threads(threads);
@@ -93,7 +93,7 @@ TEST(FastForward, HugeTokensGetTheStepByStepNumbers) {
   for (int64_t t = 0; t < T; ++t) nonfinite_rows += !std::isfinite(want.data[static_cast<size_t>(t * D)]);
   ASSERT_GE(nonfinite_rows, 1u);      // some +inf among the scores
   ASSERT_LE(nonfinite_rows, 10u);     // and the rest still numbers
-  for (auto isa : {kernels::Isa::Scalar, kernels::Isa::Avx2, kernels::Isa::Avx512}) {
+  for (auto isa : {kernels::Isa::Scalar, kernels::Isa::Avx2, kernels::Isa::Avx512, kernels::Isa::Neon}) {
     kernels::set_active_isa(isa);
     const Tensor got = multi_head_attention_output(mha, gen, x);
     ASSERT_EQ(got.shape, want.shape);

@@ -60,6 +60,7 @@ std::vector<Isa> isas() {
   std::vector<Isa> out{Isa::Scalar};
   if (set_active_isa(Isa::Avx2) == Isa::Avx2) out.push_back(Isa::Avx2);
   if (set_active_isa(Isa::Avx512) == Isa::Avx512) out.push_back(Isa::Avx512);
+  if (set_active_isa(Isa::Neon) == Isa::Neon) out.push_back(Isa::Neon);
   set_active_isa(best_isa());
   return out;
 }
@@ -797,7 +798,7 @@ TEST(RandomFill, BulkDrawsEqualOneAtATime) {
   for (size_t i = 5; i < bulk.size(); ++i) ASSERT_EQ(bulk[i], reference()) << i;
 
   const Isa saved = active_isa();
-  for (Isa isa : {Isa::Scalar, Isa::Avx2, Isa::Avx512}) {
+  for (Isa isa : {Isa::Scalar, Isa::Avx2, Isa::Avx512, Isa::Neon}) {
     if (set_active_isa(isa) != isa) continue;
     TorchGenerator one, many;
     one.manual_seed(77);

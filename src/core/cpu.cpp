@@ -17,11 +17,17 @@ Isa supported_isa() {
   __builtin_cpu_init();
   if (__builtin_cpu_supports("avx512f")) return Isa::Avx512;
   if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return Isa::Avx2;
+#elif defined(__aarch64__) && defined(__ARM_NEON)
+  return Isa::Neon;  // every aarch64 core has Advanced SIMD
 #endif
   return Isa::Scalar;
 }
 
-Isa lower(Isa a, Isa b) { return static_cast<int>(a) < static_cast<int>(b) ? a : b; }
+// What of `want` a CPU whose best is `have` runs: the lower of two x86 paths; NEON only on NEON.
+Isa lower(Isa want, Isa have) {
+  if (want == Isa::Neon || have == Isa::Neon) return want == have ? want : Isa::Scalar;
+  return static_cast<int>(want) < static_cast<int>(have) ? want : have;
+}
 
 Isa initial_isa() {
   Isa isa = supported_isa();
@@ -43,6 +49,7 @@ const char* isa_name(Isa isa) {
   switch (isa) {
     case Isa::Avx512: return "avx512";
     case Isa::Avx2: return "avx2";
+    case Isa::Neon: return "neon";
     default: return "scalar";
   }
 }

@@ -8,15 +8,19 @@
 
 namespace attn::kernels {
 
-enum class Isa { Scalar, Avx2, Avx512 };
+// x86's are ordered (an AVX-512 core runs the AVX2 path too); NEON, aarch64's, stands apart.
+enum class Isa { Scalar, Avx2, Avx512, Neon };
+
+// The x86 vector paths (the softmax's and the random fill's AVX2 and AVX-512 pieces).
+inline bool x86_vectors(Isa isa) { return isa == Isa::Avx2 || isa == Isa::Avx512; }
 
 const char* isa_name(Isa isa);
-// The best the CPU supports (AVX-512F, else AVX2 with FMA, else scalar), unless
-// ATTN_WALK_ISA=scalar|avx2|avx512 asks for a lower one.
+// The best the CPU supports (AVX-512F, else AVX2 with FMA, else scalar; NEON on aarch64),
+// unless ATTN_WALK_ISA=scalar|avx2|avx512 asks for a lower one.
 Isa best_isa();
 // The path in use; tests switch it to compare every path against the reference.
 Isa active_isa();
-// Clamped to what the CPU supports; returns the path now in use.
+// Clamped to what the CPU supports (scalar where it runs none of it); returns the path now in use.
 Isa set_active_isa(Isa isa);
 
 // The page's engine (WebAssembly): only the scalar path's Isa, whose products and softmax

@@ -185,7 +185,7 @@ bool causal_attention_backward(const float* queries, const float* keys, const fl
   // Every product of the backward in OpenBLAS's blocked kernel (M*N*K above 100^3, the same
   // for all four), the forward's weights from the fused pass, a vector unit for the rows.
   const double mnk = static_cast<double>(T) * static_cast<double>(T) * static_cast<double>(head_dim);
-  if (active_isa() == Isa::Scalar || mnk <= 1e6 || !causal_attention_fusable(batch, T, head_dim) || T < 8) return false;
+  if (!x86_vectors(active_isa()) || mnk <= 1e6 || !causal_attention_fusable(batch, T, head_dim) || T < 8) return false;
   // The skipped products are exact only against finite operands (a NaN or an infinity times
   // a masked weight's 0 is NaN in autograd), and the masked weights' gradients must be finite.
   if (any_nonfinite(queries, batch * T * D) || !bounded(grad_context, values, batch * T, D)) return false;

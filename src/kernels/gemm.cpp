@@ -86,6 +86,7 @@ namespace {
 
 int64_t panel_width(Isa isa) {
   return isa == Isa::Avx512 ? detail::kPanelAvx512 : isa == Isa::Avx2 ? detail::kPanelAvx2
+                                                    : isa == Isa::Neon ? detail::kPanelNeon
                                                     : kSimd128    ? detail::kPanelSimd128
                                                                   : 1;
 }
@@ -99,6 +100,9 @@ void pack_columns(const PackedB& P, ConstMat B, int64_t k_limit, int64_t j0, int
       break;
     case Isa::Avx2:
       detail::pack_b_avx2(B, P.N, P.order.k_bounds.data(), n_bounds, k_limit, j0, j1, P.n_padded, out);
+      break;
+    case Isa::Neon:
+      detail::pack_b_neon(B, P.N, P.order.k_bounds.data(), n_bounds, k_limit, j0, j1, P.n_padded, out);
       break;
     default:
       if (kSimd128) {
@@ -188,6 +192,7 @@ void run_tiles(int64_t M, int64_t n, ConstMat A, const PackedB& P, float* C, int
     r.resume = resume;
     if (isa == Isa::Avx512) detail::gemm_region_avx512(r);
     else if (isa == Isa::Avx2) detail::gemm_region_avx2(r);
+    else if (isa == Isa::Neon) detail::gemm_region_neon(r);
     else detail::gemm_region_simd128(r);
   };
   if (threaded && tasks > 1) parallel_for(tasks, task);
@@ -285,6 +290,7 @@ bool gemm_scores_scaled_max(int64_t M, int64_t n, ConstMat A, const PackedB& B, 
 int64_t gemm_tile_rows() {
   const Isa isa = active_isa();
   return isa == Isa::Avx512 ? detail::kTileRowsAvx512 : isa == Isa::Avx2 ? detail::kTileRowsAvx2
+                                                    : isa == Isa::Neon ? detail::kTileRowsNeon
                                                     : kSimd128    ? detail::simd128_tile_rows()
                                                                   : 1;
 }

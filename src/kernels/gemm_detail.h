@@ -1,5 +1,5 @@
 // Internal: the interface between gemm.cpp (tasks, threads, the reference) and the
-// per-ISA tile kernels (gemm_avx512.cpp, gemm_avx2.cpp).
+// per-ISA tile kernels (gemm_avx512.cpp, gemm_avx2.cpp, gemm_neon.cpp, gemm_simd128.cpp).
 #pragma once
 
 #include <cstdint>
@@ -33,6 +33,9 @@ constexpr int64_t kTileCols = 256;     // the kernels' NC, a multiple of every N
 // Columns of B per panel (NR) and rows per register tile (MR) for each kernel.
 constexpr int64_t kPanelAvx512 = 32, kPanelAvx2 = 16;
 constexpr int kTileRowsAvx512 = 8, kTileRowsAvx2 = 6;
+// aarch64's NEON (gemm_neon.cpp): 6 x 16, 24 of the 32 registers accumulating.
+constexpr int64_t kPanelNeon = 16;
+constexpr int kTileRowsNeon = 6;
 // The page's kernel (gemm_simd128.cpp): each 4-float vector is two f64x2 registers, so the
 // tile is small. It is bound by its arithmetic (about 5 instructions per multiply-add): 4 x 4,
 // 8 x 2, 4 x 6 and 8 x 3 ran within 15% of each other in node, 8 x 3 the fastest.
@@ -63,6 +66,10 @@ struct ScoresRegion {
 };
 void scores_scaled_max_avx512(const ScoresRegion& g);
 void gemm_region_avx2(const Region& r);
+// aarch64's (NEON); they abort on other architectures.
+void pack_b_neon(const ConstMat& B, int64_t N, const int64_t* k_bounds, int n_bounds, int64_t k_limit,
+                 int64_t j_begin, int64_t j_end, int64_t n_padded, float* out);
+void gemm_region_neon(const Region& r);
 // The page's (WebAssembly SIMD128); they abort in a native build.
 void pack_b_simd128(const ConstMat& B, int64_t N, const int64_t* k_bounds, int n_bounds,
                     int64_t k_limit, int64_t j_begin, int64_t j_end, int64_t n_padded, float* out);

@@ -16,7 +16,7 @@ namespace {
 
 // In the page (kSimd128) the softmax runs the SIMD128 pieces of softmax_simd128.cpp (the same
 // floats) where natively AVX2's run.
-bool use_avx2() { return active_isa() != Isa::Scalar; }
+bool use_avx2() { return x86_vectors(active_isa()); }
 bool use_avx512() { return active_isa() == Isa::Avx512; }
 bool use_vectors() { return use_avx2() || kSimd128; }
 

@@ -8,7 +8,7 @@
 namespace attn::kernels {
 
 void uniform_from_bits(const uint32_t* bits, float* out, int64_t n, float from, float to) {
-  if (active_isa() != Isa::Scalar) {
+  if (x86_vectors(active_isa())) {
     detail::uniform_from_bits_avx2(bits, out, n, from, to);
     return;
   }
