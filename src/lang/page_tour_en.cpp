@@ -50,6 +50,12 @@ LangTable page_tour_en() {
       {"web.default.seed", "the chapter's seeds: 123 and 789"},
       {"web.choice.heatmap-scale.fixed", "fixed: 0 to 1"},
       {"web.choice.heatmap-scale.matrix", "each matrix its own"},
+      {"web.choice.optimizer.adamw", "AdamW (chapter 5)"},
+      {"web.choice.optimizer.sgd", "SGD"},
+      {"web.choice.init.rand", "rand: torch.rand (the chapter)"},
+      {"web.choice.init.randn", "randn: torch.randn"},
+      {"web.choice.dropout-rng.default", "default: the book's masks"},
+      {"web.choice.dropout-rng.mkl", "mkl: Intel's pip/conda builds"},
       {"web.choice.softmax-dim.-1", "-1: over the keys (the chapter)"},
       {"web.choice.softmax-dim.1", "1: over the queries"},
       // A walk stopped by the learner.

@@ -75,7 +75,7 @@ const colours = (tab, sel, pseudo) => evaluate(tab, `(function () {
 
 // 1. Where to start.
 async function whereToStart(tab, width) {
-  for (const [lang, what, tryFirst] of [["en", /Chapter 3 of Build a Large Language Model/, /Try first: pick a stage/],
+  for (const [lang, what, tryFirst] of [["en", /Chapter 3 of Build a Large Language Model/, /Try first: in Settings below, pick a stage/],
                                         ["zh", /第 3 章“编码注意力机制”/, /先试试：/]]) {
     await open(tab, lang === "zh" ? "#lang=zh" : "");
     const intro = await evaluate(tab, `(function () {

@@ -26,6 +26,7 @@
   // ({"d-out": "8", ...}), the defaults where they are not the option table's (the bonus
   // stages' sizes), and its number of tokens. A --format html page has none.
   var walkValues = {used: {}, defaults: {}, tokens: 0};
+  if (data.values && data.values.used) walkValues = data.values;
   var changed = null;   // the option the learner changed last: an error is shown beside it
   var stoppedNow = false;  // the learner's Stop ended the walk being waited for
   // The embeddings' table (embeddings.js), given what it needs of the page.
@@ -361,6 +362,7 @@
     var job = busyJob, s = (performance.now() - job.t0) / 1000;
     if (s < 0.3) return;
     var p = job.progress, secs = s.toFixed(1), line;
+    if (p && p.total && p.done >= p.total + (p.phase === "part" ? 0 : 1)) p.total = 0;  // a plan that was wrong: no total
     if (!p) line = textWith("web.progress_wait", secs);
     else if (p.phase === "render") line = textWith("web.progress_render", p.done, secs);
     // With the number of steps the walk will record (engine.cpp plans a long --text walk): "step 3 of 12".
@@ -405,7 +407,8 @@
   // The scale of the heatmaps for many tokens: with 15 or more, weights near 1/T all look alike
   // on the fixed 0 to 1 scale, so the page suggests each matrix's own scale (one click).
   function scaleHint() {
-    var first = walkBox.querySelector(".heatmaps");
+    // Above the first heatmap of weights (the hint speaks of them), else the first heatmap.
+    var first = walkBox.querySelector('section.step[data-step*="weight"] .heatmaps') || walkBox.querySelector(".heatmaps");
     if (!data.engine || !first || walkValues.tokens < 15 || state["heatmap-scale"] === "matrix") return;
     var use = el("button", {type: "button", "class": "use-scale", text: text("web.scale_use")});
     use.addEventListener("click", function () {
