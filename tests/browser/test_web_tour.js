@@ -20,12 +20,14 @@
 //    heatmap scale (one click); one-glyph heatmap labels are upright; on a phone a line says
 //    the embeddings table scrolls sideways.
 "use strict";
+const {execFileSync} = require("child_process");
 const fs = require("fs");
+const os = require("os");
 const path = require("path");
 const {evaluate, waitFor} = require("./cdp");
 const {act, check, click, openPage, pageArgs, runInBrowser, setControl} = require("./harness");
 
-const {pageUrl} = pageArgs("node test_web_tour.js PAGE.html ATTN-WALK-BINARY [--shots DIR]");
+const {binary, pageUrl} = pageArgs("node test_web_tour.js PAGE.html ATTN-WALK-BINARY [--shots DIR]");
 const shotsAt = process.argv.indexOf("--shots");
 const shots = shotsAt > 0 ? process.argv[shotsAt + 1] : null;
 
@@ -156,6 +158,18 @@ async function labels(tab) {
   check(/d-out=2/.test(await evaluate(tab, "location.hash")), "flash: d-out 2 typed is not in the fragment");
   check(/d_out 2 · heads 2/.test(await text(tab, "#aw-walk header")), "flash: d-out 2 heads 2 typed, the header says otherwise");
   await setControl(tab, `#aw-controls select[name="stage"]`, "causal", "change");
+  // A page written by --format html (its walk fixed): the same sizes in its boxes.
+  const file = path.join(os.tmpdir(), `attn-walk-tour-${process.pid}.html`);
+  fs.writeFileSync(file, execFileSync(binary, ["--stage", "flash", "--format", "html"]));
+  try {
+    await tab.send("Page.navigate", {url: "file://" + file});
+    await waitFor(tab, `document.readyState === "complete" && !!document.querySelector('#aw-controls [name="d-out"]')`, 30000);
+    const fixed = await evaluate(tab, `[document.querySelector('#aw-controls [name="d-out"]').value,
+      document.querySelector('#aw-controls [name="heads"]').value, document.querySelector("#aw-intro .what").textContent]`);
+    check(fixed[0] === "8" && fixed[1] === "4" && /^Chapter 3 of/.test(fixed[2]), `--format html, flash: the boxes say ${JSON.stringify(fixed)}`);
+  } finally {
+    fs.unlinkSync(file);
+  }
 }
 
 // Is the element on screen (its box inside the viewport)?
