@@ -461,7 +461,7 @@ async function main(browser) {
   await click(tab, "#aw-busy button.stop");
   await waitFor(tab, `!window.attnWalk.busy()`, 5000);
   const stopped = await evaluate(tab, `document.getElementById("aw-error").textContent`);
-  check(stopped === "Stopped before the walk was done.\nThe walk below is still the last one that worked.",
+  check(stopped === "Stopped before the walk was done: the settings are back to those of the walk below.",
         `Stop: the message is ${JSON.stringify(stopped)}`);
   check(JSON.stringify(await pageSteps(tab)) === JSON.stringify(beforeStop), "Stop: the walk shown before was replaced");
   // (The walk shown is the default one: an empty fragment.)

@@ -396,7 +396,7 @@
     if (!firstShown) return;  // the first walk of the page: see start() below
     writeHash();  // the fragment names the walk on the page, not the one stopped
     buildControls();
-    errorBox.textContent = text("web.stopped") + "\n" + text("web.kept");
+    errorBox.textContent = text("web.stopped");
   });
 
   function engineCall(request) {
