@@ -62,6 +62,10 @@ TEST(PageTour, RangesChoicesAndTheQueryAreTranslated) {
   const PageError choice = page_error(refusal({"--init", "zeros"}), Lang::Zh);
   EXPECT_EQ(choice.option, "init");
   EXPECT_NE(choice.text.find("不是可选值"), std::string::npos) << choice.text;
+  // A message of no known kind: its words, introduced in Chinese, and the option it names first.
+  const PageError other = page_error(refusal({"--stage", "backward", "--text", "the cat", "--embed-dim", "100"}), Lang::Zh);
+  EXPECT_EQ(other.option, "stage");
+  EXPECT_EQ(other.text.rfind("这个设置无法使用（原文）：--stage backward with --text", 0), 0u) << other.text;
   // No English sentence is left in a Chinese message of a known kind.
   for (const auto* t : {&range.text, &word.text, &query.text})
     EXPECT_EQ(t->find(" must "), std::string::npos) << *t;

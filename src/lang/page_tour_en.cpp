@@ -92,6 +92,7 @@ LangTable page_tour_en() {
       {"web.err.json_unexpected", "'{token}' was not expected here: look for a missing or extra comma, bracket or quote"},
       {"web.err.json_other", "this is not valid JSON: {detail}"},
       {"web.err.input_other", "{detail}"},
+      {"web.err.other", "{detail}"},
       {"web.err.text_empty", "Your text is empty: type a sentence to tokenize"},
   };
   return t;

@@ -78,6 +78,7 @@ LangTable page_tour_zh() {
       {"web.err.json_unexpected", "这里不应出现 '{token}'：请检查是否少了或多了逗号、括号或引号"},
       {"web.err.json_other", "这不是有效的 JSON：{detail}"},
       {"web.err.input_other", "内容有误（原文）：{detail}"},
+      {"web.err.other", "这个设置无法使用（原文）：{detail}"},
       {"web.err.text_empty", "你的文本是空的：请输入一句要分词的话"},
   };
   return t;

@@ -134,8 +134,13 @@ PageError page_error(const std::string& message, Lang lang) {
       return {"input", said(lang, "json_at", {{"line", line}, {"column", column},
                                               {"detail", json_detail(message.substr(rest + 2), lang)}})};
   }
-  if (message.rfind("input: ", 0) == 0) return {"input", message};
-  return {"", message};
+  if (message.rfind("input: ", 0) == 0)
+    return {"input", lang == Lang::En ? message : said(lang, "input_other", {{"detail", message}})};
+  // Any other (--stage backward's limits on --text, ...): its words, said to be the CLI's. An
+  // option named first ("--stage backward with ...") is still the one to mark.
+  std::string opt;
+  if (message.rfind("--", 0) == 0) opt = message.substr(2, message.find_first_of(" :") - 2);
+  return {opt, lang == Lang::En ? message : said(lang, "other", {{"detail", message}})};
 }
 
 }  // namespace attn

@@ -260,6 +260,20 @@ async function stop(tab) {
     await new Promise((r) => setTimeout(r, 200));
   }
   const steps = await evaluate(tab, `document.querySelectorAll("#aw-walk section.step").length`);
+  // The plan (engine.cpp: the same walk at small widths) against the walk itself, for every
+  // stage, with d_in equal to d_out and not (their equality changes the steps of some stages).
+  const stageNames = await evaluate(tab, `Array.from(document.querySelectorAll('#aw-controls select[name="stage"] option')).map(function (o) { return o.value; })`);
+  // (backward with --text takes widths up to 64: it refuses the second, which is left out.)
+  for (const [dIn, dOut, heads] of [["64", "64", "4"], ["64", "80", "8"]]) {
+    const plans = await evaluate(tab, `${JSON.stringify(stageNames)}.map(function (s) {
+      var r = window.attnWalk.run(["--stage", s, "--text", "Your journey starts with one step, and attention looks back", "--embed-dim", "${dIn}",
+                                   "--d-out", "${dOut}", "--heads", "${heads}"], "", false);
+      return [s, r.ok ? r.planned : null, r.ok ? (r.html.match(/<section class="step"/g) || []).length : 0]; })`);
+    const walked = plans.filter(([, planned]) => planned !== null);
+    check(walked.length >= plans.length - 1, `the plans: refused ${JSON.stringify(plans.filter(([, p]) => p === null))}`);
+    const wrong = walked.filter(([, planned, actual]) => planned !== actual);
+    check(wrong.length === 0, `the planned steps differ from the walk's (embed ${dIn}, d_out ${dOut}): ${JSON.stringify(wrong)}`);
+  }
   check(lines.some((l) => /step \d+ of \d+/.test(l)), `progress: no "step N of M" in ${JSON.stringify(lines.slice(0, 4))}`);
   check(total === steps, `progress: the total shown is ${total}, the walk has ${steps} steps`);
   check(await errorText(tab) === "", "walk again: an error shows");
