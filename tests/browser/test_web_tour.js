@@ -274,6 +274,19 @@ async function stop(tab) {
     const wrong = walked.filter(([, planned, actual]) => planned !== actual);
     check(wrong.length === 0, `the planned steps differ from the walk's (embed ${dIn}, d_out ${dOut}): ${JSON.stringify(wrong)}`);
   }
+  // The same for large pasted embeddings (30 tokens x 80, over 20 kB of JSON): planned on zeros.
+  let seed = 7;
+  const rnd = () => { seed = (seed * 1103515245 + 12345) % 2147483648; return (seed / 2147483648 - 0.5).toFixed(6); };
+  const pasted = JSON.stringify({tokens: Array.from({length: 30}, (_, i) => "t" + i),
+                                 embeddings: Array.from({length: 30}, () => Array.from({length: 80}, () => Number(rnd())))});
+  check(pasted.length >= 20000, `the pasted embeddings are only ${pasted.length} characters`);
+  for (const [dOut, heads] of [["80", "8"], ["64", "4"]]) {
+    const plans = await evaluate(tab, `${JSON.stringify(stageNames)}.filter(function (s) { return s !== "tokens"; }).map(function (s) {
+      var r = window.attnWalk.run(["--stage", s, "--d-out", "${dOut}", "--heads", "${heads}"], ${JSON.stringify(pasted)}, false);
+      return [s, r.ok ? r.planned : r.message, r.ok ? (r.html.match(/<section class="step"/g) || []).length : 0]; })`);
+    const wrong = plans.filter(([, planned, actual]) => planned !== actual);
+    check(wrong.length === 0, `pasted embeddings, d_out ${dOut}: the planned steps differ from the walk's: ${JSON.stringify(wrong)}`);
+  }
   check(lines.some((l) => /step \d+ of \d+/.test(l)), `progress: no "step N of M" in ${JSON.stringify(lines.slice(0, 4))}`);
   check(total === steps, `progress: the total shown is ${total}, the walk has ${steps} steps`);
   check(await errorText(tab) === "", "walk again: an error shows");

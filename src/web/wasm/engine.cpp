@@ -34,14 +34,36 @@ EM_JS(void, attn_walk_progress, (const char* phase, const char* step, int done, 
   if (Module["onProgress"]) Module["onProgress"](UTF8ToString(phase), UTF8ToString(step), done, part, parts, total);
 });
 
+// The page's JSON embeddings with the same tokens and every row `width` zeros wide, for a
+// plan; "" if the text is not plain JSON of one of the two forms (the loader says why).
+std::string narrowed_input(const json& in, int64_t width, int64_t* d_in) {
+  const json& rows = in.is_object() ? in.value("embeddings", json()) : in;
+  if (!rows.is_array() || rows.empty() || !rows[0].is_array()) return "";
+  *d_in = static_cast<int64_t>(rows[0].size());
+  json out = json::object();
+  if (in.is_object() && in.contains("tokens")) out["tokens"] = in["tokens"];
+  out["embeddings"] = json::array();
+  for (size_t i = 0; i < rows.size(); ++i) out["embeddings"].push_back(std::vector<int>(static_cast<size_t>(width), 0));
+  return out.dump();
+}
+
 // How many steps a walk will record, for the progress line's "step 3 of 12", or 0 if unknown:
-// the same request at small widths (the same tokens, stage and knobs; d_out and --embed-dim
-// shrunk to two dimensions a head, equal where they were equal), walked first. Only where the
-// walk itself is long, a --text walk at large widths: the small one takes milliseconds. The
-// steps a stage records depend on its tokens, heads, blocks and on whether d_in equals d_out,
-// never on the widths otherwise (tests/browser/test_web_tour.js compares the two).
+// the same request at small widths (the same tokens, stage and knobs; d_out and d_in shrunk
+// to two dimensions a head, equal where they were equal), walked first. Only where the walk
+// itself may be long, a --text walk at large widths or large pasted embeddings: the small one
+// takes milliseconds. The steps a stage records depend on its tokens, heads, blocks and on
+// whether d_in equals d_out, never on the widths or the values otherwise
+// (tests/browser/test_web_tour.js compares the two for every stage).
 int planned_steps(const attn::WalkRequest& r) {
-  if (!r.text.given || r.text.embed_dim * r.d_out < 4096) return 0;
+  const bool long_text = r.text.given && r.text.embed_dim * r.d_out >= 4096;
+  const bool long_input = !r.text.given && r.input_json.size() >= 20000;
+  if (!long_text && !long_input) return 0;
+  json in;
+  int64_t d_in = r.text.embed_dim;
+  if (long_input) {
+    in = json::parse(r.input_json, nullptr, false);
+    if (in.is_discarded() || narrowed_input(in, 1, &d_in).empty()) return 0;
+  }
   const int64_t bonus_heads = r.heads_given ? r.heads : attn::BonusConfig{}.heads;
   const int64_t small = 2 * std::lcm(r.heads, bonus_heads);
   attn::WalkRequest s = r;
@@ -49,11 +71,17 @@ int planned_steps(const attn::WalkRequest& r) {
   s.on_part = nullptr;
   s.keep_all_values = false;
   if (r.d_out_given && r.d_out > small && r.d_out % r.heads == 0) s.d_out = small;
-  const int64_t bonus_d_out = r.d_out_given ? s.d_out : attn::BonusConfig{}.d_out;
-  if (r.text.embed_dim == r.d_out) s.text.embed_dim = s.d_out;
-  else if (r.text.embed_dim == bonus_d_out) s.text.embed_dim = bonus_d_out;
-  else for (int64_t d = 1; d < r.text.embed_dim; ++d)
-    if (d != s.d_out && d != bonus_d_out) { s.text.embed_dim = d; break; }
+  // The chapter's d_out and the bonus stages' (their own 8 unless --d-out is given), before
+  // and after; d_in keeps its equality with either, or its difference from both.
+  const int64_t bonus_before = r.d_out_given ? r.d_out : attn::BonusConfig{}.d_out;
+  const int64_t bonus_after = r.d_out_given ? s.d_out : attn::BonusConfig{}.d_out;
+  int64_t width = d_in;
+  if (d_in == r.d_out) width = s.d_out;
+  else if (d_in == bonus_before) width = bonus_after;
+  else for (int64_t d = 1; d < d_in; ++d)
+    if (d != s.d_out && d != bonus_after) { width = d; break; }
+  if (long_input) s.input_json = narrowed_input(in, width, &d_in);
+  else s.text.embed_dim = width;
   try {
     attn::RenderOptions ro;
     size_t steps = 0;
