@@ -244,6 +244,8 @@ async function stop(tab) {
   check(link.text === longText && link.stage === "multi-head", `a shared link stopped: the settings were lost (${link.stage}, ${(link.text || "").slice(0, 30)})`);
   check(/^Stopped before the walk was done: the settings of the link are kept/.test(link.error) && link.again,
         `a shared link stopped: the page says ${JSON.stringify(link.error)}`);
+  check(await evaluate(tab, `getComputedStyle(document.getElementById("aw-error")).fontFamily.indexOf("mono") < 0 &&
+    document.getElementById("aw-error").classList.contains("stopped")`), "a shared link stopped: said as an error, not as a notice");
   await shot(tab, "tour-stopped-link");
 
   // Walk again: the progress line gives the total, which is the walk's number of steps.

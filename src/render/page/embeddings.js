@@ -76,6 +76,7 @@ var AttnWalkEmbeddings = function (page) {
       if (bad) {
         var cell = box.querySelector('input[data-row="' + bad.row + '"][data-col="' + bad.col + '"]');
         if (cell) { cell.classList.add("bad"); cell.setAttribute("aria-invalid", "true"); }
+        page.errorBox.classList.remove("stopped");
         page.errorBox.textContent = bad.message + "\n" + text("web.kept");
         page.fieldError(scroller, bad.message);  // under the table, where the learner typed
         return;

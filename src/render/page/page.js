@@ -154,6 +154,7 @@
     return form.querySelector('[name="' + name + '"]');
   }
   function clearFieldErrors() {
+    errorBox.classList.remove("stopped");
     form.querySelectorAll(".field-error").forEach(function (e) { e.remove(); });
     form.querySelectorAll(".controls .bad, [aria-invalid]").forEach(function (e) {
       if (e.closest(".emb table")) return;  // a bad cell is embeddings.js's
@@ -397,6 +398,7 @@
     writeHash();  // the fragment names the walk on the page, not the one stopped
     buildControls();
     errorBox.textContent = text("web.stopped");
+    errorBox.classList.add("stopped");  // the learner's doing, not an error: said plainly
   });
 
   function engineCall(request) {
@@ -470,11 +472,13 @@
   var firstShown = false;
   function stoppedAtStart() {
     errorBox.textContent = text("web.stopped_link") + " ";
+    errorBox.classList.add("stopped");
     var again = el("button", {type: "button", "class": "walk-again", text: text("web.walk_again")});
     again.addEventListener("click", function () { compute(copy(state)); });
     errorBox.appendChild(again);
   }
   function engineFailed(message) {
+    errorBox.classList.remove("stopped");
     errorBox.textContent = textWith("web.engine_failed", message) + "\n" + text("web.kept");
   }
   mark("script");
@@ -512,6 +516,7 @@
     document.body.setAttribute("data-ready", "1");
     warmUp(data.stages.map(function (s) { return s.name; }));
   }, function (e) {
+    errorBox.classList.remove("stopped");
     errorBox.textContent = "The engine did not start: " + e;
   });
 })();
