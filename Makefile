@@ -8,7 +8,8 @@ JOBS      ?= $(shell nproc)
 PACKAGES  := cmake g++ make libeigen3-dev libcli11-dev libfmt-dev nlohmann-json3-dev \
              libgtest-dev libgmock-dev libbenchmark-dev chromium tmux man-db \
              emscripten node-acorn node-ws unicode-data nodejs fonts-noto-cjk \
-             clang libfuzzer-14-dev libclang-rt-14-dev python3 universal-ctags
+             clang libfuzzer-14-dev libclang-rt-14-dev python3 universal-ctags \
+             python3-nbclient python3-ipykernel python3-nbformat
 SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 SAN_DIR      ?= build-sanitize
@@ -34,6 +35,8 @@ all: build
 # clang, libFuzzer and clang's sanitizer runtimes build `make sanitize` and the fuzzers.
 # python3 runs the include-rules test (tests/layers/); universal-ctags finds the functions
 # tools/measure_src.py measures (docs/architecture.md).
+# python3-nbclient, python3-ipykernel, python3-nbformat: the notebook tests (tests/notebook/)
+# execute learners' notebooks that `import attn_walk` in a real Jupyter kernel.
 # Install only what is missing, so a set-up machine does not touch the network.
 # $(call install-missing,PACKAGES): apt-get install those not installed yet.
 define install-missing

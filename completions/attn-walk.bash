@@ -25,7 +25,7 @@ _attn_walk() {
       else COMPREPLY=($(compgen -W "$stages all bonus" -- "$cur")); fi
       return ;;
     -f|--format)
-      if (( in_bench || in_check )); then COMPREPLY=($(compgen -W "text json" -- "$cur"));
+      if (( in_bench )); then COMPREPLY=($(compgen -W "text json" -- "$cur"));
       else COMPREPLY=($(compgen -W "text json html" -- "$cur")); fi
       return ;;
     --init) COMPREPLY=($(compgen -W "rand randn" -- "$cur")); return ;;

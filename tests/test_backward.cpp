@@ -151,3 +151,134 @@ TEST(BackwardStage, HtmlDrawsTheLossesAsALinePlot) {
 
 }  // namespace
 }  // namespace attn
+
+#include <nlohmann/json.hpp>
+
+#include "request/option_table.h"
+#include "run_process.h"
+
+namespace attn {
+namespace {
+
+// --grad-step: which step's forward pass and gradients the walk shows, said in the titles and
+// bounded by --steps. (Its numbers: the goldens book_dropout_grad_step_4, book_sgd_grad_step_last.)
+TEST(BackwardStage, GradStepIsOneOfTheStepsAndTheTitlesSaySo) {
+  Config c = test::book_config();
+  c.train.steps = 3;
+  c.train.grad_step = 4;
+  EXPECT_NE(backward_misuse(c).find("--grad-step"), std::string::npos);
+  c.train.grad_step = 0;
+  EXPECT_NE(backward_misuse(c), "");
+  c.train.grad_step = 3;
+  ASSERT_EQ(backward_misuse(c), "");
+  const test::RunResult r = test::run_cli({"--stage", "backward", "--steps", "3", "--grad-step", "3", "--format", "json",
+                                          "--explain", "--only", "logits.grad,attn_scores.grad,step1.update"});
+  ASSERT_EQ(r.exit_code, 0) << test::describe(r);
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["config"]["train"]["grad_step"], 3);
+  ASSERT_EQ(j["steps"].size(), 3u);
+  EXPECT_NE(j["steps"][0]["title"].get<std::string>().find("(step 3)"), std::string::npos);
+  EXPECT_NE(j["steps"][0]["explanation"].get<std::string>().find("training step 3's of 3"), std::string::npos);
+  EXPECT_EQ(j["steps"][2]["title"].get<std::string>().find("(step 3)"), std::string::npos);  // the update is step 1's
+  const test::RunResult zh = test::run_cli({"--stage", "backward", "--steps", "3", "--grad-step", "2", "--lang", "zh",
+                                           "--only", "logits.grad"});
+  EXPECT_NE(zh.out.find("（第 2 步）"), std::string::npos) << zh.out;
+  const test::RunResult bad = test::run_cli({"--stage", "backward", "--steps", "3", "--grad-step", "5"});
+  EXPECT_EQ(bad.exit_code, 2) << test::describe(bad);
+  EXPECT_EQ(bad.out, "");
+  EXPECT_NE(bad.err.find("--grad-step"), std::string::npos);
+}
+
+// torch.optim.SGD's weight_decay defaults to 0, AdamW's to chapter 5's 0.1; a given
+// --weight-decay is honoured by both. (Its numbers: the golden book_sgd_weight_decay.)
+TEST(BackwardStage, SgdDecaysOnlyWhenTold) {
+  const auto decay = [](std::vector<std::string> args) {
+    Config c;
+    c.inputs = Tensor::zeros({6, 3});
+    set_knobs(parse_walk_options(args).walk, c);
+    return c.train.weight_decay;
+  };
+  EXPECT_EQ(decay({}), 0.1);
+  EXPECT_EQ(decay({"--optimizer", "sgd"}), 0.0);
+  EXPECT_EQ(decay({"--optimizer", "sgd", "--weight-decay", "0.5"}), 0.5);
+  EXPECT_EQ(decay({"--weight-decay", "0.5", "--optimizer", "sgd"}), 0.5);
+  EXPECT_EQ(decay({"--optimizer", "adamw", "--weight-decay", "0"}), 0.0);
+  Config sgd = test::book_config();
+  sgd.train.optimizer = OptimizerKind::SGD;
+  sgd.train.lr = 0.5;
+  sgd.train.steps = 3;
+  sgd.train.weight_decay = 0.0;
+  Config decayed = sgd;
+  decayed.train.weight_decay = 0.5;
+  EXPECT_NE(test::step_named(run_backward(sgd), "losses").value.data,
+            test::step_named(run_backward(decayed), "losses").value.data);
+}
+
+// --format json-compact: the 50257-long dimensions keep the text's ids; the rest is counted
+// and digested, and equals the full document's.
+TEST(BackwardStage, JsonCompactKeepsTheTextsIdsAndDigestsTheRest) {
+  const std::vector<std::string> args = {"--stage", "backward", "--text", "Your journey starts with one step",
+                                         "--steps", "2"};
+  std::vector<std::string> full_args = args, compact_args = args;
+  full_args.insert(full_args.end(), {"--format", "json"});
+  compact_args.insert(compact_args.end(), {"--format", "json-compact"});
+  const test::RunResult full = test::run_cli(full_args), compact = test::run_cli(compact_args);
+  ASSERT_EQ(full.exit_code, 0) << test::describe(full);
+  ASSERT_EQ(compact.exit_code, 0) << test::describe(compact);
+  EXPECT_LT(compact.out.size() * 20, full.out.size()) << compact.out.size() << " vs " << full.out.size();
+  const auto f = nlohmann::json::parse(full.out), c = nlohmann::json::parse(compact.out);
+  ASSERT_EQ(f["steps"].size(), c["steps"].size());
+  std::vector<int64_t> ids = f["token_ids"].get<std::vector<int64_t>>();
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  int compacted = 0;
+  for (size_t i = 0; i < f["steps"].size(); ++i) {
+    const auto &fs = f["steps"][i], &cs = c["steps"][i];
+    SCOPED_TRACE(fs["name"].get<std::string>());
+    EXPECT_EQ(fs["shape"], cs["shape"]);
+    EXPECT_EQ(fs["printed"], cs["printed"]);
+    if (!cs.contains("compact")) {
+      EXPECT_EQ(fs["data"], cs["data"]);
+      continue;
+    }
+    ++compacted;
+    const auto shape = fs["shape"].get<std::vector<int64_t>>();
+    const int axis = cs["compact"]["axis"].get<int>();
+    ASSERT_EQ(shape[static_cast<size_t>(axis)], 50257);
+    EXPECT_EQ(cs["compact"]["ids"].get<std::vector<int64_t>>(), ids);
+    // The full data, row-major as (outer, 50257, inner): the kept entries and the rest.
+    const std::vector<float> all = test::flatten(fs["data"]), kept = test::flatten(cs["data"]);
+    int64_t outer = 1, inner = 1;
+    for (int d = 0; d < axis; ++d) outer *= shape[static_cast<size_t>(d)];
+    for (size_t d = static_cast<size_t>(axis) + 1; d < shape.size(); ++d) inner *= shape[d];
+    std::vector<float> want_kept, rest;
+    for (int64_t o = 0; o < outer; ++o)
+      for (int64_t v = 0; v < 50257; ++v)
+        for (int64_t k = 0; k < inner; ++k) {
+          const float x = all[static_cast<size_t>((o * 50257 + v) * inner + k)];
+          (std::binary_search(ids.begin(), ids.end(), v) ? want_kept : rest).push_back(x);
+        }
+    EXPECT_EQ(kept.size(), want_kept.size());
+    double max_diff = 0;
+    EXPECT_EQ(test::count_bit_differences(kept, want_kept, &max_diff), 0);
+    EXPECT_EQ(cs["compact"]["rest"]["count"].get<size_t>(), rest.size());
+    EXPECT_EQ(cs["compact"]["rest"]["fnv1a64"].get<std::string>(), test::fnv1a64(rest));
+    const bool zeros = std::all_of(rest.begin(), rest.end(), [](float x) { return x == 0.0f; });
+    EXPECT_EQ(cs["compact"]["rest"]["all_zero"].get<bool>(), zeros);
+    if (fs["name"] == "tok_emb.weight.grad") EXPECT_TRUE(zeros);
+  }
+  // logits, logits.grad, out_head.weight.grad, tok_emb.weight.grad, tok_emb.weight, out_head.weight
+  EXPECT_EQ(compacted, 6);
+}
+
+// --text: print() of tok_emb.weight.grad shows the input ids' rows, labelled with them.
+TEST(BackwardStage, TokEmbGradPrintsTheTextsRows) {
+  const test::RunResult r = test::run_cli({"--stage", "backward", "--text", "the cat and the dog", "--steps", "1",
+                                          "--only", "tok_emb.weight.grad"});
+  ASSERT_EQ(r.exit_code, 0) << test::describe(r);
+  // GPT-2's ids of "the", " cat", " and", " the" (the last token, " dog", is only a target).
+  EXPECT_NE(r.out.find("tok_emb.weight.grad[[1169, 3797, 290, 262]]: tensor([["), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace attn

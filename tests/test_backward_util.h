@@ -21,6 +21,7 @@ inline Config backward_config(const nlohmann::json& doc) {
   c.train.lr = o["lr"].get<double>();
   c.train.weight_decay = o["weight_decay"].get<double>();
   c.train.optimizer = o["optimizer"].get<std::string>() == "sgd" ? OptimizerKind::SGD : OptimizerKind::AdamW;
+  c.train.grad_step = o.value("grad_step", int64_t{1});  // --grad-step (goldens before it: step 1)
   return c;
 }
 

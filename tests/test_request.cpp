@@ -86,6 +86,7 @@ const std::map<std::string, Sample>& samples() {
       {"lr", {{"--lr", "0.01"}, {}}},
       {"weight-decay", {{"--weight-decay", "0.5"}, {}}},
       {"optimizer", {{"--optimizer", "sgd"}, {}}},
+      {"grad-step", {{"--grad-step", "2"}, {"--steps", "3"}}},
       {"random-input", {{"--random-input", "6x3"}, {}}},
       {"text", {{"--text", "Your journey begins with one step"}, {}}},
       {"embed-dim", {{"--embed-dim", "4"}, {"--text", "Your journey starts with one step"}}},

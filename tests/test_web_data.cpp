@@ -122,6 +122,7 @@ const std::map<std::string, std::vector<std::string>>& state_samples() {
       {"lr", {"--lr", "0.01"}},
       {"weight-decay", {"--weight-decay", "0.5"}},
       {"optimizer", {"--optimizer", "sgd"}},
+      {"grad-step", {"--grad-step", "2"}},
       {"lang", {"--lang", "zh"}},
       {"heatmap-scale", {"--heatmap-scale", "matrix"}},
   };

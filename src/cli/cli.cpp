@@ -19,6 +19,7 @@
 #include "lang/lang.h"
 #include "render/bench.h"
 #include "render/check.h"
+#include "render/check_html.h"
 #include "render/render.h"
 #include "request/request.h"
 #include "stages/stages.h"
@@ -48,7 +49,9 @@ int run_check(const Options& o, const CheckOptions& c) {
   const CheckReport report = check_dump(dump, cfg, r.stage, chosen_by, c.tol, c.dump == "-" ? "<stdin>" : c.dump);
   Lang lang;
   parse_lang(r.lang, &lang);
-  write_output(o.output, c.format == "json" ? render_check_json(report, lang) : render_check_text(report, lang));
+  write_output(o.output, c.format == "json"   ? render_check_json(report, lang)
+                         : c.format == "html" ? render_check_html(report, lang)
+                                              : render_check_text(report, lang));
   return report.passed() ? 0 : 3;
 }
 
@@ -143,8 +146,8 @@ int run_cli(int argc, char** argv) {
     return run_stepwise(walks, ro);
 
   std::string doc;
-  if (o.format == "json") {
-    doc = render_json(walks);
+  if (o.format == "json" || o.format == "json-compact") {
+    doc = render_json(walks, o.format == "json-compact");
   } else if (o.format == "html") {
     ro.page_data = page_data_json(walks, ro, false);
     doc = render_html(walks, ro);

@@ -93,7 +93,7 @@ void bind_check(CLI::App& check, CheckOptions& c, Options& o) {
                                closest_name(v, stages));
           },
           fmt::format("{{{}}}", fmt::join(stages, ","))));
-  check.add_option("-f,--format", c.format, "text or json")->check(CLI::IsMember({"text", "json"}))->capture_default_str();
+  check.add_option("-f,--format", c.format, "text, json or html")->check(CLI::IsMember({"text", "json", "html"}))->capture_default_str();
   check.add_option("-o,--output", o.output, "Write to FILE (whole or not at all); '-' is stdout")->capture_default_str();
   check.add_option("--lang", o.walk.lang, fmt::format("Language of the report: {}", fmt::join(lang_codes(), ", ")))
       ->check(CLI::IsMember(lang_codes()))

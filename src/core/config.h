@@ -50,8 +50,9 @@ enum class OptimizerKind { AdamW, SGD };
 struct TrainConfig {
   int64_t steps = 30;          // --steps: zero_grad, loss, backward, step; at least 1
   double lr = 0.05;            // --lr
-  double weight_decay = 0.1;   // --weight-decay: AdamW's, as chapter 5 trains with it
+  double weight_decay = 0.1;   // --weight-decay: AdamW's, as chapter 5 trains with it (SGD: 0 unless given)
   OptimizerKind optimizer = OptimizerKind::AdamW;  // --optimizer adamw|sgd
+  int64_t grad_step = 1;       // --grad-step: the step (1..steps) whose forward pass and .grad the walk shows
 };
 
 struct Config {

@@ -4,6 +4,7 @@
 
 #include <deque>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -79,6 +80,10 @@ struct Step {
   // If set, shown verbatim instead of the tensor (the words, or a Python list as print()
   // shows it).
   std::string printed;
+  // If set, print() shows this part of the tensor instead of it, after print_label (the
+  // rows of a 50257-row table that can be nonzero: print(t.grad[[ids]])). JSON and HTML
+  // still carry the whole tensor.
+  std::optional<Tensor> printed_part;
 };
 
 // A check a learner would make, computed from the walk's own tensors.

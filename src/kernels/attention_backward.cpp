@@ -86,7 +86,9 @@ void row_block(const Call& c, HeadBuffers& hb, const float* q, const float* v, c
   masked_softmax_rows(w, m, T, i0 + 1, i1, T, c.divisor);
   // 2. their gradient, grad_context @ values.T, for the columns the block can see
   gemm_chains_packed(m, i1, ConstMat{gc + i0 * D, D, false}, hb.values_t, gw, T, nullptr, zero_row(i1));
-  // 3. the scores' gradient: ((g - sum(g * w)) * w) / sqrt(d), exactly 0 above the diagonal
+  // 3. the scores' gradient: ((g - sum(g * w)) * w) / sqrt(d), +0 above the diagonal: what
+  //    MaskedFillBackward0 hands the products below (softmax's own -0.0 there, which the walk's
+  //    attn_scores.grad shows, never reaches them)
   int64_t row_end[kRows];
   for (int64_t r = 0; r < m; ++r) {
     const int64_t i = i0 + r, valid = i + 1;

@@ -18,6 +18,8 @@ LangTable page_tour_en();  // page_tour_en.cpp: the page for a first-time learne
 LangTable page_tour_zh();
 LangTable text_en();  // text_en.cpp: --text and the tokens stage
 LangTable text_zh();  // text_zh.cpp
+LangTable check_html_en();  // check_html_en.cpp: attn-walk check --format html's headings
+LangTable check_html_zh();
 
 const std::vector<LangPart>& lang_parts() {
   // One line per feature: {"en", some_feature_en}, {"zh", some_feature_zh}.
@@ -32,6 +34,7 @@ const std::vector<LangPart>& lang_parts() {
       {"en", chapter_ui_en}, {"zh", chapter_ui_zh},  // the renderers' words
       {"en", review_en}, {"zh", review_zh},        // the chapter's extra words and demonstrations
       {"en", check_en}, {"zh", check_zh},          // attn-walk check
+      {"en", check_html_en}, {"zh", check_html_zh},  // and its HTML report
       {"en", bonus_en}, {"zh", bonus_zh},          // the bonus group's shared words
       {"en", efficient_en}, {"zh", efficient_zh},  // bonus stages
       {"en", kv_cache_en}, {"zh", kv_cache_zh},

@@ -182,8 +182,12 @@ Gradients backward(const AttentionLM& m, const Activations& a) {
   const Tensor softmax_grad = dropout_backward(weights_grad, a.keep, a.p);
   Tensor scaled_grad = softmax_backward(softmax_grad, a.softmax);
   div_scalar_(scaled_grad, std::sqrt(static_cast<double>(hd)));
+  // The book masks in place (attn_scores.masked_fill_(mask_bool, -torch.inf)), so its
+  // attn_scores is the masked tensor and attn_scores.grad is this one, before the mask's
+  // backward: at a masked entry the softmax's backward gave +0 * (g - sum), which is -0.0
+  // where g - sum < 0. MaskedFillBackward0 then hands queries and keys +0 there.
+  g.add("attn_scores", scaled_grad);
   const Tensor scores_grad = masked_fill_backward(scaled_grad, T == mha.mask.size(0) ? mha.mask : triu_ones(T, 1));
-  g.add("attn_scores", scores_grad);
   // scores = queries @ keys.T: grad_queries = grad @ keys, grad_keys = (queries.T @ grad).T.
   // matmul reshapes keys.T (b, H, hd, T) to (b*H, hd, T): a view when b or H is 1, a
   // contiguous copy otherwise, whose transpose autograd then passes to sgemm as a transposed
@@ -219,11 +223,15 @@ Gradients backward(const AttentionLM& m, const Activations& a) {
 void Optimizer::step(const std::vector<Tensor*>& params, const std::vector<const Tensor*>& grads) {
   ++steps_taken;
   if (kind == Kind::SGD) {
-    // param.add_(grad, alpha=-lr): one fused multiply-add per element.
-    const float alpha = static_cast<float>(-lr);
+    // _single_tensor_sgd: with weight_decay, d_p = grad.add(param, alpha=wd) (L2, as Adam's);
+    // then param.add_(d_p, alpha=-lr). Each add is one fused multiply-add per element.
+    const float alpha = static_cast<float>(-lr), wd = static_cast<float>(weight_decay);
     for (size_t i = 0; i < params.size(); ++i)
-      for (int64_t k = 0; k < params[i]->numel(); ++k)
-        params[i]->data[k] = fma32(grads[i]->data[k], alpha, params[i]->data[k]);
+      for (int64_t k = 0; k < params[i]->numel(); ++k) {
+        float& p = params[i]->data[k];
+        const float d_p = weight_decay != 0.0 ? fma32(p, wd, grads[i]->data[k]) : grads[i]->data[k];
+        p = fma32(d_p, alpha, p);
+      }
     return;
   }
   if (exp_avg.empty())

@@ -3,7 +3,7 @@
 //   torch.manual_seed(seed)
 //   mha = MultiHeadAttention(d_in, d_out, T, attn_dropout, H, qkv_bias)
 //   out_head = nn.Linear(d_out, V, bias=False)          # drawn right after mha
-//   optimizer = torch.optim.AdamW(params, lr=lr, weight_decay=wd)     # or SGD(params, lr)
+//   optimizer = torch.optim.AdamW(params, lr=lr, weight_decay=wd)     # or SGD(params, lr, weight_decay=wd)
 //   for step in range(steps):
 //       optimizer.zero_grad()
 //       loss = F.cross_entropy(logits.flatten(0, 1), targets.flatten())
@@ -98,7 +98,8 @@ Gradients backward(const AttentionLM& m, const Activations& a);
 
 // ---- optimizers ------------------------------------------------------------------------------
 
-// torch.optim.AdamW's _single_tensor_adamw (1.13), or SGD without momentum, on one parameter
+// torch.optim.AdamW's _single_tensor_adamw (1.13), or _single_tensor_sgd without momentum
+// (its weight_decay, when not 0, added to the gradient: grad + wd * param), on one parameter
 // list. step() applies one update given each parameter's gradient (same order). AdamW with
 // decoupled_weight_decay false is torch.optim.Adam's _single_tensor_adam with the same
 // weight_decay: grad + wd * param goes into the moments, and the parameter is not decayed.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <nlohmann/json.hpp>
 
 #include "render/details.h"
@@ -43,7 +44,64 @@ void append_data(std::string& out, const Tensor& t, size_t dim, int64_t& pos, bo
   out += ']';
 }
 
-void append_steps(std::string& out, const Walk& walk, bool with_stage, bool& first) {
+// --format json-compact: a step with a dimension of GPT-2's vocabulary (--text's tok_emb and
+// out_head tables, their gradients, the logits) keeps only the entries at the text's ids along
+// it, and counts and digests the rest (docs/json-schema.md, "json-compact").
+constexpr int64_t kVocabRows = 50257;  // text::vocab_size(), which render does not include
+
+uint64_t fnv1a64_add(uint64_t h, float v) {
+  unsigned char bytes[4];
+  std::memcpy(bytes, &v, 4);  // little-endian on every machine this builds for
+  for (const unsigned char b : bytes) h = (h ^ b) * 0x100000001b3ULL;
+  return h;
+}
+
+// The vocabulary's axis of a step (0 or its last), or -1.
+int vocab_axis(const Step& step) {
+  if (!step.words.empty() || step.summarized || step.value.dim() == 0) return -1;
+  if (step.value.shape.front() == kVocabRows) return 0;
+  if (step.value.shape.back() == kVocabRows) return static_cast<int>(step.value.dim()) - 1;
+  return -1;
+}
+
+// The step's entries at `ids` along `axis` (a tensor of that shape with ids.size() there),
+// and the count, digest (FNV-1a 64 of their float32 bytes, little-endian, in row-major
+// order) and whether all are zero of the others.
+Tensor compact_part(const Tensor& t, int axis, const std::vector<int64_t>& ids, nlohmann::json& rest) {
+  Shape shape = t.shape;
+  shape[static_cast<size_t>(axis)] = static_cast<int64_t>(ids.size());
+  Tensor kept = Tensor::zeros(shape);
+  std::vector<int64_t> slot(static_cast<size_t>(kVocabRows), -1);  // id -> its place in ids
+  for (size_t i = 0; i < ids.size(); ++i) slot[static_cast<size_t>(ids[i])] = static_cast<int64_t>(i);
+  // Row-major: the vocabulary's axis splits the data into (outer, V, inner).
+  int64_t outer = 1, inner = 1;
+  for (int d = 0; d < axis; ++d) outer *= t.shape[static_cast<size_t>(d)];
+  for (size_t d = static_cast<size_t>(axis) + 1; d < t.shape.size(); ++d) inner *= t.shape[d];
+  uint64_t h = 0xcbf29ce484222325ULL;
+  int64_t count = 0;
+  bool all_zero = true;
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t v = 0; v < kVocabRows; ++v) {
+      const float* src = t.data.data() + (o * kVocabRows + v) * inner;
+      if (const int64_t s = slot[static_cast<size_t>(v)]; s >= 0) {
+        std::copy(src, src + inner, kept.data.begin() + (o * static_cast<int64_t>(ids.size()) + s) * inner);
+        continue;
+      }
+      for (int64_t k = 0; k < inner; ++k) {
+        h = fnv1a64_add(h, src[k]);
+        all_zero = all_zero && src[k] == 0.0f;
+      }
+      count += inner;
+    }
+  rest = {{"count", count}, {"fnv1a64", fmt::format("{:016x}", h)}, {"all_zero", all_zero}};
+  return kept;
+}
+
+void append_steps(std::string& out, const Walk& walk, bool with_stage, bool& first, bool compact) {
+  // The text's distinct ids, ascending: the entries json-compact keeps.
+  std::vector<int64_t> ids = walk.config.token_ids;
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
   for (const auto& step : walk.steps) {
     out += first ? "\n  " : ",\n  ";
     first = false;
@@ -60,12 +118,19 @@ void append_steps(std::string& out, const Walk& walk, bool with_stage, bool& fir
     if (step.is_int64) meta["int64"] = true;
     if (step.series) meta["series"] = true;
     if (!step.words.empty()) meta["data"] = step.words;  // the text, or its pieces
+    const int axis = compact && !ids.empty() ? vocab_axis(step) : -1;
+    Tensor kept;
+    if (axis >= 0) {
+      nlohmann::json rest;
+      kept = compact_part(step.value, axis, ids, rest);
+      meta["compact"] = {{"axis", axis}, {"ids", ids}, {"rest", rest}};
+    }
     std::string m = meta.dump();
     m.pop_back();
     if (step.words.empty()) {
       out += m + ", \"data\": ";
       int64_t pos = 0;
-      append_data(out, step.value, 0, pos, step.is_int64);
+      append_data(out, axis >= 0 ? kept : step.value, 0, pos, step.is_int64);
     } else {
       out += m;
     }
@@ -116,10 +181,11 @@ nlohmann::json config_json(const Config& c) {
           {"train", {{"steps", c.train.steps},
                      {"lr", c.train.lr},
                      {"weight_decay", c.train.weight_decay},
-                     {"optimizer", to_string(c.train.optimizer)}}}};
+                     {"optimizer", to_string(c.train.optimizer)},
+                     {"grad_step", c.train.grad_step}}}};
 }
 
-std::string render_json(const std::vector<Walk>& walks) {
+std::string render_json(const std::vector<Walk>& walks, bool compact) {
   const Walk& first_walk = walks.front();
   const bool several = walks.size() > 1;
   std::vector<std::string> notes;
@@ -144,7 +210,7 @@ std::string render_json(const std::vector<Walk>& walks) {
   out.pop_back();  // reopen the object to append the steps
   out += ", \"steps\": [";
   bool first = true;
-  for (const auto& w : walks) append_steps(out, w, several, first);
+  for (const auto& w : walks) append_steps(out, w, several, first, compact);
   out += "\n]}\n";
   return out;
 }

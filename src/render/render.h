@@ -27,8 +27,10 @@ std::string render_text_step(const Walk& walk, size_t index, const RenderOptions
 
 // One JSON document: {"tool", "version", "stage", "config", "tokens", "notes", "checks",
 // "steps": [...]}. Several walks (--stage all) become one document with stage "all".
-// Schema: docs/json-schema.md.
-std::string render_json(const std::vector<Walk>& walks);
+// Schema: docs/json-schema.md. compact (--format json-compact): a --text step with a
+// dimension of GPT-2's 50257-token vocabulary keeps only the text's ids along it, with the
+// count and a digest of the rest ("compact").
+std::string render_json(const std::vector<Walk>& walks, bool compact = false);
 
 // One self-contained HTML page (no network): every step, its explanation, its tensor,
 // and SVG heatmaps of the attention matrices; the same page as `make web`'s, with this

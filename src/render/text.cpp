@@ -10,7 +10,8 @@ namespace attn {
 
 std::string printed_step(const Step& step) {
   if (!step.printed.empty()) return step.printed;
-  const std::string tensor = step.summarized
+  const std::string tensor = step.printed_part ? torch_str(*step.printed_part, step.suffixes, step.is_int64)
+                             : step.summarized
                                  ? torch_str_shown(step.value, step.full_shape, step.suffixes, step.is_int64)
                                  : torch_str(step.value, step.suffixes, step.is_int64);
   const std::string value = !step.python_value.empty() ? step.python_value

@@ -196,10 +196,17 @@ std::vector<OptionRow> train_rows() {
           .shows("learning rate", G::Model, "backward").range(1e-12, 10.0).check_too()
           .sets([](const WalkRequest& r, Config& c) { c.train.lr = r.train.lr; },
                 [](const Config& c) { return fmt::format("{}", c.train.lr); }),
-      row("--weight-decay", FIELD(walk.train.weight_decay), "AdamW's weight decay (backward), in [0, 10]")
-          .shows("weight decay", G::Model, "backward").range(0.0, 10.0).check_too()
-          .sets([](const WalkRequest& r, Config& c) { c.train.weight_decay = r.train.weight_decay; },
+      row("--weight-decay", FIELD(walk.train.weight_decay),
+          "Weight decay of the backward stage's optimizer, in [0, 10] (default: AdamW's 0.1, SGD's 0)")
+          .shows("weight decay", G::Model, "backward").range(0.0, 10.0).check_too().counts(FIELD(walk.weight_decay_given))
+          .sets([](const WalkRequest& r, Config& c) {
+                  c.train.weight_decay = r.optimizer == "sgd" && !r.weight_decay_given ? 0.0 : r.train.weight_decay;
+                },
                 [](const Config& c) { return fmt::format("{}", c.train.weight_decay); }),
+      row("--grad-step", FIELD(walk.train.grad_step), "Which training step's gradients the backward stage shows (1..--steps)")
+          .shows("gradients of step", G::Model, "backward").range(1, 100000).check_too()
+          .sets([](const WalkRequest& r, Config& c) { c.train.grad_step = r.train.grad_step; },
+                [](const Config& c) { return std::to_string(c.train.grad_step); }),
       row("--optimizer", FIELD(walk.optimizer), "Optimizer of the backward stage: adamw or sgd")
           .shows("optimizer", G::Model, "backward").check_too()
           .one_of([] { return std::vector<std::string>{"adamw", "sgd"}; })
@@ -216,9 +223,9 @@ std::vector<OptionRow> output_rows_before() {
   return {
       row("-s,--stage", FIELD(walk.stage), fmt::format("Which part of the chapter to walk: {}", fmt::join(stage_choices(), ", ")))
           .shows("part of the chapter", G::Show, "*").one_of(stage_choices),
-      row("-f,--format", FIELD(format), "Output format: text, json or html")
+      row("-f,--format", FIELD(format), "Output format: text, json, json-compact or html")
           .shows("output format", G::Show, "*").not_on_page()
-          .one_of([] { return std::vector<std::string>{"text", "json", "html"}; }),
+          .one_of([] { return std::vector<std::string>{"text", "json", "json-compact", "html"}; }),
       row("-o,--output", FIELD(output), "Write to FILE (whole or not at all); '-' is stdout")
           .shows("output file", G::Show, "*").not_on_page(),
       row("--list-stages", FIELD(list_stages), "List the stages and exit").shows("list the stages", G::More, "*").not_on_page(),

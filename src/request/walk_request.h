@@ -47,7 +47,8 @@ struct WalkRequest {
   std::string dropout_rng = "default";
   CausalSoftmax causal_softmax;        // --softmax-dim, --torch-threads
   BonusConfig bonus;                   // --kv-groups, --window, --rope-base, --block, --latent-dim
-  TrainConfig train;                   // --steps, --lr, --weight-decay (the backward stage)
+  TrainConfig train;                   // --steps, --lr, --weight-decay, --grad-step (the backward stage)
+  bool weight_decay_given = false;     // else AdamW's 0.1 (chapter 5's), SGD's 0 (torch.optim.SGD's)
   std::string optimizer = "adamw";     // --optimizer (the backward stage): adamw or sgd
 
   // What the caller shows, which decides what the walk keeps.

@@ -78,13 +78,37 @@ void mark_nonfinite(Walk& walk, const std::string& step, const Tensor& t) {
   if (any_nonfinite(t.data.data(), t.numel())) walk.vars["variant:" + step] = "nonfinite";
 }
 
+// --text: print() of tok_emb.weight.grad shows the rows of the input ids (in order of first
+// appearance), the only ones that can be nonzero, as print(tok_emb.weight.grad[[ids]]) does:
+// the whole table's print() would show its first and last 3 rows, all 0.
+void print_input_rows(Step& step, const Tensor& table, const std::vector<int64_t>& rows) {
+  const int64_t D = table.size(1);
+  Tensor part = Tensor::zeros({static_cast<int64_t>(rows.size()), D});
+  for (size_t r = 0; r < rows.size(); ++r)
+    std::copy_n(table.data.begin() + rows[r] * D, D, part.data.begin() + static_cast<int64_t>(r) * D);
+  step.printed_part = std::move(part);
+  step.print_label = fmt::format("{}[[{}]]:", step.name, fmt::join(rows, ", "));
+}
+
 // Every .grad in autograd's order, with the checks after the gradients they read.
-void record_gradients(Walk& walk, const AttentionLM& model, const Activations& a, const Gradients& grads) {
+void record_gradients(Walk& walk, const AttentionLM& model, const Activations& a, const Gradients& grads,
+                      const std::vector<int64_t>& input_rows) {
   for (const auto& [name, grad] : grads.in_order) {
     if (name == "batch") continue;
     walk.record(name + ".grad", grad);
+    if (name == "tok_emb.weight") print_input_rows(walk.steps.back(), grad, input_rows);
     if (name == "logits" || name == "queries") mark_nonfinite(walk, name + ".grad", grad);
     if (name == "attn_scores") {
+      // The masked entries, and how many of them are -0.0 (the book's in-place mask).
+      const int64_t T = grad.size(-1);
+      int64_t masked = 0, negative_zeros = 0;
+      for (int64_t k = 0; k < grad.numel(); ++k)
+        if ((k % T) > (k / T) % T) {
+          ++masked;
+          negative_zeros += grad.data[k] == 0.0f && std::signbit(grad.data[k]);
+        }
+      walk.vars["masked_entries"] = std::to_string(masked);
+      walk.vars["masked_negative_zeros"] = std::to_string(negative_zeros);
       add_check(walk, "scores_grad_rows_sum_to_zero", rows_sum_to_zero(grad, 1e-6));
       add_check(walk, "masked_scores_grad_exactly_zero", masked_exactly_zero(grad));
     }
@@ -156,6 +180,9 @@ std::string backward_misuse(const Config& cfg) {
     return fmt::format("--stage backward with --text trains GPT-2's 50257-row tables with their gradients and "
                        "AdamW's moments: --embed-dim and --d-out may be at most {} (got {} and {})",
                        kMaxTextWidth, cfg.d_in(), cfg.d_out);
+  if (cfg.train.grad_step < 1 || cfg.train.grad_step > cfg.train.steps)
+    return fmt::format("--grad-step: the step whose gradients are shown must be one of the {} training steps "
+                       "(1 to --steps), got {}", cfg.train.steps, cfg.train.grad_step);
   if (!cfg.token_ids.empty() && cfg.batch * (cfg.num_tokens() - 1) > kMaxTextPositions)
     return fmt::format("--stage backward with --text computes 50257 logits at each of --batch x (tokens - 1) "
                        "positions: at most {}, got {} x {}; shorten the text or lower --batch",
@@ -191,35 +218,45 @@ Walk run_backward_with(const Config& cfg, const TrainChoices& choices) {
   if (cfg.attn_dropout > 0.0) walk.notes.push_back(dropout_kernel_note(cfg.dropout_rng));
   const AttentionLM& model = training.model;
   const Tensor untrained = eval_attention(model, data);
+  std::vector<int64_t> input_rows;  // the distinct input ids, in order of first appearance
+  for (int64_t t = 0; t < T; ++t)
+    if (std::find(input_rows.begin(), input_rows.end(), data.ids[static_cast<size_t>(t)]) == input_rows.end())
+      input_rows.push_back(data.ids[static_cast<size_t>(t)]);
 
   TrainObserver observe;
-  // The first step in detail: its forward pass, every gradient, and the checks.
+  // Step --grad-step (1 by default) in detail: its forward pass, every gradient, and the
+  // checks. A .grad printed after the loop is the last step's (--grad-step = --steps).
+  const int64_t shown = tc.grad_step - 1;
+  walk.vars["grad_step"] = std::to_string(tc.grad_step);
   observe.after_backward = [&](int64_t step, const Activations& a, const Gradients& grads) {
-    if (step != 0) return;
+    if (step != shown) return;
     // With --text the batch is tok_emb(ids) + pos_emb(positions): AddBackward0.
     walk.add("batch", a.batch, cfg.token_ids.empty() ? std::vector<std::string>{} : std::vector<std::string>{"grad_fn=<AddBackward0>"});
     walk.add("targets", target_ids);
     walk.steps.back().is_int64 = true;
     record_forward(walk, a, model.mha, cfg.qkv_bias);
     set_gradient_vars(walk, a, grads);
-    record_gradients(walk, model, a, grads);
+    record_gradients(walk, model, a, grads, input_rows);
   };
-  // The first update of W_query.weight: AdamW's moments and the update itself.
+  // The first update of W_query.weight: AdamW's moments and the update itself, shown after
+  // the gradients (of step 1, or of a later --grad-step).
   const auto params = training.model.parameters();
+  std::vector<std::pair<std::string, Tensor>> first_update;
   observe.after_step = [&](int64_t step, const std::vector<Tensor>& before) {
     if (step != 0) return;
     const size_t i = parameter_index(params, "W_query.weight");
     if (training.optimizer.kind == Optimizer::Kind::AdamW) {
-      walk.add("step1.exp_avg", training.optimizer.exp_avg[i]);
-      walk.add("step1.exp_avg_sq", training.optimizer.exp_avg_sq[i]);
+      first_update.emplace_back("step1.exp_avg", training.optimizer.exp_avg[i]);
+      first_update.emplace_back("step1.exp_avg_sq", training.optimizer.exp_avg_sq[i]);
     }
     Tensor update = *params[i].second;
     for (int64_t k = 0; k < update.numel(); ++k) update.data[k] -= before[i].data[k];
-    walk.add("step1.update", update);
     if (training.optimizer.kind == Optimizer::Kind::AdamW) mark_nonfinite(walk, "step1.update", update);
-    walk.add("step1.W_query.weight", *params[i].second);
+    first_update.emplace_back("step1.update", std::move(update));
+    first_update.emplace_back("step1.W_query.weight", *params[i].second);
   };
   const std::vector<float> losses = training.run(tc.steps, observe);
+  for (auto& [name, value] : first_update) walk.add(name, std::move(value));
   walk.add("losses", Tensor({static_cast<int64_t>(losses.size())}, losses));
   walk.steps.back().series = true;  // HTML: a line plot
   for (const auto& [name, p] : params) walk.add_parameter(name, *p);

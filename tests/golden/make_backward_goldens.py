@@ -4,7 +4,11 @@
 
 Each file holds one configuration (options named as attn-walk's flags, tokens, embeddings)
 and the steps of torch_backward.run, laid out as tests/golden/walks/*.json;
-tests/test_backward_goldens.cpp replays them bit for bit.
+tests/test_backward_goldens.cpp replays them bit for bit. The forward pass is the book's
+MultiHeadAttention itself, which masks attn_scores in place: its .grad holds -0.0 at the masked
+entries where softmax's backward gave +0 * (a negative number), and the goldens keep that sign
+(json writes -0.0). A step of more than DIGEST_ABOVE values keeps its printed text and, instead
+of its values, "digest" (below).
 
 tests/golden/backward_mistakes/*.json hold the same for chapter 5's loop written with one of
 the mistakes learners make (options["choices"], as src/modules/train.h's TrainChoices), with
@@ -32,21 +36,41 @@ import torch_backward  # noqa: E402
 OUT = os.path.join(HERE, "backward")
 MISTAKES_OUT = os.path.join(HERE, "backward_mistakes")
 TEXT_OUT = os.path.join(HERE, "backward_text")
-DIGEST_ABOVE = 2000
+DIGEST_ABOVE = 2000  # --text goldens
+WALK_DIGEST_ABOVE = 2000  # the others too: every file stays under 1 MB
 
 # The options that shape the backward stage, with attn-walk's defaults (src/core/config.h).
 DEFAULTS = dict(seed=123, d_out=2, heads=2, attn_dropout=0.0, batch=2, qkv_bias=False, steps=30, lr=0.05,
-                weight_decay=0.1, optimizer="adamw")
+                weight_decay=0.1, optimizer="adamw", grad_step=1)
+
+
+def options(opts):
+    """DEFAULTS with opts; torch.optim.SGD's weight_decay defaults to 0 (AdamW's to chapter 5's 0.1)."""
+    o = dict(DEFAULTS, **opts)
+    if o["optimizer"] == "sgd" and "weight_decay" not in opts:
+        o["weight_decay"] = 0.0
+    return o
+
+
+def digest_large(steps, tensors, above):
+    """Steps of more than `above` values keep their printed text and a digest of their bits."""
+    for step, t in zip(steps, tensors):
+        if t is not None and t.numel() > above:
+            del step["data"]
+            step["digest"] = fnv1a64(t.float())
+    return steps
 
 
 def golden(name, opts, tokens, embeddings):
-    o = dict(DEFAULTS, **opts)
+    o = options(opts)
     cfg = torch_backward.TrainCfg(tokens, embeddings, **o)
     if "choices" in o:
         o["choices"] = cfg.choices  # every choice spelled out
     torch.set_num_threads(2)
+    rec = torch_backward.KeepingRecorder()
+    steps = digest_large(torch_backward.run(cfg, rec=rec), rec.tensors, WALK_DIGEST_ABOVE)
     return {"name": name, "torch_version": torch.__version__, "options": o, "tokens": tokens,
-            "embeddings": embeddings, "stages": {"backward": torch_backward.run(cfg)}}
+            "embeddings": embeddings, "stages": {"backward": steps}}
 
 
 def configurations():
@@ -55,6 +79,15 @@ def configurations():
     yield "book", {}, j_tok, j_emb
     yield "book_sgd_3", dict(optimizer="sgd", lr=0.5, steps=3), j_tok, j_emb
     yield "book_dropout_bias", dict(attn_dropout=0.1, qkv_bias=True, steps=5), j_tok, j_emb
+    # torch.optim.SGD(params, lr, weight_decay=0.5): grad + 0.5 * param.
+    yield "book_sgd_weight_decay", dict(optimizer="sgd", lr=0.5, weight_decay=0.5, steps=3), j_tok, j_emb
+    # --grad-step: the gradients (and forward pass, dropout's masks too) of step 4 of 6, of the last.
+    yield "book_dropout_grad_step_4", dict(attn_dropout=0.5, steps=6, grad_step=4), j_tok, j_emb
+    yield "book_sgd_grad_step_last", dict(optimizer="sgd", lr=0.5, steps=3, grad_step=3), j_tok, j_emb
+    # Dropout of every weight: its backward multiplies each gradient by 0, so the softmax's
+    # backward sees only signed zeros (the sign of each zero its gradient's), and its sums of
+    # them are -0.0 only when every term is: the zeros' signs all the way to W_query.weight.grad.
+    yield "book_dropout_all", dict(attn_dropout=1.0, steps=2), j_tok, j_emb
 
     def rnd(name, data_seed, T, d_in, labels=None, **opts):
         emb = make_goldens.random_embeddings(data_seed, T, d_in)
@@ -78,6 +111,8 @@ def configurations():
     yield rnd("t44_d3_h3_b1", 39, 44, 2, seed=8076, d_out=3, heads=3, batch=1, steps=2)
     # One head of 16 with a batch of 2: keys.T reshapes to (b*H, hd, T) as a view, not a copy.
     yield rnd("t41_d16_h1_b2", 40, 41, 8, seed=0, d_out=16, heads=1, batch=2, steps=3, lr=0.1, weight_decay=0.01)
+    # Rows of 8 and more (the softmax backward's sums in 8 lanes) with every weight dropped.
+    yield rnd("t12_d8_h2_dropout_all", 42, 12, 8, seed=9, d_out=8, heads=2, attn_dropout=1.0, steps=2)
 
 
 # The mistakes of chapter 5's loop, by the names `attn-walk check` diagnoses them with.
@@ -127,21 +162,19 @@ def fnv1a64(t):
 
 
 def text_golden(name, text, opts, ids):
-    o = dict(dict(DEFAULTS, embed_dim=3), **opts)
+    o = dict(options(opts), embed_dim=opts.get("embed_dim", 3))
     emb_dim = o.pop("embed_dim")
     cfg = torch_backward.TrainCfg(None, None, **o)
     torch.set_num_threads(2)
     rec = torch_backward.KeepingRecorder()
-    steps = torch_backward.run(cfg, text_ids=ids, embed_dim=emb_dim, text_seed=o["seed"], rec=rec)
-    for step, t in zip(steps, rec.tensors):
-        if t is not None and t.numel() > DIGEST_ABOVE:
-            del step["data"]
-            step["digest"] = fnv1a64(t.float())
+    steps = digest_large(torch_backward.run(cfg, text_ids=ids, embed_dim=emb_dim, text_seed=o["seed"], rec=rec),
+                         rec.tensors, DIGEST_ABOVE)
     return {"name": name, "torch_version": torch.__version__, "text": text, "token_ids": ids,
             "options": dict(o, embed_dim=emb_dim), "stages": {"backward": steps}}
 
 
 def text_goldens():
+    import subprocess
     import tempfile
     import make_text_goldens
     with tempfile.TemporaryDirectory() as tmp:
@@ -150,7 +183,17 @@ def text_goldens():
             paths.append(os.path.join(tmp, name))
             with open(paths[-1], "w", encoding="utf-8", newline="") as f:
                 f.write(text)
-        ids = make_text_goldens.reference_ids(paths)
+        try:
+            ids = make_text_goldens.reference_ids(paths)
+        except (OSError, subprocess.CalledProcessError):
+            # No tiktoken (tests/node/node_modules): the ids it gave before, as the goldens keep them.
+            print("make_backward_goldens.py: tiktoken not at hand; the --text ids are the goldens' token_ids")
+            ids = {}
+            for name, text, _ in TEXTS:
+                with open(os.path.join(TEXT_OUT, f"{name}.json"), encoding="utf-8") as f:
+                    doc = json.load(f)
+                assert doc["text"] == text, name
+                ids[name] = {"tiktoken": doc["token_ids"]}
     for name, text, opts in TEXTS:
         yield name, text_golden(name, text, opts, ids[name]["tiktoken"])
 
@@ -184,7 +227,7 @@ def main():
     torch_env.require_bit_exact("make_backward_goldens.py")
     write_all(OUT, configurations())
     write_all(MISTAKES_OUT, mistake_configurations())
-    write_docs(TEXT_OUT, text_goldens())
+    write_docs(TEXT_OUT, list(text_goldens()))  # computed first: they may read the old files' ids
 
 
 if __name__ == "__main__":

@@ -22,11 +22,14 @@ class TrainCfg:
     """The walk's inputs (labels and embeddings, or GPT-2 ids and drawn tables) and the training knobs."""
 
     def __init__(self, tokens, embeddings, seed=123, d_out=2, heads=2, attn_dropout=0.0, batch=2,
-                 qkv_bias=False, steps=30, lr=0.05, weight_decay=0.1, optimizer="adamw", choices=None):
+                 qkv_bias=False, steps=30, lr=0.05, weight_decay=0.1, optimizer="adamw", choices=None,
+                 grad_step=1):
         self.tokens, self.embeddings = tokens, embeddings
         self.seed, self.d_out, self.heads, self.attn_dropout = seed, d_out, heads, attn_dropout
         self.batch, self.qkv_bias = batch, qkv_bias
         self.steps, self.lr, self.weight_decay, self.optimizer = steps, lr, weight_decay, optimizer
+        # --grad-step: the step (from 1) whose forward pass and .grad tensors are recorded.
+        self.grad_step = grad_step
         # How the learner wrote chapter 5's loop (src/modules/train.h, TrainChoices): the
         # chapter's loop by default; each other value is a mistake. With any choice given,
         # run() also records every parameter's .grad after the last backward ("final.<name>.grad").
@@ -54,36 +57,23 @@ GRAD_TENSORS = ["logits", "context_vecs", "context_vec_merged", "attn_weights", 
 
 
 def forward(mha, out_head, batch, rec=None):
-    """mha and out_head on the batch, the chapter's forward written out so that each tensor
-    the walk names is at hand (the same operations as MultiHeadAttention.forward)."""
+    """The book's MultiHeadAttention.forward itself (torch_walk's copy, with its in-place
+    attn_scores.masked_fill_), then out_head: its recorder hook hands over each tensor the walk
+    names. attn_scores is masked in place, so after the forward it is the masked tensor, and
+    its .grad is the gradient of the masked scores: softmax's backward gives the masked entries
+    w * (g - sum) = +0 * (g - sum), -0.0 where g - sum < 0 (MaskedFillBackward0 then hands
+    +0 on to queries and keys)."""
     named = {}
 
     def keep(name, t):
+        if name.endswith((".weight", ".bias")):
+            return t  # the forward also shows out_proj's parameters; the walk does not
         named[name] = t
         if rec:
             rec(name, t)
         return t
 
-    b, num_tokens, _ = batch.shape
-    keys = keep("keys", mha.W_key(batch))
-    queries = keep("queries", mha.W_query(batch))
-    values = keep("values", mha.W_value(batch))
-    kv = keep("keys_viewed", keys.view(b, num_tokens, mha.num_heads, mha.head_dim))
-    qv = keep("queries_viewed", queries.view(b, num_tokens, mha.num_heads, mha.head_dim))
-    vv = keep("values_viewed", values.view(b, num_tokens, mha.num_heads, mha.head_dim))
-    kt = keep("keys_transposed", kv.transpose(1, 2))
-    qt = keep("queries_transposed", qv.transpose(1, 2))
-    vt = keep("values_transposed", vv.transpose(1, 2))
-    attn_scores = keep("attn_scores", qt @ kt.transpose(2, 3))
-    # masked_fill (not masked_fill_) keeps attn_scores as q @ k.T for its .grad: the same
-    # numbers and the same backward (zeros at the mask).
-    mask_bool = mha.mask.bool()[:num_tokens, :num_tokens]
-    masked = keep("attn_scores_masked", attn_scores.masked_fill(mask_bool, -torch.inf))
-    attn_weights = torch.softmax(masked / kt.shape[-1] ** 0.5, dim=-1)
-    attn_weights = keep("attn_weights", mha.dropout(attn_weights))
-    context_vec = keep("context_vec", (attn_weights @ vt).transpose(1, 2))
-    merged = keep("context_vec_merged", context_vec.contiguous().view(b, num_tokens, mha.d_out))
-    context_vecs = keep("context_vecs", mha.out_proj(merged))
+    context_vecs = keep("context_vecs", mha(batch, rec=keep))
     logits = keep("logits", out_head(context_vecs))
     return logits, named
 
@@ -140,7 +130,7 @@ def run(c, text_ids=None, embed_dim=None, text_seed=None, rec=None):
     elif c.optimizer == "adamw":
         optimizer = torch.optim.AdamW(params, lr=c.lr, weight_decay=c.weight_decay)
     else:
-        optimizer = torch.optim.SGD(params, lr=c.lr)
+        optimizer = torch.optim.SGD(params, lr=c.lr, weight_decay=c.weight_decay)
 
     def make_batch():
         if embeddings is None:
@@ -159,15 +149,17 @@ def run(c, text_ids=None, embed_dim=None, text_seed=None, rec=None):
     untrained = eval_attn_weights()
 
     losses = []
+    first_update = []  # step 1's update, recorded after the gradients shown
     for step in range(c.steps):
         if c.choices["zero_grad"]:  # grad_not_zeroed leaves it out
             optimizer.zero_grad()
         batch = make_batch()
         first = step == 0
-        if first:
+        shown = step == c.grad_step - 1
+        if shown:
             rec("batch", batch)
             rec("targets", targets)
-        logits, named = forward(mha, out_head, batch, rec if first else None)
+        logits, named = forward(mha, out_head, batch, rec if shown else None)
         if c.choices["softmax_before_cross_entropy"]:
             logits_in = torch.softmax(logits, dim=-1).flatten(0, 1)
         else:
@@ -175,19 +167,24 @@ def run(c, text_ids=None, embed_dim=None, text_seed=None, rec=None):
         reduction = "sum" if c.choices["loss_reduction_sum"] else "mean"
         loss = F.cross_entropy(logits_in, targets.flatten(), reduction=reduction)
         order = []
-        if first:
+        if shown:
             rec("loss", loss)
             for name in GRAD_TENSORS:
                 named[name].retain_grad()
                 named[name].register_hook(lambda g, name=name: order.append(name))
         losses.append(loss.item())
         loss.backward()
+        if shown:
+            _record_grads(rec, order, named, named_params, ids[:-1])
         if first:
-            _record_grads(rec, order, named, named_params)
             before = {n: p.detach().clone() for n, p in named_params}
         optimizer.step()
         if first:
-            _record_first_update(rec, c, optimizer, named_params, before)
+            _record_first_update(first_update.append, c, optimizer, named_params, before)
+        if step >= c.grad_step - 1:
+            for name, t in first_update:
+                rec(name, t)
+            first_update.clear()
     rec("losses", torch.tensor(losses))
     for name, p in named_params:
         rec(name, p)
@@ -199,7 +196,7 @@ def run(c, text_ids=None, embed_dim=None, text_seed=None, rec=None):
     return rec.steps
 
 
-def _record_grads(rec, order, named, named_params):
+def _record_grads(rec, order, named, named_params, input_ids=()):
     """Every .grad in the order autograd computed it: the named activations as their hooks
     fired, each Linear's weight (and bias) right after the activation it comes out of."""
     after = {"logits": ["out_head.weight"], "context_vecs": ["out_proj.weight", "out_proj.bias"],
@@ -216,14 +213,20 @@ def _record_grads(rec, order, named, named_params):
     for p in ("pos_emb.weight", "tok_emb.weight"):
         if p in params:
             rec(p + ".grad", params[p].grad)
+    # attn-walk prints tok_emb.weight.grad's rows of the input ids (in order of first
+    # appearance), the only ones that can be nonzero: print(f"...[{ids}]:", grad[ids]).
+    if "tok_emb.weight" in params:
+        ids = list(dict.fromkeys(input_ids))
+        rec.steps[-1]["printed"] = f"tok_emb.weight.grad[{ids}]: {params['tok_emb.weight'].grad[ids]}"
 
 
-def _record_first_update(rec, c, optimizer, named_params, before):
-    """The first step on W_query.weight: AdamW's moments and the parameter after the update."""
+def _record_first_update(keep, c, optimizer, named_params, before):
+    """The first step on W_query.weight: AdamW's moments and the parameter after the update,
+    as (name, copy) handed to keep (recorded after the gradients of --grad-step)."""
     name, p = next((n, p) for n, p in named_params if n == "W_query.weight")
     if c.optimizer == "adamw":
         state = optimizer.state[p]
-        rec("step1.exp_avg", state["exp_avg"])
-        rec("step1.exp_avg_sq", state["exp_avg_sq"])
-    rec("step1.update", p.detach() - before[name])
-    rec("step1.W_query.weight", p.detach())
+        keep(("step1.exp_avg", state["exp_avg"].clone()))
+        keep(("step1.exp_avg_sq", state["exp_avg_sq"].clone()))
+    keep(("step1.update", p.detach() - before[name]))
+    keep(("step1.W_query.weight", p.detach().clone()))

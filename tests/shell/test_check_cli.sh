@@ -27,6 +27,7 @@ expect 0 "All 11 tensors given match" "" -- check "$golden/causal_correct_noisy.
 expect 0 "≈ attn_weights" "" -- check "$golden/causal_correct_noisy.json" --stage causal
 expect 3 "scale_missing: " "" -- check "$golden/causal_scale_missing.json"
 expect 3 '"command": "check"' "" -- check "$golden/causal_scale_missing.json" --format json
+expect 3 'data-cause="scale_missing"' "" -- check "$golden/causal_scale_missing.json" --format html
 expect 3 "第一处不同：attn_weights" "" -- check "$golden/causal_scale_missing.json" --lang zh
 # The walk's own JSON, compared with itself; and on stdin.
 "$bin" --stage multi-head --format json > "$tmp/walk.json"
@@ -47,7 +48,7 @@ expect 1 "" "cut.json: line 2, column 1: invalid JSON" -- check "$tmp/cut.json"
 expect 1 "" "missing.json: cannot open" -- check "$tmp/missing.json"
 
 # Option misuse: exit 2.
-expect 2 "" "--format" -- check "$golden/causal_scale_missing.json" --format html
+expect 2 "" "--format" -- check "$golden/causal_scale_missing.json" --format xml
 expect 2 "" "--atol: must be a number ≥ 0, got -1" -- check "$golden/causal_scale_missing.json" --atol -1
 expect 2 "" "--seed: must be a whole number" -- check "$golden/causal_scale_missing.json" --seed abc
 expect 2 "" "dump" -- check

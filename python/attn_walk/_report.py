@@ -1,0 +1,67 @@
+"""What attn_walk.check returns: the grade as data, shown formatted in a notebook."""
+import json
+
+
+class Step:
+    """One graded step: its name, status ("equal", "close", "differs"), its mark (✓ ≈ ✗),
+    the largest difference (None when the shapes differ) and, if given, the shapes."""
+    MARKS = {"equal": "✓", "close": "≈", "differs": "✗", "not given": "·"}
+
+    def __init__(self, row):
+        self.name = row["name"]
+        self.status = row["status"]
+        self.mark = self.MARKS.get(self.status, "?")
+        d = row.get("max_abs_diff")
+        self.max_abs_diff = float(d) if d is not None else None
+        self.shape = tuple(row["shape"]) if "shape" in row else None
+        self.expected_shape = tuple(row["expected_shape"]) if "expected_shape" in row else None
+
+    def __repr__(self):
+        diff = "" if self.max_abs_diff is None else f", largest difference {self.max_abs_diff:.3g}"
+        return f"<{self.mark} {self.name}: {self.status}{diff}>"
+
+
+class Report:
+    """attn-walk check's report on the tensors given.
+
+    .ok          True when every tensor given is equal or close to the chapter's
+    .first_step  the first step that differs, or None
+    .causes      the ids of the known mistakes that reproduce it (docs/check.md)
+    .steps       the graded steps, in the stage's order (Step: .name .mark .status .max_abs_diff)
+    .stage       the stage graded; .sources {step: the variable it was read from}
+    .data        attn-walk check --format json's whole document
+    str(report) is the text report; in a notebook it shows as HTML (check --format html).
+    """
+
+    def __init__(self, data, render, sources=None):
+        self.data = data
+        self._render = render  # format -> the report in that format (runs the binary again)
+        self._text = self._html = None
+        self.stage = data["stage"]
+        self.steps = [Step(r) for r in data["results"] if r["status"] != "not given"]
+        first = data.get("first_difference")
+        self.first_step = first["name"] if first else None
+        self.ok = first is None
+        self.causes = [d["id"] for d in data.get("diagnoses", [])]
+        self.messages = [d["message"] for d in data.get("diagnoses", [])]
+        self.sources = dict(sources or {})
+
+    def __bool__(self):
+        return self.ok
+
+    def __str__(self):
+        if self._text is None:
+            self._text = self._render("text")
+        return self._text
+
+    def _repr_html_(self):
+        if self._html is None:
+            self._html = self._render("html")
+        return self._html
+
+    def __repr__(self):
+        verdict = "ok" if self.ok else f"first difference {self.first_step}, causes {self.causes}"
+        return f"<attn_walk.Report stage {self.stage}: {verdict}>"
+
+    def to_json(self):
+        return json.dumps(self.data)
