@@ -33,6 +33,9 @@ LangTable chapter_ui_zh() {
       {"page.settings", "设置"},
       {"page.generated", "由 attn-walk {} 生成。张量按 PyTorch 的打印格式显示。"},
       {"page.chapter", "《从零构建大语言模型》第 3 章"},
+      // The losses' line plot (render/series_svg.cpp): its axes' titles.
+      {"series.losses.x", "训练步"},
+      {"series.losses.y", "损失"},
       {"step_prompt", "-- 回车：下一步，q：退出 -- "},
       {"explain.nonfinite", "这里这些值并非全是有限数：上面就有限数所说的，对它们未必成立。"},
       {"note.nonfinite",

@@ -14,6 +14,8 @@ LangTable review_en();  // review_en.cpp: the learner review's words (issue 12)
 LangTable review_zh();
 LangTable web_en();  // web_en.cpp: the page's controls
 LangTable web_zh();  // web_zh.cpp
+LangTable page_tour_en();  // page_tour_en.cpp: the page for a first-time learner (issue 42)
+LangTable page_tour_zh();
 LangTable text_en();  // text_en.cpp: --text and the tokens stage
 LangTable text_zh();  // text_zh.cpp
 LangTable check_html_en();  // check_html_en.cpp: attn-walk check --format html's headings
@@ -40,6 +42,7 @@ const std::vector<LangPart>& lang_parts() {
       {"en", mla_en}, {"zh", mla_zh},
       {"en", bonus_b_en}, {"zh", bonus_b_zh},      // swa, rope, flash
       {"en", web_en}, {"zh", web_zh},              // the browser page's controls
+      {"en", page_tour_en}, {"zh", page_tour_zh},  // the page for a first-time learner
       {"en", text_en}, {"zh", text_zh},            // --text and the tokens stage
       {"en", backward_en}, {"zh", backward_zh},    // the backward stage: gradients and training
   };

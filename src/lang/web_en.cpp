@@ -27,7 +27,7 @@ LangTable web_en() {
       {"web.progress_render", "Computing… all {} steps done, writing the page; {} s"},
       {"web.progress_part", "Computing… steps done: {}, now {} ({} of {}); {} s"},
       {"web.stop", "Stop"},
-      {"web.stopped", "Stopped before the walk was done."},
+      {"web.stopped", "Stopped before the walk was done: the settings are back to those of the walk below."},
       {"web.engine_failed", "The engine stopped: {}"},
       {"web.notebook_section", "Chapter {chapter}'s notebook, section {section}"},
       {"web.reference_code", "The reference code in the book's repository: {file}"},

@@ -26,7 +26,7 @@ LangTable web_zh() {
       {"web.progress_render", "正在计算……{} 步全部完成，正在生成页面；{} 秒"},
       {"web.progress_part", "正在计算……已完成 {} 步，正在计算 {}（{}/{}）；{} 秒"},
       {"web.stop", "停止"},
-      {"web.stopped", "计算尚未完成就已停止。"},
+      {"web.stopped", "计算尚未完成就已停止：设置已恢复为下方演示所用的设置。"},
       {"web.engine_failed", "计算引擎停止运行：{}"},
       {"web.notebook_section", "第 {chapter} 章笔记本的 {section} 节"},
       {"web.reference_code", "本书代码库中的参考代码：{file}"},

@@ -108,7 +108,8 @@ std::string step_html(const Walk& walk, size_t i, const RenderOptions& opts) {
     out += "</div>\n";
   }
   out += heatmaps_html(walk, step, opts);
-  if (step.series) out += series_svg(step);
+  if (step.series)
+    out += series_svg(step, ui_text(lang, "series." + step.name + ".x"), ui_text(lang, "series." + step.name + ".y"));
   out += checks_html(walk, lang, i + 1, false);
   return out + "</section>\n";
 }
@@ -144,10 +145,14 @@ std::string toc_html(const std::vector<Walk>& walks, Lang lang) {
 }
 
 
-std::string settings_line(const Config& c) {
+// The sizes the walk used: the bonus stages walk their own d_out and heads (Config::bonus).
+std::string settings_line(const Walk& w) {
+  const Config& c = w.config;
+  const StagePlace* place = find_place(w.stage);
+  const bool bonus = place && place->group == StageGroup::Bonus;
   return fmt::format("seed {} / {} \xC2\xB7 d_out {} \xC2\xB7 heads {} \xC2\xB7 batch {} \xC2\xB7 dropout {:g} "
                      "\xC2\xB7 attn_dropout {:g} \xC2\xB7 qkv_bias {} \xC2\xB7 init {} \xC2\xB7 dropout_rng {}",
-                     c.seed1, c.seed2, c.d_out, c.heads, c.batch, c.dropout, c.attn_dropout,
+                     c.seed1, c.seed2, bonus ? c.bonus.d_out : c.d_out, bonus ? c.bonus.heads : c.heads, c.batch, c.dropout, c.attn_dropout,
                      c.qkv_bias ? "True" : "False", to_string(c.init), to_string(c.dropout_rng));
 }
 
@@ -181,7 +186,7 @@ std::string render_html_body(const std::vector<Walk>& walks, const RenderOptions
       out += fmt::format("<li><span class=\"ix\">{}</span>{}</li>", i + 1, esc(w.config.tokens[i]));
     if (shown < w.config.tokens.size()) out += fmt::format("<li>\xE2\x80\xA6 +{}</li>", w.config.tokens.size() - shown);
     out += "</ol>\n";
-    out += "<p class=\"meta\">" + esc(page_text(lang, "settings")) + colon + esc(settings_line(w.config)) + "</p>\n";
+    out += "<p class=\"meta\">" + esc(page_text(lang, "settings")) + colon + esc(settings_line(w)) + "</p>\n";
   }
   out += "</header>\n";
   out += toc_html(walks, lang);

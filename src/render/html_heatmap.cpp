@@ -27,9 +27,13 @@ bool is_light(Rgb c) { return 0.299 * c.r + 0.587 * c.g + 0.114 * c.b > 140.0; }
 // Rough width of a label in pixels at `font` px: CJK about one em, the rest about 0.6 em.
 double label_px(const std::string& s, double font) { return display_width(s) * font * 0.6; }
 
-// Column labels with wide (CJK) characters are written upright, one glyph under another.
+// Column labels with wide (CJK) characters are written upright, one glyph under another; so is
+// a label of one glyph (a letter, the ↳ of a character's continuing token), which turned on its
+// side would read as another sign.
 bool stacked(const std::string& label) {
-  for (const auto& g : glyphs(label))
+  const auto all = glyphs(label);
+  if (all.size() == 1) return true;
+  for (const auto& g : all)
     if (display_width(g) == 2) return true;
   return false;
 }

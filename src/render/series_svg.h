@@ -8,7 +8,9 @@
 
 namespace attn {
 
-// The plot of step.value's values against their index (1-based), or "" for no values.
-std::string series_svg(const Step& step);
+// The plot of step.value's values against their index (1-based), or "" for no values; its axes
+// titled `x_title` (the index) and `y_title` (the values). It scales to the width it is given
+// (a viewBox, no fixed size): the page's CSS sets how wide.
+std::string series_svg(const Step& step, const std::string& x_title = "", const std::string& y_title = "");
 
 }  // namespace attn

@@ -10,6 +10,7 @@
 #include "lang/lang.h"
 #include "request/option_table.h"
 #include "stages/stages.h"
+#include "web/walk_values.h"
 
 namespace attn {
 
@@ -86,6 +87,7 @@ std::string page_data_json(const std::vector<Walk>& walks, const RenderOptions& 
                {"default_input", input_json(journey.tokens, journey.inputs)},
                {"engine", engine},
                {"state", state_of(walks, ro)},
+               {"values", walk_values(walks)},  // the values the walk used, for the boxes (issue 42)
                {"input", nullptr}};
   // A CLI page restores its own input in the controls, when it is small enough to edit; a
   // text is in the state (--text), and the page makes its embeddings again.

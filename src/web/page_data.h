@@ -15,7 +15,8 @@ namespace attn {
 //  "stages": [{"name", "section"}], "langs": ["en", ...], "texts": {"en": {"web.*": ...}},
 //  "default_input": {"tokens", "embeddings"}, "engine": bool,
 //  "state": {"stage": "causal", "seed": "7", "qkv-bias": "1", ...}   options by long name
-//  "input": {"tokens", "embeddings"} or null}
+//  "input": {"tokens", "embeddings"} or null,
+//  "values": web/walk_values.h's, for the walk shown ({} for none)}
 // `walks` (may be empty) and how they are shown (`ro`: the language, the heatmaps' scale)
 // give the state: the walk a CLI page shows. Each option of the table on the page is in it
 // when it differs from its default (OptionRow::from_config, from_render).

@@ -29,7 +29,7 @@ const {execFileSync} = require("child_process");
 const fs = require("fs");
 const path = require("path");
 const {evaluate, waitFor} = require("./cdp");
-const {check, openPage, pageArgs, runInBrowser} = require("./harness");
+const {act, check, click, openPage, pageArgs, runInBrowser, setControl} = require("./harness");
 
 const {page, binary, pageUrl} = pageArgs("node test_web.js PAGE.html ATTN-WALK-BINARY [--bench] [--shots DIR]");
 const bench = process.argv.includes("--bench");
@@ -124,34 +124,11 @@ function compareValues(label, pageJson, want) {
   });
 }
 
-// Something done in the page (an input event, a click), then the walk it asked for settled: the
-// engine runs in a worker, so the page shows the walk after the event, not during it.
-async function act(tab, expression) {
-  const v = await evaluate(tab, expression);
-  await waitFor(tab, `!window.attnWalk.busy()`, 120000);
-  return v;
-}
-
 // The chapter's embeddings (data/journey.json, the page's default table) with one cell changed.
 function journeyWith(row, col, value) {
   const journey = JSON.parse(fs.readFileSync(path.join(__dirname, "../../data/journey.json"), "utf8"));
   journey.embeddings[row][col] = value;
   return journey;
-}
-
-// The control `selector` names set to `value` as a learner's typing does (its "input" event; a
-// choice in a select: "change"), then the page's walk waited for.
-function setControl(tab, selector, value, event = "input") {
-  return act(tab, `(function () { var e = document.querySelector(${JSON.stringify(selector)});
-    e.value = ${JSON.stringify(value)}; e.dispatchEvent(new Event(${JSON.stringify(event)})); })()`);
-}
-
-// A real mouse click (the browser's input, not a script's) on the element `selector` names.
-async function click(tab, selector) {
-  const at = await evaluate(tab, `(function () { var r = document.querySelector(${JSON.stringify(selector)}).getBoundingClientRect();
-    return {x: r.left + r.width / 2, y: r.top + r.height / 2}; })()`);
-  for (const type of ["mousePressed", "mouseReleased"])
-    await tab.send("Input.dispatchMouseEvent", {type, x: at.x, y: at.y, button: "left", clickCount: 1});
 }
 
 function open(tab, hash) {
@@ -190,12 +167,12 @@ async function main(browser) {
                cli({opts: {stage: "dot-product", "d-out": "3"}, input: null}));
 
   // An option the CLI refuses (MultiHeadAttention needs d_out divisible by heads): the CLI's
-  // message, and the walk shown before stays.
+  // reason in plain words (src/web/page_errors.cpp), and the walk shown before stays.
   await open(tab, "#stage=multi-head");
   const goodWalk = await pageSteps(tab);
   await setControl(tab, `#aw-controls input[name="d-out"]`, "3");
   const refused = await evaluate(tab, `document.getElementById("aw-error").textContent`);
-  check(refused.startsWith("--heads: MultiHeadAttention needs --d-out divisible by --heads"),
+  check(refused.startsWith("--heads: the heads must divide the width d_out evenly: d_out 3 cannot be split into 2 heads"),
         `d-out=3 with 2 heads: the message is ${JSON.stringify(refused)}`);
   check(JSON.stringify(await pageSteps(tab)) === JSON.stringify(goodWalk), "d-out=3 with 2 heads: the walk was replaced");
   check(!/d-out=3/.test(await evaluate(tab, "location.hash")), "d-out=3 with 2 heads: it went into the fragment");
@@ -231,7 +208,7 @@ async function main(browser) {
     t.value = '{"tokens": ["a", "b"], "embeddings": [[1, 2], [3, oops]]}';
     document.querySelector("#aw-controls button.apply").click(); })()`);
   const msg = await evaluate(tab, `document.getElementById("aw-error").textContent`);
-  check(/^input: line 1, column \d+: /.test(msg), `bad JSON: the message does not name line and column: ${JSON.stringify(msg)}`);
+  check(/^Embeddings: line 1, column \d+: /.test(msg), `bad JSON: the message does not name line and column: ${JSON.stringify(msg)}`);
   check(JSON.stringify(await pageSteps(tab)) === JSON.stringify(before), "bad JSON: the last good walk was replaced");
   check(!/input=/.test(await evaluate(tab, "location.hash")), "bad JSON: it went into the fragment");
   // A cell of the table edited: recomputed with the new number.
@@ -253,7 +230,7 @@ async function main(browser) {
     return out; })()`;
   await open(tab, "#stage=gqa");
   let seen = await evaluate(tab, where);
-  const wantGqa = {stage: "show", text: "input", query: "more", "d-out": "model", "kv-groups": "model", window: "more",
+  const wantGqa = {stage: "stage", text: "input", query: "more", "d-out": "model", "kv-groups": "model", window: "more",
                    lang: "show", "text-file": "none", "max-input-mb": "none", label: "Output width --d-out", box: "TEXTAREA"};
   check(JSON.stringify(seen) === JSON.stringify(wantGqa), `controls on gqa: ${JSON.stringify(seen)}`);
   await setControl(tab, `#aw-controls select[name="stage"]`, "dot-product", "change");
@@ -444,7 +421,7 @@ async function main(browser) {
     const dones = samples.map((x) => x.done);
     check(dones.every((d, i) => i === 0 || d >= dones[i - 1]) && dones[dones.length - 1] > dones[0],
           `long walk: the steps done do not advance: ${dones.join(" ")}`);
-    check(samples.some((x) => /steps done: \d+, the last \S+/.test(x.text)),
+    check(samples.some((x) => /step \d+ of \d+, the last \S+/.test(x.text)),
           `long walk: no step named in ${JSON.stringify(samples.map((x) => x.text))}`);
     // The wrapper's step, most of the walk, shows its heads as they are done, in order.
     const heads = samples.map((x) => /, now wrapper_context_vecs \((\d+) of 12\); /.exec(x.text))
@@ -484,7 +461,7 @@ async function main(browser) {
   await click(tab, "#aw-busy button.stop");
   await waitFor(tab, `!window.attnWalk.busy()`, 5000);
   const stopped = await evaluate(tab, `document.getElementById("aw-error").textContent`);
-  check(stopped === "Stopped before the walk was done.\nThe walk below is still the last one that worked.",
+  check(stopped === "Stopped before the walk was done: the settings are back to those of the walk below.",
         `Stop: the message is ${JSON.stringify(stopped)}`);
   check(JSON.stringify(await pageSteps(tab)) === JSON.stringify(beforeStop), "Stop: the walk shown before was replaced");
   // (The walk shown is the default one: an empty fragment.)

@@ -71,11 +71,14 @@ var AttnWalkEmbeddings = function (page) {
     function redraw() { var fresh = embeddingsEditor(); box.replaceWith(fresh); }
     function send(structural) {
       box.querySelectorAll("input.bad").forEach(function (c) { c.classList.remove("bad"); c.removeAttribute("aria-invalid"); });
+      box.querySelectorAll(".field-error").forEach(function (e) { e.remove(); });
       var bad = badCell(rows);
       if (bad) {
         var cell = box.querySelector('input[data-row="' + bad.row + '"][data-col="' + bad.col + '"]');
         if (cell) { cell.classList.add("bad"); cell.setAttribute("aria-invalid", "true"); }
+        page.errorBox.classList.remove("stopped");
         page.errorBox.textContent = bad.message + "\n" + text("web.kept");
+        page.fieldError(scroller, bad.message);  // under the table, where the learner typed
         return;
       }
       page.change("input", inputText(rows)).then(function (ok) { if (structural && ok) redraw(); });
@@ -91,7 +94,9 @@ var AttnWalkEmbeddings = function (page) {
       tok.addEventListener("input", function () { r.token = tok.value; send(false); });
       tr.appendChild(el("td", {}, [tok]));
       r.values.forEach(function (x, j) {
-        var cell = el("input", {value: x, inputMode: "decimal", "data-row": String(i), "data-col": String(j)});
+        // Named for a screen reader by its row (and token) and column, as an error names it.
+        var cell = el("input", {value: x, inputMode: "decimal", "data-row": String(i), "data-col": String(j),
+                                "aria-label": textWith("web.cell_name", i + 1, r.token, j + 1)});
         cell.addEventListener("input", function () { r.values[j] = cell.value; send(false); });
         tr.appendChild(el("td", {}, [cell]));
       });
@@ -108,7 +113,19 @@ var AttnWalkEmbeddings = function (page) {
     var paste = el("textarea", {"class": "paste", spellcheck: false, "aria-label": text("web.paste")});
     paste.value = page.state().input || "";
     box.appendChild(el("p", {text: text("web.embeddings")}));
-    box.appendChild(table);
+    // The table scrolls inside its own box; where it is wider than that box (a phone, many
+    // dimensions), a line above it says so.
+    var scroller = el("div", {"class": "emb-scroll"}, [table]);
+    var scrollHint = el("p", {"class": "scroll-hint", text: text("web.table_scrolls"), hidden: true});
+    box.appendChild(scrollHint);
+    box.appendChild(scroller);
+    function checkScroll() {
+      if (!scroller.isConnected) { window.removeEventListener("resize", checkScroll); return; }
+      scrollHint.hidden = scroller.scrollWidth <= scroller.clientWidth + 1;
+    }
+    window.addEventListener("resize", checkScroll);
+    requestAnimationFrame(checkScroll);
+    box.checkScroll = checkScroll;
     box.appendChild(el("p", {}, [
       button("web.add_token", "add-token", function () {
         rows.push({token: "x" + (rows.length + 1), values: rows.length ? rows[0].values.map(function () { return "0"; }) : ["0"]});

@@ -10,6 +10,7 @@
   var data = JSON.parse(document.getElementById("aw-data").textContent);
   var form = document.getElementById("aw-controls");
   var errorBox = document.getElementById("aw-error");
+  var introBox = document.getElementById("aw-intro");
   var walkBox = document.getElementById("aw-walk");
   var busyBox = document.getElementById("aw-busy");
   var state = copy(data.state);  // option long name -> string; "input" -> JSON text
@@ -21,9 +22,16 @@
   var shownLang = null;
   var status = null;
   var foldOpen = null;  // the settings' <details>: null until first shown
+  // What the engine said of the walk on the page (src/web/walk_values.h): the values it used
+  // ({"d-out": "8", ...}), the defaults where they are not the option table's (the bonus
+  // stages' sizes), and its number of tokens. A --format html page has none.
+  var walkValues = {used: {}, defaults: {}, tokens: 0};
+  if (data.values && data.values.used) walkValues = data.values;
+  var changed = null;   // the option the learner changed last: an error is shown beside it
+  var stoppedNow = false;  // the learner's Stop ended the walk being waited for
   // The embeddings' table (embeddings.js), given what it needs of the page.
   var embeddings = AttnWalkEmbeddings({el: el, text: text, textWith: textWith, data: data, form: form,
-                                       errorBox: errorBox, walkBox: walkBox, change: change,
+                                       errorBox: errorBox, walkBox: walkBox, change: change, fieldError: fieldError,
                                        state: function () { return state; }});
 
   function copy(o) { var c = {}; for (var k in o) c[k] = o[k]; return c; }
@@ -62,13 +70,16 @@
     var parts = [];
     data.options.forEach(function (o) {
       var v = state[o.name];
-      if (v === undefined || v === "" || v === (o.flag ? "0" : o["default"])) return;
+      if (v === undefined || v === "" || v === (o.flag ? "0" : stageDefault(o))) return;
       parts.push(encodeURIComponent(o.name) + "=" + encodeURIComponent(v));
     });
     if (state.input) parts.push("input=" + encodeURIComponent(state.input));
     var h = parts.length ? "#" + parts.join("&") : "";
     if (location.hash !== h) history.replaceState(null, "", h || location.pathname + location.search);
   }
+
+  // An option's default for the walk on the page: the bonus stages' own sizes, else the table's.
+  function stageDefault(o) { return walkValues.defaults[o.name] !== undefined ? walkValues.defaults[o.name] : o["default"]; }
 
   // The CLI's arguments for a state.
   function args(s) {
@@ -94,6 +105,7 @@
   function compute(next) {
     if (!walks) return Promise.resolve(false);
     latest = next;
+    stoppedNow = false;
     var t0 = performance.now();
     return walks.request({kind: "walk", args: args(next), input: next.input || "", json: 0}).then(function (answer) {
       if (answer === null) return false;
@@ -101,29 +113,74 @@
     });
   }
   function show(next, r, t0) {
+    clearFieldErrors();
     if (!r.ok) {
-      errorBox.textContent = r.message + "\n" + text("web.kept");
+      var said = r.shown || r.message;
+      errorBox.textContent = said + "\n" + text("web.kept");
+      markFields([changed, r.option], said);
       latest = state;
       return false;
     }
     errorBox.textContent = "";
     walkBox.innerHTML = r.html;
+    walkValues = {used: r.used || {}, defaults: r.defaults || {}, tokens: r.tokens || 0};
     var ms = performance.now() - t0;
     document.title = r.title;
     document.documentElement.lang = r.lang;
     state = next;
     writeHash();
     AttnWalkHover.decorate(walkBox);
+    scaleHint();
     if (shownLang !== lang()) buildControls();
-    else embeddings.refreshPieces();
+    else { embeddings.refreshPieces(); showUsed(); }
     if (status) status.textContent = textWith("web.timing", ms.toFixed(1));
     document.body.setAttribute("data-walks", String(Number(document.body.getAttribute("data-walks") || 0) + 1));
     return true;
   }
   function change(name, value) {
+    changed = name;
     var next = copy(latest);
     if (value === undefined) delete next[name]; else next[name] = value;
     return compute(next);
+  }
+
+  // ---- an error where the learner looks: beside the field it is about ----
+  // The option the learner just changed, and the one the message names (d_out 2 with 3 heads
+  // names --heads whichever was typed), are marked; the message goes under the first of them
+  // that is on the page, and is scrolled into view if it is not.
+  function fieldOf(name) {
+    if (!name) return null;
+    if (name === "input") return form.querySelector(".emb textarea.paste");
+    return form.querySelector('[name="' + name + '"]');
+  }
+  function clearFieldErrors() {
+    errorBox.classList.remove("stopped");
+    form.querySelectorAll(".field-error").forEach(function (e) { e.remove(); });
+    form.querySelectorAll(".controls .bad, [aria-invalid]").forEach(function (e) {
+      if (e.closest(".emb table")) return;  // a bad cell is embeddings.js's
+      e.classList.remove("bad"); e.removeAttribute("aria-invalid");
+    });
+  }
+  function fieldError(after, message) {
+    var note = el("span", {"class": "field-error", role: "alert", text: message});
+    after.parentNode.insertBefore(note, after.nextSibling);
+    var fold = form.querySelector("details");
+    if (fold && !fold.open) { fold.open = true; foldOpen = true; }
+    var more = note.closest("details.more");
+    if (more) more.open = true;
+    var r = note.getBoundingClientRect();
+    if (r.top < 0 || r.bottom > window.innerHeight) note.scrollIntoView({block: "center"});
+    return note;
+  }
+  function markFields(names, message) {
+    var placed = false;
+    names.forEach(function (name) {
+      var f = fieldOf(name);
+      if (!f) return;
+      f.classList.add("bad");
+      f.setAttribute("aria-invalid", "true");
+      if (!placed) { fieldError(f, message); placed = true; }  // under the box, in its label
+    });
   }
 
   // ---- controls, one per option the C++ binding exports ----
@@ -138,6 +195,7 @@
   var NEEDS = {"embed-dim": "text", "max-tokens": "text", "torch-threads": "softmax-dim"};
   var DROPPED = {"text-file": true, "max-input-mb": true};
   var GROUPS = ["input", "model", "show"];
+  var FIRST = "stage";  // where a learner starts: above the groups, in a group of its own
   function stageName() { return state.stage || "dot-product"; }
   // True when the option changes the chosen stage's walk (all and bonus: any of theirs).
   function changesStage(o) {
@@ -148,7 +206,59 @@
     var st = stageName(), list = st === "all" ? CHAPTER.concat(["tokens"]) : st === "bonus" ? BONUS : [st];
     return list.some(function (s) { return named.indexOf(s) >= 0; });
   }
-  function optionText(o) { var t = text("web.opt." + o.name); return t === "web.opt." + o.name ? o.name : t; }
+  // The option's plain name: the page's words, else the option table's plain label.
+  function optionText(o) {
+    var t = text("web.opt." + o.name);
+    if (t !== "web.opt." + o.name) return t;
+    return o.label ? o.label.charAt(0).toUpperCase() + o.label.slice(1) : o.name;
+  }
+  // A choice in plain words: the stage's section and name, the language's own name, or the
+  // page's words for a value (heatmap colours), else the value as the CLI takes it.
+  function choiceText(o, c) {
+    if (o.name === "stage") {
+      var st = data.stages.filter(function (s) { return s.name === c; })[0];
+      var name = text("web.stage." + c);
+      if (name === "web.stage." + c) name = c;
+      var sec = st && /^\d/.test(st.section) ? st.section + " " : c === "all" ? "3 " : "";
+      return sec + name;
+    }
+    if (o.name === "lang") return ((data.texts[c] || {})["web.lang_name"]) || c;
+    var t = text("web.choice." + o.name + "." + c);
+    return t === "web.choice." + o.name + "." + c ? c : t;
+  }
+  // The stages in the chapter's groups: chapter 3 (with all), chapter 2, the bonus stages, training.
+  function stageOptions(select, o) {
+    var groups = [["ch3", CHAPTER.concat(["all"])], ["ch2", ["tokens"]], ["bonus", BONUS.concat(["bonus"])],
+                  ["training", ["backward"]]];
+    var placed = {};
+    groups.forEach(function (g) {
+      var og = el("optgroup", {label: text("web.stages." + g[0])});
+      g[1].forEach(function (c) {
+        if (o.choices.indexOf(c) < 0) return;
+        placed[c] = true;
+        og.appendChild(el("option", {value: c, text: choiceText(o, c)}));
+      });
+      if (og.childNodes.length) select.appendChild(og);
+    });
+    o.choices.forEach(function (c) {  // a stage the page does not know yet: at the end, by name
+      if (!placed[c]) select.appendChild(el("option", {value: c, text: choiceText(o, c)}));
+    });
+  }
+  // The value a box shows: the learner's, else the one the walk on the page used.
+  function shownValue(o) {
+    var v = state[o.name];
+    if (v !== undefined) return v;
+    if (walkValues.used[o.name] !== undefined) return walkValues.used[o.name];
+    return stageDefault(o);
+  }
+  // After a walk: the boxes the learner left alone show the values it used.
+  function showUsed() {
+    data.options.forEach(function (o) {
+      if (o.flag || o.choices.length || o.name === "text" || state[o.name] !== undefined) return;
+      var box = form.querySelector('input[name="' + o.name + '"]');
+      if (box && document.activeElement !== box) box.value = shownValue(o) || "";
+    });
+  }
   function optionControl(o) {
     var v = state[o.name], input;
     var hint = el("code", {"class": "hint", text: "--" + o.name});
@@ -169,16 +279,23 @@
       });
     } else if (o.choices.length) {
       input = el("select", {name: o.name});
-      o.choices.forEach(function (c) { input.appendChild(el("option", {value: c, text: c})); });
+      if (o.name === "stage") stageOptions(input, o);
+      else o.choices.forEach(function (c) { input.appendChild(el("option", {value: c, text: choiceText(o, c)})); });
       input.value = v !== undefined ? v : o["default"];
       input.addEventListener("change", function () {
         // Another stage shows other options: sort the controls again.
         change(o.name, input.value).then(function (ok) { if (ok && o.name === "stage") buildControls(); });
       });
     } else {
-      input = el("input", {type: "text", name: o.name, inputMode: "decimal", size: 8,
-                           placeholder: o["default"], value: v !== undefined ? v : ""});
+      // The default is a value in the box (the one the walk used); a default that is no one
+      // value (the chapter's two seeds) is said beside it.
+      input = el("input", {type: "text", name: o.name, inputMode: "decimal", size: 8, value: shownValue(o) || ""});
       input.addEventListener("input", function () { change(o.name, input.value.trim() || undefined); });
+      var dflt = text("web.default." + o.name);
+      if (dflt !== "web.default." + o.name && !input.value) input.setAttribute("aria-describedby", "aw-default-" + o.name);
+      if (dflt !== "web.default." + o.name)
+        return el("label", {title: o.help}, [el("span", {"class": "lbl"}, [el("span", {text: optionText(o)}), document.createTextNode(" "), hint]),
+                  input, el("span", {"class": "default", id: "aw-default-" + o.name, text: dflt})]);
     }
     return el("label", {title: o.help, "class": o.name === "text" ? "wide" : ""},
               [el("span", {"class": "lbl"}, [el("span", {text: optionText(o)}), document.createTextNode(" "), hint]), input]);
@@ -190,6 +307,11 @@
     GROUPS.forEach(function (g) { byGroup[g] = el("div", {"class": "opts"}); });
     data.options.forEach(function (o) {
       if (DROPPED[o.name]) return;
+      if (o.name === FIRST) {
+        box.appendChild(el("fieldset", {"class": "group first", "data-group": "stage"},
+                           [el("legend", {text: text("web.group.stage")}), el("div", {"class": "opts"}, [optionControl(o)])]));
+        return;
+      }
       (changesStage(o) ? byGroup[o.group] : more).appendChild(optionControl(o));
     });
     GROUPS.forEach(function (g) {
@@ -202,15 +324,27 @@
     return box;
   }
 
+  // The two lines the page opens with: what it is, and what to try first.
+  function buildIntro() {
+    introBox.textContent = "";
+    introBox.appendChild(el("p", {"class": "what", text: text("web.intro.what")}));
+    if (data.engine) introBox.appendChild(el("p", {"class": "try", text: text("web.intro.try")}));
+  }
+
   function buildControls() {
     shownLang = lang();
+    buildIntro();
     form.textContent = "";
     // A page written by the CLI shows its settings folded away and fixed; the engine's page
     // shows them open, except on a phone, where they would fill screens before the walk.
     // Once the learner opens or closes them, rebuilding (another language) keeps that.
     if (foldOpen === null) foldOpen = !!data.engine && !window.matchMedia("(max-width: 40rem)").matches;
     var fold = el("details", {open: foldOpen}, [el("summary", {text: text("web.controls")})]);
-    fold.addEventListener("toggle", function () { foldOpen = fold.open; });
+    fold.addEventListener("toggle", function () {
+      foldOpen = fold.open;
+      var emb = form.querySelector(".emb");
+      if (emb && emb.checkScroll) emb.checkScroll();
+    });
     var fields = el("fieldset", {disabled: !data.engine});
     fields.appendChild(optionGroups());
     fields.appendChild(embeddings.editor());
@@ -229,13 +363,18 @@
     var job = busyJob, s = (performance.now() - job.t0) / 1000;
     if (s < 0.3) return;
     var p = job.progress, secs = s.toFixed(1), line;
+    if (p && p.total && p.done >= p.total + (p.phase === "part" ? 0 : 1)) p.total = 0;  // a plan that was wrong: no total
     if (!p) line = textWith("web.progress_wait", secs);
     else if (p.phase === "render") line = textWith("web.progress_render", p.done, secs);
+    // With the number of steps the walk will record (engine.cpp plans a long --text walk): "step 3 of 12".
+    else if (p.phase === "part" && p.total > 0) line = textWith("web.progress_part_of", p.done + 1, p.total, p.step, p.part, p.parts, secs);
     else if (p.phase === "part") line = textWith("web.progress_part", p.done, p.step, p.part, p.parts, secs);
+    else if (p.total > 0) line = textWith("web.progress_of", p.done, p.total, p.step, secs);
     else line = textWith("web.progress", p.done, p.step, secs);
     busyBox.querySelector(".busy-text").textContent = line;
     busyBox.querySelector("button.stop").textContent = text("web.stop");
     busyBox.setAttribute("data-done", String(p ? p.done : 0));
+    busyBox.setAttribute("data-total", String(p && p.total ? p.total : 0));
     busyBox.hidden = false;
     walkBox.classList.add("stale");
   }
@@ -248,16 +387,37 @@
       walkBox.classList.remove("stale");
     }
   };
+  // Stop: the walk on the page, the settings and the fragment agree again: a value typed while
+  // the stopped walk ran goes back to the one the walk on the page used.
   busyBox.querySelector("button.stop").addEventListener("click", function () {
-    if (!walks || !walks.stop()) return;
-    errorBox.textContent = text("web.stopped") + "\n" + text("web.kept");
+    if (!walks) return;
+    stoppedNow = true;
+    if (!walks.stop()) { stoppedNow = false; return; }
     latest = state;
+    if (!firstShown) return;  // the first walk of the page: see start() below
     writeHash();  // the fragment names the walk on the page, not the one stopped
+    buildControls();
+    errorBox.textContent = text("web.stopped");
+    errorBox.classList.add("stopped");  // the learner's doing, not an error: said plainly
   });
 
   function engineCall(request) {
     return client ? client.call(request).then(function (a) { return a === null ? null : JSON.parse(a); })
                   : Promise.resolve(null);
+  }
+
+  // The scale of the heatmaps for many tokens: with 15 or more, weights near 1/T all look alike
+  // on the fixed 0 to 1 scale, so the page suggests each matrix's own scale (one click).
+  function scaleHint() {
+    // Above the first heatmap of weights (the hint speaks of them), else the first heatmap.
+    var first = walkBox.querySelector('section.step[data-step*="weight"] .heatmaps') || walkBox.querySelector(".heatmaps");
+    if (!data.engine || !first || walkValues.tokens < 15 || state["heatmap-scale"] === "matrix") return;
+    var use = el("button", {type: "button", "class": "use-scale", text: text("web.scale_use")});
+    use.addEventListener("click", function () {
+      change("heatmap-scale", "matrix").then(function (ok) { if (ok) buildControls(); });
+    });
+    first.parentNode.insertBefore(el("p", {"class": "scale-hint"}, [
+      el("span", {text: textWith("web.scale_hint", walkValues.tokens) + " "}), use]), first);
   }
 
   // For tests and the curious.
@@ -309,7 +469,16 @@
       });
     })();
   }
+  var firstShown = false;
+  function stoppedAtStart() {
+    errorBox.textContent = text("web.stopped_link") + " ";
+    errorBox.classList.add("stopped");
+    var again = el("button", {type: "button", "class": "walk-again", text: text("web.walk_again")});
+    again.addEventListener("click", function () { compute(copy(state)); });
+    errorBox.appendChild(again);
+  }
   function engineFailed(message) {
+    errorBox.classList.remove("stopped");
     errorBox.textContent = textWith("web.engine_failed", message) + "\n" + text("web.kept");
   }
   mark("script");
@@ -320,13 +489,23 @@
     client.init(module);
     walks = AttnWalkWorker.Walks(client, walkHooks);
     var fromLink = readHash();
-    return compute(Object.keys(fromLink).length ? fromLink : state).then(function (ok) {
+    var first = Object.keys(fromLink).length ? fromLink : state;
+    return compute(first).then(function (ok) {
       if (ok) return true;
+      if (stoppedNow) {
+        // The learner stopped the link's first walk: its settings stay (the fragment, the text),
+        // nothing is walked until they change one or walk again.
+        state = latest = first;
+        walkBox.textContent = "";
+        stoppedAtStart();
+        return true;
+      }
       // A link with a bad setting: show why, and the chapter's walk below it.
       var message = errorBox.textContent;
       return compute({}).then(function () { errorBox.textContent = message; });
     });
   }).then(function () {
+    firstShown = true;
     buildControls();
     void document.body.offsetHeight;  // laid out: the first walk is on screen from here
     mark("first_walk");
@@ -337,6 +516,7 @@
     document.body.setAttribute("data-ready", "1");
     warmUp(data.stages.map(function (s) { return s.name; }));
   }, function (e) {
+    errorBox.classList.remove("stopped");
     errorBox.textContent = "The engine did not start: " + e;
   });
 })();

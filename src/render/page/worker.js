@@ -24,13 +24,14 @@ var AttnWalkWorker = (function () {
   function workerMain() {
     var engine = null, queue = [], current = null, lastPost = 0;
     // The engine's progress (src/web/wasm/engine.cpp: each step as it is recorded, the parts
-    // of a long step as they are done, then the rendering), passed on at most every 40 ms: a
+    // of a long step as they are done, then the rendering; with the steps the walk will
+    // record, or 0 if not known), passed on at most every 40 ms: a
     // small walk records dozens of steps in a few milliseconds.
-    function progress(phase, step, done, part, parts) {
+    function progress(phase, step, done, part, parts, total) {
       var now = performance.now();
       if (current === null || (phase !== "render" && now - lastPost < 40)) return;
       lastPost = now;
-      postMessage({id: current, phase: phase, step: step, done: done, part: part, parts: parts});
+      postMessage({id: current, phase: phase, step: step, done: done, part: part, parts: parts, total: total});
     }
     function drain() {
       while (engine && queue.length) {

@@ -5,6 +5,7 @@
 
 #include <exception>
 #include <new>
+#include <numeric>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -16,6 +17,8 @@
 #include "request/option_table.h"
 #include "request/request.h"
 #include "web/page_data.h"
+#include "web/page_errors.h"
+#include "web/walk_values.h"
 
 namespace {
 
@@ -27,9 +30,67 @@ std::string result;  // what the last call returned; the page copies it before t
 // step just recorded and how many are done; "part" with the step being computed and `part` of
 // its `parts` done (a long step's pieces); then "render" when the walk's HTML is being written.
 // The page's worker sets Module.onProgress (and posts it to the page); nobody else listens.
-EM_JS(void, attn_walk_progress, (const char* phase, const char* step, int done, int part, int parts), {
-  if (Module["onProgress"]) Module["onProgress"](UTF8ToString(phase), UTF8ToString(step), done, part, parts);
+EM_JS(void, attn_walk_progress, (const char* phase, const char* step, int done, int part, int parts, int total), {
+  if (Module["onProgress"]) Module["onProgress"](UTF8ToString(phase), UTF8ToString(step), done, part, parts, total);
 });
+
+// The page's JSON embeddings with the same tokens and every row `width` zeros wide, for a
+// plan; "" if the text is not plain JSON of one of the two forms (the loader says why).
+std::string narrowed_input(const json& in, int64_t width, int64_t* d_in) {
+  const json& rows = in.is_object() ? in.value("embeddings", json()) : in;
+  if (!rows.is_array() || rows.empty() || !rows[0].is_array()) return "";
+  *d_in = static_cast<int64_t>(rows[0].size());
+  json out = json::object();
+  if (in.is_object() && in.contains("tokens")) out["tokens"] = in["tokens"];
+  out["embeddings"] = json::array();
+  for (size_t i = 0; i < rows.size(); ++i) out["embeddings"].push_back(std::vector<int>(static_cast<size_t>(width), 0));
+  return out.dump();
+}
+
+// How many steps a walk will record, for the progress line's "step 3 of 12", or 0 if unknown:
+// the same request at small widths (the same tokens, stage and knobs; d_out and d_in shrunk
+// to two dimensions a head, equal where they were equal), walked first. Only where the walk
+// itself may be long, a --text walk at large widths or large pasted embeddings: the small one
+// takes milliseconds. The steps a stage records depend on its tokens, heads, blocks and on
+// whether d_in equals d_out, never on the widths or the values otherwise
+// (tests/browser/test_web_tour.js compares the two for every stage).
+int planned_steps(const attn::WalkRequest& r) {
+  const bool long_text = r.text.given && r.text.embed_dim * r.d_out >= 4096;
+  const bool long_input = !r.text.given && r.input_json.size() >= 20000;
+  if (!long_text && !long_input) return 0;
+  json in;
+  int64_t d_in = r.text.embed_dim;
+  if (long_input) {
+    in = json::parse(r.input_json, nullptr, false);
+    if (in.is_discarded() || narrowed_input(in, 1, &d_in).empty()) return 0;
+  }
+  const int64_t bonus_heads = r.heads_given ? r.heads : attn::BonusConfig{}.heads;
+  const int64_t small = 2 * std::lcm(r.heads, bonus_heads);
+  attn::WalkRequest s = r;
+  s.on_step = nullptr;
+  s.on_part = nullptr;
+  s.keep_all_values = false;
+  if (r.d_out_given && r.d_out > small && r.d_out % r.heads == 0) s.d_out = small;
+  // The chapter's d_out and the bonus stages' (their own 8 unless --d-out is given), before
+  // and after; d_in keeps its equality with either, or its difference from both.
+  const int64_t bonus_before = r.d_out_given ? r.d_out : attn::BonusConfig{}.d_out;
+  const int64_t bonus_after = r.d_out_given ? s.d_out : attn::BonusConfig{}.d_out;
+  int64_t width = d_in;
+  if (d_in == r.d_out) width = s.d_out;
+  else if (d_in == bonus_before) width = bonus_after;
+  else for (int64_t d = 1; d < d_in; ++d)
+    if (d != s.d_out && d != bonus_after) { width = d; break; }
+  if (long_input) s.input_json = narrowed_input(in, width, &d_in);
+  else s.text.embed_dim = width;
+  try {
+    attn::RenderOptions ro;
+    size_t steps = 0;
+    for (const auto& w : attn::make_walks(s, &ro)) steps += w.steps.size();
+    return static_cast<int>(steps);
+  } catch (const std::exception&) {
+    return 0;
+  }
+}
 
 // One walk: the options as the CLI takes them, and the embeddings as JSON text (empty: the
 // chapter's six tokens). Returns {"ok": true, "title", "lang"[, "json"]} and the walk's HTML
@@ -49,25 +110,45 @@ json run(const std::string& args_json, const std::string& input, bool with_json,
   r.keep_all_values = true;
   r.explain = true;
   int done = 0;
-  r.on_step = [&done](const std::string&, const std::string& step) {
-    attn_walk_progress("step", step.c_str(), ++done, 0, 0);
+  const int total = planned_steps(r);
+  r.on_step = [&done, total](const std::string&, const std::string& step) {
+    attn_walk_progress("step", step.c_str(), ++done, 0, 0, total);
   };
-  r.on_part = [&done](const std::string&, const std::string& step, int64_t part, int64_t parts) {
-    attn_walk_progress("part", step.c_str(), done, static_cast<int>(part), static_cast<int>(parts));
+  r.on_part = [&done, total](const std::string&, const std::string& step, int64_t part, int64_t parts) {
+    attn_walk_progress("part", step.c_str(), done, static_cast<int>(part), static_cast<int>(parts), total);
   };
   attn::RenderOptions ro;
   const auto walks = attn::make_walks(r, &ro);
-  attn_walk_progress("render", "", done, 0, 0);
+  attn_walk_progress("render", "", done, 0, 0, total);
   json out = {{"ok", true},
               {"title", attn::html_title(walks, ro.lang)},
-              {"lang", ro.lang == attn::Lang::Zh ? "zh-CN" : "en"}};
+              {"lang", ro.lang == attn::Lang::Zh ? "zh-CN" : "en"},
+              {"planned", total}};
+  // The values the walk used, for the page's boxes (src/web/walk_values.h).
+  out.update(attn::walk_values(walks));
   *html = attn::render_html_body(walks, ro);
   if (with_json) out["json"] = attn::render_json(walks);
   return out;
 }
 
+attn::Lang page_lang = attn::Lang::En;  // the language of the request being answered
+
+// The CLI's message, and what the page shows: in the page's language and plain words, with the
+// option it is about (src/web/page_errors.h).
 json failure(const char* kind, const std::string& message) {
-  return {{"ok", false}, {"kind", kind}, {"message", message}};
+  const attn::PageError e = attn::page_error(message, page_lang);
+  return {{"ok", false}, {"kind", kind}, {"message", message}, {"shown", e.text}, {"option", e.option}};
+}
+
+// The --lang of a request's arguments (English if none or unknown): its errors are said in it
+// even when the arguments do not parse.
+attn::Lang lang_of(const std::string& args_json) {
+  attn::Lang lang = attn::Lang::En;
+  const json args = json::parse(args_json, nullptr, false);
+  if (args.is_array())
+    for (size_t i = 0; i + 1 < args.size(); ++i)
+      if (args[i] == "--lang" && args[i + 1].is_string()) attn::parse_lang(args[i + 1].get<std::string>(), &lang);
+  return lang;
 }
 
 // What a call returns: its result, or the failure, as JSON text.
@@ -100,6 +181,7 @@ extern "C" {
 EMSCRIPTEN_KEEPALIVE const char* attn_walk_run(const char* args_json, const char* input, int with_json) {
   std::string html;
   bool walked = false;
+  page_lang = lang_of(args_json);
   answer([&] {
     json meta = run(args_json, input, with_json != 0, &html);
     walked = true;

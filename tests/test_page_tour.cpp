@@ -1,0 +1,120 @@
+// The page for a learner who has never seen it (issue 42), what of it is C++: the engine's
+// errors said in plain words and in the page's language with the option they are about
+// (web/page_errors), the values a walk used for the page's boxes (web/walk_values), the
+// bonus stages' sizes in the page's header, the losses' plot titled and sized by its box, and
+// one-glyph heatmap column labels upright. The messages come from the real parser and loader.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "request/option_table.h"
+#include "request/request.h"
+#include "render/render.h"
+#include "render/series_svg.h"
+#include "test_util.h"
+#include "web/page_errors.h"
+#include "web/walk_values.h"
+
+namespace attn {
+namespace {
+
+// The message the walk of these arguments (and embeddings as JSON text) is refused with.
+std::string refusal(const std::vector<std::string>& args, const std::string& input = "") {
+  try {
+    WalkRequest r = parse_walk_options(args).walk;
+    r.input_json = input;
+    RenderOptions ro;
+    make_walks(r, &ro);
+  } catch (const UsageError& e) {
+    return e.what();
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(PageTour, HeadsThatDoNotDivideDOutAreSaidPlainlyInBothLanguages) {
+  const std::string m = refusal({"--stage", "multi-head", "--heads", "3"});
+  ASSERT_FALSE(m.empty());
+  const PageError en = page_error(m, Lang::En), zh = page_error(m, Lang::Zh);
+  EXPECT_EQ(en.option, "heads");
+  EXPECT_EQ(zh.option, "heads");
+  EXPECT_NE(en.text.find("d_out 2 cannot be split into 3 heads"), std::string::npos) << en.text;
+  EXPECT_NE(zh.text.find("d_out 2 无法平均分成 3 个头"), std::string::npos) << zh.text;
+  // The bonus stages' own message says the same.
+  const PageError bonus = page_error(refusal({"--stage", "flash", "--heads", "3"}), Lang::Zh);
+  EXPECT_EQ(bonus.option, "heads");
+  EXPECT_NE(bonus.text.find("d_out 8 无法平均分成 3 个头"), std::string::npos) << bonus.text;
+}
+
+TEST(PageTour, RangesChoicesAndTheQueryAreTranslated) {
+  const PageError range = page_error(refusal({"--dropout", "1.5", "--stage", "dropout"}), Lang::Zh);
+  EXPECT_EQ(range.option, "dropout");
+  EXPECT_NE(range.text.find("0 到 1 之间的数"), std::string::npos) << range.text;
+  EXPECT_NE(range.text.find("1.5"), std::string::npos) << range.text;
+  const PageError word = page_error(refusal({"--heads", "two"}), Lang::Zh);
+  EXPECT_EQ(word.option, "heads");
+  EXPECT_NE(word.text.find("'two' 不是数字"), std::string::npos) << word.text;
+  const PageError query = page_error(refusal({"--query", "9"}), Lang::Zh);
+  EXPECT_EQ(query.option, "query");
+  EXPECT_NE(query.text.find("1 到 6"), std::string::npos) << query.text;
+  const PageError choice = page_error(refusal({"--init", "zeros"}), Lang::Zh);
+  EXPECT_EQ(choice.option, "init");
+  EXPECT_NE(choice.text.find("不是可选值"), std::string::npos) << choice.text;
+  // A message of no known kind: its words, introduced in Chinese, and the option it names first.
+  const PageError other = page_error(refusal({"--stage", "backward", "--text", "the cat", "--embed-dim", "100"}), Lang::Zh);
+  EXPECT_EQ(other.option, "stage");
+  EXPECT_EQ(other.text.rfind("这个设置无法使用（原文）：--stage backward with --text", 0), 0u) << other.text;
+  // No English sentence is left in a Chinese message of a known kind.
+  for (const auto* t : {&range.text, &word.text, &query.text})
+    EXPECT_EQ(t->find(" must "), std::string::npos) << *t;
+}
+
+TEST(PageTour, JsonErrorsNameTheProblemInPlainWords) {
+  const std::string m = refusal({}, "{\"tokens\": [\"a\"], \"embeddings\": [[1, hello]]}");
+  ASSERT_NE(m.find("invalid literal"), std::string::npos) << m;  // the CLI's words, unchanged
+  const PageError en = page_error(m, Lang::En), zh = page_error(m, Lang::Zh);
+  EXPECT_EQ(en.option, "input");
+  EXPECT_EQ(en.text.find("invalid literal"), std::string::npos) << en.text;
+  EXPECT_EQ(en.text.find("last read"), std::string::npos) << en.text;
+  EXPECT_NE(en.text.find("line 1, column "), std::string::npos) << en.text;
+  EXPECT_NE(en.text.find("JSON cannot read what starts with 'h' here"), std::string::npos) << en.text;
+  EXPECT_NE(zh.text.find("第 1 行第"), std::string::npos) << zh.text;
+  EXPECT_NE(zh.text.find("JSON 读不懂这里以 'h' 开头的内容"), std::string::npos) << zh.text;
+  const PageError cut = page_error(refusal({}, "[[1, 2], [3, 4]"), Lang::En);
+  EXPECT_NE(cut.text.find("ends too early"), std::string::npos) << cut.text;
+}
+
+TEST(PageTour, TheBonusStagesShowTheSizesTheyUse) {
+  WalkRequest r = parse_walk_options({"--stage", "flash"}).walk;
+  RenderOptions ro;
+  const auto walks = make_walks(r, &ro);
+  const auto v = walk_values(walks);
+  EXPECT_EQ(v["used"]["d-out"], "8");
+  EXPECT_EQ(v["used"]["heads"], "4");
+  EXPECT_EQ(v["defaults"]["d-out"], "8");
+  EXPECT_EQ(v["tokens"], 6);
+  const std::string body = render_html_body(walks, ro);
+  EXPECT_NE(body.find("d_out 8 \xC2\xB7 heads 4"), std::string::npos);
+  // The chapter's stages: their own 2 and 2, no other defaults.
+  WalkRequest c = parse_walk_options({"--stage", "causal"}).walk;
+  const auto chapter = walk_values(make_walks(c, &ro));
+  EXPECT_EQ(chapter["used"]["d-out"], "2");
+  EXPECT_TRUE(chapter["defaults"].empty());
+}
+
+TEST(PageTour, TheLossesPlotHasTitledAxesAndNoFixedSize) {
+  Step s = test::make_step("losses", Tensor({3}, {2.0f, 1.5f, 1.0f}));
+  s.series = true;
+  const std::string svg = series_svg(s, "training step", "loss");
+  const std::string tag = svg.substr(0, svg.find('>'));
+  EXPECT_EQ(tag.find(" width=\""), std::string::npos) << tag;  // the page's CSS sizes it
+  EXPECT_EQ(tag.find(" height=\""), std::string::npos) << tag;
+  EXPECT_NE(svg.find("viewBox=\"0 0 480 "), std::string::npos);
+  EXPECT_NE(svg.find(">training step</text>"), std::string::npos);
+  EXPECT_NE(svg.find(">loss</text>"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace attn
