@@ -169,6 +169,22 @@ std::vector<Variant> dropout_misplaced(const DiagnosisInput& in) {
   return out;
 }
 
+// x_2 = inputs[2] where the chapter's 2nd token is inputs[1]: the row they took, and its token.
+std::vector<Variant> input_row_picked_wrong(const DiagnosisInput& in) {
+  const int64_t token = in.cfg.query, T = in.cfg.num_tokens();
+  if (token >= T) return {};  // inputs[T] does not exist: PyTorch stops with an IndexError
+  const auto name = [&](int64_t row) { return static_cast<size_t>(row) < in.cfg.tokens.size() ? in.cfg.tokens[row] : ""; };
+  Variant v{{}, in.cfg,
+            {{"row", std::to_string(token)},
+             {"token", name(token)},
+             {"x", std::to_string(token + 1)},
+             {"chapter_row", std::to_string(token - 1)},
+             {"chapter_token", name(token - 1)},
+             {"chapter_x", std::to_string(token)}}};
+  lines::row_counted_from_0(v.cells);
+  return {v};
+}
+
 // Every stage.
 constexpr const char* kAnyStage = "";
 
@@ -213,6 +229,7 @@ const std::vector<Mistake>& known_mistakes() {
       {"queries_transposed_in_scores", "causal", {}, queries_transposed_in_scores},
       {"attn_weights_transposed", kAnyStage, {}, attn_weights_transposed},
       {"dropout_misplaced", "dropout multi-head", {}, dropout_misplaced},
+      {"input_row_picked_wrong", "trainable", {}, input_row_picked_wrong},
       {"grad_not_zeroed", kAnyStage, {}, grad_not_zeroed},
       {"softmax_before_cross_entropy", kAnyStage, {}, softmax_before_cross_entropy},
       {"targets_not_shifted", kAnyStage, {}, targets_not_shifted},

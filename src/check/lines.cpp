@@ -252,4 +252,8 @@ void seed_not_reset(Cells& c, const std::string& module, const Config& cfg) {
   };
 }
 
+void row_counted_from_0(Cells& c) {
+  c.token_row = [](const Tensor& inputs, int64_t token) { return inputs[token]; };
+}
+
 }  // namespace attn::lines

@@ -78,5 +78,7 @@ void same_head_twice(Cells& c);
 void declared(Cells& c, std::array<int, 3> order);
 // No torch.manual_seed before `module`: its draws continue the stream (cfg: the walk's).
 void seed_not_reset(Cells& c, const std::string& module, const Config& cfg);
+// x_2 = inputs[2] for the chapter's 2nd token: the row counted from 0 where the book counts from 1.
+void row_counted_from_0(Cells& c);
 
 }  // namespace attn::lines

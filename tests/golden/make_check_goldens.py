@@ -218,8 +218,14 @@ def learner_trainable(c, m, rec):
     inputs = typed_inputs(c, m)
     d_in, d_out = inputs.shape[1], c.d_out
     draw = torch.rand if c.init == "rand" else torch.randn
-    # x(2) typed as inputs[2] (Python counts from 0) with picked_wrong_row.
-    x_2 = rec("x_2", inputs[c.query % inputs.shape[0]] if m == "picked_wrong_row" else inputs[c.query - 1])
+    # x(2) typed as inputs[2] (Python counts from 0) with picked_wrong_row, which then takes
+    # keys[2] as keys_2 too; with input_row_picked_wrong only x_2 is that row.
+    if m == "picked_wrong_row":
+        x_2 = rec("x_2", inputs[c.query % inputs.shape[0]])
+    elif m == "input_row_picked_wrong":
+        x_2 = rec("x_2", inputs[c.query])
+    else:
+        x_2 = rec("x_2", inputs[c.query - 1])
     torch.manual_seed(c.seed1)
     W_query = nn.Parameter(draw(d_in, d_out), requires_grad=False)
     W_key = nn.Parameter(draw(d_in, d_out), requires_grad=False)
@@ -454,6 +460,8 @@ MISTAKES = [
     ("input_typed_wrong", "causal", "input_inferred"),
     ("input_typed_wrong", "trainable", "input_inferred"),
     ("input_typed_wrong", "multi-head", "input_typed_wrong"),
+    # Issue 40: the seam's first new diagnosis, only check/ and lang/ changed to add it.
+    ("input_row_picked_wrong", "trainable", "input_row_picked_wrong"),
 ]
 
 
@@ -527,7 +535,7 @@ def cases_of(name, opts, tokens, emb):
         correct = run_learner(to_cfg(opts, emb), stage, None)
         try:
             mine = run_learner(to_cfg(opts, emb), stage, m)
-        except RuntimeError:  # the mistake stops the notebook here (shapes that cannot multiply)
+        except (RuntimeError, IndexError):  # the mistake stops the notebook here (shapes, rows)
             continue
         yield f"{stage}_{m}", stage, m, mine, correct
         # The same learner who dumped only what follows their first wrong step. (Only the
@@ -596,7 +604,7 @@ def random_trial(binary, count, seed):
             correct = run_learner(to_cfg(opts, emb), stage, None)
             try:
                 mine = run_learner(to_cfg(opts, emb), stage, m)
-            except RuntimeError:  # the notebook stops with a shape error: nothing to dump
+            except (RuntimeError, IndexError):  # the notebook stops with an error: nothing to dump
                 continue
             if m is None:
                 mine = with_noise(mine, torch.Generator().manual_seed(trial))
