@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <Eigen/Dense>
+
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -224,33 +226,23 @@ std::vector<double> first_row(const Tensor& t) {
   return std::vector<double>(t.data.begin(), t.data.begin() + n);
 }
 
-// Solve the normal equations (A^T A) x = A^T y by Gaussian elimination with partial
-// pivoting; false if A^T A is (nearly) singular.
+// Least squares A x = y in float64 by Eigen's column-pivoting Householder QR; false if A's
+// rank is below its columns (the inputs are not determined by the learner's tensors). Its
+// threshold is the square root of the 1e-9 the normal equations' pivots were once held to.
 bool least_squares(const std::vector<std::vector<double>>& A, const std::vector<double>& y, std::vector<double>& x) {
-  const size_t n = A.empty() ? 0 : A[0].size();
-  std::vector<std::vector<double>> M(n, std::vector<double>(n + 1, 0.0));
-  for (size_t r = 0; r < A.size(); ++r)
-    for (size_t i = 0; i < n; ++i) {
-      for (size_t j = 0; j < n; ++j) M[i][j] += A[r][i] * A[r][j];
-      M[i][n] += A[r][i] * y[r];
-    }
-  double scale = 0.0;
-  for (size_t i = 0; i < n; ++i) scale = std::max(scale, std::fabs(M[i][i]));
-  for (size_t c = 0; c < n; ++c) {
-    size_t p = c;
-    for (size_t r = c + 1; r < n; ++r)
-      if (std::fabs(M[r][c]) > std::fabs(M[p][c])) p = r;
-    if (!(std::fabs(M[p][c]) > 1e-9 * scale)) return false;
-    std::swap(M[p], M[c]);
-    for (size_t r = 0; r < n; ++r) {
-      if (r == c) continue;
-      const double f = M[r][c] / M[c][c];
-      for (size_t j = c; j <= n; ++j) M[r][j] -= f * M[c][j];
-    }
+  const Eigen::Index rows = static_cast<Eigen::Index>(A.size()), n = A.empty() ? 0 : static_cast<Eigen::Index>(A[0].size());
+  Eigen::MatrixXd a(rows, n);
+  Eigen::VectorXd b(rows);
+  for (Eigen::Index r = 0; r < rows; ++r) {
+    for (Eigen::Index j = 0; j < n; ++j) a(r, j) = A[static_cast<size_t>(r)][static_cast<size_t>(j)];
+    b(r) = y[static_cast<size_t>(r)];
   }
-  x.assign(n, 0.0);
-  for (size_t i = 0; i < n; ++i) x[i] = M[i][n] / M[i][i];
-  return true;
+  Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(a);
+  qr.setThreshold(std::sqrt(1e-9));
+  if (n == 0 || qr.rank() < n) return false;
+  const Eigen::VectorXd solved = qr.solve(b);
+  x.assign(solved.data(), solved.data() + n);
+  return solved.allFinite();
 }
 
 // The value a learner typed, if `v` is it to a few decimals (0.57 for 0.5700001); else `v`.
