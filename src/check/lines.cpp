@@ -136,14 +136,30 @@ void column_sums(Cells& c) {
   };
 }
 
-void mask_past(Cells& c) {
+void kept_mask_past(Cells& c) {
   c.mask_simple = [](int64_t T) { return triu_ones(T, 0); };  // torch.triu(ones)
-  c.mask = [](int64_t T) { return learner_strictly_lower(T); };        // tril(ones, diagonal=-1)
+}
+
+void hidden_mask_past(Cells& c) {
+  c.mask = [](int64_t T) { return learner_strictly_lower(T); };  // tril(ones, diagonal=-1)
+}
+
+void kept_mask_diagonal_too(Cells& c) {
+  c.mask_simple = [](int64_t T) { return learner_strictly_lower(T); };  // tril(ones, diagonal=-1)
+}
+
+void hidden_mask_diagonal_too(Cells& c) {
+  c.mask = [](int64_t T) { return triu_ones(T, 0); };  // triu(ones): the diagonal too
+}
+
+void mask_past(Cells& c) {
+  kept_mask_past(c);
+  hidden_mask_past(c);
 }
 
 void mask_diagonal_too(Cells& c) {
-  c.mask_simple = [](int64_t T) { return learner_strictly_lower(T); };  // tril(ones, diagonal=-1)
-  c.mask = [](int64_t T) { return triu_ones(T, 0); };           // triu(ones): the diagonal too
+  kept_mask_diagonal_too(c);
+  hidden_mask_diagonal_too(c);
 }
 
 void masked_fill_discarded(Cells& c) {
@@ -238,6 +254,10 @@ void cat_along(Cells& c, int64_t dim) {
 
 void same_head_twice(Cells& c) {
   c.second_head = [](const Tensor& a) { return a[0][0]; };
+}
+
+void bias_kept(Cells& c) {
+  c.bias = [](bool) { return true; };
 }
 
 void declared(Cells& c, std::array<int, 3> order) {

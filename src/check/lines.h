@@ -46,6 +46,12 @@ void column_sums(Cells& c);
 void mask_past(Cells& c);
 // tril(..., diagonal=-1) kept, triu(..., diagonal=0) hidden: the diagonal hidden too.
 void mask_diagonal_too(Cells& c);
+// The same in one of the two masks alone: the -inf method's `mask` (and the modules' buffer),
+// or section 3.5.1's mask_simple.
+void hidden_mask_past(Cells& c);
+void hidden_mask_diagonal_too(Cells& c);
+void kept_mask_past(Cells& c);
+void kept_mask_diagonal_too(Cells& c);
 // attn_scores.masked_fill(...) whose result is not assigned.
 void masked_fill_discarded(Cells& c);
 // masked_fill_(mask.bool(), `fill`) of the scores.
@@ -74,6 +80,8 @@ void cat_along(Cells& c, int64_t dim);
 // second_head = a[0, 0, :, :]
 void same_head_twice(Cells& c);
 
+// nn.Linear(d_in, d_out) in the class: its default bias=True, wherever the class is used.
+void bias_kept(Cells& c);
 // W_query, W_key and W_value declared in `order` (0 = W_query, 1 = W_key, 2 = W_value).
 void declared(Cells& c, std::array<int, 3> order);
 // No torch.manual_seed before `module`: its draws continue the stream (cfg: the walk's).

@@ -72,6 +72,8 @@ namespace book {
 
 // The order __init__ declares W_query (0), W_key (1) and W_value (2): the order they draw.
 std::array<int, 3> declaration_order();
+// nn.Linear(d_in, d_out, bias=qkv_bias): whether W_query, W_key and W_value have a bias.
+bool bias(bool qkv_bias);
 Tensor queries(const Tensor& x, const Layer& W_query, const Layer& W_key);  // W_query(x)
 Tensor keys(const Tensor& x, const Layer& W_query, const Layer& W_key);     // W_key(x)
 // attn_scores = queries @ keys.T (keys.transpose(-2, -1) for batches and heads).
@@ -122,6 +124,7 @@ Tensor second_head(const Tensor& a);
 struct Cells {
   // The modules' lines (modules/chapter.h), in the order forward() runs them.
   Cell<std::array<int, 3>()> declare = book::declaration_order;
+  Cell<bool(bool)> bias = book::bias;
   Cell<Tensor(const Tensor&, const Layer&, const Layer&)> queries = book::queries;
   Cell<Tensor(const Tensor&, const Layer&, const Layer&)> keys = book::keys;
   Cell<Tensor(const Tensor&, const Tensor&)> score = book::score;

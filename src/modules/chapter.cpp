@@ -90,7 +90,7 @@ Tensor SelfAttention_v1::forward(const Tensor& x) const {
 
 SelfAttention_v2::SelfAttention_v2(TorchGenerator& gen, int64_t d_in, int64_t d_out, bool qkv_bias,
                                    const Cells& c)
-    : SelfAttention_v2(declared_in_order<Linear>(c, [&] { return Linear(gen, d_in, d_out, qkv_bias); }), c) {}
+    : SelfAttention_v2(declared_in_order<Linear>(c, [&] { return Linear(gen, d_in, d_out, c.bias(qkv_bias)); }), c) {}
 
 SelfAttention_v2::SelfAttention_v2(std::array<Linear, 3> qkv, const Cells& c)
     : W_query(std::move(qkv[0])), W_key(std::move(qkv[1])), W_value(std::move(qkv[2])), cells(c) {}
@@ -109,7 +109,7 @@ Tensor SelfAttention_v2::forward(const Tensor& x) const {
 CausalAttention::CausalAttention(TorchGenerator& gen, int64_t d_in, int64_t d_out,
                                  int64_t context_length, double p, bool qkv_bias,
                                  DropoutKernel kernel, CausalSoftmax softmax_, const Cells& c)
-    : CausalAttention(declared_in_order<Linear>(c, [&] { return Linear(gen, d_in, d_out, qkv_bias); }),
+    : CausalAttention(declared_in_order<Linear>(c, [&] { return Linear(gen, d_in, d_out, c.bias(qkv_bias)); }),
                       context_length, p, kernel, softmax_, c) {}
 
 CausalAttention::CausalAttention(std::array<Linear, 3> qkv, int64_t context_length, double p,
@@ -152,7 +152,7 @@ MultiHeadAttentionWrapper::MultiHeadAttentionWrapper(TorchGenerator& gen, int64_
   // W_key and W_value in turn. Remember where each head starts and skip its draws.
   for (int64_t h = 0; h < num_heads; ++h) {
     head_rng_.push_back(gen);
-    gen.discard(static_cast<uint64_t>(3 * Linear::draws(d_in, d_out, qkv_bias)));
+    gen.discard(static_cast<uint64_t>(3 * Linear::draws(d_in, d_out, c.bias(qkv_bias))));
   }
 }
 
@@ -189,7 +189,7 @@ Tensor MultiHeadAttentionWrapper::forward(TorchGenerator& gen, const Tensor& x,
 MultiHeadAttention::MultiHeadAttention(TorchGenerator& gen, int64_t d_in, int64_t d_out_,
                                        int64_t context_length, double p, int64_t num_heads_,
                                        bool qkv_bias, DropoutKernel kernel, const Cells& c)
-    : MultiHeadAttention(declared_in_order<Linear>(c, [&] { return Linear(gen, d_in, d_out_, qkv_bias); }), gen,
+    : MultiHeadAttention(declared_in_order<Linear>(c, [&] { return Linear(gen, d_in, d_out_, c.bias(qkv_bias)); }), gen,
                          d_out_, context_length, p, num_heads_, kernel, c) {}
 
 MultiHeadAttention::MultiHeadAttention(std::array<Linear, 3> qkv, TorchGenerator& gen, int64_t d_out_,

@@ -15,6 +15,8 @@ namespace book {
 
 std::array<int, 3> declaration_order() { return {0, 1, 2}; }
 
+bool bias(bool qkv_bias) { return qkv_bias; }
+
 Tensor queries(const Tensor& x, const Layer& W_query, const Layer&) { return W_query(x); }
 
 Tensor keys(const Tensor& x, const Layer&, const Layer& W_key) { return W_key(x); }
@@ -88,7 +90,7 @@ Tensor second_head(const Tensor& a) { return a[0][1]; }
 }  // namespace book
 
 bool Cells::book() const {
-  return declare.is_book() && queries.is_book() && keys.is_book() && score.is_book() && mask_simple.is_book() &&
+  return declare.is_book() && bias.is_book() && queries.is_book() && keys.is_book() && score.is_book() && mask_simple.is_book() &&
          mask.is_book() && masked.is_book() && softmax.is_book() && dropout.is_book() && context.is_book() &&
          view_heads.is_book() && heads_first.is_book() && tokens_first.is_book() && merge.is_book() &&
          project_out.is_book() && concat.is_book() && seed.is_book() && token_row.is_book() &&

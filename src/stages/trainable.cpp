@@ -74,12 +74,12 @@ Walk run_trainable_with(const Config& cfg, const Cells& cells) {
 
   // Exercise 3.1: both classes after torch.manual_seed(seed1) (v2 as the exercise writes
   // it, without qkv_bias), then sa_v1.W_query = nn.Parameter(sa_v2.W_query.weight.T) and
-  // likewise for W_key and W_value: the outputs agree. (The exercise's classes are the
-  // chapter's; only the copies are the learner's cells.)
+  // likewise for W_key and W_value: the outputs agree. (The exercise runs the classes of
+  // section 3.4.2: a learner's lines in them are there too.)
   gen.manual_seed(cfg.seed1);
-  SelfAttention_v1 ex_v1(gen, d_in, d_out, cfg.init);  // drawn, then replaced, as in the notebook
+  SelfAttention_v1 ex_v1(gen, d_in, d_out, cfg.init, cells);  // drawn, then replaced, as in the notebook
   cells.seed(gen, cfg.seed1, "exercise_3_1_v2");
-  const SelfAttention_v2 ex_v2(gen, d_in, d_out, /*qkv_bias=*/false);
+  const SelfAttention_v2 ex_v2(gen, d_in, d_out, /*qkv_bias=*/false, cells);
   auto copied = cells.copy_weights(ex_v2.W_query.weight, ex_v2.W_key.weight, ex_v2.W_value.weight);
   ex_v1.W_query = std::move(copied[0]);  // (d_in, d_out)
   ex_v1.W_key = std::move(copied[1]);
@@ -92,11 +92,12 @@ Walk run_trainable_with(const Config& cfg, const Cells& cells) {
     return [&W](const Tensor& x) { return matmul_transposed(x, transpose2d(W)); };
   };
   const auto ex_v1_forward = [&](const Tensor& x) {
-    const Tensor keys = times_view(ex_v1.W_key)(x);
-    const Tensor queries = times_view(ex_v1.W_query)(x);
+    const Layer W_query = times_view(ex_v1.W_query), W_key = times_view(ex_v1.W_key);
+    const Tensor keys = cells.keys(x, W_query, W_key);
+    const Tensor queries = cells.queries(x, W_query, W_key);
     const Tensor values = times_view(ex_v1.W_value)(x);
-    const Tensor attn_scores = book::score(queries, keys);  // queries @ keys.T
-    return matmul(book::softmax(attn_scores, notebook_self(keys)), values);
+    const Tensor attn_scores = cells.score(queries, keys);  // queries @ keys.T
+    return cells.context(cells.softmax(attn_scores, notebook_self(keys)), values);
   };
   const Tensor& ex_v1_output =
       walk.add("exercise_3_1_sa_v1_output", ex_v1_forward(inputs), {"grad_fn=<MmBackward0>"});
