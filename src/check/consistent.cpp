@@ -11,7 +11,9 @@ namespace {
 std::string part_of(const std::string& stage, const std::string& step) {
   const auto starts = [&](const char* prefix) { return step.rfind(prefix, 0) == 0; };
   if (stage == "trainable") {
-    if (starts("sa_v1") || starts("sa_v2") || starts("exercise_3_1_sa_v")) return step.substr(0, step.rfind('_'));
+    if (starts("sa_v1")) return "sa_v1";
+    if (starts("sa_v2")) return "sa_v2";  // its weights and its output
+    if (starts("exercise_3_1_sa_v")) return step.substr(0, step.rfind('_'));
     return "cells";
   }
   if (stage == "dropout") {
@@ -28,10 +30,15 @@ std::string part_of(const std::string& stage, const std::string& step) {
 
 // Whether the tensors of parts `a` and `b` of a stage are computed one from the other, so a
 // mistake in one shows in the other: section 3.5.2's dropout cells take 3.5.1's weights, and
-// exercise 3.2 runs the wrapper's very classes with other arguments.
+// exercises 3.1 and 3.2 run the classes before them again, with other arguments.
 bool linked(const std::string& stage, const std::string& a, const std::string& b) {
   if (a == b) return true;
   const auto pair = [&](const char* x, const char* y) { return (a == x && b == y) || (a == y && b == x); };
+  // Exercise 3.1 runs SelfAttention_v2 again (a slip in the class shows in both), and its v1
+  // takes that v2's weights.
+  if (stage == "trainable")
+    return pair("sa_v2", "exercise_3_1_sa_v2") || pair("sa_v2", "exercise_3_1_sa_v1") ||
+           pair("exercise_3_1_sa_v1", "exercise_3_1_sa_v2");
   if (stage == "dropout") return pair("3.5.1", "cells");
   if (stage == "multi-head") return pair("wrapper_context_vecs", "exercise_3_2_context_vecs");
   return false;

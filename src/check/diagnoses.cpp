@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "check/consistent.h"
+#include "check/lines.h"
 #include "check/measured.h"
 #include "check/training.h"
 
@@ -15,107 +16,16 @@ namespace attn {
 
 namespace {
 
-// Each mistake as the ways of writing it; one function per mistake, in the chapter's words.
-
-// The chapter's code with one slip made, on the walk's configuration.
-template <typename F>
-Variant slip(const DiagnosisInput& in, F make) {
-  Variant v{CellChoices{}, in.cfg, {}};
-  make(v.choices);
-  return v;
-}
-
-// W_query and W_key swapped (queries = x @ W_key), the scores as keys @ queries.T, or in
-// exercise 3.1 sa_v1.W_query = nn.Parameter(sa_v2.W_key.weight.T).
-std::vector<Variant> query_key_swapped(const DiagnosisInput& in) {
-  return {slip(in, [](Slips& s) { s.query_key_swapped = true; }),
-          slip(in, [](Slips& s) { s.scores_transposed = true; }),
-          slip(in, [](Slips& s) { s.ex31_query_key_swapped = true; })};
-}
-
-// torch.softmax(attn_scores, dim=-1): no division by keys.shape[-1] ** 0.5.
-std::vector<Variant> scale_missing(const DiagnosisInput& in) {
-  return {slip(in, [](Slips& s) { s.divisor_power = 0.0; })};
-}
-
-// attn_scores / keys.shape[-1]: by d_k instead of its square root.
-std::vector<Variant> scale_by_d_k(const DiagnosisInput& in) {
-  return {slip(in, [](Slips& s) { s.divisor_power = 1.0; })};
-}
-
-// mask_simple / mask_simple.sum(...) or attn_weights / attn_weights.sum(...) where
-// masked_simple belongs.
-std::vector<Variant> normalized_wrong_tensor(const DiagnosisInput& in) {
-  return {slip(in, [](Slips& s) { s.renormalized = Slips::Renormalized::MaskSimple; }),
-          slip(in, [](Slips& s) { s.renormalized = Slips::Renormalized::AttnWeights; })};
-}
-
-// row_sums = masked_simple.sum(dim=-1) without keepdim=True: the division broadcasts
-// along the rows and divides column j by the sum of row j.
-std::vector<Variant> keepdim_missing(const DiagnosisInput& in) {
-  return {slip(in, [](Slips& s) { s.keepdim = false; })};
-}
-
-// torch.triu where torch.tril belongs (and the other way round), or the diagonal hidden
-// too (tril(..., diagonal=-1), triu(..., diagonal=0)).
-std::vector<Variant> mask_wrong_triangle(const DiagnosisInput& in) {
-  return {slip(in, [](Slips& s) { s.triangle = Choices::Triangle::Past; }),
-          slip(in, [](Slips& s) { s.triangle = Choices::Triangle::FutureAndDiagonal; })};
-}
-
-// attn_scores.masked_fill(...) (no underscore) whose result is not assigned: no mask at all.
-std::vector<Variant> masked_fill_result_discarded(const DiagnosisInput& in) {
-  return {slip(in, [](Slips& s) { s.masked_fill_kept = false; })};
-}
-
-// attn_scores kept for the dump (self.attn_scores = attn_scores) before masked_fill_, which
-// then wrote the -inf mask into the very tensor kept.
-std::vector<Variant> attn_scores_changed_in_place(const DiagnosisInput& in) {
-  return {slip(in, [](Slips& s) { s.scores_kept_before_mask = false; })};
-}
-
-// Dropout by hand, kept values times 1/p instead of 1/(1-p).
-std::vector<Variant> dropout_scaled_by_p(const DiagnosisInput& in) {
-  return {slip(in, [](Slips& s) { s.dropout_scaled_by_p = true; })};
-}
-
-// keys.view(b, num_heads, num_tokens, head_dim) instead of view(b, num_tokens, num_heads,
-// head_dim).transpose(1, 2).
-std::vector<Variant> view_instead_of_transpose(const DiagnosisInput& in) {
-  return {slip(in, [](Slips& s) { s.heads_by_transpose = false; })};
-}
-
-// (attn_weights @ values) merged without .transpose(1, 2): heads and tokens interleave.
-std::vector<Variant> context_not_transposed(const DiagnosisInput& in) {
-  return {slip(in, [](Slips& s) { s.context_transposed = false; })};
-}
-
-// context_vec.contiguous().view(b, num_tokens, d_out) on a line of its own: the result is dropped.
-std::vector<Variant> view_result_discarded(const DiagnosisInput& in) {
-  return {slip(in, [](Slips& s) { s.merge_kept = false; })};
-}
-
-// return context_vec without self.out_proj(...).
-std::vector<Variant> out_proj_missing(const DiagnosisInput& in) {
-  return {slip(in, [](Slips& s) { s.out_proj_applied = false; })};
-}
-
-// Exercise 3.1: nn.Parameter(sa_v2.W_query.weight) without .T.
-std::vector<Variant> weights_not_transposed(const DiagnosisInput& in) {
-  return {slip(in, [](Slips& s) { s.ex31_transposed = false; })};
-}
-
-// second_head = a[0, 0, :, :]: the first head twice.
-std::vector<Variant> same_head_twice(const DiagnosisInput& in) {
-  return {slip(in, [](Slips& s) { s.second_head = 0; })};
-}
+// The mistakes whose ways of writing carry evidence, or depend on the walk: one function each.
 
 // A module built without torch.manual_seed(...) before it: one variant per module.
 std::vector<Variant> seed_not_reset(const DiagnosisInput& in) {
   std::vector<Variant> out;
   for (const char* module : {"sa_v1", "sa_v2", "exercise_3_1_v2", "dropout_attn_weights",
-                             "causal_attention", "wrapper", "mha", "exercise_3_2"})
-    out.push_back(slip(in, [&](Slips& s) { s.no_reseed_before = module; }));
+                             "causal_attention", "wrapper", "mha", "exercise_3_2"}) {
+    out.push_back({{}, in.cfg, {}});
+    lines::seed_not_reset(out.back().cells, module, in.cfg);
+  }
   return out;
 }
 
@@ -127,7 +37,7 @@ std::vector<Variant> wrong_seed(const DiagnosisInput& in) {
     for (const bool first : {true, false}) {
       const uint64_t chapter = first ? in.cfg.seed1 : in.cfg.seed2;
       if (used == chapter) continue;
-      Variant v{CellChoices{}, in.cfg, {{"used", std::to_string(used)}, {"chapter", std::to_string(chapter)}}};
+      Variant v{{}, in.cfg, {{"used", std::to_string(used)}, {"chapter", std::to_string(chapter)}}};
       (first ? v.config.seed1 : v.config.seed2) = used;
       out.push_back(v);
     }
@@ -135,44 +45,30 @@ std::vector<Variant> wrong_seed(const DiagnosisInput& in) {
 }
 
 // nn.Linear(d_in, d_out) with its default bias=True, where the chapter passes bias=qkv_bias.
+// The class's line, so exercise 3.1's SelfAttention_v2 (built without qkv_bias) has it too,
+// even where --qkv-bias gives sa_v2 its bias.
 std::vector<Variant> bias_left_on(const DiagnosisInput& in) {
-  if (in.cfg.qkv_bias) return {};
-  Variant v{CellChoices{}, in.cfg, {}};
-  v.config.qkv_bias = true;
+  Variant v{{}, in.cfg, {}};
+  lines::bias_kept(v.cells);
   return {v};
-}
-
-// masked_fill_(mask.bool(), 0): the hidden scores become 0, not -inf.
-std::vector<Variant> mask_filled_with_zero(const DiagnosisInput& in) {
-  return {slip(in, [](Slips& s) { s.fill = 0.0f; })};
 }
 
 // The mask filled into the weights after the softmax (with 0 or -inf), not into the scores.
 std::vector<Variant> mask_after_softmax(const DiagnosisInput& in) {
   std::vector<Variant> out;
   for (const float fill : {0.0f, -std::numeric_limits<float>::infinity()}) {
-    Variant v = slip(in, [&](Slips& s) {
-      s.mask_after_softmax = true;
-      s.fill = fill;
-    });
-    v.vars["fill"] = fill == 0.0f ? "0" : "-torch.inf";
-    out.push_back(v);
+    out.push_back({{}, in.cfg, {{"fill", fill == 0.0f ? "0" : "-torch.inf"}}});
+    lines::masked_after_softmax(out.back().cells, fill);
   }
   return out;
-}
-
-// row_sums = masked_simple.sum(dim=0, keepdim=True): the columns' sums, (1, T).
-std::vector<Variant> sum_wrong_dim(const DiagnosisInput& in) {
-  return {slip(in, [](Slips& s) { s.row_sums_dim = 0; })};
 }
 
 // torch.cat([head(x) for head in self.heads], dim=0 or dim=1).
 std::vector<Variant> cat_wrong_dim(const DiagnosisInput& in) {
   std::vector<Variant> out;
   for (const int64_t dim : {0, 1}) {
-    Variant v = slip(in, [&](Slips& s) { s.cat_dim = dim; });
-    v.vars["dim"] = std::to_string(dim);
-    out.push_back(v);
+    out.push_back({{}, in.cfg, {{"dim", std::to_string(dim)}}});
+    lines::cat_along(out.back().cells, dim);
   }
   return out;
 }
@@ -187,27 +83,27 @@ std::vector<Variant> layers_declared_out_of_order(const DiagnosisInput& in) {
   std::array<int, 3> order = {0, 1, 2};
   std::vector<Variant> out;
   while (std::next_permutation(order.begin(), order.end())) {
-    Variant v = slip(in, [&](Slips& s) { s.declared = order; });
-    v.vars = {{"order", fmt::format("{}, {}, {}", names[order[0]], names[order[1]], names[order[2]])},
-              {"first", names[order[0]]},
-              {"draws", std::to_string(draws)}};
-    out.push_back(v);
+    out.push_back({{}, in.cfg,
+                   {{"order", fmt::format("{}, {}, {}", names[order[0]], names[order[1]], names[order[2]])},
+                    {"first", names[order[0]]},
+                    {"draws", std::to_string(draws)}}});
+    lines::declared(out.back().cells, order);
   }
   return out;
 }
 
 // attn_scores = queries.T @ keys: (d_k, d_k) where (T, T) belongs.
 std::vector<Variant> queries_transposed_in_scores(const DiagnosisInput& in) {
-  if (in.stage != "causal") return {};
-  Variant v = slip(in, [](Slips& s) { s.queries_transposed = true; });
   const std::string d_k = std::to_string(in.cfg.d_out), T = std::to_string(in.cfg.num_tokens());
-  v.vars = {{"got_shape", shape_str(in.got.shape)}, {"d_k", d_k}, {"T", T}};
+  Variant v{{}, in.cfg, {{"got_shape", shape_str(in.got.shape)}, {"d_k", d_k}, {"T", T}}};
+  lines::queries_transposed(v.cells);
   return {v};
 }
 
 // attn_weights.T @ values: each token's values shared out by a column of the weights.
 std::vector<Variant> attn_weights_transposed(const DiagnosisInput& in) {
-  Variant v = slip(in, [](Slips& s) { s.context_weights_transposed = true; });
+  Variant v{{}, in.cfg, {}};
+  lines::weights_transposed(v.cells);
   // Evidence: the row of the learner's tensor farthest from the chapter's (its token).
   if (in.got.shape == in.expected.shape && in.got.dim() >= 2) {
     const int64_t n = in.got.size(-1), T = in.got.size(-2);
@@ -225,15 +121,16 @@ std::vector<Variant> attn_weights_transposed(const DiagnosisInput& in) {
 // torch.softmax(attn_scores, dim=0) of batched scores: over the batch (or, in
 // MultiHeadAttention, dim=1: over the heads); also dim=-2, the queries.
 std::vector<Variant> softmax_wrong_dim(const DiagnosisInput& in) {
-  std::vector<Variant> out = {slip(in, [](Slips& s) { s.softmax_over_queries = true; })};
-  out.back().vars = {{"dim", "-2"}, {"over", "check.over.queries"}};
+  std::vector<Variant> out = {{{}, in.cfg, {{"dim", "-2"}, {"over", "check.over.queries"}}}};
+  lines::softmax_over_queries(out.back().cells);
   if (in.stage == "dropout" || in.stage == "multi-head")
     for (const int64_t dim : {0, 1}) {
-      out.push_back(slip(in, [&](Slips& s) { s.softmax_dim = dim; }));
-      out.back().vars = {{"dim", std::to_string(dim)},
-                         {"over", dim == 0 ? "check.over.batch" : "check.over.heads"},
-                         {"batch", std::to_string(in.cfg.batch)},
-                         {"share", fmt::format("{:.4g}", 1.0 / static_cast<double>(in.cfg.batch))}};
+      out.push_back({{}, in.cfg,
+                     {{"dim", std::to_string(dim)},
+                      {"over", dim == 0 ? "check.over.batch" : "check.over.heads"},
+                      {"batch", std::to_string(in.cfg.batch)},
+                      {"share", fmt::format("{:.4g}", 1.0 / static_cast<double>(in.cfg.batch))}}});
+      lines::softmax_over_dim(out.back().cells, dim);
     }
   return out;
 }
@@ -241,19 +138,17 @@ std::vector<Variant> softmax_wrong_dim(const DiagnosisInput& in) {
 // Dropout applied where it does not belong, with the chapter's draws: on the scores before
 // or after the mask (then the softmax), or on the unmasked weights of section 3.5.1.
 std::vector<Variant> dropout_misplaced(const DiagnosisInput& in) {
-  if (in.stage != "dropout" && in.stage != "multi-head") return {};
-  using At = Choices::DropoutAt;
   std::vector<Variant> out;
-  for (const auto& place : {std::pair<At, const char*>{At::ScoresBeforeMask, "check.dropout_at.scores_before_mask"},
-                             {At::ScoresAfterMask, "check.dropout_at.scores_after_mask"},
-                             {At::UnmaskedWeights, "check.dropout_at.unmasked_weights"},
-                             {At::BeforeRenormalising, "check.dropout_at.before_renormalising"}}) {
-    const At at = place.first;  // (a lambda may not capture a structured binding in C++17)
-    const char* where = place.second;
-    // MultiHeadAttention masks its scores: only the scores are another place there.
-    if (in.stage == "multi-head" && at != At::ScoresBeforeMask && at != At::ScoresAfterMask) continue;
-    out.push_back(slip(in, [&](Slips& s) { s.dropout_at = at; }));
-    out.back().vars["where"] = where;
+  const auto place = [&](const char* where, const Line& line) {
+    out.push_back({{}, in.cfg, {{"where", where}}});
+    line(out.back().cells);
+  };
+  place("check.dropout_at.scores_before_mask", [](Cells& c) { lines::dropout_on_scores(c, false); });
+  place("check.dropout_at.scores_after_mask", [](Cells& c) { lines::dropout_on_scores(c, true); });
+  // MultiHeadAttention masks its scores: only the scores are another place there.
+  if (in.stage != "multi-head") {
+    place("check.dropout_at.unmasked_weights", [](Cells& c) { lines::dropout_on_unmasked_weights(c, false); });
+    place("check.dropout_at.before_renormalising", [](Cells& c) { lines::dropout_on_unmasked_weights(c, true); });
   }
   // Evidence read off the learner's tensor: its nan values (a -inf score dropped is
   // -inf * 0 = nan) and its row sums (1 again when dropout came before the softmax or the
@@ -275,58 +170,103 @@ std::vector<Variant> dropout_misplaced(const DiagnosisInput& in) {
   return out;
 }
 
+// x_2 = inputs[2] where the chapter's 2nd token is inputs[1]: the row they took, and its token.
+std::vector<Variant> input_row_picked_wrong(const DiagnosisInput& in) {
+  const int64_t token = in.cfg.query, T = in.cfg.num_tokens();
+  if (token >= T) return {};  // inputs[T] does not exist: PyTorch stops with an IndexError
+  const auto name = [&](int64_t row) { return static_cast<size_t>(row) < in.cfg.tokens.size() ? in.cfg.tokens[row] : ""; };
+  Variant v{{}, in.cfg,
+            {{"row", std::to_string(token)},
+             {"token", name(token)},
+             {"x", std::to_string(token + 1)},
+             {"chapter_row", std::to_string(token - 1)},
+             {"chapter_token", name(token - 1)},
+             {"chapter_x", std::to_string(token)}}};
+  lines::row_counted_from_0(v.cells);
+  return {v};
+}
+
+// Every stage.
+constexpr const char* kAnyStage = "";
+
 }  // namespace
 
+// Every known mistake, in the chapter's order: its id (the key of its message,
+// "check.mistake.<id>" in src/lang/check_*.cpp), the stages where it can be made, and the ways
+// of writing it: the learner's lines (check/lines.h), or a function that gives them with the
+// evidence their message shows.
 const std::vector<Mistake>& known_mistakes() {
+  using namespace lines;  // NOLINT: the table reads as the learners' lines
   static const std::vector<Mistake> mistakes = {
-      {"picked_wrong_row", picked_wrong_row},
-      {"input_typed_wrong", input_typed_wrong},
-      {"input_inferred", input_inferred},
-      {"query_key_swapped", query_key_swapped},
-      {"scale_missing", scale_missing},
-      {"scale_by_d_k", scale_by_d_k},
-      {"wrong_divisor", wrong_divisor},
-      {"scaled_after_softmax", scaled_after_softmax},
-      {"softmax_wrong_dim", softmax_wrong_dim},
-      {"normalized_wrong_tensor", normalized_wrong_tensor},
-      {"keepdim_missing", keepdim_missing},
-      {"sum_wrong_dim", sum_wrong_dim},
-      {"mask_wrong_triangle", mask_wrong_triangle},
-      {"masked_fill_result_discarded", masked_fill_result_discarded},
-      {"mask_filled_with_zero", mask_filled_with_zero},
-      {"mask_after_softmax", mask_after_softmax},
-      {"attn_scores_changed_in_place", attn_scores_changed_in_place},
-      {"dropout_scaled_by_p", dropout_scaled_by_p},
-      {"cat_wrong_dim", cat_wrong_dim},
-      {"view_instead_of_transpose", view_instead_of_transpose},
-      {"context_not_transposed", context_not_transposed},
-      {"view_result_discarded", view_result_discarded},
-      {"out_proj_missing", out_proj_missing},
-      {"weights_not_transposed", weights_not_transposed},
-      {"same_head_twice", same_head_twice},
-      {"seed_not_reset", seed_not_reset},
-      {"wrong_seed", wrong_seed},
-      {"bias_left_on", bias_left_on},
-      {"layers_declared_out_of_order", layers_declared_out_of_order},
-      {"queries_transposed_in_scores", queries_transposed_in_scores},
-      {"attn_weights_transposed", attn_weights_transposed},
-      {"dropout_misplaced", dropout_misplaced},
-      {"grad_not_zeroed", grad_not_zeroed},
-      {"softmax_before_cross_entropy", softmax_before_cross_entropy},
-      {"targets_not_shifted", targets_not_shifted},
-      {"adam_instead_of_adamw", adam_instead_of_adamw},
-      {"loss_summed", loss_summed},
-      {"optimizer_step_forgotten", optimizer_step_forgotten},
-      {"dropout_off_in_training", dropout_off_in_training},
+      {"picked_wrong_row", "dot-product softmax trainable", {}, picked_wrong_row},
+      {"input_typed_wrong", kAnyStage, {}, input_typed_wrong},
+      {"input_inferred", kAnyStage, {}, input_inferred},
+      {"query_key_swapped", kAnyStage, {queries_from_W_key, keys_times_queries, exercise_copies_swapped}},
+      {"scale_missing", kAnyStage, {softmax_unscaled}},
+      {"scale_by_d_k", kAnyStage, {[](Cells& c) { softmax_divided(c, Size::Dk, 1.0, 1.0, false); }}},
+      {"wrong_divisor", kAnyStage, {}, wrong_divisor},
+      {"scaled_after_softmax", kAnyStage, {}, scaled_after_softmax},
+      {"softmax_wrong_dim", kAnyStage, {}, softmax_wrong_dim},
+      {"normalized_wrong_tensor", kAnyStage, {renormalized_mask_simple, renormalized_attn_weights}},
+      {"keepdim_missing", kAnyStage, {row_sums_without_keepdim}},
+      {"sum_wrong_dim", kAnyStage, {column_sums}},
+      {"mask_wrong_triangle", kAnyStage,
+       {mask_past, mask_diagonal_too, hidden_mask_past, hidden_mask_diagonal_too, kept_mask_past,
+        kept_mask_diagonal_too}},
+      {"masked_fill_result_discarded", kAnyStage, {masked_fill_discarded}},
+      {"mask_filled_with_zero", kAnyStage, {[](Cells& c) { masked_with(c, 0.0f); }}},
+      {"mask_after_softmax", kAnyStage, {}, mask_after_softmax},
+      {"attn_scores_changed_in_place", kAnyStage, {}, nullptr, {{"attn_scores", "attn_scores_masked"}}},
+      {"dropout_scaled_by_p", kAnyStage, {dropout_scaled_by_p}},
+      {"cat_wrong_dim", kAnyStage, {}, cat_wrong_dim},
+      {"view_instead_of_transpose", kAnyStage, {heads_by_view}},
+      {"context_not_transposed", kAnyStage, {context_not_transposed}},
+      {"view_result_discarded", kAnyStage, {merge_discarded}},
+      {"out_proj_missing", kAnyStage, {out_proj_missing}},
+      {"weights_not_transposed", kAnyStage, {exercise_copies_not_transposed}},
+      {"same_head_twice", kAnyStage, {same_head_twice}},
+      {"seed_not_reset", kAnyStage, {}, seed_not_reset},
+      {"wrong_seed", kAnyStage, {}, wrong_seed},
+      {"bias_left_on", kAnyStage, {}, bias_left_on},
+      {"layers_declared_out_of_order", kAnyStage, {}, layers_declared_out_of_order},
+      {"queries_transposed_in_scores", "causal", {}, queries_transposed_in_scores},
+      {"attn_weights_transposed", kAnyStage, {}, attn_weights_transposed},
+      {"dropout_misplaced", "dropout multi-head", {}, dropout_misplaced},
+      {"input_row_picked_wrong", "trainable", {}, input_row_picked_wrong},
+      {"grad_not_zeroed", kAnyStage, {}, grad_not_zeroed},
+      {"softmax_before_cross_entropy", kAnyStage, {}, softmax_before_cross_entropy},
+      {"targets_not_shifted", kAnyStage, {}, targets_not_shifted},
+      {"adam_instead_of_adamw", kAnyStage, {}, adam_instead_of_adamw},
+      {"loss_summed", kAnyStage, {}, loss_summed},
+      {"optimizer_step_forgotten", kAnyStage, {}, optimizer_step_forgotten},
+      {"dropout_off_in_training", kAnyStage, {}, dropout_off_in_training},
   };
   return mistakes;
+}
+
+std::vector<Variant> ways_of_writing(const Mistake& mistake, const DiagnosisInput& in) {
+  if (*mistake.stages) {  // a space-separated list of stages
+    const std::string stages = std::string(" ") + mistake.stages + " ";
+    if (stages.find(" " + in.stage + " ") == std::string::npos) return {};
+  }
+  std::vector<Variant> out = mistake.variants ? mistake.variants(in) : std::vector<Variant>{};
+  for (const Line& line : mistake.lines) {
+    out.push_back({{}, in.cfg, {}});
+    line(out.back().cells);
+  }
+  if (!mistake.dumped_as.empty() && out.empty()) out.push_back({{}, in.cfg, {}});
+  for (Variant& v : out)
+    for (const auto& [learner, step] : mistake.dumped_as) v.dumped_as[learner] = step;
+  return out;
 }
 
 std::vector<Diagnosis> diagnose(const DiagnosisInput& in) {
   std::vector<Diagnosis> found;
   for (const auto& mistake : known_mistakes())
-    for (const Variant& v : mistake.variants(in)) {
-      const LearnerSteps steps = learner_stage(in.stage, v.config, v.choices, v.loop);
+    for (const Variant& v : ways_of_writing(mistake, in)) {
+      LearnerSteps steps = learner_stage(in.stage, v.config, v.cells, v.loop);
+      for (const auto& [learner, step] : v.dumped_as)  // the learner's name for another step's tensor
+        if (steps.count(step)) steps[learner] = steps[step];
       const auto it = steps.find(in.step);
       // Only a variant that changes this step can name it: the learner's tensor differs.
       if (it == steps.end() || compare(in.got, it->second, in.tol).grade == Grade::Differs) continue;

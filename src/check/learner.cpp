@@ -1,5 +1,7 @@
 #include "check/learner.h"
 
+#include <exception>
+
 #include "stages/backward.h"
 #include "stages/stages.h"
 
@@ -7,9 +9,9 @@ namespace attn {
 
 namespace {
 
-using RunWithChoices = Walk (*)(const Config&, const CellChoices&);
+using RunWithCells = Walk (*)(const Config&, const Cells&);
 
-RunWithChoices runner(const std::string& stage) {
+RunWithCells runner(const std::string& stage) {
   if (stage == "trainable") return run_trainable_with;
   if (stage == "causal") return run_causal_with;
   if (stage == "dropout") return run_dropout_with;
@@ -30,15 +32,20 @@ bool chapter_loop(const TrainChoices& loop) {
 
 LearnerSteps learner_stage(const std::string& stage, const Config& cfg, const Slips& s, const TrainChoices& loop) {
   const bool backward = stage == "backward";
-  const RunWithChoices run = runner(stage);
+  const RunWithCells run = runner(stage);
   const StageInfo* info = find_stage(stage);
   // Other stages run only as the chapter writes them (on another configuration, say).
-  if (!info || (!run && !s.chapter()) || (!backward && !chapter_loop(loop))) return {};
+  if (!info || (!run && !s.book()) || (!backward && !chapter_loop(loop))) return {};
   Config whole = cfg;
   whole.summaries_only = false;  // every value, as the dump has it
   LearnerSteps out;
-  Walk walk = backward ? run_backward_with(whole, loop) : run ? run(whole, s) : info->run(whole);
-  for (Step& step : walk.steps) out.emplace(step.name, std::move(step.value));
+  try {
+    Walk walk = backward ? run_backward_with(whole, loop) : run ? run(whole, s) : info->run(whole);
+    for (Step& step : walk.steps) out.emplace(step.name, std::move(step.value));
+  } catch (const std::exception&) {
+    if (s.book()) throw;
+    return {};  // shapes that cannot multiply: the learner's notebook stops with an error
+  }
   return out;
 }
 

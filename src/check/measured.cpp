@@ -2,12 +2,15 @@
 
 #include <fmt/format.h>
 
+#include <Eigen/Dense>
+
 #include <algorithm>
 #include <cmath>
 #include <string>
 #include <utility>
 
 #include "check/learner.h"
+#include "check/lines.h"
 
 namespace attn {
 
@@ -52,9 +55,9 @@ double measured_divisor(const Tensor& scores, const Tensor& weights) {
 
 // What a learner may have divided by, besides the chapter's sqrt(d_k): the number of tokens,
 // MultiHeadAttention's d_out, and d_k typed wrong (1 and d_k itself are scale_missing and
-// scale_by_d_k). Each is a divisor the chapter's code computes (Choices::divisor_*).
+// scale_by_d_k). Each is the learner's line lines::softmax_divided writes.
 struct Candidate {
-  Choices::Size size;
+  lines::Size size;
   double power, factor;
   std::string expression;  // "√6"
   std::string code;        // "keys.shape[0] ** 0.5"
@@ -67,18 +70,18 @@ std::vector<Candidate> candidates(const std::string& stage, const Config& cfg, i
   const int64_t T = cfg.num_tokens();
   const std::string tokens = mha ? "num_tokens" : "keys.shape[0]";
   std::vector<Candidate> out = {
-      {Choices::Size::Tokens, 0.5, 1.0, fmt::format("√{}", T), tokens + " ** 0.5", "check.size.tokens"},
-      {Choices::Size::Tokens, 1.0, 1.0, std::to_string(T), tokens, "check.size.tokens"},
-      {Choices::Size::Dk, 1.0, 2.0, fmt::format("2 · {}", d_k), "keys.shape[-1]**1/2", "check.size.precedence"},
-      {Choices::Size::Dk, 1.0, 0.5, fmt::format("{} / 2", d_k), "(keys.shape[-1]**1/2)", "check.size.half"},
-      {Choices::Size::Dk, -0.5, 1.0, fmt::format("1/√{}", d_k), "keys.shape[-1]**-0.5", "check.size.negative_power"}};
+      {lines::Size::Tokens, 0.5, 1.0, fmt::format("√{}", T), tokens + " ** 0.5", "check.size.tokens"},
+      {lines::Size::Tokens, 1.0, 1.0, std::to_string(T), tokens, "check.size.tokens"},
+      {lines::Size::Dk, 1.0, 2.0, fmt::format("2 · {}", d_k), "keys.shape[-1]**1/2", "check.size.precedence"},
+      {lines::Size::Dk, 1.0, 0.5, fmt::format("{} / 2", d_k), "(keys.shape[-1]**1/2)", "check.size.half"},
+      {lines::Size::Dk, -0.5, 1.0, fmt::format("1/√{}", d_k), "keys.shape[-1]**-0.5", "check.size.negative_power"}};
   if (mha) {
-    out.push_back({Choices::Size::DOut, 0.5, 1.0, fmt::format("√{}", cfg.d_out), "self.d_out ** 0.5",
+    out.push_back({lines::Size::DOut, 0.5, 1.0, fmt::format("√{}", cfg.d_out), "self.d_out ** 0.5",
                    "check.size.d_out_all_heads"});
-    out.push_back({Choices::Size::DOut, 1.0, 1.0, std::to_string(cfg.d_out), "self.d_out", "check.size.d_out_all_heads"});
+    out.push_back({lines::Size::DOut, 1.0, 1.0, std::to_string(cfg.d_out), "self.d_out", "check.size.d_out_all_heads"});
   }
   for (Candidate& c : out) {
-    const double size = c.size == Choices::Size::Tokens ? T : c.size == Choices::Size::DOut ? cfg.d_out : d_k;
+    const double size = c.size == lines::Size::Tokens ? T : c.size == lines::Size::DOut ? cfg.d_out : d_k;
     c.value = c.factor * std::pow(size, c.power);
   }
   return out;
@@ -91,11 +94,8 @@ std::vector<Variant> near(const DiagnosisInput& in, double measured, bool after_
   std::vector<Variant> out;
   for (const Candidate& c : cands) {
     if (measured > 0.0 && !(std::fabs(c.value - measured) <= 0.02 * measured)) continue;
-    Variant v{CellChoices{}, in.cfg, {}};
-    v.choices.divisor_size = c.size;
-    v.choices.divisor_power = c.power;
-    v.choices.divisor_factor = c.factor;
-    v.choices.scale_after_softmax = after_softmax;
+    Variant v{{}, in.cfg, {}};
+    lines::softmax_divided(v.cells, c.size, c.power, c.factor, after_softmax);
     v.vars = {{"value", fmt::format("{:.4g}", c.value)},
               {"expression", c.expression},
               {"code", c.code},
@@ -103,8 +103,8 @@ std::vector<Variant> near(const DiagnosisInput& in, double measured, bool after_
               {"measured", measured > 0.0 ? fmt::format("{:.4g}", measured) : "-"},
               {"chapter_value", fmt::format("{:.4g}", std::sqrt(static_cast<double>(d_k)))},
               {"d_k", std::to_string(d_k)},
-              {"size", std::to_string(c.size == Choices::Size::Tokens ? in.cfg.num_tokens()
-                                      : c.size == Choices::Size::DOut ? in.cfg.d_out
+              {"size", std::to_string(c.size == lines::Size::Tokens ? in.cfg.num_tokens()
+                                      : c.size == lines::Size::DOut ? in.cfg.d_out
                                                                       : d_k)}};
     if (after_softmax) v.vars["row_sum"] = fmt::format("{:.4g}", 1.0 / c.value);  // softmax(s) / D
     out.push_back(v);
@@ -148,9 +148,9 @@ std::vector<Variant> scaled_after_softmax(const DiagnosisInput& in) {
   }
   const int64_t d_k = d_k_of(in.stage, in.cfg);
   std::vector<Candidate> cands = candidates(in.stage, in.cfg, d_k);
-  cands.push_back({Choices::Size::Dk, 0.5, 1.0, fmt::format("√{}", d_k), "keys.shape[-1] ** 0.5", "",
+  cands.push_back({lines::Size::Dk, 0.5, 1.0, fmt::format("√{}", d_k), "keys.shape[-1] ** 0.5", "",
                    std::sqrt(static_cast<double>(d_k))});
-  cands.push_back({Choices::Size::Dk, 1.0, 1.0, std::to_string(d_k), "keys.shape[-1]", "", static_cast<double>(d_k)});
+  cands.push_back({lines::Size::Dk, 1.0, 1.0, std::to_string(d_k), "keys.shape[-1]", "", static_cast<double>(d_k)});
   return near(in, sum > 0.0 ? 1.0 / sum : 0.0, true, d_k, cands);
 }
 
@@ -164,7 +164,7 @@ std::vector<Variant> picked_wrong_row(const DiagnosisInput& in) {
   std::vector<Variant> out;
   for (int64_t r = 0; r < inputs.size(0); ++r) {
     if (r == q || (is_query_row && compare(in.got, inputs[r], in.tol).grade == Grade::Differs)) continue;
-    Variant v{CellChoices{}, in.cfg, {}};
+    Variant v{{}, in.cfg, {}};
     v.config.query = r + 1;
     v.vars = {{"row", std::to_string(r)},
               {"x", std::to_string(r + 1)},
@@ -194,7 +194,7 @@ std::vector<Variant> input_typed_wrong(const DiagnosisInput& in) {
     if (worst < 0 || diff > std::fabs(static_cast<double>(mine.data[worst]) - inputs.data[worst])) worst = k;
   }
   if (worst < 0) return {};
-  Variant v{CellChoices{}, in.cfg, {}};
+  Variant v{{}, in.cfg, {}};
   v.config.inputs = mine;  // the rest of the stage, computed from the learner's inputs
   const int64_t row = worst / d, col = worst % d;
   v.vars = {{"count", std::to_string(count)},
@@ -226,33 +226,23 @@ std::vector<double> first_row(const Tensor& t) {
   return std::vector<double>(t.data.begin(), t.data.begin() + n);
 }
 
-// Solve the normal equations (A^T A) x = A^T y by Gaussian elimination with partial
-// pivoting; false if A^T A is (nearly) singular.
+// Least squares A x = y in float64 by Eigen's column-pivoting Householder QR; false if A's
+// rank is below its columns (the inputs are not determined by the learner's tensors). Its
+// threshold is the square root of the 1e-9 the normal equations' pivots were once held to.
 bool least_squares(const std::vector<std::vector<double>>& A, const std::vector<double>& y, std::vector<double>& x) {
-  const size_t n = A.empty() ? 0 : A[0].size();
-  std::vector<std::vector<double>> M(n, std::vector<double>(n + 1, 0.0));
-  for (size_t r = 0; r < A.size(); ++r)
-    for (size_t i = 0; i < n; ++i) {
-      for (size_t j = 0; j < n; ++j) M[i][j] += A[r][i] * A[r][j];
-      M[i][n] += A[r][i] * y[r];
-    }
-  double scale = 0.0;
-  for (size_t i = 0; i < n; ++i) scale = std::max(scale, std::fabs(M[i][i]));
-  for (size_t c = 0; c < n; ++c) {
-    size_t p = c;
-    for (size_t r = c + 1; r < n; ++r)
-      if (std::fabs(M[r][c]) > std::fabs(M[p][c])) p = r;
-    if (!(std::fabs(M[p][c]) > 1e-9 * scale)) return false;
-    std::swap(M[p], M[c]);
-    for (size_t r = 0; r < n; ++r) {
-      if (r == c) continue;
-      const double f = M[r][c] / M[c][c];
-      for (size_t j = c; j <= n; ++j) M[r][j] -= f * M[c][j];
-    }
+  const Eigen::Index rows = static_cast<Eigen::Index>(A.size()), n = A.empty() ? 0 : static_cast<Eigen::Index>(A[0].size());
+  Eigen::MatrixXd a(rows, n);
+  Eigen::VectorXd b(rows);
+  for (Eigen::Index r = 0; r < rows; ++r) {
+    for (Eigen::Index j = 0; j < n; ++j) a(r, j) = A[static_cast<size_t>(r)][static_cast<size_t>(j)];
+    b(r) = y[static_cast<size_t>(r)];
   }
-  x.assign(n, 0.0);
-  for (size_t i = 0; i < n; ++i) x[i] = M[i][n] / M[i][i];
-  return true;
+  Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(a);
+  qr.setThreshold(std::sqrt(1e-9));
+  if (n == 0 || qr.rank() < n) return false;
+  const Eigen::VectorXd solved = qr.solve(b);
+  x.assign(solved.data(), solved.data() + n);
+  return solved.allFinite();
 }
 
 // The value a learner typed, if `v` is it to a few decimals (0.57 for 0.5700001); else `v`.
@@ -331,7 +321,7 @@ std::vector<Variant> input_inferred(const DiagnosisInput& in) {
     }
   }
   if (count == 0 || worst < 0) return {};
-  Variant v{CellChoices{}, in.cfg, {}};
+  Variant v{{}, in.cfg, {}};
   v.config.inputs = inferred;
   const int64_t row = worst / d_in, col = worst % d_in;
   // A row that is another row of the inputs: that row picked (or pasted) twice.

@@ -27,7 +27,7 @@ const Tensor* given_of(const DiagnosisInput& in, const std::string& name) {
 // there; else the losses of the first step, from `loss`.
 template <typename F>
 Variant loop_slip(const DiagnosisInput& in, F flip) {
-  Variant v{CellChoices{}, in.cfg, {{"losses", ""}}};
+  Variant v{{}, in.cfg, {{"losses", ""}}};
   flip(v.loop);
   const Tensor* mine = given_of(in, "losses");
   const Tensor* chapter = step_of(in.walk, "losses");

@@ -30,13 +30,17 @@ struct DiagnosisInput {
   const Tolerance& tol;
 };
 
-// One way of writing a mistake: the chapter's choices and configuration with some changed,
-// and the evidence its message shows if it reproduces the learner's tensors.
+// One way of writing a mistake: the book's cells with the learner's lines in some of them
+// (modules/cells.h), the configuration (a seed, the bias, the inputs), and the evidence its
+// message shows if it reproduces the learner's tensors.
 struct Variant {
-  CellChoices choices;
+  Cells cells;
   Config config;
   std::map<std::string, std::string> vars;
   TrainChoices loop = {};  // --stage backward: chapter 5's loop as the learner wrote it
+  // Tensors the learner dumped under another step's name: {"attn_scores", "attn_scores_masked"}
+  // for a reference kept before masked_fill_ changed it in place.
+  std::map<std::string, std::string> dumped_as = {};
 };
 
 }  // namespace attn

@@ -58,6 +58,10 @@ LangTable check_en() {
       {"check.mistake.picked_wrong_row",
        "your {step} is inputs[{row}], x({x}) \"{token}\"; the chapter's query x({chapter_x}) is inputs[{chapter_row}] "
        "(Python counts from 0), and every tensor you gave agrees with that query."},
+      {"check.mistake.input_row_picked_wrong",
+       "your x_2 is inputs[{row}], x({x}) \"{token}\": the chapter's 2nd token is inputs[{chapter_row}], "
+       "\"{chapter_token}\" (Python counts rows from 0, the book's x(2) from 1). The rest of your cell is the "
+       "book's: keys_2 = keys[{chapter_row}], and every tensor you gave agrees."},
       {"check.mistake.input_typed_wrong",
        "{count} value(s) of your inputs differ from the book's; the largest: row {row} (x({x}) \"{token}\"), column "
        "{column}: yours {got}, the book's {expected} (off by {diff}). Every tensor you gave equals what your inputs give."},

@@ -58,6 +58,10 @@ LangTable check_zh() {
       {"check.mistake.picked_wrong_row",
        "你的 {step} 是 inputs[{row}]，即 x({x})“{token}”；本章的查询 x({chapter_x}) 是 inputs[{chapter_row}]"
        "（Python 从 0 开始计数），你给出的每个张量都与这个查询一致。"},
+      {"check.mistake.input_row_picked_wrong",
+       "你的 x_2 是 inputs[{row}]，即 x({x})“{token}”：本章的第 2 个词元是 inputs[{chapter_row}]，"
+       "“{chapter_token}”（Python 的行号从 0 开始，书中的 x(2) 从 1 开始）。你这个单元格的其余部分与书中相同："
+       "keys_2 = keys[{chapter_row}]，你给出的每个张量都与此一致。"},
       {"check.mistake.input_typed_wrong",
        "你的 inputs 有 {count} 个值与书中不同；差得最多的是第 {row} 行（x({x})“{token}”）第 {column} 列："
        "你的是 {got}，书中是 {expected}（相差 {diff}）。你给出的每个张量都等于用你的 inputs 算出的结果。"},

@@ -49,7 +49,7 @@ Tensor Dropout::operator()(TorchGenerator& gen, const Tensor& x) const {
   const auto keep = dropout_keep_mask(gen, x.numel(), p, kernel);
   // noise = bernoulli(1 - p) / (1 - p), then input * noise: kept values are scaled
   // by 1/(1-p) so the expected value is unchanged.
-  const float scale = scaled_by_p ? static_cast<float>(1.0 / p) : 1.0f / static_cast<float>(1.0 - p);
+  const float scale = 1.0f / static_cast<float>(1.0 - p);
   Tensor out = x;
   for (int64_t i = 0; i < x.numel(); ++i) out.data[i] *= keep[i] ? scale : 0.0f;
   return out;
@@ -70,9 +70,9 @@ Tensor xavier_uniform(TorchGenerator& gen, int64_t rows, int64_t cols) {
 // ---- SelfAttention_v1 / v2 ---------------------------------------------------------------
 
 SelfAttention_v1::SelfAttention_v1(TorchGenerator& gen, int64_t d_in, int64_t d_out, InitKind init,
-                                   Choices c)
-    : choices(c) {
-  // Drawn in the order they are declared (the chapter's: W_query, W_key, W_value).
+                                   const Cells& c)
+    : cells(c) {
+  // Drawn in the order they are declared: W_query, W_key, W_value.
   auto drawn = declared_in_order<Tensor>(c, [&] { return init_parameter(gen, d_in, d_out, init); });
   W_query = std::move(drawn[0]);
   W_key = std::move(drawn[1]);
@@ -80,51 +80,51 @@ SelfAttention_v1::SelfAttention_v1(TorchGenerator& gen, int64_t d_in, int64_t d_
 }
 
 Tensor SelfAttention_v1::forward(const Tensor& x) const {
-  const Tensor keys = matmul(x, key_weights(W_query, W_key, choices));        // (T, d_out)
-  const Tensor queries = matmul(x, query_weights(W_query, W_key, choices));   // (T, d_out)
-  const Tensor values = matmul(x, W_value);    // (T, d_out)
-  const Tensor attn_scores = attention_scores(queries, keys, choices);  // queries @ keys.T: (T, T)
-  const Tensor attn_weights = scaled_softmax(attn_scores, keys, choices);
-  return weighted_values(attn_weights, values, choices);  // attn_weights @ values: (T, d_out)
+  const Tensor keys = cells.keys(x, times(W_query), times(W_key));        // x @ self.W_key: (T, d_out)
+  const Tensor queries = cells.queries(x, times(W_query), times(W_key));  // x @ self.W_query
+  const Tensor values = matmul(x, W_value);                                // x @ self.W_value
+  const Tensor attn_scores = cells.score(queries, keys);  // queries @ keys.T: (T, T)
+  const Tensor attn_weights = cells.softmax(attn_scores, notebook_self(keys));
+  return cells.context(attn_weights, values);  // attn_weights @ values: (T, d_out)
 }
 
 SelfAttention_v2::SelfAttention_v2(TorchGenerator& gen, int64_t d_in, int64_t d_out, bool qkv_bias,
-                                   Choices c)
-    : SelfAttention_v2(declared_in_order<Linear>(c, [&] { return Linear(gen, d_in, d_out, qkv_bias); }), c) {}
+                                   const Cells& c)
+    : SelfAttention_v2(declared_in_order<Linear>(c, [&] { return Linear(gen, d_in, d_out, c.bias(qkv_bias)); }), c) {}
 
-SelfAttention_v2::SelfAttention_v2(std::array<Linear, 3> qkv, Choices c)
-    : W_query(std::move(qkv[0])), W_key(std::move(qkv[1])), W_value(std::move(qkv[2])), choices(c) {}
+SelfAttention_v2::SelfAttention_v2(std::array<Linear, 3> qkv, const Cells& c)
+    : W_query(std::move(qkv[0])), W_key(std::move(qkv[1])), W_value(std::move(qkv[2])), cells(c) {}
 
 Tensor SelfAttention_v2::forward(const Tensor& x) const {
-  const Tensor keys = key_weights(W_query, W_key, choices)(x);
-  const Tensor queries = query_weights(W_query, W_key, choices)(x);
+  const Tensor keys = cells.keys(x, layer(W_query), layer(W_key));        // self.W_key(x)
+  const Tensor queries = cells.queries(x, layer(W_query), layer(W_key));  // self.W_query(x)
   const Tensor values = W_value(x);
-  const Tensor attn_scores = attention_scores(queries, keys, choices);  // queries @ keys.T
-  const Tensor attn_weights = scaled_softmax(attn_scores, keys, choices);
-  return weighted_values(attn_weights, values, choices);
+  const Tensor attn_scores = cells.score(queries, keys);  // queries @ keys.T
+  const Tensor attn_weights = cells.softmax(attn_scores, notebook_self(keys));
+  return cells.context(attn_weights, values);
 }
 
 // ---- CausalAttention ---------------------------------------------------------------------
 
 CausalAttention::CausalAttention(TorchGenerator& gen, int64_t d_in, int64_t d_out,
                                  int64_t context_length, double p, bool qkv_bias,
-                                 DropoutKernel kernel, CausalSoftmax softmax_, Choices c)
-    : CausalAttention(declared_in_order<Linear>(c, [&] { return Linear(gen, d_in, d_out, qkv_bias); }),
+                                 DropoutKernel kernel, CausalSoftmax softmax_, const Cells& c)
+    : CausalAttention(declared_in_order<Linear>(c, [&] { return Linear(gen, d_in, d_out, c.bias(qkv_bias)); }),
                       context_length, p, kernel, softmax_, c) {}
 
 CausalAttention::CausalAttention(std::array<Linear, 3> qkv, int64_t context_length, double p,
-                                 DropoutKernel kernel, CausalSoftmax softmax_, Choices c)
+                                 DropoutKernel kernel, CausalSoftmax softmax_, const Cells& c)
     : W_query(std::move(qkv[0])), W_key(std::move(qkv[1])), W_value(std::move(qkv[2])), dropout{p, kernel},
-      mask(triu_ones(context_length, 1)), softmax(softmax_), choices(c) {}
+      mask(c.mask(context_length)), softmax(softmax_), cells(c) {}
 
 Tensor CausalAttention::forward(TorchGenerator& gen, const Tensor& x) const {
-  const Tensor keys = key_weights(W_query, W_key, choices)(x);        // (B, T, d_out)
-  const Tensor queries = query_weights(W_query, W_key, choices)(x);   // (B, T, d_out)
-  const Tensor values = W_value(x);    // (B, T, d_out)
+  const Tensor keys = cells.keys(x, layer(W_query), layer(W_key));        // (B, T, d_out)
+  const Tensor queries = cells.queries(x, layer(W_query), layer(W_key));  // (B, T, d_out)
+  const Tensor values = W_value(x);                                       // (B, T, d_out)
   const int64_t b = x.size(0), T = x.size(1), d_out = keys.size(-1);
   // The fused kernel normalises rows: the first ch03.ipynb's softmax over dim=1 takes the
-  // general path, as does a learner's mistake.
-  if (softmax.dim == -1 && dropout.p == 0.0 && T <= mask.size(0) && choices.chapter() &&
+  // general path, as does a learner's line (any cell not the book's).
+  if (softmax.dim == -1 && dropout.p == 0.0 && T <= mask.size(0) && cells.book() &&
       kernels::causal_attention_fusable(b, T, d_out)) {
     // Only the output is wanted: the same numbers from the fused kernel, which computes
     // just the unmasked scores and never holds the (B, T, T) weights (kernels/attention.h).
@@ -133,14 +133,10 @@ Tensor CausalAttention::forward(TorchGenerator& gen, const Tensor& x) const {
                               context_vecs.data.data(), b, T, /*H=*/1, d_out);
     return context_vecs;  // (B, T, d_out)
   }
-  // The chapter drops the weights; a learner may drop the scores (Choices::dropout_at).
-  const bool on_weights = choices.dropout_at != Choices::DropoutAt::ScoresBeforeMask &&
-                          choices.dropout_at != Choices::DropoutAt::ScoresAfterMask;
+  // Masked, scaled, softmaxed and dropped: (B, T, T).
   const DropoutFn drop = [&](const Tensor& t) { return dropout(gen, t); };
-  Tensor attn_weights = causal_attention_weights(queries, keys, mask, nullptr, softmax, choices,
-                                                 on_weights ? nullptr : drop);  // (B, T, T)
-  if (on_weights) attn_weights = dropout(gen, attn_weights);
-  return weighted_values(attn_weights, values, choices);  // attn_weights @ values: (B, T, d_out)
+  const Tensor attn_weights = causal_attention_weights(queries, keys, mask, nullptr, softmax, cells, drop);
+  return cells.context(attn_weights, values);  // attn_weights @ values: (B, T, d_out)
 }
 
 // ---- MultiHeadAttentionWrapper -----------------------------------------------------------
@@ -149,111 +145,98 @@ MultiHeadAttentionWrapper::MultiHeadAttentionWrapper(TorchGenerator& gen, int64_
                                                      int64_t d_out, int64_t context_length,
                                                      double p, int64_t num_heads, bool qkv_bias,
                                                      DropoutKernel kernel, CausalSoftmax softmax,
-                                                     Choices c)
+                                                     const Cells& c)
     : d_in_(d_in), d_out_(d_out), context_length_(context_length), dropout_(p),
-      qkv_bias_(qkv_bias), kernel_(kernel), softmax_(softmax), choices_(c) {
+      qkv_bias_(qkv_bias), kernel_(kernel), softmax_(softmax), cells_(c) {
   // nn.ModuleList([...]) builds every head before any forward pass: each draws W_query,
   // W_key and W_value in turn. Remember where each head starts and skip its draws.
   for (int64_t h = 0; h < num_heads; ++h) {
     head_rng_.push_back(gen);
-    gen.discard(static_cast<uint64_t>(3 * Linear::draws(d_in, d_out, qkv_bias)));
+    gen.discard(static_cast<uint64_t>(3 * Linear::draws(d_in, d_out, c.bias(qkv_bias))));
   }
 }
 
 CausalAttention MultiHeadAttentionWrapper::head(int64_t h) const {
   TorchGenerator gen = head_rng_.at(static_cast<size_t>(h));
   return CausalAttention(gen, d_in_, d_out_, context_length_, dropout_, qkv_bias_, kernel_, softmax_,
-                         choices_);
+                         cells_);
 }
 
 Tensor MultiHeadAttentionWrapper::forward(TorchGenerator& gen, const Tensor& x,
                                           const std::function<void(int64_t h)>& head_done) const {
-  // torch.cat([head(x) for head in self.heads], dim=-1), each head's output copied into
-  // its columns as soon as it is computed.
-  Shape shape = x.shape;
-  shape.back() = num_heads() * d_out_;
-  Tensor out = Tensor::zeros(shape);  // (B, T, num_heads * d_out)
-  const bool other_dim = choices_.cat_dim != -1;  // a learner's torch.cat along another dimension
+  // torch.cat([head(x) for head in self.heads], dim=-1). The book's: each head's output is
+  // copied into its columns as soon as it is computed, one head's output alive at a time.
+  if (cells_.concat.is_book()) {
+    Shape shape = x.shape;
+    shape.back() = num_heads() * d_out_;
+    Tensor out = Tensor::zeros(shape);  // (B, T, num_heads * d_out)
+    for (int64_t h = 0; h < num_heads(); ++h) {
+      copy_into_lastdim(out, head(h).forward(gen, x), h * d_out_);
+      if (head_done) head_done(h);
+    }
+    return out;
+  }
   std::vector<Tensor> outs;
   for (int64_t h = 0; h < num_heads(); ++h) {
-    Tensor head_out = head(h).forward(gen, x);
-    if (other_dim) outs.push_back(std::move(head_out));
-    else copy_into_lastdim(out, head_out, h * d_out_);
+    outs.push_back(head(h).forward(gen, x));
     if (head_done) head_done(h);
   }
-  return other_dim ? cat(outs, choices_.cat_dim) : out;
+  return cells_.concat(std::move(outs));
 }
 
 // ---- MultiHeadAttention ------------------------------------------------------------------
 
 MultiHeadAttention::MultiHeadAttention(TorchGenerator& gen, int64_t d_in, int64_t d_out_,
                                        int64_t context_length, double p, int64_t num_heads_,
-                                       bool qkv_bias, DropoutKernel kernel, Choices c)
-    : MultiHeadAttention(declared_in_order<Linear>(c, [&] { return Linear(gen, d_in, d_out_, qkv_bias); }), gen,
+                                       bool qkv_bias, DropoutKernel kernel, const Cells& c)
+    : MultiHeadAttention(declared_in_order<Linear>(c, [&] { return Linear(gen, d_in, d_out_, c.bias(qkv_bias)); }), gen,
                          d_out_, context_length, p, num_heads_, kernel, c) {}
 
 MultiHeadAttention::MultiHeadAttention(std::array<Linear, 3> qkv, TorchGenerator& gen, int64_t d_out_,
                                        int64_t context_length, double p, int64_t num_heads_, DropoutKernel kernel,
-                                       Choices c)
+                                       const Cells& c)
     : d_out(d_out_), num_heads(num_heads_), head_dim(d_out_ / num_heads_), W_query(std::move(qkv[0])),
       W_key(std::move(qkv[1])), W_value(std::move(qkv[2])), out_proj(gen, d_out_, d_out_, true),
-      dropout{p, kernel}, mask(triu_ones(context_length, 1)), choices(c) {
+      dropout{p, kernel}, mask(c.mask(context_length)), cells(c) {
   if (d_out_ % num_heads_ != 0) throw std::invalid_argument("d_out must be divisible by num_heads");
 }
 
 Tensor MultiHeadAttention::forward(TorchGenerator& gen, const Tensor& x, const Tracer& trace) const {
-  const Choices& c = choices;
   const int64_t b = x.size(0), num_tokens = x.size(1);
   // Each tensor below is moved on once shown, so only the latest form of keys, queries and
   // values is held.
-  Tensor keys = key_weights(W_query, W_key, c)(x);        // (b, T, d_out)
-  Tensor queries = query_weights(W_query, W_key, c)(x);
+  Tensor keys = cells.keys(x, layer(W_query), layer(W_key));        // (b, T, d_out)
+  Tensor queries = cells.queries(x, layer(W_query), layer(W_key));
   Tensor values = W_value(x);
   trace("keys", keys);
   trace("queries", queries);
   trace("values", values);
   // Split the last dimension into heads: (b, T, d_out) -> (b, T, H, head_dim)
-  // (a learner's keys.view(b, H, T, head_dim) reads the same memory in another order).
-  const Shape heads_shape = c.heads_by_transpose ? Shape{b, num_tokens, num_heads, head_dim}
-                                                 : Shape{b, num_heads, num_tokens, head_dim};
-  Tensor keys_viewed = view(std::move(keys), heads_shape);
-  Tensor queries_viewed = view(std::move(queries), heads_shape);
-  Tensor values_viewed = view(std::move(values), heads_shape);
+  Tensor keys_viewed = cells.view_heads(std::move(keys), b, num_tokens, num_heads, head_dim);
+  Tensor queries_viewed = cells.view_heads(std::move(queries), b, num_tokens, num_heads, head_dim);
+  Tensor values_viewed = cells.view_heads(std::move(values), b, num_tokens, num_heads, head_dim);
   trace("keys_viewed", keys_viewed);
   trace("queries_viewed", queries_viewed);
   trace("values_viewed", values_viewed);
-  // Heads become a batch dimension: (b, H, T, head_dim)
-  const auto heads_first = [&](Tensor viewed) {
-    return c.heads_by_transpose ? transpose(viewed, 1, 2) : viewed;
-  };
-  const Tensor keys_t = heads_first(std::exchange(keys_viewed, {}));
-  const Tensor queries_t = heads_first(std::exchange(queries_viewed, {}));
-  const Tensor values_t = heads_first(std::exchange(values_viewed, {}));
+  // Heads become a batch dimension: .transpose(1, 2) -> (b, H, T, head_dim)
+  const Tensor keys_t = cells.heads_first(std::exchange(keys_viewed, {}));
+  const Tensor queries_t = cells.heads_first(std::exchange(queries_viewed, {}));
+  const Tensor values_t = cells.heads_first(std::exchange(values_viewed, {}));
   trace("keys_transposed", keys_t);
   trace("queries_transposed", queries_t);
   trace("values_transposed", values_t);
-  // Scores for every head at once, masked, then the scaled softmax: (b, H, T, T)
-  // (A learner may drop the scores instead of the weights: Choices::dropout_at.)
-  const bool on_weights = c.dropout_at != Choices::DropoutAt::ScoresBeforeMask &&
-                          c.dropout_at != Choices::DropoutAt::ScoresAfterMask;
+  // Scores for every head at once, masked, scaled, softmaxed and dropped: (b, H, T, T)
   const DropoutFn drop = [&](const Tensor& t) { return dropout.p != 0.0 ? dropout(gen, t) : t; };
-  Tensor attn_weights = causal_attention_weights(queries_t, keys_t, mask, trace, {}, c, on_weights ? nullptr : drop);
-  if (on_weights && dropout.p != 0.0) attn_weights = dropout(gen, attn_weights);  // p = 0: unchanged, no draw
+  Tensor attn_weights = causal_attention_weights(queries_t, keys_t, mask, trace, {}, cells, drop);
   trace("attn_weights", attn_weights);
-  // (b, H, T, head_dim) -> (b, T, H, head_dim) -> (b, T, d_out)
-  Tensor context_vec = weighted_values(attn_weights, values_t, c);
-  if (c.context_transposed) context_vec = transpose(context_vec, 1, 2);
+  // (attn_weights @ values).transpose(1, 2): (b, H, T, head_dim) -> (b, T, H, head_dim)
+  Tensor context_vec = cells.tokens_first(cells.context(attn_weights, values_t));
   attn_weights = Tensor();  // done with the largest tensor
   trace("context_vec", context_vec);
-  // A view whose result is discarded leaves the four dimensions.
-  const Tensor context_vec_merged =
-      c.merge_kept ? view(std::move(context_vec), {b, num_tokens, d_out}) : std::move(context_vec);
+  // Merge the heads: (b, T, d_out)
+  const Tensor context_vec_merged = cells.merge(std::move(context_vec), b, num_tokens, d_out);
   trace("context_vec_merged", context_vec_merged);
-  if (!c.out_proj_applied) return context_vec_merged;
-  // nn.Linear(d_out, d_out) takes the 4-D context_vec only when head_dim == d_out; PyTorch
-  // would stop with an error otherwise: nothing to return.
-  if (context_vec_merged.size(-1) != d_out) return Tensor();
-  return out_proj(context_vec_merged);
+  return cells.project_out(out_proj, context_vec_merged);  // self.out_proj(context_vec)
 }
 
 MultiHeadAttention::Trace MultiHeadAttention::forward_traced(TorchGenerator& gen,

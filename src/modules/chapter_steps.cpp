@@ -1,148 +1,139 @@
-// The chapter's steps of attention (modules/chapter.h), each with the choices a learner's
-// mistake changes, and the attention core every module shares.
+// The book's lines of chapter 3 (modules/cells.h), and the attention core every module
+// shares, which runs them in the book's order.
 #include <cmath>
 #include <limits>
 
 #include "kernels/softmax.h"
+#include "modules/cells.h"
 #include "modules/chapter.h"
 #include "ops/ops.h"
+#include "torch/torch_random.h"
 
 namespace attn {
 
-// ---- the chapter's choices, and its steps of attention ---------------------------------
+namespace book {
 
-bool Choices::chapter() const {
-  return declared == std::array<int, 3>{0, 1, 2} && !query_key_swapped && !scores_transposed &&
-         !queries_transposed && softmax_dim == -1 && dropout_at == DropoutAt::Weights &&
-         !context_weights_transposed && divisor_size == Size::Dk && divisor_power == 0.5 &&
-         divisor_factor == 1.0 && !scale_after_softmax &&
-         !softmax_over_queries && triangle == Triangle::Future && masked_fill_kept &&
-         fill == -std::numeric_limits<float>::infinity() && !mask_after_softmax && scores_kept_before_mask &&
-         heads_by_transpose && context_transposed && merge_kept && out_proj_applied && cat_dim == -1;
+std::array<int, 3> declaration_order() { return {0, 1, 2}; }
+
+bool bias(bool qkv_bias) { return qkv_bias; }
+
+Tensor queries(const Tensor& x, const Layer& W_query, const Layer&) { return W_query(x); }
+
+Tensor keys(const Tensor& x, const Layer&, const Layer& W_key) { return W_key(x); }
+
+Tensor score(const Tensor& queries, const Tensor& keys) {
+  // queries @ keys.transpose(-2, -1): PyTorch multiplies by the transposed view, except for
+  // 4-D heads with a batch of more than one, where matmul's reshape to 3-D copies it.
+  const bool copied = keys.dim() == 4 && keys.size(0) > 1;
+  return copied ? matmul(queries, transpose(keys, -2, -1)) : matmul_transposed(queries, keys);
 }
 
-Tensor attention_scores(const Tensor& queries, const Tensor& keys, const Choices& c) {
-  if (c.queries_transposed && queries.dim() >= 2) return matmul(transpose(queries, -2, -1), keys);  // (d_k, d_k)
-  return c.scores_transposed ? matmul_transposed(keys, queries) : matmul_transposed(queries, keys);
+Tensor mask_simple(int64_t T) { return tril_ones(T); }
+
+Tensor mask(int64_t T) { return triu_ones(T, 1); }
+
+Tensor masked(Tensor attn_scores, const Self& self) {
+  // -inf becomes exactly 0 after exp.
+  masked_fill_(attn_scores, self.mask, -std::numeric_limits<float>::infinity());
+  return attn_scores;
 }
 
-namespace {
-
-// torch.tril(torch.ones(T, T), diagonal=-1): strictly below the diagonal.
-Tensor strictly_lower(int64_t T) { return transpose2d(triu_ones(T, 1)); }
-
-// softmax over dim=-2 of (..., T, T), in place of x.
-Tensor softmax_over_queries(const Tensor& x) {
-  return transpose(softmax_lastdim(transpose(x, -2, -1)), -2, -1);
+Tensor softmax(Tensor attn_scores, const Self& self) {
+  // Divide by sqrt(d_k) so the softmax does not saturate as d_k grows; in place, as the
+  // scores can be large.
+  div_scalar_(attn_scores, std::sqrt(static_cast<double>(self.keys.size(-1))));
+  const int64_t n = attn_scores.dim() == 0 ? 1 : attn_scores.size(-1);
+  if (n > 0) kernels::softmax_rows(attn_scores.data.data(), attn_scores.numel() / n, n);
+  return attn_scores;
 }
 
-// torch.softmax(x, dim) for a dimension counted from the front, other than the last.
-Tensor softmax_over(const Tensor& x, int64_t dim) {
-  return transpose(softmax_lastdim(transpose(x, dim, -1)), dim, -1);
+Tensor dropout(Tensor attn_weights, const Self& self) { return self.dropout(attn_weights); }
+
+Tensor context(const Tensor& attn_weights, const Tensor& values) { return matmul(attn_weights, values); }
+
+Tensor view_heads(Tensor x, int64_t b, int64_t num_tokens, int64_t num_heads, int64_t head_dim) {
+  return view(std::move(x), {b, num_tokens, num_heads, head_dim});
 }
 
-// A learner's softmax over a leading dimension, where the scores have one before the last.
-bool softmax_leading(const Tensor& x, const Choices& c) { return c.softmax_dim >= 0 && c.softmax_dim < x.dim() - 1; }
+Tensor heads_first(Tensor viewed) { return transpose(viewed, 1, 2); }
 
-}  // namespace
+Tensor tokens_first(Tensor context_vec) { return transpose(context_vec, 1, 2); }
 
-double divisor_of(const Tensor& keys, const Choices& c) {
-  const int64_t d_k = keys.size(-1);
-  const int64_t size = c.divisor_size == Choices::Size::Tokens ? keys.size(-2)
-                       : c.divisor_size == Choices::Size::DOut && keys.dim() == 4 ? keys.size(1) * d_k
-                                                                                  : d_k;
-  if (c.divisor_power == 0.5 && c.divisor_factor == 1.0) return std::sqrt(static_cast<double>(size));
-  return c.divisor_factor * std::pow(static_cast<double>(size), c.divisor_power);
+Tensor merge(Tensor context_vec, int64_t b, int64_t num_tokens, int64_t d_out) {
+  return view(std::move(context_vec), {b, num_tokens, d_out});
 }
 
-Tensor scaled(const Tensor& attn_scores, const Tensor& keys, const Choices& c) {
-  if (c.divisor_power == 0.0 && c.divisor_factor == 1.0) return attn_scores;  // not divided at all
-  return div_scalar(attn_scores, divisor_of(keys, c));
+Tensor project_out(const Linear& out_proj, const Tensor& context_vec) { return out_proj(context_vec); }
+
+Tensor concat(std::vector<Tensor> heads) { return cat(heads, -1); }
+
+void seed(TorchGenerator& gen, uint64_t seed, const char*) { gen.manual_seed(seed); }
+
+Tensor token_row(const Tensor& inputs, int64_t token) { return inputs[token - 1]; }
+
+std::pair<Tensor, Tensor> renormalize(const Tensor&, const Tensor&, const Tensor& masked_simple) {
+  Tensor row_sums = sum_lastdim(masked_simple, true);  // (T, 1)
+  Tensor norm = div_keepdim(masked_simple, row_sums);
+  return {std::move(row_sums), std::move(norm)};
 }
 
-Tensor attention_softmax(const Tensor& x, const Choices& c) {
-  // A 1-D tensor has one dimension only: dim=-2 does not exist there.
-  if (softmax_leading(x, c)) return softmax_over(x, c.softmax_dim);
-  if (!c.softmax_over_queries || x.dim() < 2) return softmax_lastdim(x);
-  return softmax_over_queries(x);
+Tensor nn_dropout(const Tensor& x, const Dropout& dropout, TorchGenerator& gen) { return dropout(gen, x); }
+
+Tensor drop_weights(const CausalWeights& w, const DropoutFn& dropout) { return dropout(w.attn_weights_causal); }
+
+std::array<Tensor, 3> copy_weights(const Tensor& W_query, const Tensor& W_key, const Tensor& W_value) {
+  return {transpose2d(W_query), transpose2d(W_key), transpose2d(W_value)};
 }
 
-Tensor weighted_values(const Tensor& attn_weights, const Tensor& values, const Choices& c) {
-  // attn_weights.T of a 1-D tensor is itself (PyTorch warns, and multiplies the same).
-  if (c.context_weights_transposed && attn_weights.dim() >= 2) return matmul(transpose(attn_weights, -2, -1), values);
-  return matmul(attn_weights, values);
+Tensor second_head(const Tensor& a) { return a[0][1]; }
+
+}  // namespace book
+
+bool Cells::book() const {
+  return declare.is_book() && bias.is_book() && queries.is_book() && keys.is_book() && score.is_book() && mask_simple.is_book() &&
+         mask.is_book() && masked.is_book() && softmax.is_book() && dropout.is_book() && context.is_book() &&
+         view_heads.is_book() && heads_first.is_book() && tokens_first.is_book() && merge.is_book() &&
+         project_out.is_book() && concat.is_book() && seed.is_book() && token_row.is_book() &&
+         renormalize.is_book() && nn_dropout.is_book() && drop_weights.is_book() && copy_weights.is_book() &&
+         second_head.is_book();
 }
 
-Tensor scaled_softmax(const Tensor& attn_scores, const Tensor& keys, const Choices& c) {
-  if (c.scale_after_softmax) return scaled(attention_softmax(attn_scores, c), keys, c);
-  return attention_softmax(scaled(attn_scores, keys, c), c);
+const Cells& book_cells() {
+  static const Cells cells;
+  return cells;
 }
 
-Tensor kept_mask(int64_t T, const Choices& c) {
-  switch (c.triangle) {
-    case Choices::Triangle::Past: return triu_ones(T, 0);                 // torch.triu(ones)
-    case Choices::Triangle::FutureAndDiagonal: return strictly_lower(T);  // tril(ones, diagonal=-1)
-    default: return tril_ones(T);
-  }
-}
-
-Tensor hidden_mask(int64_t T, const Choices& c) {
-  switch (c.triangle) {
-    case Choices::Triangle::Past: return strictly_lower(T);               // tril(ones, diagonal=-1)
-    case Choices::Triangle::FutureAndDiagonal: return triu_ones(T, 0);    // triu(ones): diagonal too
-    default: return triu_ones(T, 1);
-  }
-}
-
-Tensor masked(const Tensor& attn_scores, const Tensor& mask, const Choices& c) {
-  if (!c.masked_fill_kept || c.mask_after_softmax) return attn_scores;
-  return masked_fill(attn_scores, mask, c.fill);
+Self notebook_self(const Tensor& keys) {
+  static const Tensor no_mask;
+  static const DropoutFn no_dropout = [](const Tensor& t) { return t; };
+  return {keys, no_mask, no_dropout};
 }
 
 // ---- shared attention core -------------------------------------------------------------
 
 Tensor causal_attention_weights(const Tensor& queries, const Tensor& keys, const Tensor& mask,
-                                const Tracer& trace, CausalSoftmax softmax, const Choices& c,
+                                const Tracer& trace, CausalSoftmax softmax, const Cells& cells,
                                 const DropoutFn& dropout) {
+  static const DropoutFn no_dropout = [](const Tensor& t) { return t; };
   const int64_t T = queries.size(-2);
-  // queries @ keys.transpose(-2, -1): PyTorch multiplies by the transposed view, except
-  // for 4-D heads with a batch of more than one, where matmul's reshape to 3-D copies it.
-  const bool copied = keys.dim() == 4 && keys.size(0) > 1;
-  const Tensor& left = c.scores_transposed ? keys : queries;   // queries @ keys.T
-  const Tensor& right = c.scores_transposed ? queries : keys;
+  // self.mask.bool()[:T, :T]: the buffer itself when the input fills the context.
+  const Tensor cut = T == mask.size(0) ? Tensor() : cells.mask(T);
+  const Self self{keys, T == mask.size(0) ? mask : cut, dropout ? dropout : no_dropout};
   // One (..., T, T) tensor, masked, scaled and softmaxed in place: these can be large.
-  Tensor attn_weights = copied ? matmul(left, transpose(right, -2, -1))
-                               : matmul_transposed(left, right);  // the scores, (..., T, T)
-  // A reference kept before masked_fill_ sees the mask (the learner's mistake): shown after it.
-  if (trace && c.scores_kept_before_mask) trace("attn_scores", attn_weights);
-  const Tensor& hidden = c.triangle != Choices::Triangle::Future ? hidden_mask(T, c)
-                         : T == mask.size(0)                     ? mask
-                                                                 : triu_ones(T, 1);
-  // Mask before the softmax: -inf becomes exactly 0 after exp.
-  // A learner's dropout on the scores, before or after the mask (-inf dropped is nan).
-  if (dropout && c.dropout_at == Choices::DropoutAt::ScoresBeforeMask) attn_weights = dropout(attn_weights);
-  if (c.masked_fill_kept && !c.mask_after_softmax) masked_fill_(attn_weights, hidden, c.fill);
-  if (trace && !c.scores_kept_before_mask) trace("attn_scores", attn_weights);
-  if (trace) trace("attn_scores_masked", attn_weights);
-  if (dropout && c.dropout_at == Choices::DropoutAt::ScoresAfterMask) attn_weights = dropout(attn_weights);
-  // Divide by sqrt(d_k) so the softmax does not saturate as d_k grows.
-  const bool divide = c.divisor_power != 0.0 || c.divisor_factor != 1.0;
-  if (divide && !c.scale_after_softmax) div_scalar_(attn_weights, divisor_of(keys, c));
-  // As the first ch03.ipynb, --softmax-dim 1: over dim 1 of (b, T, T), the queries. In the
-  // 2-D code dim 1 was the last; with the batch in front it is not. Each column sums to 1.
+  Tensor attn_scores = cells.score(queries, keys);  // (..., T, T)
+  if (trace) trace("attn_scores", attn_scores);
+  attn_scores = cells.masked(std::move(attn_scores), self);
+  if (trace) trace("attn_scores_masked", attn_scores);
+  Tensor attn_weights;
   if (softmax.dim == 1) {
-    attn_weights = softmax_dim1(attn_weights, softmax.torch_threads);
-  } else if (softmax_leading(attn_weights, c)) {
-    attn_weights = softmax_over(attn_weights, c.softmax_dim);
-  } else if (c.softmax_over_queries) {
-    attn_weights = softmax_over_queries(attn_weights);
-  } else if (T > 0) {
-    kernels::softmax_rows(attn_weights.data.data(), attn_weights.numel() / T, T);  // in place
+    // As the first ch03.ipynb, --softmax-dim 1: over dim 1 of (b, T, T), the queries. In the
+    // 2-D code dim 1 was the last; with the batch in front it is not. Each column sums to 1.
+    div_scalar_(attn_scores, std::sqrt(static_cast<double>(keys.size(-1))));
+    attn_weights = softmax_dim1(attn_scores, softmax.torch_threads);
+  } else {
+    attn_weights = cells.softmax(std::move(attn_scores), self);
   }
-  // A learner's mistakes after the softmax.
-  if (divide && c.scale_after_softmax) div_scalar_(attn_weights, divisor_of(keys, c));
-  if (c.masked_fill_kept && c.mask_after_softmax) masked_fill_(attn_weights, hidden, c.fill);
-  return attn_weights;
+  return cells.dropout(std::move(attn_weights), self);
 }
 
 }  // namespace attn

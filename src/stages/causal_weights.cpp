@@ -6,34 +6,18 @@
 
 namespace attn {
 
-Tensor causal_attn_weights(const Config& cfg, const Choices& c) {
+CausalWeights causal_weights(const Config& cfg, const Cells& cells) {
   TorchGenerator gen(cfg.seed2);
-  const SelfAttention_v2 sa_v2(gen, cfg.d_in(), cfg.d_out, cfg.qkv_bias, c);
-  const Tensor queries = query_weights(sa_v2.W_query, sa_v2.W_key, c)(cfg.inputs);
-  const Tensor keys = key_weights(sa_v2.W_query, sa_v2.W_key, c)(cfg.inputs);
-  return causal_attention_weights(queries, keys, triu_ones(cfg.num_tokens(), 1), nullptr, {}, c);
-}
-
-Tensor causal_attn_weights_dropped(const Config& cfg, const Choices& c, const DropoutFn& dropout) {
-  TorchGenerator gen(cfg.seed2);
-  const SelfAttention_v2 sa_v2(gen, cfg.d_in(), cfg.d_out, cfg.qkv_bias, c);
-  const Tensor queries = query_weights(sa_v2.W_query, sa_v2.W_key, c)(cfg.inputs);
-  const Tensor keys = key_weights(sa_v2.W_query, sa_v2.W_key, c)(cfg.inputs);
-  const int64_t T = cfg.num_tokens();
-  switch (c.dropout_at) {
-    case Choices::DropoutAt::ScoresBeforeMask:
-    case Choices::DropoutAt::ScoresAfterMask:
-      return causal_attention_weights(queries, keys, triu_ones(T, 1), nullptr, {}, c, dropout);
-    case Choices::DropoutAt::UnmaskedWeights:  // dropout(attn_weights) of 3.5.1's unmasked weights
-      return dropout(scaled_softmax(attention_scores(queries, keys, c), keys, c));
-    case Choices::DropoutAt::BeforeRenormalising: {  // then masked_simple and its row sums, as 3.5.1
-      const Tensor masked_simple = mul(dropout(scaled_softmax(attention_scores(queries, keys, c), keys, c)),
-                                       kept_mask(T, c));
-      return div_keepdim(masked_simple, sum_lastdim(masked_simple, true));
-    }
-    default:
-      return dropout(causal_attention_weights(queries, keys, triu_ones(T, 1), nullptr, {}, c));
-  }
+  const SelfAttention_v2 sa_v2(gen, cfg.d_in(), cfg.d_out, cfg.qkv_bias, cells);
+  const Layer W_query = layer(sa_v2.W_query), W_key = layer(sa_v2.W_key);
+  CausalWeights w;
+  w.queries = cells.queries(cfg.inputs, W_query, W_key);
+  w.keys = cells.keys(cfg.inputs, W_query, W_key);
+  w.attn_scores = cells.score(w.queries, w.keys);
+  w.attn_weights = cells.softmax(w.attn_scores, notebook_self(w.keys));
+  w.mask = cells.mask(cfg.num_tokens());
+  w.attn_weights_causal = causal_attention_weights(w.queries, w.keys, w.mask, nullptr, {}, cells);
+  return w;
 }
 
 void continue_after_causal_attention(TorchGenerator& gen, const Config& cfg) {

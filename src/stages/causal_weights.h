@@ -8,14 +8,9 @@
 
 namespace attn {
 
-// softmax(masked attn_scores / sqrt(d_k)) with SelfAttention_v2's weights (seed2), as
-// section 3.5.1 computes it with the choices `c`.
-Tensor causal_attn_weights(const Config& cfg, const Choices& c = {});
-
-// dropout(attn_weights) of section 3.5.2 where a learner placed it (Choices::dropout_at): on
-// the scores before or after the mask, on the unmasked weights (then not masked, or masked
-// with mask_simple and renormalised). `dropout` draws the mask, as the chapter's would.
-Tensor causal_attn_weights_dropped(const Config& cfg, const Choices& c, const DropoutFn& dropout);
+// Section 3.5.1's tensors with SelfAttention_v2's weights (seed2), computed with `cells`:
+// its queries, keys, scores, unmasked weights, and softmax(masked attn_scores / sqrt(d_k)).
+CausalWeights causal_weights(const Config& cfg, const Cells& cells = book_cells());
 
 // The generator as section 3.5.3 leaves it: torch.manual_seed(seed1), then CausalAttention
 // built and run on the batch. A module built after it without a seed of its own draws on.

@@ -14,36 +14,6 @@
 
 namespace attn {
 
-// The chapter's cells as a learner may type them: the modules' choices (modules/chapter.h)
-// and the few the cells around them make. The defaults are the chapter's; `attn-walk check`
-// (src/check/) runs a stage with one of them flipped to recompute a learner's mistake.
-struct CellChoices : Choices {
-  // Section 3.5.1 renormalises masked_simple; a learner may divide another tensor.
-  enum class Renormalized { MaskedSimple, MaskSimple, AttnWeights } renormalized = Renormalized::MaskedSimple;
-  bool keepdim = true;                // row_sums = masked_simple.sum(dim=-1, keepdim=True)
-  int64_t row_sums_dim = -1;          // ... or the columns' sums, dim=0
-  bool dropout_scaled_by_p = false;   // dropout by hand: kept values times 1/p, not 1/(1-p)
-  // Exercise 3.1: sa_v1.W_query = nn.Parameter(sa_v2.W_query.weight.T), and so on.
-  bool ex31_query_key_swapped = false;  // W_query copied from W_key and the other way round
-  bool ex31_transposed = true;          // weight.T, not weight
-  int64_t second_head = 1;              // second_head = a[0, 1, :, :]
-  // The module built without the torch.manual_seed before it ("sa_v1", "sa_v2",
-  // "exercise_3_1_v2", "dropout_attn_weights", "causal_attention", "wrapper", "mha",
-  // "exercise_3_2"): its draws continue the stream of what the chapter ran before it.
-  std::string no_reseed_before;
-
-  bool chapter() const {  // every choice the chapter's
-    return Choices::chapter() && renormalized == Renormalized::MaskedSimple && keepdim && row_sums_dim == -1 &&
-           !dropout_scaled_by_p && !ex31_query_key_swapped && ex31_transposed && second_head == 1 &&
-           no_reseed_before.empty();
-  }
-};
-
-// torch.manual_seed(seed) before `module`, unless the learner left it out there.
-inline void reseed(TorchGenerator& gen, uint64_t seed, const char* module, const CellChoices& c) {
-  if (c.no_reseed_before != module) gen.manual_seed(seed);
-}
-
 // attn_scores_2[i] = torch.dot(x_i, query) for every row x_i of inputs, as section 3.3.1 loops.
 Tensor dot_scores(const Tensor& inputs, const Tensor& query);
 

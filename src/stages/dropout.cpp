@@ -49,9 +49,9 @@ std::string state_dict_keys(bool qkv_bias, bool mask_is_buffer) {
 
 }  // namespace
 
-Walk run_dropout(const Config& cfg) { return run_dropout_with(cfg, CellChoices{}); }
+Walk run_dropout(const Config& cfg) { return run_dropout_with(cfg, book_cells()); }
 
-Walk run_dropout_with(const Config& cfg, const CellChoices& c) {
+Walk run_dropout_with(const Config& cfg, const Cells& cells) {
   Walk walk("dropout", cfg);
   set_common_vars(walk, cfg);
   const int64_t T = cfg.num_tokens();
@@ -63,22 +63,20 @@ Walk run_dropout_with(const Config& cfg, const CellChoices& c) {
     for (const char* step : {"dropout_ones", "dropout_attn_weights", "dropout_attn_weights_row_sums"})
       walk.vars[std::string("variant:") + step] = variant;
 
-  const Tensor& attn_weights =
-      walk.add("attn_weights_causal", causal_attn_weights(cfg, c), {"grad_fn=<SoftmaxBackward0>"});
+  const CausalWeights causal = causal_weights(cfg, cells);  // section 3.5.1's
+  walk.add("attn_weights_causal", causal.attn_weights_causal, {"grad_fn=<SoftmaxBackward0>"});
 
   // Dropout keeps each element with probability 1-p and scales kept ones by 1/(1-p),
   // so the expected value is unchanged, but rows no longer sum to 1.
-  const Dropout dropout{cfg.dropout, cfg.dropout_rng, c.dropout_scaled_by_p};
+  const Dropout dropout_layer{cfg.dropout, cfg.dropout_rng};  // torch.nn.Dropout(p)
+  const DropoutFn dropout = [&](const Tensor& t) { return cells.nn_dropout(t, dropout_layer, gen); };
   gen.manual_seed(cfg.seed1);
-  const Tensor& ones = walk.add("dropout_ones", dropout(gen, Tensor::full({T, T}, 1.0f)));
+  const Tensor& ones = walk.add("dropout_ones", dropout(Tensor::full({T, T}, 1.0f)));  // dropout(example)
   if (cfg.dropout < 1.0)
     add_check(walk, "dropout_kept_scaled", zero_or_value(ones, static_cast<float>(1.0 / (1.0 - cfg.dropout))));
-  reseed(gen, cfg.seed1, "dropout_attn_weights", c);
-  // (A learner may drop the scores, or the unmasked weights: Choices::dropout_at.)
-  const Tensor& dropped = walk.add("dropout_attn_weights",
-                                   c.dropout_at == Choices::DropoutAt::Weights
-                                       ? dropout(gen, attn_weights)
-                                       : causal_attn_weights_dropped(cfg, c, [&](const Tensor& t) { return dropout(gen, t); }),
+  cells.seed(gen, cfg.seed1, "dropout_attn_weights");
+  // dropout(attn_weights)
+  const Tensor& dropped = walk.add("dropout_attn_weights", cells.drop_weights(causal, dropout),
                                    {dropout_grad_fn(cfg.dropout, "grad_fn=<SoftmaxBackward0>")});
   const Tensor& row_sums =
       walk.add("dropout_attn_weights_row_sums", sum_lastdim(dropped, false), {"grad_fn=<SumBackward1>"});
@@ -92,9 +90,9 @@ Walk run_dropout_with(const Config& cfg, const CellChoices& c) {
   const Tensor& batch = walk.add("batch", stack_copies(cfg.inputs, cfg.batch));  // (B, T, d_in)
   print_shape_last(walk, "");
   note_causal_softmax(walk, cfg);
-  reseed(gen, cfg.seed1, "causal_attention", c);
+  cells.seed(gen, cfg.seed1, "causal_attention");
   const CausalAttention ca(gen, cfg.d_in(), cfg.d_out, T, cfg.attn_dropout, cfg.qkv_bias,
-                           cfg.dropout_rng, cfg.causal_softmax, c);
+                           cfg.dropout_rng, cfg.causal_softmax, cells);
   walk.add("causal_attention_context_vecs", ca.forward(gen, batch),
            {"grad_fn=<UnsafeViewBackward0>"});  // (B, T, d_out)
   print_shape_last(walk, "context_vecs.shape:");

@@ -30,13 +30,12 @@ Tensor slice_lastdim(const Tensor& t, int64_t begin, int64_t end) {
 }
 
 // 3.6.1: H independent CausalAttention heads, outputs concatenated.
-void walk_wrapper(Walk& walk, const Config& cfg, const CellChoices& c, TorchGenerator& gen, const Tensor& batch) {
+void walk_wrapper(Walk& walk, const Config& cfg, const Cells& cells, TorchGenerator& gen, const Tensor& batch) {
   const int64_t T = cfg.num_tokens(), d_in = cfg.d_in(), d_out = cfg.d_out, H = cfg.heads;
   walk.vars["wrapper_width"] = std::to_string(H * d_out);
-  if (c.no_reseed_before == "wrapper") continue_after_causal_attention(gen, cfg);
-  reseed(gen, cfg.seed1, "wrapper", c);
+  cells.seed(gen, cfg.seed1, "wrapper");
   const MultiHeadAttentionWrapper wrapper(gen, d_in, d_out, T, cfg.attn_dropout, H, cfg.qkv_bias,
-                                          cfg.dropout_rng, cfg.causal_softmax, c);
+                                          cfg.dropout_rng, cfg.causal_softmax, cells);
   // (B, T, H * d_out); at GPT-2's sizes most of the walk's time, so each head is reported done.
   const std::string step = "wrapper_context_vecs";
   Tensor wrapper_out = wrapper.forward(gen, batch, [&](int64_t h) { walk.part_done(step, h + 1, H); });
@@ -47,7 +46,7 @@ void walk_wrapper(Walk& walk, const Config& cfg, const CellChoices& c, TorchGene
     // the dropout-free walk can compare them.
     TorchGenerator ca_gen(cfg.seed1);
     const CausalAttention ca(ca_gen, d_in, d_out, T, cfg.attn_dropout, cfg.qkv_bias, cfg.dropout_rng,
-                             cfg.causal_softmax, c);
+                             cfg.causal_softmax, cells);
     first_head_check = compare_close(slice_lastdim(wrapper_out, 0, d_out), ca.forward(ca_gen, batch));
   }
   walk.record(step, std::move(wrapper_out), {"grad_fn=<CatBackward0>"});
@@ -56,13 +55,13 @@ void walk_wrapper(Walk& walk, const Config& cfg, const CellChoices& c, TorchGene
 }
 
 // The batched matrix product MultiHeadAttention relies on, on the chapter's fixed tensor.
-void walk_batched_product(Walk& walk, const CellChoices& c) {
+void walk_batched_product(Walk& walk, const Cells& cells) {
   const Tensor& a = walk.add(
       "a", Tensor({1, 2, 3, 4}, {0.2745f, 0.6584f, 0.2775f, 0.8573f, 0.8993f, 0.0390f, 0.9268f, 0.7388f,
                                  0.7179f, 0.7058f, 0.9156f, 0.4340f, 0.0772f, 0.3565f, 0.1479f, 0.5331f,
                                  0.4066f, 0.2318f, 0.4545f, 0.9737f, 0.4606f, 0.5159f, 0.4220f, 0.5786f}));
   const Tensor& a_at_a_T = walk.add("a_at_a_T", matmul_transposed(a, a));  // (1, 2, 3, 3)
-  const Tensor first_head = a[0][0], second_head = a[0][c.second_head];
+  const Tensor first_head = a[0][0], second_head = cells.second_head(a);  // a[0, 1, :, :]
   // print("First head:\n", first_res): the label, a newline, then a space before the tensor.
   const Tensor& first_res = walk.add("first_res", matmul_transposed(first_head, first_head));
   label_last(walk, "First head:\n");
@@ -73,11 +72,11 @@ void walk_batched_product(Walk& walk, const CellChoices& c) {
 }
 
 // 3.6.2: MultiHeadAttention, every intermediate of its forward pass.
-void walk_multi_head_attention(Walk& walk, const Config& cfg, const CellChoices& c, TorchGenerator& gen,
+void walk_multi_head_attention(Walk& walk, const Config& cfg, const Cells& cells, TorchGenerator& gen,
                                const Tensor& batch) {
-  reseed(gen, cfg.seed1, "mha", c);
+  cells.seed(gen, cfg.seed1, "mha");
   const MultiHeadAttention mha(gen, cfg.d_in(), cfg.d_out, cfg.num_tokens(), cfg.attn_dropout, cfg.heads,
-                               cfg.qkv_bias, cfg.dropout_rng, c);
+                               cfg.qkv_bias, cfg.dropout_rng, cells);
   walk.vars["d_k"] = std::to_string(mha.head_dim);
   walk.vars["sqrt_d_k"] = fmt::format("{:.4g}", std::sqrt(static_cast<double>(mha.head_dim)));
   if (cfg.attn_dropout > 0.0) walk.vars["variant:attn_weights"] = "dropout";
@@ -143,13 +142,13 @@ void walk_head_dim_2(Walk& walk) {
 
 // Exercise 3.2: two heads of d_out = 1 give 2-dimensional context vectors. The book's
 // solution prints other numbers, from an early softmax(dim=1): the note says so.
-void walk_exercise_3_2(Walk& walk, const Config& cfg, const CellChoices& c, TorchGenerator& gen,
+void walk_exercise_3_2(Walk& walk, const Config& cfg, const Cells& cells, TorchGenerator& gen,
                        const Tensor& batch) {
   walk.notes.push_back(cfg.causal_softmax.dim == 1 ? "note.exercise_3_2_solution#dim1"
                                                    : "note.exercise_3_2_solution");
-  reseed(gen, cfg.seed1, "exercise_3_2", c);
+  cells.seed(gen, cfg.seed1, "exercise_3_2");
   const MultiHeadAttentionWrapper wrapper_2d(gen, cfg.d_in(), 1, cfg.num_tokens(), cfg.attn_dropout, 2,
-                                             cfg.qkv_bias, cfg.dropout_rng, cfg.causal_softmax, c);
+                                             cfg.qkv_bias, cfg.dropout_rng, cfg.causal_softmax, cells);
   walk.record("exercise_3_2_context_vecs", wrapper_2d.forward(gen, batch), {"grad_fn=<CatBackward0>"});
 }
 
@@ -178,9 +177,9 @@ void walk_exercise_3_3(Walk& walk) {
 
 }  // namespace
 
-Walk run_multi_head(const Config& cfg) { return run_multi_head_with(cfg, CellChoices{}); }
+Walk run_multi_head(const Config& cfg) { return run_multi_head_with(cfg, book_cells()); }
 
-Walk run_multi_head_with(const Config& cfg, const CellChoices& c) {
+Walk run_multi_head_with(const Config& cfg, const Cells& cells) {
   Walk walk("multi-head", cfg);
   set_common_vars(walk, cfg);
   if (cfg.attn_dropout > 0.0) walk.notes.push_back(dropout_kernel_note(cfg.dropout_rng));
@@ -188,11 +187,11 @@ Walk run_multi_head_with(const Config& cfg, const CellChoices& c) {
   TorchGenerator gen;  // the notebook's generator: each module below is drawn after manual_seed(seed1)
 
   const Tensor& batch = walk.add("batch", stack_copies(cfg.inputs, cfg.batch));  // (B, T, d_in)
-  walk_wrapper(walk, cfg, c, gen, batch);                // 3.6.1
-  walk_batched_product(walk, c);                         // 3.6.2's batched matrix product
-  walk_multi_head_attention(walk, cfg, c, gen, batch);   // 3.6.2
-  walk_head_dim_2(walk);                                 // beyond the chapter
-  walk_exercise_3_2(walk, cfg, c, gen, batch);
+  walk_wrapper(walk, cfg, cells, gen, batch);               // 3.6.1
+  walk_batched_product(walk, cells);                        // 3.6.2's batched matrix product
+  walk_multi_head_attention(walk, cfg, cells, gen, batch);  // 3.6.2
+  walk_head_dim_2(walk);                                    // beyond the chapter
+  walk_exercise_3_2(walk, cfg, cells, gen, batch);
   walk_exercise_3_3(walk);
   return walk;
 }

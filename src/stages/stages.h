@@ -20,13 +20,13 @@ Walk run_multi_head(const Config& cfg);   // 3.6          the wrapper and MultiH
 std::string multi_head_misuse(const Config& cfg);  // --d-out must split into --heads
 Walk run_tokens(const Config& cfg);       // 2.5-2.7      chapter 2's cells: nn.Embedding, GPT-2's BPE
 
-// The same chapter stages with the learner's choices (stages/common.h's CellChoices), for
-// `attn-walk check` to recompute a mistake with the chapter's own code.
-struct CellChoices;
-Walk run_trainable_with(const Config& cfg, const CellChoices& c);
-Walk run_causal_with(const Config& cfg, const CellChoices& c);
-Walk run_dropout_with(const Config& cfg, const CellChoices& c);
-Walk run_multi_head_with(const Config& cfg, const CellChoices& c);
+// The same chapter stages with a learner's lines in some of the book's cells (modules/cells.h),
+// for `attn-walk check` to recompute a mistake with the chapter's own code.
+struct Cells;
+Walk run_trainable_with(const Config& cfg, const Cells& cells);
+Walk run_causal_with(const Config& cfg, const Cells& cells);
+Walk run_dropout_with(const Config& cfg, const Cells& cells);
+Walk run_multi_head_with(const Config& cfg, const Cells& cells);
 
 // Beyond chapter 3 (one file each, in the book repository's vocabulary): the bonus stages,
 // each with the check of the options it cannot run with (StageInfo::misuse), as multi-head has;

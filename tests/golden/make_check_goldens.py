@@ -91,7 +91,7 @@ def qk(module, x, m):
 def future_mask(T, m):
     if m == "mask_wrong_triangle":
         return torch.tril(torch.ones(T, T), diagonal=-1)
-    if m == "mask_wrong_triangle_diagonal":
+    if m in ("mask_wrong_triangle_diagonal", "mask_hides_diagonal"):  # the second: this mask alone
         return torch.triu(torch.ones(T, T))
     return torch.triu(torch.ones(T, T), diagonal=1)
 
@@ -218,8 +218,14 @@ def learner_trainable(c, m, rec):
     inputs = typed_inputs(c, m)
     d_in, d_out = inputs.shape[1], c.d_out
     draw = torch.rand if c.init == "rand" else torch.randn
-    # x(2) typed as inputs[2] (Python counts from 0) with picked_wrong_row.
-    x_2 = rec("x_2", inputs[c.query % inputs.shape[0]] if m == "picked_wrong_row" else inputs[c.query - 1])
+    # x(2) typed as inputs[2] (Python counts from 0) with picked_wrong_row, which then takes
+    # keys[2] as keys_2 too; with input_row_picked_wrong only x_2 is that row.
+    if m == "picked_wrong_row":
+        x_2 = rec("x_2", inputs[c.query % inputs.shape[0]])
+    elif m == "input_row_picked_wrong":
+        x_2 = rec("x_2", inputs[c.query])
+    else:
+        x_2 = rec("x_2", inputs[c.query - 1])
     torch.manual_seed(c.seed1)
     W_query = nn.Parameter(draw(d_in, d_out), requires_grad=False)
     W_key = nn.Parameter(draw(d_in, d_out), requires_grad=False)
@@ -248,17 +254,24 @@ def learner_trainable(c, m, rec):
         rec("sa_v1_output", sa_v1(inputs))
     if m != "seed_not_reset_sa_v2":
         torch.manual_seed(c.seed2)
-    sa_v2 = torch_walk.SelfAttention_v2(d_in, d_out, c.qkv_bias)
+
+    def learners_v2(qkv_bias):
+        """The learner's SelfAttention_v2 class, wherever it is used (exercise 3.1 too)."""
+        if m == "bias_left_on":  # nn.Linear(d_in, d_out) in the class: bias=True by default
+            return torch_walk.SelfAttention_v2(d_in, d_out, True)
+        return LearnerSelfAttention_v2(m, d_in, d_out, qkv_bias)
+
+    sa_v2 = learners_v2(c.qkv_bias)
     for name in ("W_query", "W_key", "W_value"):
         layer = getattr(sa_v2, name)
         rec(f"sa_v2.{name}.weight", layer.weight)
-        if layer.bias is not None:
+        if layer.bias is not None and c.qkv_bias:  # (the learner with a bias left on dumps the weights)
             rec(f"sa_v2.{name}.bias", layer.bias)
     rec("sa_v2_output", sa_v2(inputs))
     torch.manual_seed(c.seed1)
     ex_v1 = torch_walk.SelfAttention_v1(d_in, d_out, c.init)
     torch.manual_seed(c.seed1)
-    ex_v2 = torch_walk.SelfAttention_v2(d_in, d_out)
+    ex_v2 = learners_v2(False)
     wq, wk, wv = ex_v2.W_query.weight, ex_v2.W_key.weight, ex_v2.W_value.weight
     if m == "query_key_swapped_exercise":
         wq, wk = wk, wq
@@ -454,6 +467,17 @@ MISTAKES = [
     ("input_typed_wrong", "causal", "input_inferred"),
     ("input_typed_wrong", "trainable", "input_inferred"),
     ("input_typed_wrong", "multi-head", "input_typed_wrong"),
+    # Issue 40: the seam's first new diagnosis, only check/ and lang/ changed to add it.
+    ("input_row_picked_wrong", "trainable", "input_row_picked_wrong"),
+    # Issue 42: torch.triu(torch.ones(T, T), diagonal=0) as the -inf method's mask (or the
+    # modules' buffer) alone, mask_simple the book's: the first query sees nothing (nan).
+    ("mask_hides_diagonal", "causal", "mask_wrong_triangle"),
+    ("mask_hides_diagonal", "dropout", "mask_wrong_triangle"),
+    ("mask_hides_diagonal", "multi-head", "mask_wrong_triangle"),
+    # Issue 42: a mistake in a class goes wherever the class goes: SelfAttention_v2 with W_key
+    # declared first, or nn.Linear's default bias, changes exercise 3.1's v2 as well as sa_v2.
+    ("layers_declared_kqv", "trainable", "layers_declared_out_of_order"),
+    ("bias_left_on", "trainable", "bias_left_on"),
 ]
 
 
@@ -527,7 +551,7 @@ def cases_of(name, opts, tokens, emb):
         correct = run_learner(to_cfg(opts, emb), stage, None)
         try:
             mine = run_learner(to_cfg(opts, emb), stage, m)
-        except RuntimeError:  # the mistake stops the notebook here (shapes that cannot multiply)
+        except (RuntimeError, IndexError):  # the mistake stops the notebook here (shapes, rows)
             continue
         yield f"{stage}_{m}", stage, m, mine, correct
         # The same learner who dumped only what follows their first wrong step. (Only the
@@ -596,7 +620,7 @@ def random_trial(binary, count, seed):
             correct = run_learner(to_cfg(opts, emb), stage, None)
             try:
                 mine = run_learner(to_cfg(opts, emb), stage, m)
-            except RuntimeError:  # the notebook stops with a shape error: nothing to dump
+            except (RuntimeError, IndexError):  # the notebook stops with an error: nothing to dump
                 continue
             if m is None:
                 mine = with_noise(mine, torch.Generator().manual_seed(trial))
