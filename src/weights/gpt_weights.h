@@ -55,7 +55,8 @@ struct GptBlockParams {  // trf_blocks.N
   ParamView norm1_scale, norm1_shift, norm2_scale, norm2_shift;   // norm1, norm2
 };
 
-enum class WeightsFormat { BookSafetensors, BookPth, HfSafetensors };
+// HfPth: Hugging Face's keys in PyTorch's zip format (pytorch_model.bin), mapped as HfSafetensors.
+enum class WeightsFormat { BookSafetensors, BookPth, HfSafetensors, HfPth };
 
 struct GptParams {
   GptConfig cfg;

@@ -29,7 +29,8 @@ LAYERS = [
     ["ops"],                     # the tensor operations
     ["kernels"],                 # the fast kernels (AVX2, AVX-512), same bits as the reference
     ["torch"],                   # the reference: PyTorch's and OpenBLAS's bits, the generator
-    ["input"],                   # reading embeddings: JSON, .npy, the stream, the size limits
+    ["input", "weights"],        # reading embeddings: JSON, .npy, the stream, the size limits;
+                                 # reading a GPT's weights: safetensors, torch.save's zip, pickles
     ["core"],                    # tensor, walk, config, output, UTF-8, the instruction set
 ]
 # Narrower than the rows: these folders may include only the folders listed.
@@ -38,6 +39,7 @@ ONLY = {
     # format (check/, bench/), the texts and the core.
     "render": {"check", "bench", "lang", "core"},
     "lang": {"core"},  # texts only
+    "weights": {"core"},  # the weights readers: files in, float32 views out
     "alloc": set(),    # the executable's operator new: stands alone
 }
 # Folders no other folder may include.

@@ -1,0 +1,388 @@
+// load_gpt_weights: a weights file's tensors (safetensors, or PyTorch's zip) mapped onto chapter
+// 4's GPTModel, by the book's own keys or by Hugging Face's as the book's load_weights_into_gpt
+// assigns them. Shapes come from the tensors; every key is checked against them.
+#include "weights/gpt_weights.h"
+
+#include <deque>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <unordered_map>
+
+#include <nlohmann/json.hpp>
+
+#include "weights/mapped_file.h"
+#include "weights/safetensors.h"
+#include "weights/torch_zip.h"
+#include "weights/zip_reader.h"
+
+namespace attn {
+
+using weights::DType;
+using weights::RawTensor;
+
+Tensor ParamView::copy() const {
+  Tensor t = Tensor::zeros(shape);
+  if (transposed) {
+    for (int64_t i = 0; i < shape[0]; ++i)
+      for (int64_t j = 0; j < shape[1]; ++j) t.data[static_cast<size_t>(i * shape[1] + j)] = at(i, j);
+  } else {
+    std::copy(data, data + numel(), t.data.begin());
+  }
+  return t;
+}
+
+namespace {
+
+// What GptParams::storage keeps alive: the mapping and the buffers of widened or copied values.
+struct GptWeightsStorage {
+  std::unique_ptr<weights::MappedFile> file;
+  std::deque<std::vector<float>> buffers;
+};
+
+std::string gpt_weights_shape_text(const Shape& s) { return shape_str(s); }
+
+// GPT-2's head counts by width (the four sizes OpenAI released).
+std::optional<int64_t> gpt2_heads_for_width(int64_t emb_dim) {
+  switch (emb_dim) {
+    case 768: return 12;
+    case 1024: return 16;
+    case 1280: return 20;
+    case 1600: return 25;
+    default: return std::nullopt;
+  }
+}
+
+class GptWeightsReader {
+ public:
+  GptWeightsReader(std::string path, std::vector<RawTensor> tensors, GptWeightsStorage& store)
+      : path_(std::move(path)), tensors_(std::move(tensors)), store_(store) {
+    for (const auto& t : tensors_) by_name_.emplace(t.name, &t);
+  }
+
+  bool has(const std::string& key) const { return by_name_.count(key) != 0; }
+  const std::vector<RawTensor>& tensors() const { return tensors_; }
+
+  const RawTensor& need(const std::string& key) const {
+    const auto it = by_name_.find(key);
+    if (it == by_name_.end())
+      throw WeightsError(path_ + ": the key '" + key + "' is missing" + missing_hint_);
+    return *it->second;
+  }
+  void set_missing_hint(std::string hint) { missing_hint_ = std::move(hint); }
+
+  void expect_shape(const RawTensor& t, const Shape& want, const std::string& why) const {
+    if (t.shape != want)
+      throw WeightsError(path_ + ": '" + t.name + "' has shape " + gpt_weights_shape_text(t.shape) + ", but " +
+                         gpt_weights_shape_text(want) + " is what " + why + " gives it");
+  }
+
+  // The tensor's values as float32 in row-major order: a view into the mapping where the file
+  // holds them so (float32, aligned, contiguous), else a buffer (widened, or copied).
+  const float* floats(const RawTensor& t) {
+    const auto cached = floats_.find(&t);
+    if (cached != floats_.end()) return cached->second;
+    if (t.dtype != DType::F32 && t.dtype != DType::F16 && t.dtype != DType::BF16)
+      throw WeightsError(path_ + ": '" + t.name + "' is of dtype " + t.dtype_name +
+                         ", which cannot be widened to float32 exactly (attn-walk reads float32, "
+                         "float16 and bfloat16 parameters)");
+    const float* out;
+    const bool aligned = reinterpret_cast<uintptr_t>(t.data) % alignof(float) == 0;
+    if (t.dtype == DType::F32 && aligned && t.row_major()) {
+      out = reinterpret_cast<const float*>(t.data);
+    } else {
+      std::vector<float>& buf = store_.buffers.emplace_back(static_cast<size_t>(numel_of(t.shape)));
+      for (int64_t i = 0; i < numel_of(t.shape); ++i) buf[static_cast<size_t>(i)] = t.element(i);
+      out = buf.data();
+      if (t.dtype == DType::F16) ++widened_f16_;
+      else if (t.dtype == DType::BF16) ++widened_bf16_;
+      else if (!aligned) ++misaligned_;
+      else ++strided_;
+    }
+    floats_.emplace(&t, out);
+    return out;
+  }
+
+  ParamView row_major(const std::string& key, const Shape& want, const std::string& why) {
+    const RawTensor& t = need(key);
+    expect_shape(t, want, why);
+    return ParamView{floats(t), want, false};
+  }
+
+  // A causal-mask buffer, if the file has one: `above` says whether its ones lie above the
+  // diagonal (the book's triu(..., diagonal=1)) or on and below it (Hugging Face's tril).
+  void check_mask(const std::string& key, const Shape& want, int64_t n, bool above, const std::string& what) {
+    if (!has(key)) return;
+    const RawTensor& t = need(key);
+    expect_shape(t, want, "the context length");
+    if (t.dtype == DType::Other)
+      throw WeightsError(path_ + ": '" + key + "' is of dtype " + t.dtype_name + ", not a mask's");
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        const float want_v = (above ? j > i : j <= i) ? 1.0f : 0.0f;
+        const float v = t.element(i * n + j);
+        if (!(v == want_v))
+          throw WeightsError(path_ + ": '" + key + "' is not the causal mask " + what + ": element (" +
+                             std::to_string(i) + ", " + std::to_string(j) + ") is " +
+                             (v == v ? std::to_string(v) : std::string("nan")) + ", not " +
+                             (want_v == 1.0f ? "1" : "0"));
+      }
+  }
+
+  std::vector<std::string> notes() const {
+    std::vector<std::string> n;
+    if (widened_f16_) n.push_back("float16 parameters widened to float32 exactly (" + std::to_string(widened_f16_) + " tensors)");
+    if (widened_bf16_) n.push_back("bfloat16 parameters widened to float32 exactly (" + std::to_string(widened_bf16_) + " tensors)");
+    if (misaligned_)
+      n.push_back(std::to_string(misaligned_) + " float32 tensors lie at file offsets that are not a multiple "
+                  "of 4: copied, bit for bit");
+    if (strided_) n.push_back(std::to_string(strided_) + " strided tensors copied into row-major order, as load_state_dict copies them");
+    return n;
+  }
+
+  std::vector<float>& buffer(size_t n) { return store_.buffers.emplace_back(n); }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+  std::vector<RawTensor> tensors_;
+  GptWeightsStorage& store_;
+  std::unordered_map<std::string, const RawTensor*> by_name_;
+  std::unordered_map<const RawTensor*, const float*> floats_;
+  std::string missing_hint_;
+  int widened_f16_ = 0, widened_bf16_ = 0, misaligned_ = 0, strided_ = 0;
+};
+
+// The number after `prefix` in "prefix<N>.rest", or -1 (at most 6 digits, no leading zero).
+int64_t block_index(const std::string& key, const std::string& prefix) {
+  if (key.compare(0, prefix.size(), prefix) != 0) return -1;
+  size_t p = prefix.size(), q = p;
+  while (q < key.size() && q - p <= 6 && key[q] >= '0' && key[q] <= '9') ++q;
+  if (q == p || q - p > 6 || q >= key.size() || key[q] != '.' || (key[p] == '0' && q - p > 1)) return -1;
+  return std::stoll(key.substr(p, q - p));
+}
+
+// Blocks 0 .. N-1, N one more than the largest index any key names under `prefix`.
+int64_t count_blocks(const std::vector<RawTensor>& tensors, const std::string& prefix) {
+  int64_t n = 0;
+  for (const auto& t : tensors) n = std::max(n, block_index(t.name, prefix) + 1);
+  return n;
+}
+
+// The embeddings fix the width, the vocabulary and the context length; every other shape
+// follows from them.
+void read_embedding_shapes(GptWeightsReader& r, const std::string& tok, const std::string& pos, GptConfig& cfg) {
+  const RawTensor& t = r.need(tok);
+  if (t.shape.size() != 2 || t.shape[0] <= 0 || t.shape[1] <= 0)
+    throw WeightsError(r.path() + ": '" + tok + "' has shape " + gpt_weights_shape_text(t.shape) +
+                       ", not an embedding table (vocab_size, emb_dim)");
+  cfg.vocab_size = t.shape[0];
+  cfg.emb_dim = t.shape[1];
+  const RawTensor& p = r.need(pos);
+  if (p.shape.size() != 2 || p.shape[0] <= 0 || p.shape[1] != cfg.emb_dim)
+    throw WeightsError(r.path() + ": '" + pos + "' has shape " + gpt_weights_shape_text(p.shape) +
+                       ", but (context_length, " + std::to_string(cfg.emb_dim) + ") is what '" + tok + "' " +
+                       gpt_weights_shape_text(t.shape) + " gives it");
+  cfg.context_length = p.shape[0];
+}
+
+// The book's state dict (GPTModel.state_dict(), saved by safetensors or torch.save), loaded as
+// model.load_state_dict does: every parameter a contiguous row-major float32 tensor.
+void map_book(GptWeightsReader& r, GptParams& out) {
+  GptConfig& cfg = out.cfg;
+  read_embedding_shapes(r, "tok_emb.weight", "pos_emb.weight", cfg);
+  const int64_t E = cfg.emb_dim, V = cfg.vocab_size, C = cfg.context_length;
+  const std::string from_e = "emb_dim " + std::to_string(E) + " (from tok_emb.weight)";
+  cfg.n_layers = count_blocks(r.tensors(), "trf_blocks.");
+  if (cfg.n_layers == 0) throw WeightsError(r.path() + ": no transformer blocks: the key 'trf_blocks.0.norm1.scale' is missing");
+  cfg.qkv_bias = r.has("trf_blocks.0.att.W_query.bias");
+  out.tok_emb = r.row_major("tok_emb.weight", {V, E}, "its own");
+  out.pos_emb = r.row_major("pos_emb.weight", {C, E}, "its own");
+  for (int64_t b = 0; b < cfg.n_layers; ++b) {
+    const std::string k = "trf_blocks." + std::to_string(b) + ".";
+    GptBlockParams blk;
+    blk.W_query_w = r.row_major(k + "att.W_query.weight", {E, E}, from_e);
+    blk.W_key_w = r.row_major(k + "att.W_key.weight", {E, E}, from_e);
+    blk.W_value_w = r.row_major(k + "att.W_value.weight", {E, E}, from_e);
+    if (cfg.qkv_bias) {
+      blk.W_query_b = r.row_major(k + "att.W_query.bias", {E}, from_e);
+      blk.W_key_b = r.row_major(k + "att.W_key.bias", {E}, from_e);
+      blk.W_value_b = r.row_major(k + "att.W_value.bias", {E}, from_e);
+    }
+    blk.out_proj_w = r.row_major(k + "att.out_proj.weight", {E, E}, from_e);
+    blk.out_proj_b = r.row_major(k + "att.out_proj.bias", {E}, from_e);
+    blk.ff0_w = r.row_major(k + "ff.layers.0.weight", {4 * E, E}, from_e);
+    blk.ff0_b = r.row_major(k + "ff.layers.0.bias", {4 * E}, from_e);
+    blk.ff2_w = r.row_major(k + "ff.layers.2.weight", {E, 4 * E}, from_e);
+    blk.ff2_b = r.row_major(k + "ff.layers.2.bias", {E}, from_e);
+    blk.norm1_scale = r.row_major(k + "norm1.scale", {E}, from_e);
+    blk.norm1_shift = r.row_major(k + "norm1.shift", {E}, from_e);
+    blk.norm2_scale = r.row_major(k + "norm2.scale", {E}, from_e);
+    blk.norm2_shift = r.row_major(k + "norm2.shift", {E}, from_e);
+    r.check_mask(k + "att.mask", {C, C}, C, true, "torch.triu(torch.ones(" + std::to_string(C) + ", " +
+                 std::to_string(C) + "), diagonal=1)");
+    out.blocks.push_back(std::move(blk));
+  }
+  out.final_norm_scale = r.row_major("final_norm.scale", {E}, from_e);
+  out.final_norm_shift = r.row_major("final_norm.shift", {E}, from_e);
+  out.out_head = r.row_major("out_head.weight", {V, E}, "tok_emb.weight " + gpt_weights_shape_text({V, E}));
+  // load_state_dict(strict=True) refuses a key the model does not have; so does attn-walk.
+  for (const auto& t : r.tensors()) {
+    const int64_t b = block_index(t.name, "trf_blocks.");
+    const std::string rest = b >= 0 ? t.name.substr(t.name.find('.', 11) + 1) : t.name;
+    static const char* const block_keys[] = {
+        "att.W_query.weight", "att.W_key.weight", "att.W_value.weight", "att.W_query.bias", "att.W_key.bias",
+        "att.W_value.bias", "att.out_proj.weight", "att.out_proj.bias", "att.mask", "ff.layers.0.weight",
+        "ff.layers.0.bias", "ff.layers.2.weight", "ff.layers.2.bias", "norm1.scale", "norm1.shift",
+        "norm2.scale", "norm2.shift"};
+    static const char* const model_keys[] = {"tok_emb.weight", "pos_emb.weight", "final_norm.scale",
+                                             "final_norm.shift", "out_head.weight"};
+    bool known = false;
+    for (const char* k : b >= 0 ? std::vector<const char*>(std::begin(block_keys), std::end(block_keys))
+                                : std::vector<const char*>(std::begin(model_keys), std::end(model_keys)))
+      known = known || rest == k;
+    if (b >= 0 && !cfg.qkv_bias && rest.size() > 5 && rest.compare(rest.size() - 5, 5, ".bias") == 0 &&
+        rest.compare(0, 6, "att.W_") == 0)
+      known = false;  // a bias on some blocks' W_query but not on block 0's
+    if (!known)
+      throw WeightsError(r.path() + ": '" + t.name + "' is not a key of chapter 4's GPTModel " +
+                         (b >= 0 && !cfg.qkv_bias ? "without qkv_bias (block 0 has no att.W_query.bias) " : "") +
+                         "(load_state_dict would refuse it as unexpected)");
+  }
+}
+
+// Hugging Face's GPT-2 (GPT2Model's keys, with or without `transformer.`), assigned as the
+// book's load_weights_into_gpt does: c_attn split in three along its last axis, the Conv1D
+// weights (in, out) taken as their transposes (out, in), out_head tied to wte.
+void map_hf(GptWeightsReader& r, const std::string& prefix, GptParams& out) {
+  GptConfig& cfg = out.cfg;
+  read_embedding_shapes(r, prefix + "wte.weight", prefix + "wpe.weight", cfg);
+  const int64_t E = cfg.emb_dim, V = cfg.vocab_size, C = cfg.context_length;
+  const std::string from_e = "n_embd " + std::to_string(E) + " (from " + prefix + "wte.weight)";
+  cfg.n_layers = count_blocks(r.tensors(), prefix + "h.");
+  if (cfg.n_layers == 0) throw WeightsError(r.path() + ": no transformer blocks: the key '" + prefix + "h.0.ln_1.weight' is missing");
+  cfg.qkv_bias = true;  // Conv1D always has a bias
+  out.tok_emb = r.row_major(prefix + "wte.weight", {V, E}, "its own");
+  out.pos_emb = r.row_major(prefix + "wpe.weight", {C, E}, "its own");
+  auto transposed = [&](const std::string& key, const Shape& stored) {  // Conv1D's (in, out) as (out, in)
+    return ParamView{r.row_major(key, stored, from_e).data, {stored[1], stored[0]}, true};
+  };
+  for (int64_t b = 0; b < cfg.n_layers; ++b) {
+    const std::string k = prefix + "h." + std::to_string(b) + ".";
+    GptBlockParams blk;
+    // q_w, k_w, v_w = torch.chunk(c_attn.weight, 3, axis=-1); W_query.weight = q_w.T. PyTorch's
+    // q_w.T is a view with column stride 3 * emb_dim; here each chunk is gathered into its own
+    // (in, out) block, the same column-major (out, in) matrix with stride emb_dim (sgemm reads
+    // the same values with the same transpose flags; its results do not depend on the stride).
+    const float* c_attn = r.row_major(k + "attn.c_attn.weight", {E, 3 * E}, from_e).data;
+    ParamView* qkv[3] = {&blk.W_query_w, &blk.W_key_w, &blk.W_value_w};
+    for (int64_t part = 0; part < 3; ++part) {
+      std::vector<float>& buf = r.buffer(static_cast<size_t>(E * E));
+      for (int64_t in = 0; in < E; ++in)
+        for (int64_t o = 0; o < E; ++o)
+          buf[static_cast<size_t>(in * E + o)] = c_attn[in * 3 * E + part * E + o];
+      *qkv[part] = ParamView{buf.data(), {E, E}, true};
+    }
+    const float* c_attn_b = r.row_major(k + "attn.c_attn.bias", {3 * E}, from_e).data;
+    blk.W_query_b = ParamView{c_attn_b, {E}, false};
+    blk.W_key_b = ParamView{c_attn_b + E, {E}, false};
+    blk.W_value_b = ParamView{c_attn_b + 2 * E, {E}, false};
+    blk.out_proj_w = transposed(k + "attn.c_proj.weight", {E, E});
+    blk.out_proj_b = r.row_major(k + "attn.c_proj.bias", {E}, from_e);
+    blk.ff0_w = transposed(k + "mlp.c_fc.weight", {E, 4 * E});
+    blk.ff0_b = r.row_major(k + "mlp.c_fc.bias", {4 * E}, from_e);
+    blk.ff2_w = transposed(k + "mlp.c_proj.weight", {4 * E, E});
+    blk.ff2_b = r.row_major(k + "mlp.c_proj.bias", {E}, from_e);
+    blk.norm1_scale = r.row_major(k + "ln_1.weight", {E}, from_e);
+    blk.norm1_shift = r.row_major(k + "ln_1.bias", {E}, from_e);
+    blk.norm2_scale = r.row_major(k + "ln_2.weight", {E}, from_e);
+    blk.norm2_shift = r.row_major(k + "ln_2.bias", {E}, from_e);
+    r.check_mask(k + "attn.bias", {1, 1, C, C}, C, false, "torch.tril(torch.ones(" + std::to_string(C) + ", " +
+                 std::to_string(C) + ")) that GPT-2's attention registers");
+    out.blocks.push_back(std::move(blk));
+  }
+  out.final_norm_scale = r.row_major(prefix + "ln_f.weight", {E}, from_e);
+  out.final_norm_shift = r.row_major(prefix + "ln_f.bias", {E}, from_e);
+  out.out_head = out.tok_emb;  // gpt.out_head.weight = assign(..., params["wte.weight"])
+  out.notes.push_back("out_head tied to wte, as the book's load_weights_into_gpt assigns it");
+}
+
+// The head count: --heads, else config.json beside the file, else GPT-2's for the width.
+int64_t choose_heads(const std::string& path, const GptConfig& cfg, std::optional<int64_t> heads,
+                     std::vector<std::string>& notes) {
+  const std::string width = std::to_string(cfg.emb_dim);
+  if (heads) {
+    if (*heads < 1 || cfg.emb_dim % *heads != 0)
+      throw WeightsError("--heads " + std::to_string(*heads) + " does not divide the width " + width + " of " +
+                         path + " (d_out must be divisible by num_heads)", true);
+    return *heads;
+  }
+  const size_t slash = path.rfind('/');
+  const std::string config = (slash == std::string::npos ? std::string() : path.substr(0, slash + 1)) + "config.json";
+  std::ifstream in(config, std::ios::binary);
+  if (in) {
+    std::ostringstream text;
+    text << in.rdbuf();
+    const std::string s = text.str();
+    const nlohmann::json j = nlohmann::json::parse(s, nullptr, false);
+    if (j.is_discarded() || !j.is_object())
+      throw WeightsError(config + ": not a JSON object (the Hugging Face config beside " + path + ")");
+    if (j.contains("n_embd") && !(j["n_embd"].is_number_integer() && j["n_embd"].get<int64_t>() == cfg.emb_dim))
+      throw WeightsError(config + ": n_embd " + j["n_embd"].dump() + " disagrees with the width " + width + " of " + path);
+    if (j.contains("n_head")) {
+      if (!j["n_head"].is_number_integer() || j["n_head"].get<int64_t>() < 1 ||
+          cfg.emb_dim % j["n_head"].get<int64_t>() != 0)
+        throw WeightsError(config + ": n_head " + j["n_head"].dump() + " does not divide the width " + width + " of " + path);
+      notes.push_back("n_heads " + j["n_head"].dump() + " from " + config);
+      return j["n_head"].get<int64_t>();
+    }
+  }
+  if (const auto h = gpt2_heads_for_width(cfg.emb_dim)) {
+    notes.push_back("n_heads " + std::to_string(*h) + ": GPT-2's for width " + width + " (no --heads, no config.json)");
+    return *h;
+  }
+  throw WeightsError("cannot tell the number of attention heads of " + path + " (width " + width +
+                     ", not one of GPT-2's, and no config.json with n_head beside it): give --heads", true);
+}
+
+}  // namespace
+
+GptParams load_gpt_weights(const std::string& path, std::optional<int64_t> heads) {
+  auto store = std::make_shared<GptWeightsStorage>();
+  store->file = std::make_unique<weights::MappedFile>(path);
+  const weights::Bytes bytes = store->file->bytes();
+
+  GptParams out;
+  std::vector<RawTensor> tensors;
+  bool pth = false;
+  if (weights::looks_like_zip(bytes)) {
+    tensors = weights::read_torch_zip(bytes, path);
+    pth = true;
+  } else if (weights::looks_like_safetensors(bytes)) {
+    tensors = weights::read_safetensors(bytes, path);
+  } else if (weights::looks_like_legacy_torch_save(bytes)) {
+    throw WeightsError(path + ": the legacy torch.save format (before PyTorch 1.6, or "
+                       "_use_new_zipfile_serialization=False); save it again with torch.save's default zip format");
+  } else {
+    throw WeightsError(path + ": not a weights file attn-walk reads: neither safetensors (an 8-byte header "
+                       "length, then a JSON header) nor PyTorch's zip format (torch.save)");
+  }
+
+  GptWeightsReader reader(path, std::move(tensors), *store);
+  if (reader.has("tok_emb.weight")) {
+    out.format = pth ? WeightsFormat::BookPth : WeightsFormat::BookSafetensors;
+    map_book(reader, out);
+  } else if (reader.has("wte.weight") || reader.has("transformer.wte.weight")) {
+    out.format = pth ? WeightsFormat::HfPth : WeightsFormat::HfSafetensors;
+    map_hf(reader, reader.has("wte.weight") ? "" : "transformer.", out);
+  } else {
+    throw WeightsError(path + ": the key 'tok_emb.weight' is missing: neither chapter 4's GPTModel state dict "
+                       "(tok_emb.weight, trf_blocks.0...) nor Hugging Face's GPT-2 (wte.weight, h.0...)");
+  }
+  for (auto& n : reader.notes()) out.notes.push_back(std::move(n));
+  out.cfg.n_heads = choose_heads(path, out.cfg, heads, out.notes);
+  out.storage = store;
+  return out;
+}
+
+}  // namespace attn

@@ -1,0 +1,52 @@
+#include "weights/mapped_file.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "weights/gpt_weights.h"
+
+namespace attn::weights {
+
+MappedFile::MappedFile(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw WeightsError(path + ": cannot open the weights file: " + std::strerror(errno));
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    const int err = errno;
+    ::close(fd);
+    throw WeightsError(path + ": cannot read the weights file: " + std::strerror(err));
+  }
+  if (S_ISDIR(st.st_mode)) {
+    ::close(fd);
+    throw WeightsError(path + ": is a directory; give the weights file itself (model.safetensors, "
+                       "or the .pth that torch.save wrote)");
+  }
+  if (!S_ISREG(st.st_mode)) {
+    ::close(fd);
+    throw WeightsError(path + ": is not a regular file; attn-walk maps a weights file, so it "
+                       "reads neither pipes nor devices");
+  }
+  if (st.st_size == 0) {
+    ::close(fd);
+    throw WeightsError(path + ": is empty, not a weights file");
+  }
+  size_ = static_cast<size_t>(st.st_size);
+  addr_ = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
+  const int err = errno;
+  ::close(fd);  // the mapping stays valid
+  if (addr_ == MAP_FAILED) {
+    addr_ = nullptr;
+    throw WeightsError(path + ": cannot map the weights file: " + std::strerror(err));
+  }
+}
+
+MappedFile::~MappedFile() {
+  if (addr_) ::munmap(addr_, size_);
+}
+
+}  // namespace attn::weights

@@ -1,0 +1,202 @@
+// The weights readers against PyTorch: every parameter of every test model, read from each of
+// its files, equals bit for bit what the book's own loading code holds in PyTorch
+// (tests/data/gpt/params.json, written by tests/golden/make_gpt_models.py): load_state_dict
+// for the book's state dicts, load_weights_into_gpt for Hugging Face's. Also where the values
+// lie: views into the mapped file, Hugging Face's Conv1D weights as transposed views.
+#include <gtest/gtest.h>
+
+#include "test_weights_util.h"
+#include "weights/zip_reader.h"
+
+namespace attn::test {
+namespace {
+
+using namespace std::string_literals;
+
+const nlohmann::ordered_json& params_golden() {  // in named_parameters() order
+  static const nlohmann::ordered_json golden = nlohmann::ordered_json::parse(read_all(gpt_data("params.json")));
+  return golden;
+}
+
+// The file's parameters against the golden: names in named_parameters() order, shapes, the
+// FNV-1a of the float32 values in logical row-major order, and the layout: PyTorch's
+// non-contiguous parameters are exactly the (column-major) transposed views.
+void expect_params_match_pytorch(const std::string& file, const GptParams& p) {
+  SCOPED_TRACE(file);
+  const nlohmann::ordered_json& want = params_golden()["files"][file];
+  const auto got = named_params(p);
+  ASSERT_EQ(got.size(), want.size());
+  size_t i = 0;
+  for (const auto& [name, w] : want.items()) {
+    const auto& [got_name, view] = got[i++];
+    SCOPED_TRACE(name);
+    ASSERT_EQ(got_name, name);
+    EXPECT_EQ(view.shape, w["shape"].get<Shape>());
+    EXPECT_EQ(fnv1a64(view.copy().data), w["fnv1a64"].get<std::string>());
+    EXPECT_EQ(view.transposed, !w["contiguous"].get<bool>());
+    if (view.transposed) EXPECT_EQ(w["stride"][0].get<int64_t>(), 1);  // column-major in PyTorch too
+    // The first values by their bits (signed zeros included), a check on the hash's reading.
+    EXPECT_EQ(float_to_bits(view.transposed ? view.at(0, 0) : view.data[0]),
+              float_to_bits(w["first"][0].get<float>()));
+  }
+}
+
+const nlohmann::ordered_json& config_golden() { return params_golden()["config"]; }
+
+void expect_config(const GptParams& p) {
+  const auto& c = config_golden();
+  EXPECT_EQ(p.cfg.vocab_size, c["vocab_size"].get<int64_t>());
+  EXPECT_EQ(p.cfg.context_length, c["context_length"].get<int64_t>());
+  EXPECT_EQ(p.cfg.emb_dim, c["emb_dim"].get<int64_t>());
+  EXPECT_EQ(p.cfg.n_heads, c["n_heads"].get<int64_t>());
+  EXPECT_EQ(p.cfg.n_layers, c["n_layers"].get<int64_t>());
+  EXPECT_EQ(p.cfg.qkv_bias, c["qkv_bias"].get<bool>());
+}
+
+bool has_note(const GptParams& p, const std::string& part) {
+  for (const auto& n : p.notes)
+    if (n.find(part) != std::string::npos) return true;
+  return false;
+}
+
+TEST(Weights, BookSafetensorsEqualsLoadStateDict) {
+  const GptParams p = load_gpt_weights(gpt_data("book.safetensors"), 2);
+  EXPECT_EQ(p.format, WeightsFormat::BookSafetensors);
+  expect_config(p);
+  expect_params_match_pytorch("book.safetensors", p);
+  EXPECT_TRUE(p.notes.empty()) << p.notes.front();  // float32, aligned: nothing copied
+}
+
+TEST(Weights, BookPthEqualsTorchLoadWeightsOnly) {
+  const GptParams p = load_gpt_weights(gpt_data("book.pth"), 2);
+  EXPECT_EQ(p.format, WeightsFormat::BookPth);
+  expect_config(p);
+  expect_params_match_pytorch("book.pth", p);
+  EXPECT_TRUE(p.notes.empty());
+}
+
+TEST(Weights, Float16IsWidenedExactly) {
+  const GptParams p = load_gpt_weights(gpt_data("book-f16.safetensors"), 2);
+  expect_config(p);
+  expect_params_match_pytorch("book-f16.safetensors", p);
+  EXPECT_TRUE(has_note(p, "float16 parameters widened to float32 exactly"));
+}
+
+TEST(Weights, HuggingFaceAsLoadWeightsIntoGpt) {
+  const GptParams p = load_gpt_weights(gpt_data("hf/model.safetensors"), std::nullopt);
+  EXPECT_EQ(p.format, WeightsFormat::HfSafetensors);
+  expect_config(p);  // n_heads from hf/config.json
+  expect_params_match_pytorch("hf/model.safetensors", p);
+  EXPECT_TRUE(has_note(p, "config.json"));
+  EXPECT_EQ(p.out_head.data, p.tok_emb.data);  // tied, not copied
+  // c_proj.T: a view into the file's (in, out) matrix, which is (out, in) column-major.
+  EXPECT_TRUE(p.blocks[0].out_proj_w.transposed);
+  EXPECT_TRUE(p.blocks[1].ff0_w.transposed && p.blocks[1].ff2_w.transposed);
+  EXPECT_EQ(p.blocks[0].ff0_w.shape, (Shape{32, 8}));
+}
+
+TEST(Weights, HuggingFacePrefixedBfloat16TakesHeadsFromTheOption) {
+  const GptParams p = load_gpt_weights(gpt_data("hf-prefixed-bf16.safetensors"), 2);
+  expect_config(p);
+  expect_params_match_pytorch("hf-prefixed-bf16.safetensors", p);
+  EXPECT_TRUE(has_note(p, "bfloat16 parameters widened to float32 exactly"));
+}
+
+TEST(Weights, ParamsOutliveNothingButTheirStorage) {
+  GptParams p = load_gpt_weights(gpt_data("book.safetensors"), 2);
+  const std::string before = fnv1a64(p.blocks[1].ff2_w.copy().data);
+  GptParams moved = std::move(p);
+  EXPECT_EQ(fnv1a64(moved.blocks[1].ff2_w.copy().data), before);
+}
+
+// safetensors does not promise 4-byte alignment: a header one space longer shifts every
+// tensor off it; the values are then copied, with the same bits and a note.
+TEST(Weights, MisalignedFloat32IsCopiedBitForBit) {
+  TempDir dir;
+  const std::string path = SafetensorsParts::read(gpt_data("book.safetensors")).write(dir, "odd.safetensors", 1);
+  const GptParams p = load_gpt_weights(path, 2);
+  expect_params_match_pytorch("book.safetensors", p);
+  EXPECT_TRUE(has_note(p, "not a multiple of 4"));
+}
+
+// The same state dict in a Zip64 archive (every size in the Zip64 fields) reads the same.
+TEST(Weights, Zip64ArchiveReadsTheSame) {
+  TempDir dir;
+  const std::string bytes = read_all(gpt_data("book.pth"));
+  const weights::Bytes b{reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()};
+  std::vector<std::pair<std::string, std::string>> entries;
+  for (const auto& e : weights::read_zip(b, "book.pth"))
+    entries.emplace_back(e.name, std::string(reinterpret_cast<const char*>(e.data.data), e.data.size));
+  const std::string path = dir.write("zip64.pth", stored_zip(entries, true));
+  const GptParams p = load_gpt_weights(path, 2);
+  expect_params_match_pytorch("book.pth", p);
+  // And the plain writer's archive too (a check on the writer the bad-file tests use).
+  expect_params_match_pytorch("book.pth", load_gpt_weights(dir.write("plain.pth", stored_zip(entries)), 2));
+}
+
+// Hugging Face's keys in PyTorch's zip (pytorch_model.bin) map as the safetensors file does.
+TEST(Weights, HuggingFaceKeysInAPthFile) {
+  TempDir dir;
+  const std::string bytes = read_all(gpt_data("book.pth"));
+  (void)bytes;
+  // Made from hf/model.safetensors: each tensor its own float32 storage record.
+  const SafetensorsParts st = SafetensorsParts::read(gpt_data("hf/model.safetensors"));
+  std::string pkl = "\x80\x02" "ccollections\nOrderedDict\nq\x00)R("s;
+  std::vector<std::pair<std::string, std::string>> entries;
+  int key = 0;
+  for (const auto& [name, info] : st.header.items()) {
+    if (name == "__metadata__") continue;
+    const auto offs = info["data_offsets"];
+    const std::string data = st.data.substr(offs[0].get<size_t>(), offs[1].get<size_t>() - offs[0].get<size_t>());
+    auto binunicode = [](const std::string& s) {
+      std::string o = "X";
+      for (int i = 0; i < 4; ++i) o += static_cast<char>((s.size() >> (8 * i)) & 0xFF);
+      return o + s;
+    };
+    auto binint = [](int64_t v) {
+      std::string o = "J";
+      for (int i = 0; i < 4; ++i) o += static_cast<char>((v >> (8 * i)) & 0xFF);
+      return o;
+    };
+    const Shape shape = info["shape"].get<Shape>();
+    std::string size = "(", stride = "(";
+    int64_t s = 1;
+    std::vector<int64_t> strides(shape.size());
+    for (size_t d = shape.size(); d-- > 0;) strides[d] = s, s *= shape[d];
+    for (size_t d = 0; d < shape.size(); ++d) size += binint(shape[d]), stride += binint(strides[d]);
+    pkl += binunicode(name) + "ctorch._utils\n_rebuild_tensor_v2\n((" + binunicode("storage") +
+           "ctorch\nFloatStorage\n" + binunicode(std::to_string(key)) + binunicode("cpu") + binint(s) + "tQ" +
+           binint(0) + size + "t" + stride + "t\x89h\x00)Rtq\x01R"s;
+    entries.emplace_back("model/data/" + std::to_string(key++), data);
+  }
+  pkl += "u.";
+  entries.insert(entries.begin(), {"model/data.pkl", pkl});
+  const std::string path = dir.write("pytorch_model.bin", stored_zip(entries));
+  const GptParams p = load_gpt_weights(path, 2);
+  EXPECT_EQ(p.format, WeightsFormat::HfPth);
+  expect_params_match_pytorch("hf/model.safetensors", p);
+}
+
+TEST(Weights, HeadsComeFromTheOptionConfigOrGpt2Sizes) {
+  // No --heads and width 8: neither config.json nor GPT-2's sizes tell; a usage error.
+  expect_weights_error(gpt_data("book.safetensors"), std::nullopt, {"book.safetensors", "--heads", "width 8"}, true);
+  expect_weights_error(gpt_data("book.safetensors"), 3, {"--heads 3", "width 8"}, true);
+  expect_weights_error(gpt_data("hf-prefixed-bf16.safetensors"), std::nullopt, {"--heads"}, true);
+  // --heads wins over config.json.
+  EXPECT_EQ(load_gpt_weights(gpt_data("hf/model.safetensors"), 4).cfg.n_heads, 4);
+  // A config.json that disagrees, or is not JSON, is named.
+  TempDir dir;
+  const std::string st = read_all(gpt_data("hf/model.safetensors"));
+  dir.write("model.safetensors", st);
+  dir.write("config.json", "{\"n_head\": 3}");
+  expect_weights_error(dir.file("model.safetensors"), std::nullopt, {"config.json", "n_head 3"});
+  dir.write("config.json", "{\"n_head\": 2, \"n_embd\": 16}");
+  expect_weights_error(dir.file("model.safetensors"), std::nullopt, {"config.json", "n_embd 16"});
+  dir.write("config.json", "{n_head");
+  expect_weights_error(dir.file("model.safetensors"), std::nullopt, {"config.json", "not a JSON object"});
+  dir.write("config.json", "{\"n_head\": 8}");
+  EXPECT_EQ(load_gpt_weights(dir.file("model.safetensors"), std::nullopt).cfg.n_heads, 8);
+}
+
+}  // namespace
+}  // namespace attn::test
