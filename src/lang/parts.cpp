@@ -7,6 +7,7 @@
 #include "lang/bonus_b.h"
 #include "lang/chapter.h"
 #include "lang/check_texts.h"
+#include "lang/gpt.h"
 
 namespace attn {
 
@@ -39,6 +40,7 @@ const std::vector<LangPart>& lang_parts() {
       {"en", web_en}, {"zh", web_zh},              // the browser page's controls
       {"en", text_en}, {"zh", text_zh},            // --text and the tokens stage
       {"en", backward_en}, {"zh", backward_zh},    // the backward stage: gradients and training
+      {"en", gpt_en}, {"zh", gpt_zh},              // chapter 4's GPTModel on trained weights
   };
   return parts;
 }

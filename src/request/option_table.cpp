@@ -55,7 +55,7 @@ const char* const kModules = "dropout multi-head efficient kv-cache gqa swa rope
 // --text: every stage.
 const char* const kText =
     "dot-product softmax trainable causal dropout multi-head efficient kv-cache gqa swa rope flash mla backward "
-    "tokens";
+    "tokens gpt";
 const char* const kBonus = "efficient kv-cache gqa swa rope flash mla";
 
 std::vector<OptionRow> input_rows() {
@@ -210,6 +210,26 @@ std::vector<OptionRow> train_rows() {
   };
 }
 
+// --stage gpt: chapter 4's GPTModel on a trained model's weights (read in request.cpp).
+std::vector<OptionRow> gpt_rows() {
+  using G = OptionGroup;
+  return {
+      row("--weights", FIELD(walk.weights),
+          "GPT-2 weights for --stage gpt: the book's .safetensors or .pth, or Hugging Face's model.safetensors")
+          .shows("trained GPT-2 weights (a file)", G::Input, "gpt").no_default().not_on_page().not_in_state()
+          .sets([](const WalkRequest& r, Config& c) { c.gpt.weights_path = r.weights; }, nullptr),
+      row("--layer", FIELD(walk.layer), "The block whose attention --stage gpt opens, from 0")
+          .shows("block to open", G::Model, "gpt").range(0, 1 << 16).no_default().not_on_page()
+          .sets([](const WalkRequest& r, Config& c) { c.gpt.layer = r.layer; }, nullptr),
+      row("--head", FIELD(walk.head), "The head of --layer's block to show alone, from 0")
+          .shows("head to show", G::Model, "gpt").range(0, 1 << 16).no_default().not_on_page()
+          .sets([](const WalkRequest& r, Config& c) { c.gpt.head = r.head; }, nullptr),
+      row("--max-new-tokens", FIELD(walk.max_new_tokens), "Token ids --stage gpt generates greedily (generate_text_simple)")
+          .shows("new tokens to generate", G::Model, "gpt").range(0, 1 << 16).not_on_page()
+          .sets([](const WalkRequest& r, Config& c) { c.gpt.max_new_tokens = r.max_new_tokens; }, nullptr),
+  };
+}
+
 // How the walk is written and shown (--format, --explain, --lang ...).
 std::vector<OptionRow> output_rows_before() {
   using G = OptionGroup;
@@ -268,7 +288,7 @@ std::vector<OptionRow> output_rows_after() {
 const std::vector<OptionRow>& option_table() {
   static const std::vector<OptionRow> table = [] {
     std::vector<OptionRow> t;
-    for (auto part : {output_rows_before, input_rows, model_rows, bonus_rows, train_rows, output_rows_after})
+    for (auto part : {output_rows_before, input_rows, model_rows, bonus_rows, train_rows, gpt_rows, output_rows_after})
       for (auto& r : part()) t.push_back(std::move(r));
     return t;
   }();

@@ -49,6 +49,10 @@ struct WalkRequest {
   BonusConfig bonus;                   // --kv-groups, --window, --rope-base, --block, --latent-dim
   TrainConfig train;                   // --steps, --lr, --weight-decay (the backward stage)
   std::string optimizer = "adamw";     // --optimizer (the backward stage): adamw or sgd
+  // --stage gpt: the weights file and what to open (Config::gpt).
+  std::string weights;                 // --weights FILE
+  int64_t layer = -1, head = -1;       // --layer L, --head H; -1: not given
+  int64_t max_new_tokens = 0;          // --max-new-tokens N
 
   // What the caller shows, which decides what the walk keeps.
   bool keep_all_values = false;  // JSON, HTML and heatmaps read every value; text may keep summaries
