@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "test_weights_util.h"
+#include "weights/torch_zip.h"
 #include "weights/zip_reader.h"
 
 namespace attn::test {
@@ -134,47 +135,87 @@ TEST(Weights, Zip64ArchiveReadsTheSame) {
   expect_params_match_pytorch("book.pth", load_gpt_weights(dir.write("plain.pth", stored_zip(entries)), 2));
 }
 
-// Hugging Face's keys in PyTorch's zip (pytorch_model.bin) map as the safetensors file does.
-TEST(Weights, HuggingFaceKeysInAPthFile) {
-  TempDir dir;
-  const std::string bytes = read_all(gpt_data("book.pth"));
-  (void)bytes;
-  // Made from hf/model.safetensors: each tensor its own float32 storage record.
-  const SafetensorsParts st = SafetensorsParts::read(gpt_data("hf/model.safetensors"));
+// A torch.save zip holding a safetensors file's tensors, each its own float32 storage record,
+// pickled as torch.save pickles a state dict. With `transpose`, every 2-D tensor's record holds
+// its transpose and the pickle views it with strides (1, rows), as a state dict saved after the
+// book's load_weights_into_gpt holds the .T views.
+std::string pth_from_safetensors(const SafetensorsParts& st, bool transpose) {
+  auto binunicode = [](const std::string& s) {
+    std::string o = "X";
+    for (int i = 0; i < 4; ++i) o += static_cast<char>((s.size() >> (8 * i)) & 0xFF);
+    return o + s;
+  };
+  auto binint = [](int64_t v) {
+    std::string o = "J";
+    for (int i = 0; i < 4; ++i) o += static_cast<char>((v >> (8 * i)) & 0xFF);
+    return o;
+  };
   std::string pkl = "\x80\x02" "ccollections\nOrderedDict\nq\x00)R("s;
   std::vector<std::pair<std::string, std::string>> entries;
   int key = 0;
   for (const auto& [name, info] : st.header.items()) {
     if (name == "__metadata__") continue;
     const auto offs = info["data_offsets"];
-    const std::string data = st.data.substr(offs[0].get<size_t>(), offs[1].get<size_t>() - offs[0].get<size_t>());
-    auto binunicode = [](const std::string& s) {
-      std::string o = "X";
-      for (int i = 0; i < 4; ++i) o += static_cast<char>((s.size() >> (8 * i)) & 0xFF);
-      return o + s;
-    };
-    auto binint = [](int64_t v) {
-      std::string o = "J";
-      for (int i = 0; i < 4; ++i) o += static_cast<char>((v >> (8 * i)) & 0xFF);
-      return o;
-    };
+    std::string data = st.data.substr(offs[0].get<size_t>(), offs[1].get<size_t>() - offs[0].get<size_t>());
     const Shape shape = info["shape"].get<Shape>();
-    std::string size = "(", stride = "(";
-    int64_t s = 1;
     std::vector<int64_t> strides(shape.size());
-    for (size_t d = shape.size(); d-- > 0;) strides[d] = s, s *= shape[d];
+    int64_t numel = 1;
+    for (size_t d = shape.size(); d-- > 0;) strides[d] = numel, numel *= shape[d];
+    if (transpose && shape.size() == 2) {
+      const std::string row_major = data;
+      for (int64_t i = 0; i < shape[0]; ++i)
+        for (int64_t j = 0; j < shape[1]; ++j)
+          std::memcpy(&data[static_cast<size_t>((j * shape[0] + i) * 4)],
+                      &row_major[static_cast<size_t>((i * shape[1] + j) * 4)], 4);
+      strides = {1, shape[0]};
+    }
+    std::string size = "(", stride = "(";
     for (size_t d = 0; d < shape.size(); ++d) size += binint(shape[d]), stride += binint(strides[d]);
     pkl += binunicode(name) + "ctorch._utils\n_rebuild_tensor_v2\n((" + binunicode("storage") +
-           "ctorch\nFloatStorage\n" + binunicode(std::to_string(key)) + binunicode("cpu") + binint(s) + "tQ" +
+           "ctorch\nFloatStorage\n" + binunicode(std::to_string(key)) + binunicode("cpu") + binint(numel) + "tQ" +
            binint(0) + size + "t" + stride + "t\x89h\x00)Rtq\x01R"s;
     entries.emplace_back("model/data/" + std::to_string(key++), data);
   }
   pkl += "u.";
   entries.insert(entries.begin(), {"model/data.pkl", pkl});
-  const std::string path = dir.write("pytorch_model.bin", stored_zip(entries));
+  return stored_zip(entries);
+}
+
+// Hugging Face's keys in PyTorch's zip (pytorch_model.bin) map as the safetensors file does.
+TEST(Weights, HuggingFaceKeysInAPthFile) {
+  TempDir dir;
+  const SafetensorsParts hf = SafetensorsParts::read(gpt_data("hf/model.safetensors"));
+  const std::string path = dir.write("pytorch_model.bin", pth_from_safetensors(hf, false));
   const GptParams p = load_gpt_weights(path, 2);
   EXPECT_EQ(p.format, WeightsFormat::HfPth);
   expect_params_match_pytorch("hf/model.safetensors", p);
+}
+
+// A state dict whose tensors are column-major views (saved after load_weights_into_gpt):
+// load_state_dict copies them into the model's contiguous parameters, and so does attn-walk.
+TEST(Weights, StridedTensorsInAPthAreCopiedRowMajor) {
+  TempDir dir;
+  const std::string path =
+      dir.write("strided.pth", pth_from_safetensors(SafetensorsParts::read(gpt_data("book.safetensors")), true));
+  const GptParams p = load_gpt_weights(path, 2);
+  expect_params_match_pytorch("book.safetensors", p);
+  EXPECT_TRUE(has_note(p, "strided tensors copied into row-major order"));
+}
+
+// The fuzzers' seeds (fuzz/corpus/, from make_gpt_models.py) read, so that fuzzing starts from
+// inputs that reach the mapping: Python's zipfile archives, one with Zip64 local headers.
+TEST(Weights, FuzzSeedsRead) {
+  const std::string corpus = tests_dir() + "/../fuzz/corpus/";
+  EXPECT_EQ(load_gpt_weights(corpus + "safetensors/tiny-book.safetensors", 1).cfg.emb_dim, 2);
+  const GptParams hf = load_gpt_weights(corpus + "safetensors/tiny-hf-bf16.safetensors", 1);
+  EXPECT_EQ(hf.cfg.n_layers, 1);
+  for (const char* name : {"zip/tiny-part.pth", "zip/tiny-part-zip64.pth"}) {
+    const std::string bytes = read_all(corpus + name);
+    const auto tensors = weights::read_torch_zip({reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()}, name);
+    ASSERT_EQ(tensors.size(), 3u) << name;
+    EXPECT_EQ(tensors[0].name, "pos_emb.weight");
+    EXPECT_EQ(tensors[0].shape, (Shape{2, 2}));
+  }
 }
 
 TEST(Weights, HeadsComeFromTheOptionConfigOrGpt2Sizes) {

@@ -43,7 +43,8 @@ TEST(WeightsErrors, HeaderLengthPastTheEnd) {
   TempDir dir;
   std::string bytes = read_all(gpt_data("book.safetensors"));
   bytes[5] = '\x01';  // the 64-bit length becomes ~2^40
-  expect_weights_error(dir.write("long.safetensors", bytes), 2, {"long.safetensors", "header length 1099", "runs past the end"});
+  expect_weights_error(dir.write("long.safetensors", bytes), 2, {"long.safetensors", "header length 1099",
+      "runs past the end"});
   SafetensorsParts parts = book_parts();
   std::string text = parts.bytes();
   text[9] = '!';  // a JSON header that is not JSON
@@ -95,10 +96,12 @@ TEST(WeightsErrors, ShapeThatDisagreesNamesBoth) {
                        {"'trf_blocks.1.att.W_key.weight' has shape (4, 16)", "(8, 8)", "emb_dim 8"});
   parts = book_parts();
   parts.header["trf_blocks.0.ff.layers.0.weight"]["shape"] = {8, 32};  // transposed
-  expect_weights_error(parts.write(dir, "t.safetensors"), 2, {"'trf_blocks.0.ff.layers.0.weight' has shape (8, 32)", "(32, 8)"});
+  expect_weights_error(parts.write(dir, "t.safetensors"), 2, {"'trf_blocks.0.ff.layers.0.weight' has shape (8, 32)",
+      "(32, 8)"});
   parts = book_parts();
   parts.header["pos_emb.weight"]["shape"] = {32, 4};
-  expect_weights_error(parts.write(dir, "p.safetensors"), 2, {"'pos_emb.weight' has shape (32, 4)", "(context_length, 8)"});
+  expect_weights_error(parts.write(dir, "p.safetensors"), 2, {"'pos_emb.weight' has shape (32, 4)",
+      "(context_length, 8)"});
   // An unexpected key: load_state_dict(strict=True) refuses it.
   parts = book_parts();
   parts.header["trf_blocks.0.att.W_extra.weight"] = parts.header["trf_blocks.0.att.mask"];
@@ -110,7 +113,8 @@ TEST(WeightsErrors, DtypeThatCannotBeWidened) {
   TempDir dir;
   SafetensorsParts parts = book_parts();
   parts.header["trf_blocks.0.norm2.scale"]["dtype"] = "I32";  // the same 32 bytes
-  expect_weights_error(parts.write(dir, "i.safetensors"), 2, {"'trf_blocks.0.norm2.scale'", "dtype I32", "cannot be widened"});
+  expect_weights_error(parts.write(dir, "i.safetensors"), 2, {"'trf_blocks.0.norm2.scale'", "dtype I32",
+      "cannot be widened"});
   parts = book_parts();
   parts.header["trf_blocks.0.norm2.scale"]["dtype"] = "F64";
   parts.header["trf_blocks.0.norm2.scale"]["shape"] = {4};
@@ -130,7 +134,8 @@ TEST(WeightsErrors, MaskMustBeTheCausalOne) {
   SafetensorsParts hf = SafetensorsParts::read(gpt_data("hf/model.safetensors"));
   const size_t hb = hf.header["h.0.attn.bias"]["data_offsets"][0].get<size_t>();
   hf.data[hb + 3 * 4 + 3] = '\x3f';  // element (0, 3) above the diagonal: 0 becomes 0.5
-  expect_weights_error(hf.write(dir, "hfmask.safetensors"), 2, {"'h.0.attn.bias' is not the causal mask", "tril", "(0, 3)"});
+  expect_weights_error(hf.write(dir, "hfmask.safetensors"), 2, {"'h.0.attn.bias' is not the causal mask", "tril",
+      "(0, 3)"});
 }
 
 // The pieces of book.pth, to put back together changed.
@@ -157,7 +162,8 @@ TEST(WeightsErrors, ZipEntryCompressedOrLyingAboutItsSize) {
   set_le(deflated, central + 10, 8, 2);
   const size_t local = static_cast<size_t>(weights::le32(reinterpret_cast<const uint8_t*>(good.data()) + central + 42));
   set_le(deflated, local + 8, 8, 2);
-  expect_weights_error(dir.write("deflate.pth", deflated), 2, {"deflate.pth", "entry 'book/version'", "is compressed (method 8"});
+  expect_weights_error(dir.write("deflate.pth", deflated), 2, {"deflate.pth", "entry 'book/version'",
+      "is compressed (method 8"});
   // Its local header says one byte more than the central directory.
   std::string lying = good;
   set_le(lying, local + 22, weights::le32(reinterpret_cast<const uint8_t*>(good.data()) + local + 22) + 1, 4);
@@ -171,6 +177,12 @@ TEST(WeightsErrors, ZipEntryCompressedOrLyingAboutItsSize) {
   const size_t rec = good.find("book/data/3");
   damaged[rec + 11] = static_cast<char>(damaged[rec + 11] ^ 1);  // the name, then (no extra) the data
   expect_weights_error(dir.write("crc.pth", damaged), 2, {"crc.pth", "'book/data/3'", "CRC-32"});
+  // A CRC-32 recorded as 0 was not computed (torch.save's compute_crc32=False): read, as
+  // torch.load reads it.
+  const size_t central_name = damaged.find("book/data/3", damaged.find("PK\x01\x02"s));
+  set_le(damaged, central_name - 46 + 16, 0, 4);
+  set_le(damaged, rec - 30 + 14, 0, 4);
+  EXPECT_EQ(load_gpt_weights(dir.write("nocrc.pth", damaged), 2).cfg.n_layers, 2);
 }
 
 TEST(WeightsErrors, TruncatedPth) {
@@ -234,7 +246,8 @@ std::string one_tensor_pickle(int numel, int size) {
 
 TEST(WeightsErrors, UnpicklerRefusals) {
   EXPECT_NE(unpickle_error("\x80\x02}q\x00"s).find("truncated"), std::string::npos);
-  EXPECT_NE(unpickle_error("\x80\x02}\x94."s).find("at offset 3: unsupported pickle opcode 0x94"), std::string::npos);  // MEMOIZE
+  EXPECT_NE(unpickle_error("\x80\x02}\x94."s).find("at offset 3: unsupported pickle opcode 0x94"),
+      std::string::npos);  // MEMOIZE
   EXPECT_NE(unpickle_error("\x80\x02h\x05."s).find("memo 5, never put"), std::string::npos);
   EXPECT_NE(unpickle_error("\x80\x02."s).find("empty stack"), std::string::npos);
   EXPECT_NE(unpickle_error("\x80\x02]q\x00."s).find("a list, not a state dict"), std::string::npos);
@@ -261,6 +274,24 @@ TEST(WeightsErrors, UnpicklerReadsWhatTorchSaveWrites) {
   EXPECT_EQ(tensors[0].storage_numel, 6);
   EXPECT_EQ(tensors[0].shape, (Shape{5}));
   EXPECT_EQ(tensors[0].dtype, weights::DType::F32);
+}
+
+// torch.save(OrderedDict(a=torch.nn.Parameter(torch.zeros(3)))): the data.pkl PyTorch 1.13
+// writes for a Parameter (torch._utils._rebuild_parameter around _rebuild_tensor_v2).
+TEST(WeightsErrors, UnpicklerReadsAParameter) {
+  const std::string hex =
+      "800263636f6c6c656374696f6e730a4f726465726564446963740a710029527101580100000061710263746f7263682e5f7574"
+      "696c730a5f72656275696c645f706172616d657465720a710363746f7263682e5f7574696c730a5f72656275696c645f7465"
+      "6e736f725f76320a71042828580700000073746f72616765710563746f7263680a466c6f617453746f726167650a71065801"
+      "000000307107580300000063707571084b03747109514b004b0385710a4b0185710b8968002952710c74710d52710e886800"
+      "2952710f877110527111732e";
+  std::string pkl;
+  for (size_t i = 0; i < hex.size(); i += 2) pkl += static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16));
+  const auto tensors = weights::unpickle_state_dict({reinterpret_cast<const uint8_t*>(pkl.data()), pkl.size()}, "p");
+  ASSERT_EQ(tensors.size(), 1u);
+  EXPECT_EQ(tensors[0].name, "a");
+  EXPECT_EQ(tensors[0].shape, (Shape{3}));
+  EXPECT_EQ(tensors[0].storage_numel, 3);
 }
 
 // Memory stays linear in the pickle: one big tuple shared 100000 times through the memo and

@@ -97,7 +97,8 @@ inline std::string stored_zip(const std::vector<std::pair<std::string, std::stri
     const uint32_t crc = crc32_of(data);
     std::string local_extra, central_extra;
     if (zip64) {
-      put(local_extra, 1, 2), put(local_extra, 16, 2), put(local_extra, data.size(), 8), put(local_extra, data.size(), 8);
+      put(local_extra, 1, 2), put(local_extra, 16, 2);
+      put(local_extra, data.size(), 8), put(local_extra, data.size(), 8);
       put(central_extra, 1, 2), put(central_extra, 24, 2), put(central_extra, data.size(), 8);
       put(central_extra, data.size(), 8), put(central_extra, offset, 8);
     }

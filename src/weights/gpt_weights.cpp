@@ -3,10 +3,11 @@
 // assigns them. Shapes come from the tensors; every key is checked against them.
 #include "weights/gpt_weights.h"
 
+#include <algorithm>
+#include <cstring>
 #include <deque>
 #include <fstream>
 #include <map>
-#include <sstream>
 #include <unordered_map>
 
 #include <nlohmann/json.hpp>
@@ -66,10 +67,9 @@ class GptWeightsReader {
   const RawTensor& need(const std::string& key) const {
     const auto it = by_name_.find(key);
     if (it == by_name_.end())
-      throw WeightsError(path_ + ": the key '" + key + "' is missing" + missing_hint_);
+      throw WeightsError(path_ + ": the key '" + key + "' is missing");
     return *it->second;
   }
-  void set_missing_hint(std::string hint) { missing_hint_ = std::move(hint); }
 
   void expect_shape(const RawTensor& t, const Shape& want, const std::string& why) const {
     if (t.shape != want)
@@ -91,8 +91,17 @@ class GptWeightsReader {
     if (t.dtype == DType::F32 && aligned && t.row_major()) {
       out = reinterpret_cast<const float*>(t.data);
     } else {
-      std::vector<float>& buf = store_.buffers.emplace_back(static_cast<size_t>(numel_of(t.shape)));
-      for (int64_t i = 0; i < numel_of(t.shape); ++i) buf[static_cast<size_t>(i)] = t.element(i);
+      const size_t n = static_cast<size_t>(numel_of(t.shape));
+      std::vector<float>& buf = store_.buffers.emplace_back(n);
+      if (!t.row_major()) {
+        for (size_t i = 0; i < n; ++i) buf[i] = t.element(static_cast<int64_t>(i));
+      } else if (t.dtype == DType::F32) {  // misaligned: the same bytes, moved
+        std::memcpy(buf.data(), t.data, n * sizeof(float));
+      } else if (t.dtype == DType::F16) {
+        for (size_t i = 0; i < n; ++i) buf[i] = weights::half_to_float(weights::le16(t.data + 2 * i));
+      } else {
+        for (size_t i = 0; i < n; ++i) buf[i] = weights::bfloat16_to_float(weights::le16(t.data + 2 * i));
+      }
       out = buf.data();
       if (t.dtype == DType::F16) ++widened_f16_;
       else if (t.dtype == DType::BF16) ++widened_bf16_;
@@ -131,12 +140,16 @@ class GptWeightsReader {
 
   std::vector<std::string> notes() const {
     std::vector<std::string> n;
-    if (widened_f16_) n.push_back("float16 parameters widened to float32 exactly (" + std::to_string(widened_f16_) + " tensors)");
-    if (widened_bf16_) n.push_back("bfloat16 parameters widened to float32 exactly (" + std::to_string(widened_bf16_) + " tensors)");
+    if (widened_f16_)
+      n.push_back("float16 parameters widened to float32 exactly (" + std::to_string(widened_f16_) + " tensors)");
+    if (widened_bf16_)
+      n.push_back("bfloat16 parameters widened to float32 exactly (" + std::to_string(widened_bf16_) + " tensors)");
     if (misaligned_)
       n.push_back(std::to_string(misaligned_) + " float32 tensors lie at file offsets that are not a multiple "
                   "of 4: copied, bit for bit");
-    if (strided_) n.push_back(std::to_string(strided_) + " strided tensors copied into row-major order, as load_state_dict copies them");
+    if (strided_)
+      n.push_back(std::to_string(strided_) +
+                  " strided tensors copied into row-major order, as load_state_dict copies them");
     return n;
   }
 
@@ -149,7 +162,6 @@ class GptWeightsReader {
   GptWeightsStorage& store_;
   std::unordered_map<std::string, const RawTensor*> by_name_;
   std::unordered_map<const RawTensor*, const float*> floats_;
-  std::string missing_hint_;
   int widened_f16_ = 0, widened_bf16_ = 0, misaligned_ = 0, strided_ = 0;
 };
 
@@ -194,7 +206,8 @@ void map_book(GptWeightsReader& r, GptParams& out) {
   const int64_t E = cfg.emb_dim, V = cfg.vocab_size, C = cfg.context_length;
   const std::string from_e = "emb_dim " + std::to_string(E) + " (from tok_emb.weight)";
   cfg.n_layers = count_blocks(r.tensors(), "trf_blocks.");
-  if (cfg.n_layers == 0) throw WeightsError(r.path() + ": no transformer blocks: the key 'trf_blocks.0.norm1.scale' is missing");
+  if (cfg.n_layers == 0)
+    throw WeightsError(r.path() + ": no transformer blocks: the key 'trf_blocks.0.norm1.scale' is missing");
   cfg.qkv_bias = r.has("trf_blocks.0.att.W_query.bias");
   out.tok_emb = r.row_major("tok_emb.weight", {V, E}, "its own");
   out.pos_emb = r.row_major("pos_emb.weight", {C, E}, "its own");
@@ -260,7 +273,8 @@ void map_hf(GptWeightsReader& r, const std::string& prefix, GptParams& out) {
   const int64_t E = cfg.emb_dim, V = cfg.vocab_size, C = cfg.context_length;
   const std::string from_e = "n_embd " + std::to_string(E) + " (from " + prefix + "wte.weight)";
   cfg.n_layers = count_blocks(r.tensors(), prefix + "h.");
-  if (cfg.n_layers == 0) throw WeightsError(r.path() + ": no transformer blocks: the key '" + prefix + "h.0.ln_1.weight' is missing");
+  if (cfg.n_layers == 0)
+    throw WeightsError(r.path() + ": no transformer blocks: the key '" + prefix + "h.0.ln_1.weight' is missing");
   cfg.qkv_bias = true;  // Conv1D always has a bias
   out.tok_emb = r.row_major(prefix + "wte.weight", {V, E}, "its own");
   out.pos_emb = r.row_major(prefix + "wpe.weight", {C, E}, "its own");
@@ -321,18 +335,23 @@ int64_t choose_heads(const std::string& path, const GptConfig& cfg, std::optiona
   const std::string config = (slash == std::string::npos ? std::string() : path.substr(0, slash + 1)) + "config.json";
   std::ifstream in(config, std::ios::binary);
   if (in) {
-    std::ostringstream text;
-    text << in.rdbuf();
-    const std::string s = text.str();
+    // A Hugging Face config is about 1 KB; read no more than 1 MiB of whatever is there.
+    std::string s(size_t{1} << 20, '\0');
+    in.read(&s[0], static_cast<std::streamsize>(s.size()));
+    s.resize(static_cast<size_t>(in.gcount()));
+    if (in.gcount() == static_cast<std::streamsize>(size_t{1} << 20))
+      throw WeightsError(config + ": over 1 MiB, not the Hugging Face config beside " + path);
     const nlohmann::json j = nlohmann::json::parse(s, nullptr, false);
     if (j.is_discarded() || !j.is_object())
       throw WeightsError(config + ": not a JSON object (the Hugging Face config beside " + path + ")");
     if (j.contains("n_embd") && !(j["n_embd"].is_number_integer() && j["n_embd"].get<int64_t>() == cfg.emb_dim))
-      throw WeightsError(config + ": n_embd " + j["n_embd"].dump() + " disagrees with the width " + width + " of " + path);
+      throw WeightsError(config + ": n_embd " + j["n_embd"].dump() + " disagrees with the width " + width +
+                         " of " + path);
     if (j.contains("n_head")) {
       if (!j["n_head"].is_number_integer() || j["n_head"].get<int64_t>() < 1 ||
           cfg.emb_dim % j["n_head"].get<int64_t>() != 0)
-        throw WeightsError(config + ": n_head " + j["n_head"].dump() + " does not divide the width " + width + " of " + path);
+        throw WeightsError(config + ": n_head " + j["n_head"].dump() + " does not divide the width " + width +
+                           " of " + path);
       notes.push_back("n_heads " + j["n_head"].dump() + " from " + config);
       return j["n_head"].get<int64_t>();
     }

@@ -8,6 +8,12 @@
 // their .T, a transposed view, and F.linear on that view calls sgemm with other transpose
 // flags than on a contiguous (out, in) weight. So a view keeps its strides: a weight whose
 // `transposed` is set is the (out, in) matrix stored column-major, exactly what PyTorch holds.
+//
+// Copies, where a view cannot be: float16/bfloat16 (widened), float32 at an offset that is not
+// a multiple of 4 (safetensors does not promise alignment), strided tensors of a .pth (copied
+// row-major, as load_state_dict copies them), and c_attn's three chunks: PyTorch's q_w.T is a
+// view with column stride 3 * emb_dim; here each is its own column-major block (stride emb_dim;
+// same values and transpose flags, and a leading dimension changes no sum). docs/gpt.md, Formats.
 #pragma once
 
 #include <cstdint>

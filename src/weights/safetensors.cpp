@@ -85,7 +85,8 @@ std::vector<RawTensor> read_safetensors(Bytes file, const std::string& path) {
       else numel *= n;
       t.shape.push_back(static_cast<int64_t>(std::min<uint64_t>(n, uint64_t{1} << 48)));
     }
-    if (t.shape.size() > 8) throw WeightsError(at + "shape " + safetensors_shape_text(info["shape"]) + " has more than 8 dimensions");
+    if (t.shape.size() > 8)
+      throw WeightsError(at + "shape " + safetensors_shape_text(info["shape"]) + " has more than 8 dimensions");
     const auto& offs = info["data_offsets"];
     if (!offs[0].is_number_unsigned() || !offs[1].is_number_unsigned())
       throw WeightsError(at + "data_offsets " + offs.dump() + " are not two byte offsets");

@@ -180,7 +180,8 @@ class RestrictedUnpickler {
     return containers_[node(id).a];
   }
   int64_t int_of(uint32_t id, const char* what) {
-    if (node(id).kind != PK::Int && node(id).kind != PK::Bool) fail(std::string(what) + " is " + pk_name(node(id).kind) + ", not an int");
+    if (node(id).kind != PK::Int && node(id).kind != PK::Bool)
+      fail(std::string(what) + " is " + pk_name(node(id).kind) + ", not an int");
     return node(id).v;
   }
   std::string global_name(uint32_t id) const {
@@ -213,7 +214,8 @@ void RestrictedUnpickler::op_global() {
 
 uint32_t RestrictedUnpickler::rebuild_tensor(const std::vector<uint32_t>& args, const char* fn) {
   if (args.size() < 4) fail(std::string(fn) + " with " + std::to_string(args.size()) + " arguments");
-  if (node(args[0]).kind != PK::Storage) fail(std::string(fn) + "'s first argument is " + pk_name(node(args[0]).kind) + ", not a storage");
+  if (node(args[0]).kind != PK::Storage)
+    fail(std::string(fn) + "'s first argument is " + pk_name(node(args[0]).kind) + ", not a storage");
   const PickleStorage& st = storages_[node(args[0]).a];
   PickledTensor t;
   t.storage_key = st.key;
@@ -243,7 +245,8 @@ uint32_t RestrictedUnpickler::rebuild_tensor(const std::vector<uint32_t>& args, 
     int64_t last = t.storage_offset;
     for (size_t d = 0; d < t.shape.size(); ++d) {
       const int64_t reach = t.shape[d] - 1;
-      if (reach > 0 && t.stride[d] > 0 && (reach > t.storage_numel || t.stride[d] > t.storage_numel / reach)) fail(past);
+      if (reach > 0 && t.stride[d] > 0 && (reach > t.storage_numel || t.stride[d] > t.storage_numel / reach))
+        fail(past);
       last += reach * t.stride[d];
       if (last >= t.storage_numel) fail(past);
     }
@@ -256,7 +259,8 @@ uint32_t RestrictedUnpickler::rebuild_tensor(const std::vector<uint32_t>& args, 
 void RestrictedUnpickler::op_reduce() {
   const uint32_t args_id = pop();
   const uint32_t func = top();
-  if (node(func).kind != PK::Global) fail("REDUCE calls " + std::string(pk_name(node(func).kind)) + ", not an allowed function");
+  if (node(func).kind != PK::Global)
+    fail("REDUCE calls " + std::string(pk_name(node(func).kind)) + ", not an allowed function");
   const auto kind = static_cast<PickleGlobal>(node(func).v & 0xFF);
   const auto& args = tuple_items(args_id, "REDUCE's arguments");
   uint32_t result = 0;
@@ -273,7 +277,8 @@ void RestrictedUnpickler::op_reduce() {
       result = args[0];
       break;
     case PickleGlobal::RebuildTensorV2:
-      if (args.size() != 6 && args.size() != 7) fail("torch._utils._rebuild_tensor_v2 with " + std::to_string(args.size()) + " arguments");
+      if (args.size() != 6 && args.size() != 7)
+        fail("torch._utils._rebuild_tensor_v2 with " + std::to_string(args.size()) + " arguments");
       result = rebuild_tensor(args, "torch._utils._rebuild_tensor_v2");
       break;
     case PickleGlobal::RebuildTensor:
@@ -281,13 +286,15 @@ void RestrictedUnpickler::op_reduce() {
       result = rebuild_tensor(args, "torch._utils._rebuild_tensor");
       break;
     case PickleGlobal::RebuildParameter:
-      if (args.size() != 3 || node(args[0]).kind != PK::Tensor) fail("torch._utils._rebuild_parameter without a tensor");
+      if (args.size() != 3 || node(args[0]).kind != PK::Tensor)
+        fail("torch._utils._rebuild_parameter without a tensor");
       nodes_.push_back({PK::Param, 0, args[0], 0});
       result = static_cast<uint32_t>(nodes_.size() - 1);
       break;
     default:
       fail("the pickle calls " + global_name(func) +
-           ", which torch.load(weights_only=True) allows but a GPT-2 state dict does not use; attn-walk reads dense tensors only");
+           ", which torch.load(weights_only=True) allows but a GPT-2 state dict does not use; "
+           "attn-walk reads dense tensors only");
   }
   stack_.back() = result;
 }
@@ -320,7 +327,8 @@ void RestrictedUnpickler::op_persid() {
   const PNode& cls = node(t[1]);
   if (cls.kind != PK::Global || static_cast<PickleGlobal>(cls.v & 0xFF) != PickleGlobal::Storage)
     fail("the persistent id's storage class is " + global_name(t[1]));
-  if (node(t[2]).kind != PK::Str || node(t[3]).kind != PK::Str) fail("the persistent id's key and location are not strings");
+  if (node(t[2]).kind != PK::Str || node(t[3]).kind != PK::Str)
+    fail("the persistent id's key and location are not strings");
   PickleStorage st = storages_[static_cast<size_t>(cls.v >> 8)];
   st.key = text(node(t[2]));
   st.numel = int_of(t[4], "the storage's numel");
@@ -344,13 +352,15 @@ std::vector<PickledTensor> RestrictedUnpickler::run() {
       case 'b': op_build(); break;                    // BUILD
       case 'a': {                                     // APPEND
         const uint32_t item = pop();
-        if (node(top()).kind != PK::List) fail(std::string("Can only append to lists, but got ") + pk_name(node(top()).kind));
+        if (node(top()).kind != PK::List)
+          fail(std::string("Can only append to lists, but got ") + pk_name(node(top()).kind));
         containers_[node(top()).a].push_back(item);
         break;
       }
       case 'e': {                                     // APPENDS
         auto items = pop_mark();
-        if (node(top()).kind != PK::List) fail(std::string("Can only extend lists, but got ") + pk_name(node(top()).kind));
+        if (node(top()).kind != PK::List)
+          fail(std::string("Can only extend lists, but got ") + pk_name(node(top()).kind));
         auto& list = containers_[node(top()).a];
         list.insert(list.end(), items.begin(), items.end());
         break;
@@ -430,7 +440,8 @@ std::vector<PickledTensor> RestrictedUnpickler::run() {
         std::unordered_map<std::string, size_t> seen;
         const auto& items = containers_[node(result).a];
         for (size_t i = 0; i + 1 < items.size(); i += 2) {
-          if (node(items[i]).kind != PK::Str) fail("the state dict has a key that is " + std::string(pk_name(node(items[i]).kind)));
+          if (node(items[i]).kind != PK::Str)
+            fail("the state dict has a key that is " + std::string(pk_name(node(items[i]).kind)));
           const std::string key = text(node(items[i]));
           uint32_t v = items[i + 1];
           if (node(v).kind == PK::Param) v = node(v).a;

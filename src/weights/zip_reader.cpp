@@ -92,7 +92,8 @@ std::vector<ZipEntry> read_zip(Bytes file, const std::string& path) {
   size_t p = static_cast<size_t>(cd_offset);
   const size_t cd_end = static_cast<size_t>(cd_offset + cd_size);
   for (uint64_t i = 0; i < entries; ++i) {
-    const std::string at0 = where + "central directory entry " + std::to_string(i) + " (offset " + std::to_string(p) + "): ";
+    const std::string at0 =
+        where + "central directory entry " + std::to_string(i) + " (offset " + std::to_string(p) + "): ";
     if (p + 46 > cd_end || le32(b + p) != kZipCentralSig)
       throw WeightsError(at0 + "not a central directory entry");
     const uint16_t flags = le16(b + p + 8), method = le16(b + p + 10);
@@ -124,7 +125,8 @@ std::vector<ZipEntry> read_zip(Bytes file, const std::string& path) {
     if (size - local - 30 < static_cast<uint64_t>(lname) + lextra)
       throw WeightsError(at + "its local header runs past the end of the file");
     if (le16(lh + 8) != method || std::string(reinterpret_cast<const char*>(lh + 30), lname) != e.name)
-      throw WeightsError(at + "its local header (offset " + std::to_string(local) + ") disagrees with the central directory");
+      throw WeightsError(at + "its local header (offset " + std::to_string(local) +
+                         ") disagrees with the central directory");
     if (!(le16(lh + 6) & 8)) {  // no data descriptor: the local header carries the sizes too
       uint64_t lcsize = le32(lh + 18), lusize = le32(lh + 22);
       zip64_extra(lh + 30 + lname, lextra, lusize, lcsize, nullptr, at);
@@ -143,17 +145,31 @@ std::vector<ZipEntry> read_zip(Bytes file, const std::string& path) {
 }
 
 void check_zip_crc(const ZipEntry& entry, const std::string& path) {
-  static const std::array<uint32_t, 256> table = [] {
-    std::array<uint32_t, 256> t{};
+  // CRC-32 (zip's polynomial, reflected), eight bytes a step ("slicing by 8"). torch.load does
+  // not check it (PyTorch builds miniz with MINIZ_DISABLE_ZIP_READER_CRC32_CHECKS); attn-walk does, so that a
+  // damaged file is refused rather than walked. A recorded 0 means "not computed" (torch.save
+  // with compute_crc32=False, PyTorch 2.x), as an empty entry's CRC is 0 anyway.
+  if (entry.crc32 == 0) return;
+  static const std::array<std::array<uint32_t, 256>, 8> table = [] {
+    std::array<std::array<uint32_t, 256>, 8> t{};
     for (uint32_t n = 0; n < 256; ++n) {
       uint32_t c = n;
       for (int k = 0; k < 8; ++k) c = (c & 1) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
-      t[n] = c;
+      t[0][n] = c;
     }
+    for (uint32_t n = 0; n < 256; ++n)
+      for (size_t k = 1; k < 8; ++k) t[k][n] = (t[k - 1][n] >> 8) ^ t[0][t[k - 1][n] & 0xFF];
     return t;
   }();
   uint32_t c = 0xFFFFFFFFu;
-  for (size_t i = 0; i < entry.data.size; ++i) c = table[(c ^ entry.data.data[i]) & 0xFF] ^ (c >> 8);
+  const uint8_t* p = entry.data.data;
+  size_t n = entry.data.size;
+  for (; n >= 8; n -= 8, p += 8) {
+    const uint32_t lo = le32(p) ^ c, hi = le32(p + 4);
+    c = table[7][lo & 0xFF] ^ table[6][(lo >> 8) & 0xFF] ^ table[5][(lo >> 16) & 0xFF] ^ table[4][lo >> 24] ^
+        table[3][hi & 0xFF] ^ table[2][(hi >> 8) & 0xFF] ^ table[1][(hi >> 16) & 0xFF] ^ table[0][hi >> 24];
+  }
+  for (; n > 0; --n, ++p) c = table[0][(c ^ *p) & 0xFF] ^ (c >> 8);
   c ^= 0xFFFFFFFFu;
   if (c != entry.crc32)
     throw WeightsError(path + ": (zip) entry '" + entry.name + "': its bytes do not match its CRC-32 (" +

@@ -24,7 +24,8 @@ struct ZipEntry {
 // `path` and the entry or offset at fault.
 std::vector<ZipEntry> read_zip(Bytes file, const std::string& path);
 
-// Checks an entry's bytes against its CRC-32 (throws WeightsError naming it).
+// Checks an entry's bytes against its CRC-32 (throws WeightsError naming it); a recorded CRC
+// of 0 is taken as not computed (torch.save's compute_crc32=False).
 void check_zip_crc(const ZipEntry& entry, const std::string& path);
 
 }  // namespace attn::weights

@@ -11,15 +11,22 @@ Copied line by line from rasbt/LLMs-from-scratch:
     as gpt.py and previous_chapters.py carry it);
   - assign, load_weights_into_gpt: ch05/02_alternative_weight_loading/
     weight-loading-hf-safetensors.ipynb (Hugging Face's GPT-2 keys, without `transformer.`).
-Nothing here is changed from the book; what attn-walk adds lives in the scripts that import it.
+Nothing below the imports is changed from the book; what attn-walk adds lives in the scripts
+that import it. The one addition is above: torch_env is imported before torch, so that a
+notebook or script importing this first gets OpenBLAS's reference kernel (tests/golden/torch_env.py).
 
 Note on the loading: `assign` returns torch.nn.Parameter(right.detach()), a view that keeps
 right's strides. The Conv1D weights are assigned as `.T` of Hugging Face's (in, out) matrices,
 so the model holds column-major (out, in) weights; for c_attn's three chunks the column stride
 is 3 * emb_dim (they stay views into the concatenated matrix).
 """
-import torch
-import torch.nn as nn
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import torch_env  # noqa: E402,F401  (before torch: it picks OpenBLAS's kernel)
+import torch  # noqa: E402
+import torch.nn as nn  # noqa: E402
 
 
 #####################################

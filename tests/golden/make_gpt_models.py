@@ -23,6 +23,10 @@ tests/data/gpt/:
   hf/config.json          n_head, n_embd, n_layer, n_ctx, n_positions, vocab_size
   hf-prefixed-bf16.safetensors  the same Hugging Face keys with `transformer.`, in bfloat16, no
                           config.json beside it (the head count comes from --heads)
+  fuzz/corpus/{safetensors,zip,unpickle}/  tiny seeds for the weights fuzzers (fuzz/): a GPTModel
+                          of width 2, one block, vocabulary 3, as safetensors (book's and Hugging
+                          Face's keys), as torch.save's zip repacked without its 64-byte padding
+                          (libFuzzer's inputs stay under 4096 bytes), and its data.pkl alone
   params.json             what the book's own loading code holds in PyTorch for each file: for
                           every parameter of the loaded GPTModel, its shape, strides, whether it
                           is contiguous, and the FNV-1a 64-bit hash of its float32 values in
@@ -45,6 +49,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+import torch_env  # noqa: E402,F401  (before torch; no BLAS result is written here, so any kernel will do)
 import torch  # noqa: E402
 
 from book_gpt import GPTModel, load_weights_into_gpt  # noqa: E402
@@ -200,7 +205,55 @@ def loaded_hf(state):
     return model
 
 
+def write_fuzz_seeds():
+    import io
+    import zipfile
+    corpus = os.path.join(HERE, "..", "..", "fuzz", "corpus")
+    tiny_cfg = dict(GPT_CONFIG_TEST, vocab_size=3, context_length=2, emb_dim=2, n_heads=1, n_layers=1,
+                    qkv_bias=False)
+    torch.manual_seed(123)
+    tiny = GPTModel(tiny_cfg)
+    for name in ["safetensors", "zip", "unpickle"]:
+        os.makedirs(os.path.join(corpus, name), exist_ok=True)
+    save_safetensors(tiny.state_dict(), os.path.join(corpus, "safetensors", "tiny-book.safetensors"))
+    sd = {"wte.weight": tiny.tok_emb.weight, "wpe.weight": tiny.pos_emb.weight,
+          "h.0.attn.c_attn.weight": torch.zeros(2, 6), "h.0.attn.c_attn.bias": torch.zeros(6),
+          "h.0.attn.c_proj.weight": torch.ones(2, 2), "h.0.attn.c_proj.bias": torch.zeros(2),
+          "h.0.mlp.c_fc.weight": torch.ones(2, 8), "h.0.mlp.c_fc.bias": torch.zeros(8),
+          "h.0.mlp.c_proj.weight": torch.ones(8, 2), "h.0.mlp.c_proj.bias": torch.zeros(2),
+          "h.0.ln_1.weight": torch.ones(2), "h.0.ln_1.bias": torch.zeros(2),
+          "h.0.ln_2.weight": torch.ones(2), "h.0.ln_2.bias": torch.zeros(2),
+          "ln_f.weight": torch.ones(2), "ln_f.bias": torch.zeros(2),
+          "h.0.attn.bias": torch.tril(torch.ones(2, 2)).view(1, 1, 2, 2)}
+    save_safetensors({k: v.detach().bfloat16() for k, v in sd.items()},
+                     os.path.join(corpus, "safetensors", "tiny-hf-bf16.safetensors"), metadata={"format": "pt"})
+    def records_of(state):
+        buf = io.BytesIO()
+        torch.save(state, buf)
+        buf.seek(0)
+        with zipfile.ZipFile(buf) as z:
+            return {info.filename.split("/", 1)[1]: z.read(info) for info in z.infolist()}
+
+    with open(os.path.join(corpus, "unpickle", "tiny-book.pkl"), "wb") as f:
+        f.write(records_of(tiny.state_dict())["data.pkl"])
+    # The zip seeds: three of the state dict's tensors (the whole one is over 4096 bytes), plain
+    # and with every entry's sizes in Zip64 extra fields.
+    part = collections.OrderedDict((k, v) for k, v in tiny.state_dict().items()
+                                   if k in ("pos_emb.weight", "trf_blocks.0.norm1.scale", "final_norm.shift"))
+    records = records_of(part)
+    for name, zip64 in [("tiny-part.pth", False), ("tiny-part-zip64.pth", True)]:
+        out = io.BytesIO()
+        with zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as z:
+            for rec, data in records.items():
+                info = zipfile.ZipInfo("t/" + rec, date_time=(1980, 1, 1, 0, 0, 0))
+                with z.open(info, "w", force_zip64=zip64) as w:
+                    w.write(data)
+        with open(os.path.join(corpus, "zip", name), "wb") as f:
+            f.write(out.getvalue())
+
+
 def main():
+    write_fuzz_seeds()
     os.makedirs(os.path.join(OUT, "hf"), exist_ok=True)
     model = book_model()
     state = model.state_dict()
