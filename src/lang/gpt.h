@@ -11,12 +11,10 @@ namespace attn {
 LangTable gpt_en();
 LangTable gpt_zh();
 
-// Blocks whose steps have texts: GPT-2 XL has 48.
-constexpr int kGptTextBlocks = 64;
-// "gpt/trf_blocks.<b>.<rest>" ("gpt/trf_blocks.<b>" for the block's own output, rest ""),
-// with a variant ("ff.layers.1#none_negative") kept after the path.
-inline std::string gpt_block_key(int b, const std::string& rest) {
-  return "gpt/trf_blocks." + std::to_string(b) + (rest.empty() ? "" : "." + rest);
+// "gpt/trf_blocks.N.<rest>" ("gpt/trf_blocks.N" for the block's own output, rest ""): the one
+// text of that step in every block (lang.h's step_text_name).
+inline std::string gpt_block_key(const std::string& rest) {
+  return "gpt/trf_blocks.N" + (rest.empty() ? std::string() : "." + rest);
 }
 
 }  // namespace attn

@@ -1,5 +1,6 @@
 // English texts of the gpt stage (src/stages/gpt.cpp): chapter 4's GPTModel on trained weights.
-// A block's steps have one text for every block ({block} is its index); the numbers the
+// A block's steps have one text for every block, kept under trf_blocks.N (lang.h's
+// step_text_name; {block} is the index); the numbers the
 // explanations quote are the walk's own ({in_mean}, {shortcut_share}, {head_focus}, ...).
 #include "lang/gpt.h"
 
@@ -55,7 +56,7 @@ LangTable gpt_en() {
        {"tokenizer.decode(out.squeeze(0).tolist()): the prompt and its continuation",
         "The ids above turned back into text."}},
   };
-  // One text per block step, for every block a GPT-2 model has (GPT-2 XL: 48).
+  // One text per block step, for every block (trf_blocks.N.<step>).
   const std::vector<std::pair<std::string, StepText>> block = {
       {"norm1",
        {"trf_blocks.{block}.norm1(x): LayerNorm before attention, (1, {T}, {emb_dim})",
@@ -83,15 +84,13 @@ LangTable gpt_en() {
         "GELU keeps positive inputs nearly as they are and squashes negative ones towards 0: of the "
         "{count} inputs, {negatives} were negative (down to {most_negative}) and came out between "
         "{gelu_lo} and {gelu_hi}."}},
-      {"ff.layers.1#none_negative",
-       {"trf_blocks.{block}.ff.layers.1: GELU, 0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x^3)))",
-        "GELU keeps positive inputs nearly as they are and squashes negative ones towards 0; none of "
-        "these {count} inputs was negative."}},
       {"ff.layers.2",
        {"trf_blocks.{block}.ff.layers.2: nn.Linear(4 * {emb_dim}, {emb_dim}), back to the width",
         "The contraction back to {emb_dim} numbers per position."}},
       {"ff.layers",
-       {"trf_blocks.{block}.ff.layers: the nn.Sequential's output (its last layer's)", ""}},
+       {"trf_blocks.{block}.ff.layers: the nn.Sequential's output (its last layer's)",
+        "nn.Sequential runs Linear, GELU and Linear in order and returns the last one's output: the "
+        "same numbers as ff.layers.2."}},
       {"ff",
        {"trf_blocks.{block}.ff(x): FeedForward's output, (1, {T}, {emb_dim})", "FeedForward returns self.layers(x)."}},
       {"",
@@ -121,9 +120,7 @@ LangTable gpt_en() {
        {"trf_blocks.{block}.att: context_vec = (attn_weights @ values).transpose(1, 2), (1, {T}, {n_heads}, {head_dim})",
         "Each head's weighted sum of values; merged to (1, {T}, {emb_dim}) and passed through out_proj next."}},
   };
-  for (int b = 0; b < kGptTextBlocks; ++b)
-    for (const auto& [rest, text] : block)
-      t.steps.emplace(gpt_block_key(b, rest), text);
+  for (const auto& [rest, text] : block) t.steps.emplace(gpt_block_key(rest), text);
   t.ui = {
       {"stage.gpt", "chapter 4's GPTModel on trained weights (--weights): every module, the next token"},
   };

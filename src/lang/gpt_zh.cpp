@@ -73,14 +73,12 @@ LangTable gpt_zh() {
        {"trf_blocks.{block}.ff.layers.1：GELU，0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x^3)))",
         "GELU 让正的输入几乎保持不变，把负的输入压向 0：{count} 个输入中有 {negatives} 个是负的"
         "（最小 {most_negative}），输出落在 {gelu_lo} 到 {gelu_hi} 之间。"}},
-      {"ff.layers.1#none_negative",
-       {"trf_blocks.{block}.ff.layers.1：GELU，0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x^3)))",
-        "GELU 让正的输入几乎保持不变，把负的输入压向 0；这 {count} 个输入没有一个是负的。"}},
       {"ff.layers.2",
        {"trf_blocks.{block}.ff.layers.2：nn.Linear(4 * {emb_dim}, {emb_dim})，收回原来的宽度",
         "收缩回每个位置 {emb_dim} 个数。"}},
       {"ff.layers",
-       {"trf_blocks.{block}.ff.layers：nn.Sequential 的输出（即它最后一层的输出）", ""}},
+       {"trf_blocks.{block}.ff.layers：nn.Sequential 的输出（即它最后一层的输出）",
+        "nn.Sequential 依次运行 Linear、GELU 和 Linear，返回最后一层的输出：与 ff.layers.2 的数相同。"}},
       {"ff",
        {"trf_blocks.{block}.ff(x)：FeedForward 的输出，(1, {T}, {emb_dim})", "FeedForward 返回 self.layers(x)。"}},
       {"",
@@ -109,9 +107,7 @@ LangTable gpt_zh() {
        {"trf_blocks.{block}.att：context_vec = (attn_weights @ values).transpose(1, 2)，(1, {T}, {n_heads}, {head_dim})",
         "每个头对值的加权和；接下来合并成 (1, {T}, {emb_dim}) 并经过 out_proj。"}},
   };
-  for (int b = 0; b < kGptTextBlocks; ++b)
-    for (const auto& [rest, text] : block)
-      t.steps.emplace(gpt_block_key(b, rest), text);
+  for (const auto& [rest, text] : block) t.steps.emplace(gpt_block_key(rest), text);
   t.ui = {
       {"stage.gpt", "第 4 章的 GPTModel 载入训练好的权重（--weights）：每个模块，以及下一个词元"},
   };

@@ -52,10 +52,13 @@ const char* const kAllButTokens =
 const char* const kWeights =
     "trainable causal dropout multi-head efficient kv-cache gqa swa rope flash mla backward";
 const char* const kModules = "dropout multi-head efficient kv-cache gqa swa rope flash mla backward";
-// --text: every stage.
+// --text: every stage; its embeddings' width, every stage but gpt (whose model embeds the ids).
 const char* const kText =
     "dot-product softmax trainable causal dropout multi-head efficient kv-cache gqa swa rope flash mla backward "
     "tokens gpt";
+const char* const kTextEmbeddings =
+    "dot-product softmax trainable causal dropout multi-head efficient kv-cache gqa swa rope flash mla backward "
+    "tokens";
 const char* const kBonus = "efficient kv-cache gqa swa rope flash mla";
 
 std::vector<OptionRow> input_rows() {
@@ -78,7 +81,7 @@ std::vector<OptionRow> input_rows() {
           .excluding({"input", "random-input"}).counts(FIELD(walk.text.given))
           .not_in_state(),  // the page's state holds the file's text as --text
       row("--embed-dim", FIELD(walk.text.embed_dim), "Width D of the token and position embeddings of --text")
-          .shows("embedding width of your text", G::Input, kText).range(1, 1024).check_too()
+          .shows("embedding width of your text", G::Input, kTextEmbeddings).range(1, 1024).check_too()
           .reads([](const Config& c) { return std::to_string(c.text.empty() ? TextOptions{}.embed_dim : c.d_in()); }),
       row("--max-tokens", FIELD(walk.text.max_tokens), "Longest --text accepted, in tokens (GPT-2's context length)")
           .shows("longest text, in tokens", G::More, "*").range(1, 1 << 20).check_too().not_in_state(),

@@ -76,6 +76,7 @@ std::shared_ptr<const GptParams> load_weights(const WalkRequest& r) {
 void set_document(Options& o) {
   o.walk.document = o.format;
   o.walk.keep_all_values = o.format != "text" || o.walk.heatmap;
+  o.walk.list_steps = o.list_steps;
   // HTML always carries the explanations; text and JSON only with --explain.
   o.walk.explain = o.walk.explain || o.format == "html";
 }
@@ -172,7 +173,7 @@ Config make_config(const WalkRequest& r, LoadedInput in) {
   if (in.text && !r.query_given) knobs.query = std::min<int64_t>(r.query, static_cast<int64_t>(in.text->ids.size()));
   set_knobs(knobs, c);
   c.gpt.params = load_weights(r);
-  c.gpt.all_steps = !r.only.empty();
+  c.gpt.all_steps = !r.only.empty() || r.list_steps;
   check_walk_options(knobs, c);
   c.summaries_only = !r.keep_all_values;
   c.on_step = r.on_step;

@@ -61,6 +61,7 @@ struct WalkRequest {
   std::string heatmap_scale = "fixed";  // --heatmap-scale: fixed (weights on 0..1) or matrix (each its own)
   std::string lang = "en";
   std::vector<std::string> only;  // keep only these steps
+  bool list_steps = false;        // --list-steps: every step's name is wanted (gpt shortens text otherwise)
   // The document the walks become (text, json or html): its size counts in the memory check.
   std::string document = "text";
   // Told of each step as it is recorded (Config::on_step): the page's engine reports a long

@@ -91,7 +91,7 @@ struct Facts {
       set({{"in_mean", num(in.mean)}, {"in_var", num(in.var)}, {"out_mean", num(out.mean)}, {"out_var", num(out.var)}});
     } else if (rest == "ff.layers.1") {
       int64_t negatives = 0;
-      float most_negative = 0.0f, lo = 0.0f, hi = -1.0f;
+      float most_negative = 0.0f, lo = 0.0f, hi = 0.0f;  // all 0 when no input is negative
       for (int64_t i = 0; i < ff_hidden.numel(); ++i) {
         const float in = ff_hidden.data[i], out = value.data[i];
         if (!(in < 0.0f)) continue;
@@ -102,7 +102,6 @@ struct Facts {
       }
       set({{"negatives", std::to_string(negatives)}, {"count", std::to_string(value.numel())},
            {"most_negative", num(most_negative)}, {"gelu_lo", num(lo)}, {"gelu_hi", num(hi)}});
-      if (negatives == 0) set({{"variant", "none_negative"}});
     } else if (in_block && (rest == "shortcut1" || rest.empty())) {
       // x = branch + shortcut: how large each part is, against the sum.
       const double skip = l2_norm(x), branch = l2_norm(rest.empty() ? ff : att), sum = l2_norm(value);

@@ -165,12 +165,48 @@ def loaded(name):
     return models.loaded_hf(state)
 
 
+def hexbits(t):
+    return [f"{b & 0xFFFFFFFF:08x}" for b in t.contiguous().view(torch.int32).reshape(-1).tolist()]
+
+
+def ops_golden():
+    """The ops alone on inputs the test models' walks do not reach: torch.tanh and the book's
+    GELU over many magnitudes (and the edges of tanh's range), and LayerNorm's mean and
+    var(unbiased=False) on GPT-2-wide rows."""
+    from book_gpt import GELU, LayerNorm
+    g = torch.Generator().manual_seed(41)
+    parts = [torch.randn(256, generator=g) * s for s in (1e-3, 0.1, 1.0, 3.0, 10.0)]
+    parts.append(torch.tensor([0.0, -0.0, 8.664339742, -8.664339742, 8.6643, 9.0, -20.0, 1e-30, 88.0, -88.0]))
+    x = torch.cat(parts).float()
+    rows = (torch.randn(8, 768, generator=g) * torch.rand(8, 1, generator=g) * 4 + torch.randn(8, 1, generator=g))
+    norm = LayerNorm(768)
+    with torch.no_grad():
+        norm.scale.copy_(1 + 0.1 * torch.randn(768, generator=g))
+        norm.shift.copy_(0.1 * torch.randn(768, generator=g))
+        out = collections.OrderedDict()
+        out["x"] = hexbits(x)
+        out["tanh"] = hexbits(torch.tanh(x))
+        out["gelu"] = hexbits(GELU()(x))
+        out["rows"] = hexbits(rows)
+        out["mean"] = hexbits(rows.mean(dim=-1, keepdim=True))
+        out["var"] = hexbits(rows.var(dim=-1, keepdim=True, unbiased=False))
+        out["scale"] = hexbits(norm.scale)
+        out["shift"] = hexbits(norm.shift)
+        out["layer_norm_digest"] = fnv1a64(norm(rows).numpy().astype("<f4").tobytes())
+    return out
+
+
 FILES = ["book.safetensors", "book.pth", "book-f16.safetensors", "hf/model.safetensors",
          "hf-prefixed-bf16.safetensors"]
 
 
 def main():
     os.makedirs(OUT, exist_ok=True)
+    path = os.path.join(OUT, "ops.json")
+    with open(path, "w") as f:
+        json.dump(ops_golden(), f, indent=0, separators=(",", ":"))
+        f.write("\n")
+    print(f"{path}: {os.path.getsize(path)} bytes")
     for name in FILES:
         g = golden_of(loaded(name))
         g["file"] = name
