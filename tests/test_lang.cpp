@@ -13,6 +13,7 @@
 #include "lang/parts.h"
 #include "render/details.h"
 #include "stages/stages.h"
+#include "weights/gpt_weights.h"
 #include "stages/tokens.h"
 #include "text/text_embeddings.h"
 #include "test_util.h"
@@ -115,6 +116,14 @@ const std::vector<std::pair<std::string, Walk>>& all_walks() {
     c.token_ids = e.ids;  // the backward stage on a text (texts "backward/<step>#text", the embeddings')
     c.train.steps = 2;
     out.emplace_back("text", find_stage("backward")->run(c));
+    // The gpt stage on the book's test model, a block opened, a head alone, two new tokens.
+    Config g = c;
+    g.gpt.params = std::make_shared<const GptParams>(
+        load_gpt_weights(test::tests_dir() + "/data/gpt/book.safetensors", 2));
+    g.gpt.layer = 1;
+    g.gpt.head = 0;
+    g.gpt.max_new_tokens = 2;
+    out.emplace_back("gpt", find_stage("gpt")->run(g));
     return out;
   }();
   return walks;
@@ -160,7 +169,7 @@ TEST(Lang, EveryStepHasTitleAndExplanationInEveryLanguage) {
   int steps = 0;
   for (const auto& [cfg_name, w] : all_walks())
     for (const auto& step : w.steps) {
-      const std::string key = w.stage + "/" + step.name;
+      const std::string key = w.stage + "/" + step_text_name(step.name);  // trf_blocks.N.norm1
       const std::string variant = variant_of(w, step);
       SCOPED_TRACE(cfg_name + ": " + key + (variant.empty() ? "" : "#" + variant));
       for (const LangTable* t : languages()) {
@@ -183,8 +192,9 @@ TEST(Lang, EveryKeyIsUsed) {
   for (const auto& [cfg_name, w] : all_walks()) {
     for (const auto& step : w.steps) {
       const std::string variant = variant_of(w, step);
-      step_keys.insert(w.stage + "/" + step.name + (variant.empty() ? "" : "#" + variant));
-      if (!variant.empty()) step_keys.insert(w.stage + "/" + step.name);  // the plain text too
+      const std::string name = step_text_name(step.name);  // one text for every block
+      step_keys.insert(w.stage + "/" + name + (variant.empty() ? "" : "#" + variant));
+      if (!variant.empty()) step_keys.insert(w.stage + "/" + name);  // the plain text too
     }
     for (const auto& c : w.checks) check_ids.insert(c.id);
   }

@@ -64,6 +64,7 @@ struct Sample {
   std::vector<std::string> with;  // the option and its value ("--qkv-bias" alone for a flag)
   std::vector<std::string> base;  // given to both walks
 };
+std::string gpt_model() { return std::string(ATTN_WALK_TESTS_DIR) + "/data/gpt/book.safetensors"; }
 const std::map<std::string, Sample>& samples() {
   static const std::map<std::string, Sample> s = {
       {"query", {{"--query", "3"}, {}}},
@@ -89,8 +90,13 @@ const std::map<std::string, Sample>& samples() {
       {"optimizer", {{"--optimizer", "sgd"}, {}}},
       {"grad-step", {{"--grad-step", "2"}, {"--steps", "3"}}},
       {"random-input", {{"--random-input", "6x3"}, {}}},
-      {"text", {{"--text", "Your journey begins with one step"}, {}}},
+      {"text", {{"--text", "Your journey begins with one step"}, {"--weights", gpt_model(), "--heads", "2"}}},
       {"embed-dim", {{"--embed-dim", "4"}, {"--text", "Your journey starts with one step"}}},
+      // --stage gpt: the book's test model (2 heads, which its file cannot tell)
+      {"weights", {{"--weights", gpt_model()}, {"--heads", "2"}}},
+      {"layer", {{"--layer", "1"}, {"--weights", gpt_model(), "--heads", "2"}}},
+      {"head", {{"--head", "1"}, {"--weights", gpt_model(), "--heads", "2", "--layer", "0"}}},
+      {"max-new-tokens", {{"--max-new-tokens", "2"}, {"--weights", gpt_model(), "--heads", "2"}}},
   };
   return s;
 }

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -55,6 +56,19 @@ struct TrainConfig {
   int64_t grad_step = 1;       // --grad-step: the step (1..steps) whose forward pass and .grad the walk shows
 };
 
+// --stage gpt: chapter 4's GPTModel on trained weights (src/stages/gpt.cpp). The parameters
+// are read by the request layer (weights/gpt_weights.h; declared here only, so that the core
+// does not depend on the readers).
+struct GptParams;
+struct GptRun {
+  std::string weights_path;                 // --weights
+  std::shared_ptr<const GptParams> params;  // the file's parameters, read once
+  int64_t layer = -1;                       // --layer: the block whose attention is opened; -1: none
+  int64_t head = -1;                        // --head: the head in focus; -1: every head
+  int64_t max_new_tokens = 0;               // --max-new-tokens: generate_text_simple's new ids
+  bool all_steps = false;                   // every module's step even in text (--only asks for some)
+};
+
 struct Config {
   std::vector<std::string> tokens;  // one per row of inputs
   Tensor inputs;                    // (T, d_in) embeddings
@@ -77,6 +91,7 @@ struct Config {
   BonusConfig bonus;                // the bonus stages' own sizes and knobs
   CausalSoftmax causal_softmax;     // CausalAttention's softmax dim (exercise 3.2's solution)
   TrainConfig train;                // --stage backward's training loop
+  GptRun gpt;                       // --stage gpt's weights and what to open
 
   // Not a number but what the output needs: only text is rendered (no JSON, HTML or
   // heatmaps), so walks may keep only what print() shows of large tensors (Walk::summaries_only).

@@ -25,6 +25,9 @@ const std::vector<StagePlace>& stage_places() {
 
       // ---- training: how attention learns (not part of --stage all or bonus) ----
       {"backward", "ch05 + ch03", StageGroup::Training, false},
+
+      // ---- chapter 4: GPTModel on trained weights (--weights; walked only by its own name) ----
+      {"gpt", "4.6", StageGroup::Chapter, false},
   };
   return places;
 }

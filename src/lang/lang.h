@@ -68,6 +68,11 @@ void localize(Walk& walk, const LangTable& lang, const LangTable& fallback, bool
 // if neither table has the step.
 bool find_step_text(const LangTable& lang, const LangTable& fallback, const std::string& stage,
                     const std::string& step, const std::string& variant, StepText* out);
+// The name a step's text is kept under when no text has its own name: its first dot-separated
+// part that is a number becomes N ("trf_blocks.3.ff.layers.0" -> "trf_blocks.N.ff.layers.0"),
+// so that one text serves each of a model's blocks. Names without such a part are their own.
+std::string step_text_name(const std::string& step);
+
 // "{name}" -> vars[name]; unknown placeholders are left as they are.
 std::string fill_placeholders(const std::string& text, const std::map<std::string, std::string>& vars);
 

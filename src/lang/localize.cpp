@@ -1,5 +1,7 @@
 #include "lang/lang.h"
 
+#include <algorithm>
+
 namespace attn {
 
 const std::vector<const LangTable*>& languages() {
@@ -72,8 +74,23 @@ std::string fill_placeholders(const std::string& text, const std::map<std::strin
   return out + text.substr(pos);
 }
 
+std::string step_text_name(const std::string& step) {
+  for (size_t begin = 0; begin <= step.size();) {
+    const size_t end = std::min(step.find('.', begin), step.size());
+    const std::string part = step.substr(begin, end - begin);
+    if (!part.empty() && part.find_first_not_of("0123456789") == std::string::npos)
+      return step.substr(0, begin) + "N" + step.substr(end);  // the first index only
+    begin = end + 1;
+  }
+  return step;
+}
+
 bool find_step_text(const LangTable& lang, const LangTable& fallback, const std::string& stage,
                     const std::string& step, const std::string& variant, StepText* out) {
+  const std::string pattern = step_text_name(step);
+  if (pattern != step && !lookup(&LangTable::steps, lang, fallback, stage + "/" + step) &&
+      !lookup(&LangTable::steps, lang, fallback, stage + "/" + step + "#" + variant))
+    return find_step_text(lang, fallback, stage, pattern, variant, out);  // one text for every block
   const std::string key = stage + "/" + step;
   // A variant says something the plain text would get wrong, so the fallback's variant
   // beats the language's plain text.

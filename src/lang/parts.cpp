@@ -7,6 +7,7 @@
 #include "lang/bonus_b.h"
 #include "lang/chapter.h"
 #include "lang/check_texts.h"
+#include "lang/gpt.h"
 
 namespace attn {
 
@@ -45,6 +46,7 @@ const std::vector<LangPart>& lang_parts() {
       {"en", page_tour_en}, {"zh", page_tour_zh},  // the page for a first-time learner
       {"en", text_en}, {"zh", text_zh},            // --text and the tokens stage
       {"en", backward_en}, {"zh", backward_zh},    // the backward stage: gradients and training
+      {"en", gpt_en}, {"zh", gpt_zh},              // chapter 4's GPTModel on trained weights
   };
   return parts;
 }

@@ -183,7 +183,12 @@ nlohmann::json config_json(const Config& c) {
                      {"lr", c.train.lr},
                      {"weight_decay", c.train.weight_decay},
                      {"optimizer", to_string(c.train.optimizer)},
-                     {"grad_step", c.train.grad_step}}}};
+                     {"grad_step", c.train.grad_step}}},
+          // --stage gpt's knobs: null where not given.
+          {"gpt", {{"weights", c.gpt.weights_path.empty() ? nlohmann::json() : nlohmann::json(c.gpt.weights_path)},
+                   {"layer", c.gpt.layer < 0 ? nlohmann::json() : nlohmann::json(c.gpt.layer)},
+                   {"head", c.gpt.head < 0 ? nlohmann::json() : nlohmann::json(c.gpt.head)},
+                   {"max_new_tokens", c.gpt.max_new_tokens}}}};
 }
 
 std::string render_json(const std::vector<Walk>& walks, bool compact) {

@@ -56,8 +56,11 @@ const char* const kAllButTokens =
 const char* const kWeights =
     "trainable causal dropout multi-head efficient kv-cache gqa swa rope flash mla backward";
 const char* const kModules = "dropout multi-head efficient kv-cache gqa swa rope flash mla backward";
-// --text: every stage.
+// --text: every stage; its embeddings' width, every stage but gpt (whose model embeds the ids).
 const char* const kText =
+    "dot-product softmax trainable causal dropout multi-head efficient kv-cache gqa swa rope flash mla backward "
+    "tokens gpt";
+const char* const kTextEmbeddings =
     "dot-product softmax trainable causal dropout multi-head efficient kv-cache gqa swa rope flash mla backward "
     "tokens";
 const char* const kBonus = "efficient kv-cache gqa swa rope flash mla";
@@ -94,7 +97,7 @@ std::vector<OptionRow> input_rows() {
           .not_in_state(),  // the page's state holds the file's text as --text
       row("--embed-dim", FIELD(walk.text.embed_dim), "Width D of the token and position embeddings of --text")
           .arg("D").docs("Width of the token and position embeddings of `--text` (the chapter's 3; at most 1024)")
-          .shows("embedding width of your text", G::Input, kText).range(1, 1024).check_too()
+          .shows("embedding width of your text", G::Input, kTextEmbeddings).range(1, 1024).check_too()
           .reads([](const Config& c) { return std::to_string(c.text.empty() ? TextOptions{}.embed_dim : c.d_in()); }),
       row("--max-tokens", FIELD(walk.text.max_tokens), "Longest --text accepted, in tokens (GPT-2's context length)")
           .arg("N").shows("longest text, in tokens", G::More, "*").range(1, 1 << 20).check_too().not_in_state(),
@@ -265,6 +268,31 @@ std::vector<OptionRow> train_rows() {
   };
 }
 
+// --stage gpt: chapter 4's GPTModel on a trained model's weights (read in request.cpp).
+std::vector<OptionRow> gpt_rows() {
+  using G = OptionGroup;
+  return {
+      row("--weights", FIELD(walk.weights),
+          "GPT-2 weights for --stage gpt: the book's .safetensors or .pth, or Hugging Face's model.safetensors")
+          .arg("FILE").docs("Stage gpt: a GPT-2 model's weights, read without Python: the book's state dict as "
+                            "`.safetensors` or `.pth` (chapter 5), or Hugging Face's `model.safetensors` (docs/gpt.md)")
+          .shows("trained GPT-2 weights (a file)", G::Input, "gpt").no_default().not_on_page().not_in_state()
+          .sets([](const WalkRequest& r, Config& c) { c.gpt.weights_path = r.weights; }, nullptr),
+      row("--layer", FIELD(walk.layer), "The block whose attention --stage gpt opens, from 0")
+          .arg("L")
+          .shows("block to open", G::Model, "gpt").range(0, 1 << 16).no_default().not_on_page()
+          .sets([](const WalkRequest& r, Config& c) { c.gpt.layer = r.layer; }, nullptr),
+      row("--head", FIELD(walk.head), "The head of --layer's block to show alone, from 0")
+          .arg("H")
+          .shows("head to show", G::Model, "gpt").range(0, 1 << 16).no_default().not_on_page()
+          .sets([](const WalkRequest& r, Config& c) { c.gpt.head = r.head; }, nullptr),
+      row("--max-new-tokens", FIELD(walk.max_new_tokens), "Token ids --stage gpt generates greedily (generate_text_simple)")
+          .arg("N")
+          .shows("new tokens to generate", G::Model, "gpt").range(0, 1 << 16).not_on_page()
+          .sets([](const WalkRequest& r, Config& c) { c.gpt.max_new_tokens = r.max_new_tokens; }, nullptr),
+  };
+}
+
 // How the walk is written and shown (--format, --explain, --lang ...).
 std::vector<OptionRow> output_rows_before() {
   using G = OptionGroup;
@@ -343,7 +371,7 @@ std::vector<OptionRow> output_rows_after() {
 const std::vector<OptionRow>& option_table() {
   static const std::vector<OptionRow> table = [] {
     std::vector<OptionRow> t;
-    for (auto part : {output_rows_before, input_rows, model_rows, bonus_rows, train_rows, output_rows_after})
+    for (auto part : {output_rows_before, input_rows, model_rows, bonus_rows, train_rows, gpt_rows, output_rows_after})
       for (auto& r : part()) t.push_back(std::move(r));
     return t;
   }();

@@ -13,6 +13,7 @@
 #include "stages/stages.h"
 #include "stages/tokens.h"
 #include "torch/torch_random.h"
+#include "weights/gpt_weights.h"
 
 namespace attn {
 
@@ -53,11 +54,29 @@ void apply_only(std::vector<Walk>& walks, const std::vector<std::string>& only) 
 
 uint64_t seed_of(const WalkRequest& r) { return r.seed_given ? r.seed : 123; }
 
+// --stage gpt reads token ids, from --text or chapter 4's own "Every effort moves you".
+bool walks_gpt(const WalkRequest& r) { return r.stage == "gpt"; }
+constexpr const char* kGptText = "Every effort moves you";
+
+// --stage gpt: the weights file, read once (exit 1 for a file that is no GPT-2 model, 2 when
+// its head count cannot be told without --heads).
+std::shared_ptr<const GptParams> load_weights(const WalkRequest& r) {
+  if (!walks_gpt(r) || r.weights.empty()) return nullptr;
+  try {
+    const std::optional<int64_t> heads = r.heads_given ? std::optional<int64_t>(r.heads) : std::nullopt;
+    return std::make_shared<const GptParams>(load_gpt_weights(r.weights, heads));
+  } catch (const WeightsError& e) {
+    if (e.usage) throw UsageError(e.what());
+    throw InputError(e.what());
+  }
+}
+
 }  // namespace
 
 void set_document(Options& o) {
   o.walk.document = o.format;
   o.walk.keep_all_values = o.format != Format::Text || o.walk.heatmap;
+  o.walk.list_steps = o.list_steps;
   // HTML always carries the explanations; text and JSON only with --explain.
   o.walk.explain = o.walk.explain || o.format == Format::Html;
 }
@@ -106,6 +125,14 @@ void check_walk_options(const WalkRequest& r, const Config& c) {
 
 LoadedInput load_input(const WalkRequest& r) {
   LoadedInput in;
+  if (walks_gpt(r) && (!r.input.empty() || !r.random_input.empty() || !r.input_json.empty()))
+    throw UsageError("--stage gpt: the model embeds token ids itself; give --text, not embeddings");
+  if (walks_gpt(r) && !r.text.given && r.text.text.empty()) {
+    WalkRequest with_text = r;
+    with_text.text.text = kGptText;
+    with_text.text.given = true;
+    return load_input(with_text);
+  }
   if ((in.text = load_text(r.text, seed_of(r)))) {
     in.emb = {in.text->pieces, in.text->input_embeddings};
     in.name = text_source(r.text);
@@ -145,6 +172,8 @@ Config make_config(const WalkRequest& r, LoadedInput in) {
   // A one-token text has no x(2): the default query becomes x(1).
   if (in.text && !r.query_given) knobs.query = std::min<int64_t>(r.query, static_cast<int64_t>(in.text->ids.size()));
   set_knobs(knobs, c);
+  c.gpt.params = load_weights(r);
+  c.gpt.all_steps = !r.only.empty() || r.list_steps;
   check_walk_options(knobs, c);
   c.summaries_only = !r.keep_all_values;
   c.on_step = r.on_step;
@@ -159,7 +188,7 @@ std::vector<Walk> make_walks(const WalkRequest& r, RenderOptions* ro) {
   std::vector<Walk> walks = run_walks(r, cfg);
   set_render_options(r, *ro);
   for (auto& w : walks) localize(w, ro->lang, r.explain);
-  if (text) {
+  if (text && !walks_gpt(r)) {  // the gpt stage's model embeds the ids with its own tables
     Walk steps = run_text_steps(*text, cfg);
     localize(steps, ro->lang, r.explain);
     prepend_steps(walks.front(), std::move(steps));

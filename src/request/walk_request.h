@@ -58,6 +58,10 @@ struct WalkRequest {
   BonusConfig bonus;                   // --kv-groups, --window, --rope-base, --block, --latent-dim
   TrainConfig train;                   // --steps, --lr, --weight-decay, --grad-step, --optimizer (the backward stage)
   bool weight_decay_given = false;     // else AdamW's 0.1 (chapter 5's), SGD's 0 (torch.optim.SGD's)
+  // --stage gpt: the weights file and what to open (Config::gpt).
+  std::string weights;                 // --weights FILE
+  int64_t layer = -1, head = -1;       // --layer L, --head H; -1: not given
+  int64_t max_new_tokens = 0;          // --max-new-tokens N
 
   // What the caller shows, which decides what the walk keeps.
   bool keep_all_values = false;  // JSON, HTML and heatmaps read every value; text may keep summaries
@@ -66,6 +70,7 @@ struct WalkRequest {
   HeatmapScale heatmap_scale = HeatmapScale::Fixed;
   std::string lang = "en";
   std::vector<std::string> only;  // keep only these steps
+  bool list_steps = false;        // --list-steps: every step's name is wanted (gpt shortens text otherwise)
   // The document the walks become (text, json or html): its size counts in the memory check.
   Format document = Format::Text;
   // Told of each step as it is recorded (Config::on_step): the page's engine reports a long

@@ -51,6 +51,7 @@ const std::vector<StageInfo>& all_stages() {
       {"flash", run_flash, flash_misuse},
       {"mla", run_mla, bonus_heads_misuse},
       {"backward", run_backward, backward_misuse},
+      {"gpt", run_gpt, gpt_misuse},
   };
   static const std::vector<StageInfo> stages = [] {
     std::vector<StageInfo> out;

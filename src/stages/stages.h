@@ -42,6 +42,10 @@ Walk run_mla(const Config& cfg);          // ch04/05_mla       multi-head latent
 std::string rope_misuse(const Config& cfg);
 std::string flash_misuse(const Config& cfg);
 
+// Chapter 4: the GPT model around the attention, on trained weights (--weights).
+Walk run_gpt(const Config& cfg);          // 4.6-4.7  GPTModel, the next token, generate_text_simple
+std::string gpt_misuse(const Config& cfg);
+
 // How attention learns (chapter 5's loss and training loop around chapter 3's module).
 Walk run_backward(const Config& cfg);     // ch05 + ch03  the loss, every gradient, training steps
 std::string backward_misuse(const Config& cfg);

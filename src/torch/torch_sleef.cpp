@@ -207,6 +207,53 @@ float sleef_powf(float x, float y) {
   return std::isnan(r) ? INFINITY : r;
 }
 
+namespace {
+
+// vldexp2_vf_vf_vi2: d * 2^e in two halves (vpow2i of each).
+float ldexp2k(float d, int32_t e) {
+  const auto pow2i = [](int32_t q) { return bits_to_float(static_cast<uint32_t>(q + 0x7f) << 23); };
+  return d * pow2i(e >> 1) * pow2i(e - (e >> 1));
+}
+
+// expk2f: exp of a double-float, as a double-float (sinhf/coshf/tanhf's kernel).
+DF expk2(DF d) {
+  const float u0 = (d.x + d.y) * 1.442695040888963407359924681001892137426645954152985934135449406931f;
+  const int32_t q = static_cast<int32_t>(std::nearbyint(u0));
+  DF s = add2(d, static_cast<float>(q) * -0.693145751953125f);
+  s = add2(s, static_cast<float>(q) * -1.428606765330187045e-06f);
+  float u = +0.1980960224e-3f;
+  u = fma32(u, s.x, +0.1394256484e-2f);
+  u = fma32(u, s.x, +0.8333456703e-2f);
+  u = fma32(u, s.x, +0.4166637361e-1f);
+  DF t = add2(mul(s, u), +0.166666659414234244790680580464e+0f);
+  t = add2(mul(s, t), 0.5f);
+  t = add2(s, mul(square(s), t));
+  t = add(1.0f, t);
+  t = {ldexp2k(t.x, q), ldexp2k(t.y, q)};
+  if (d.x < -104.0f) t = {0.0f, 0.0f};
+  return t;
+}
+
+// dfrec_vf2_vf2 (the FMA variant): 1 / d as a double-float.
+DF reciprocal(DF d) {
+  const float q = 1.0f / d.x;
+  return {q, q * fma32(-d.y, q, fma32(-d.x, q, 1.0f))};
+}
+
+}  // namespace
+
+float sleef_tanhf(float x) {
+  if (std::isnan(x)) return x;
+  const float y = std::fabs(x);
+  // |x| > 8.66: tanh is 1 in float32 (and exp would overflow first); also keeps q defined.
+  if (y > 8.664339742f) return std::copysign(1.0f, x);
+  DF d = expk2({y, 0.0f});
+  const DF e = reciprocal(d);
+  d = div(add(d, DF{-e.x, -e.y}), add(d, e));  // (e^y - e^-y) / (e^y + e^-y)
+  const float r = d.x + d.y;
+  return std::copysign(std::isnan(r) ? 1.0f : r, x);
+}
+
 void torch_pow_scalar_base(float base, float* values, long n) {
   long i = 0;
   for (; i + 16 <= n; i += 16)  // the vectorised loop: two 8-lane vectors at a time

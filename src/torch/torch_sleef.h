@@ -28,6 +28,11 @@ float sleef_logf(float d);
 // double-float logk/expk. Bit for bit for those arguments.
 float sleef_powf(float x, float y);
 
+// SLEEF's xtanhf (Sleef_tanhf8_u10, Vectorized<float>::tanh() of the AVX2 build): through the
+// double-float exp of |x| (expk2f), (e - 1/e) / (e + 1/e); 1 with x's sign from |x| > 8.664339742.
+// torch.tanh runs every element through it (vml's vec::map pads the tail into a vector).
+float sleef_tanhf(float x);
+
 // torch.pow(base, exponents) for a float base and a float32 tensor's values, in place:
 // SLEEF for each full 16 elements from the start, std::pow for the rest.
 void torch_pow_scalar_base(float base, float* values, long n);
