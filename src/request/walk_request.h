@@ -45,6 +45,7 @@ struct WalkRequest {
   bool qkv_bias = false;
   std::string init = "rand";
   std::string dropout_rng = "default";
+  std::string blas_kernel;             // --blas-kernel: "" = the one OpenBLAS picks on this machine
   CausalSoftmax causal_softmax;        // --softmax-dim, --torch-threads
   BonusConfig bonus;                   // --kv-groups, --window, --rope-base, --block, --latent-dim
   TrainConfig train;                   // --steps, --lr, --weight-decay (the backward stage)
