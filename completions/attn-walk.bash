@@ -4,12 +4,12 @@ _attn_walk() {
   cur="${COMP_WORDS[COMP_CWORD]}"
   prev="${COMP_WORDS[COMP_CWORD-1]}"
   local opts="--stage --input --random-input --text --text-file --embed-dim --max-tokens --format --output --list-stages --list-steps --only
-    --query --seed --d-out --heads --dropout --attn-dropout --batch --qkv-bias --init --dropout-rng
+    --query --seed --d-out --heads --dropout --attn-dropout --batch --qkv-bias --init --dropout-rng --blas-kernel
     --softmax-dim --torch-threads --kv-groups --window --rope-base --block --latent-dim
     --explain --lang --heatmap --heatmap-scale --color --step --stats --max-input-mb --help --version"
   local bench_opts="--tokens --d-model --heads --batch --repeat --threads --seed --format --help"
   local check_opts="--stage --format --output --lang --rtol --atol --input --random-input --query --seed
-    --d-out --heads --dropout --attn-dropout --batch --qkv-bias --init --dropout-rng
+    --d-out --heads --dropout --attn-dropout --batch --qkv-bias --init --dropout-rng --blas-kernel
     --softmax-dim --torch-threads --help"
   local in_bench=0 in_check=0 w
   for w in "${COMP_WORDS[@]:1:COMP_CWORD-1}"; do
@@ -30,6 +30,7 @@ _attn_walk() {
       return ;;
     --init) COMPREPLY=($(compgen -W "rand randn" -- "$cur")); return ;;
     --dropout-rng) COMPREPLY=($(compgen -W "default mkl" -- "$cur")); return ;;
+    --blas-kernel) COMPREPLY=($(compgen -W "cooperlake skylakex haswell" -- "$cur")); return ;;
     --softmax-dim) COMPREPLY=($(compgen -W "-1 1" -- "$cur")); return ;;
     --lang) COMPREPLY=($(compgen -W "en zh" -- "$cur")); return ;;
     --color) COMPREPLY=($(compgen -W "auto always never" -- "$cur")); return ;;

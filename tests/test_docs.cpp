@@ -44,7 +44,7 @@ TEST(Docs, ReadmeAndManPageNameEveryStageAndOption) {
     EXPECT_NE(man.find(std::string(".B ") + s.name), std::string::npos) << s.name;
   }
   for (const char* opt : {"stage", "input", "random-input", "query", "seed", "d-out", "heads", "dropout",
-                          "attn-dropout", "batch", "qkv-bias", "init", "dropout-rng", "format", "output",
+                          "attn-dropout", "batch", "qkv-bias", "init", "dropout-rng", "blas-kernel", "format", "output",
                           "only", "list-stages", "list-steps", "explain", "lang", "heatmap", "color",
                           "step", "stats", "version", "kv-groups", "window", "rope-base", "block", "steps", "lr",
                           "weight-decay", "optimizer",
