@@ -16,6 +16,8 @@
 
 #include "core/cpu.h"
 #include "kernels/sgemm.h"
+#include "stages/stages.h"
+#include "test_backward_util.h"
 #include "test_util.h"
 #include "torch/sgemm_order.h"
 
@@ -117,6 +119,28 @@ void expect_kernel_matches(BlasKernel kernel) {
 TEST(SgemmOrders, CooperlakeEqualsPyTorch) { expect_kernel_matches(BlasKernel::Cooperlake); }
 TEST(SgemmOrders, SkylakeXEqualsPyTorch) { expect_kernel_matches(BlasKernel::SkylakeX); }
 TEST(SgemmOrders, HaswellEqualsPyTorch) { expect_kernel_matches(BlasKernel::Haswell); }
+
+// The training walk at GPT-2's width (8 tokens, a batch of 3, 12 heads, 2 AdamW steps) under
+// each kernel with 2 threads: every gradient, loss and trained parameter as PyTorch's under
+// that kernel (tests/golden/sgemm_walks/<kernel>.json, each step as a digest). The fast paths
+// run where they can (Cooperlake, SkylakeX) and decline where they cannot (Haswell).
+void expect_walk_matches(BlasKernel kernel) {
+  OrderScope restore;
+  const auto doc = test::load_json(test::tests_dir() + "/golden/sgemm_walks/" +
+                                   kernels::blas_kernel_name(kernel) + ".json");
+  ASSERT_EQ(doc["blas_threads"].get<int>(), 2);
+  kernels::set_blas_order(BlasOrder{kernel, 2});
+  const Config cfg = test::backward_config(doc);
+  const StageInfo* info = find_stage("backward");
+  ASSERT_NE(info, nullptr);
+  test::expect_walk_equals_golden(info->run(cfg), doc["stages"]["backward"]);
+  // The walk tells the kernels apart.
+  if (kernel != BlasKernel::Cooperlake) EXPECT_GE(doc["steps_differing_from_cooperlake"].get<int>(), 10);
+}
+
+TEST(SgemmOrders, TrainingWalkAtGpt2WidthCooperlake) { expect_walk_matches(BlasKernel::Cooperlake); }
+TEST(SgemmOrders, TrainingWalkAtGpt2WidthSkylakeX) { expect_walk_matches(BlasKernel::SkylakeX); }
+TEST(SgemmOrders, TrainingWalkAtGpt2WidthHaswell) { expect_walk_matches(BlasKernel::Haswell); }
 
 TEST(SgemmOrders, TheSuiteFixesItsOrder) {
   EXPECT_TRUE(kSuiteOrderFixed);

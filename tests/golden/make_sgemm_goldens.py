@@ -12,6 +12,11 @@ Operands are filled by `fill` (a 32-bit integer hash to a float32 with 24 signif
 tests/test_sgemm_orders.cpp computes the same), so the goldens hold only each output's FNV-1a 64
 of its float32 bytes, and how many of its values differ from Cooperlake's with the same threads
 (so that the cases are known to tell the kernels apart).
+
+It also writes tests/golden/sgemm_walks/<kernel>.json: the backward stage (chapter 5's training
+loop, tests/golden/torch_backward.py) at GPT-2's width, 8 tokens, a batch of 3, under each kernel
+with 2 threads, every step as the FNV-1a 64 of its float32 bytes and its printed text, and how
+many steps differ from Cooperlake's.
 """
 import json
 import os
@@ -88,7 +93,51 @@ def child(kernel, threads):
     print(json.dumps(out))
 
 
+# The training walk of the walks' goldens: (tokens, d_in, options of make_backward_goldens).
+WALK = dict(T=8, d_in=768, data_seed=5, opts=dict(seed=3, d_out=768, heads=12, batch=3, steps=2))
+
+
+def walk_child(kernel):
+    torch_env.use_kernel(kernel, 2)
+    import make_backward_goldens  # imports torch: after the kernel is chosen
+    import make_goldens
+    loaded = torch_env.loaded_kernel()
+    if loaded != (kernel, 2):
+        raise SystemExit(f"asked OpenBLAS for {kernel} with 2 threads, it loaded {loaded}")
+    emb = make_goldens.random_embeddings(WALK["data_seed"], WALK["T"], WALK["d_in"])
+    doc = make_backward_goldens.golden(f"backward_{kernel}", WALK["opts"], [f"x{i + 1}" for i in range(WALK["T"])], emb)
+    for step in doc["stages"]["backward"]:
+        data = step.pop("data")
+        import numpy as np
+        step["digest"] = fnv1a64(np.asarray(data, dtype="<f4").tobytes())
+    doc["blas_kernel"] = kernel.lower()
+    doc["blas_threads"] = 2
+    print(json.dumps(doc))
+
+
+def write_walks():
+    docs = {}
+    for kernel in torch_env.KERNELS:
+        run = subprocess.run([sys.executable, __file__, "walk", kernel], capture_output=True, text=True)
+        if run.returncode != 0:
+            raise SystemExit(f"make_sgemm_goldens.py: the walk under {kernel}: {run.stderr.strip()}")
+        docs[kernel] = json.loads(run.stdout)
+    out = os.path.join(HERE, "sgemm_walks")
+    os.makedirs(out, exist_ok=True)
+    ref = [s["digest"] for s in docs["Cooperlake"]["stages"]["backward"]]
+    for kernel, doc in docs.items():
+        steps = doc["stages"]["backward"]
+        doc["steps_differing_from_cooperlake"] = sum(s["digest"] != r for s, r in zip(steps, ref))
+        path = os.path.join(out, f"{kernel.lower()}.json")
+        with open(path, "w") as f:
+            json.dump(doc, f, separators=(",", ":"))
+            f.write("\n")
+        print(f"{path}: {len(steps)} steps, {doc['steps_differing_from_cooperlake']} differ from Cooperlake's")
+
+
 def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "walk":
+        return walk_child(sys.argv[2])
     if len(sys.argv) == 3:
         return child(sys.argv[1], int(sys.argv[2]))
     results = {}
@@ -114,6 +163,7 @@ def main():
         f.write("\n")
     told = sum(any(v["differ_from_cooperlake"] for v in c["kernels"].values()) for c in cases)
     print(f"{path}: {len(cases)} cases x {len(results)} kernels/threads, {told} cases where a kernel differs")
+    write_walks()
 
 
 if __name__ == "__main__":
