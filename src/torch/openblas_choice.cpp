@@ -103,6 +103,9 @@ BlasKernel detected_blas_kernel() {
 
 int detected_blas_threads() {
   if (const int fixed = positive_env("ATTN_WALK_BLAS_THREADS")) return fixed;
+#if !defined(__x86_64__)
+  return 2;  // no x86 OpenBLAS to follow (the page): the goldens' threaded driver
+#endif
   const int cpus = cpus_available();
   for (const char* name : {"OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS", "OMP_NUM_THREADS"})
     if (const int n = positive_env(name)) return std::min(n, cpus);

@@ -24,7 +24,8 @@ bool parse_blas_kernel(const std::string& name, BlasKernel* kernel);
 
 // The kernel and the thread count OpenBLAS would run with in this process: the CPU's kernel
 // or OPENBLAS_CORETYPE's; OPENBLAS_NUM_THREADS, GOTO_NUM_THREADS or OMP_NUM_THREADS, else the
-// CPUs this process may run on, at most that many. ATTN_WALK_BLAS_KERNEL (one of the names)
+// CPUs this process may run on, at most that many (2 where there is no x86 OpenBLAS to
+// follow, as in the page: the goldens' count). ATTN_WALK_BLAS_KERNEL (one of the names)
 // and ATTN_WALK_BLAS_THREADS fix them regardless of the machine (the test suite's choice).
 BlasKernel detected_blas_kernel();
 int detected_blas_threads();
