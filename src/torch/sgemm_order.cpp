@@ -49,7 +49,7 @@ KernelParams params_of(BlasKernel kernel) {
 // level3_thread.c's SWITCH_RATIO and GEMM_PREFERED_SIZE as Debian's OpenBLAS (DYNAMIC_ARCH,
 // its driver built for the generic target, whose param.h sets neither) has them: the
 // defaults. How it shares a product out among threads; measured against PyTorch on Haswell's
-// tiles (8 and 8, the Haswell target's own, miss 9 of the goldens' 2-thread products).
+// tiles (docs/fidelity.md: the Haswell target's own 8 and 8 miss some of the goldens').
 constexpr int64_t kSwitchRatio = 2;
 constexpr int64_t kPreferredSize = 1;
 

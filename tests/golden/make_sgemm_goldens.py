@@ -46,6 +46,7 @@ CASES = [
     (100, 101, 100, False, False, False), (130, 150, 64, False, True, True), (3, 5, 1000, False, False, False),
     # few columns (OpenBLAS's rows): how the threaded driver shares them out (SWITCH_RATIO)
     (300, 6, 200, False, False, False), (200, 12, 200, False, True, False), (40, 5, 2000, False, False, False),
+    (220, 12, 200, False, False, False), (220, 10, 300, False, True, False),
     # GPT-2 width: the forward (x @ W.T + b) and a weight's gradient (grad.T @ x) with 3 x 8 tokens
     (24, 768, 768, False, True, True), (768, 768, 24, True, False, False),
 ]
