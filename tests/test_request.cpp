@@ -77,6 +77,7 @@ const std::map<std::string, Sample>& samples() {
       {"qkv-bias", {{"--qkv-bias"}, {}}},
       {"init", {{"--init", "randn"}, {}}},
       {"dropout-rng", {{"--dropout-rng", "mkl"}, {"--attn-dropout", "0.5"}}},
+      {"blas-kernel", {{"--blas-kernel", "haswell"}, {"--random-input", "24x64"}}},  // K >= 8: Haswell's two chains
       {"softmax-dim", {{"--softmax-dim", "1"}, {}}},
       {"torch-threads", {{"--torch-threads", "3"}, {"--softmax-dim", "1", "--random-input", "200x3", "--block", "4"}}},
       {"kv-groups", {{"--kv-groups", "1"}, {}}},

@@ -112,6 +112,7 @@ const std::map<std::string, std::vector<std::string>>& state_samples() {
       {"init", {"--init", "randn"}},
       {"dropout-rng", {"--dropout-rng", "mkl"}},
       {"softmax-dim", {"--softmax-dim", "1"}},
+      {"blas-kernel", {"--blas-kernel", "haswell"}},
       {"torch-threads", {"--torch-threads", "3"}},
       {"kv-groups", {"--kv-groups", "1"}},
       {"window", {"--window", "2"}},

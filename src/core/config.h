@@ -88,6 +88,12 @@ struct Config {
   bool qkv_bias = false;
   InitKind init = InitKind::Rand;
   DropoutKernel dropout_rng = DropoutKernel::Default;
+  // --blas-kernel: whose sgemm order every matrix product follows, as given ("" = the one
+  // OpenBLAS picks on this machine), and the order make_config set for the process: the
+  // kernel (cooperlake, skylakex, haswell) and OpenBLAS's thread count (torch/sgemm_order.h).
+  std::string blas_kernel;
+  std::string blas_kernel_used = "cooperlake";
+  int64_t blas_threads = 2;
   BonusConfig bonus;                // the bonus stages' own sizes and knobs
   CausalSoftmax causal_softmax;     // CausalAttention's softmax dim (exercise 3.2's solution)
   TrainConfig train;                // --stage backward's training loop

@@ -10,6 +10,8 @@ namespace attn::kernels {
 void sgemm(const SgemmCall& g) {
   if (g.M <= 0 || g.N <= 0) return;
   const SgemmKernel kernel = sgemm_kernel(g.M, g.N, g.K, g.B.transposed, g.a_transposed);
+  // Haswell's two chains per output in some tiles: not in the register tiles; the definition.
+  if (kernel == SgemmKernel::HaswellBlocked) return sgemm_reference(g);
   const int64_t first_dot = first_dot_like_column(g, kernel);
   const ConstMat A{g.A, g.lda, g.a_transposed};
 

@@ -11,6 +11,8 @@ LangTable chapter_ui_en() {
       {"section", "chapter {chapter}, section {section}"},
       {"input", "input"},
       {"note", "note"},
+      {"blas_kernel", "matrix products: as OpenBLAS's {kernel} sgemm kernel sums them with {threads} threads "
+                      "(--blas-kernel)"},
       {"max_diff", "largest difference"},
       // Heatmap and HTML page words (src/render/heatmap_*.cpp, html.cpp).
       {"heatmap.title", "heatmap of {}: rows are queries (i), columns are keys (j)"},

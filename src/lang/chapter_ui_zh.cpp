@@ -11,6 +11,7 @@ LangTable chapter_ui_zh() {
       {"section", "第 {chapter} 章 {section} 节"},
       {"input", "输入"},
       {"note", "注"},
+      {"blas_kernel", "矩阵乘法：按 OpenBLAS 的 {kernel} sgemm 内核以 {threads} 个线程求和的顺序（--blas-kernel）"},
       {"max_diff", "最大差值"},
       // Heatmap and HTML page words (src/render/heatmap_*.cpp, html.cpp).
       {"heatmap.title", "{} 的热力图：行是查询 (i)，列是键 (j)"},

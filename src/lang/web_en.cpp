@@ -53,6 +53,7 @@ LangTable web_en() {
       {"web.opt.attn-dropout", "Dropout on attention weights"},
       {"web.opt.batch", "Batch size"},
       {"web.opt.dropout-rng", "Dropout kernel"},
+      {"web.opt.blas-kernel", "OpenBLAS matrix-product kernel"},
       {"web.opt.softmax-dim", "Softmax over"},
       {"web.opt.torch-threads", "PyTorch threads"},
       {"web.opt.kv-groups", "Key/value groups"},

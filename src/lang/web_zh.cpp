@@ -50,6 +50,7 @@ LangTable web_zh() {
       {"web.opt.attn-dropout", "注意力权重的 dropout"},
       {"web.opt.batch", "批大小"},
       {"web.opt.dropout-rng", "dropout 内核"},
+      {"web.opt.blas-kernel", "OpenBLAS 矩阵乘法内核"},
       {"web.opt.softmax-dim", "softmax 的维度"},
       {"web.opt.torch-threads", "PyTorch 线程数"},
       {"web.opt.kv-groups", "键/值组数"},

@@ -170,6 +170,8 @@ nlohmann::json config_json(const Config& c) {
           {"qkv_bias", c.qkv_bias},
           {"init", to_string(c.init)},
           {"dropout_rng", to_string(c.dropout_rng)},
+          {"blas_kernel", c.blas_kernel_used},
+          {"blas_threads", c.blas_threads},
           {"softmax_dim", c.causal_softmax.dim},
           {"torch_threads", c.causal_softmax.torch_threads},
           {"bonus", {{"d_out", c.bonus.d_out},

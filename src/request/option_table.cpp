@@ -176,6 +176,19 @@ std::vector<OptionRow> model_rows() {
           .check_too()
           .sets([](const WalkRequest& r, Config& c) { c.dropout_rng = r.dropout_rng; },
                 [](const Config& c) { return std::string(to_string(c.dropout_rng)); }),
+      row("--blas-kernel", FIELD(walk.blas_kernel),
+          "Whose OpenBLAS sgemm order to reproduce: cooperlake, skylakex or haswell (default: the "
+          "one OpenBLAS picks on this machine, or OPENBLAS_CORETYPE's)")
+          .arg("KERNEL")
+          .docs("Whose OpenBLAS 0.3.21 `sgemm` summation order the products follow: `cooperlake` (CPUs with "
+                "avx512_bf16), `skylakex` (other AVX-512 CPUs) or `haswell` (AVX2). Default: the kernel OpenBLAS "
+                "picks on this machine, or `OPENBLAS_CORETYPE`'s, so the numbers are this machine's PyTorch's")
+          .shows("OpenBLAS's matrix-product kernel", G::More,
+                 "dot-product softmax trainable causal dropout multi-head efficient kv-cache gqa swa rope flash mla backward")
+          .no_default()
+          .one_of([] { return std::vector<std::string>{"cooperlake", "skylakex", "haswell"}; }).check_too()
+          .sets([](const WalkRequest& r, Config& c) { c.blas_kernel = r.blas_kernel; },
+                [](const Config& c) { return c.blas_kernel; }),
       row("--softmax-dim", FIELD(walk.causal_softmax.dim),
           "CausalAttention's softmax: -1 over the keys (the chapter) or 1 over the queries "
           "(the first ch03.ipynb, as exercise 3.2's solution prints)")

@@ -12,6 +12,7 @@
 #include "request/option_table.h"
 #include "stages/stages.h"
 #include "stages/tokens.h"
+#include "torch/sgemm_order.h"
 #include "torch/torch_random.h"
 #include "weights/gpt_weights.h"
 
@@ -174,6 +175,12 @@ Config make_config(const WalkRequest& r, LoadedInput in) {
   set_knobs(knobs, c);
   c.gpt.params = load_weights(r);
   c.gpt.all_steps = !r.only.empty() || r.list_steps;
+  // Every product of the walk follows this sgemm order (a process-wide choice).
+  kernels::BlasKernel kernel = kernels::detected_blas_kernel();
+  if (!c.blas_kernel.empty()) kernels::parse_blas_kernel(c.blas_kernel, &kernel);
+  kernels::set_blas_order({kernel, kernels::detected_blas_threads()});
+  c.blas_kernel_used = kernels::blas_kernel_name(kernel);
+  c.blas_threads = kernels::blas_order().threads;
   check_walk_options(knobs, c);
   c.summaries_only = !r.keep_all_values;
   c.on_step = r.on_step;

@@ -54,6 +54,7 @@ struct WalkRequest {
   bool qkv_bias = false;
   InitKind init = InitKind::Rand;
   DropoutKernel dropout_rng = DropoutKernel::Default;
+  std::string blas_kernel;             // --blas-kernel: "" = the one OpenBLAS picks on this machine
   CausalSoftmax causal_softmax;        // --softmax-dim, --torch-threads
   BonusConfig bonus;                   // --kv-groups, --window, --rope-base, --block, --latent-dim
   TrainConfig train;                   // --steps, --lr, --weight-decay, --grad-step, --optimizer (the backward stage)

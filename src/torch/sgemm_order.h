@@ -6,9 +6,39 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace attn::kernels {
+
+// Which of OpenBLAS 0.3.21's sgemm kernels the order is. Debian's OpenBLAS picks it from the
+// CPU when it loads: Cooperlake with avx512_bf16 (Zen 4, Sapphire Rapids), SkylakeX with
+// AVX-512 without it (Skylake-SP to Ice Lake), Haswell with AVX2 (and Zen 1-3, whose "Zen"
+// kernels are Haswell's). OPENBLAS_CORETYPE=Haswell|Zen|SkylakeX overrides it, as OpenBLAS
+// reads it; OpenBLAS does not accept "Cooperlake" there (its list stops before it), so that
+// name, like the pre-FMA kernels attn-walk does not reproduce, leaves the CPU's choice.
+enum class BlasKernel { Cooperlake, SkylakeX, Haswell };
+const char* blas_kernel_name(BlasKernel kernel);  // "cooperlake", "skylakex", "haswell"
+// One of the three names, in any case; false for anything else.
+bool parse_blas_kernel(const std::string& name, BlasKernel* kernel);
+
+// The kernel and the thread count OpenBLAS would run with in this process: the CPU's kernel
+// or OPENBLAS_CORETYPE's; OPENBLAS_NUM_THREADS, GOTO_NUM_THREADS or OMP_NUM_THREADS, else the
+// CPUs this process may run on, at most that many (2 where there is no x86 OpenBLAS to
+// follow, as in the page: the goldens' count). ATTN_WALK_BLAS_KERNEL (one of the names)
+// and ATTN_WALK_BLAS_THREADS fix them regardless of the machine (the test suite's choice).
+BlasKernel detected_blas_kernel();
+int detected_blas_threads();
+
+// The order every product follows, process-wide; the detected one until set. The thread
+// count matters as OpenBLAS's drivers split the work: one thread and several block K
+// differently, and Haswell's tiles (some outputs summed in two chains) follow the split.
+struct BlasOrder {
+  BlasKernel kernel = BlasKernel::Cooperlake;
+  int threads = 2;
+};
+BlasOrder blas_order();
+void set_blas_order(BlasOrder order);
 
 // A read-only matrix operand. Element (r, c) is data[r * ld + c], or data[c * ld + r] when
 // `transposed` (the matrix is stored as its transpose, as for x @ W.T or keys.T).
@@ -52,11 +82,21 @@ struct SgemmCall {
   const float* bias = nullptr;  // N values, or null
 };
 
-// Which kernel OpenBLAS 0.3.21 runs for the call (see sgemm_order.cpp).
-enum class SgemmKernel { SmallNN, SmallTN, SmallNT, Blocked };
+// Which kernel OpenBLAS 0.3.21 runs for the call under the order in use (see sgemm_order.cpp).
+// HaswellBlocked: Haswell's blocked kernel, which has no small-matrix kernels and sums some
+// outputs in two chains (even and odd k), depending on where the driver's tiles put them; the
+// fast kernels do not reproduce it and leave such products to sgemm_reference.
+enum class SgemmKernel { SmallNN, SmallTN, SmallNT, Blocked, HaswellBlocked };
 SgemmKernel sgemm_kernel(int64_t M, int64_t N, int64_t K, bool b_transposed, bool a_transposed = false);
-// The blocked kernel's K-blocks and their order (OpenBLAS's level-3 driver).
+// The blocked kernel's K-blocks and their order (OpenBLAS's level-3 driver) under the order in
+// use, for a product large enough for the threaded driver when there is more than one thread
+// (every blocked product of the fast kernels: sgemm_reference decides it by the product's size).
 ChainOrder blocked_chain_order(int64_t K);
+// The same for a driver said explicitly: threaded (level3_thread.c) or not (level3.c).
+ChainOrder blocked_chain_order(int64_t K, BlasKernel kernel, bool threaded);
+// Haswell's tiles: which outputs C(i, j) of an (M, N) product its kernel sums in two chains
+// (1 at i * N + j), as OpenBLAS's driver with `threads` threads cuts the product into calls.
+std::vector<uint8_t> haswell_two_chain_outputs(int64_t M, int64_t N, int64_t K, int threads);
 
 // The small kernels' "dot-like" outputs: the columns [first, N) they compute that way
 // (first == N: none; every column for SmallTN, none for SmallNT or Blocked), and one such output

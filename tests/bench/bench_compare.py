@@ -78,7 +78,7 @@ with torch.no_grad():
 y.numpy().tofile(cfg["y"])
 """ + CHILD_MEDIAN + r"""
 print(json.dumps({"median_ms": median_ms,
-                  "min_ms": ms[0]}))
+                  "min_ms": ms[0], "blas": list(torch_env.loaded_kernel())}))
 """
 
 
@@ -126,6 +126,7 @@ def measure(args, T, tmp):
     run([args.python, "-c", TORCH_CHILD, json.dumps(dict(cfg, mode="export", x=xs, onnx=onnx))],
         env=base_env(args.threads))
     times = {}
+    blas = {}  # the sgemm kernel and thread count each PyTorch process's OpenBLAS loaded
     outputs = {}
     rss = {}
 
@@ -147,6 +148,8 @@ def measure(args, T, tmp):
                        env=torch_variants(args.threads)[name])
             outputs[name] = np.fromfile(y, dtype=np.float32)
         times.setdefault(name, []).append(r["median_ms"])
+        if "blas" in r:
+            blas[name] = r["blas"]
         rss[name] = max(rss.get(name, 0.0), m)
 
     names = ["attn-walk", *torch_variants(args.threads), "ONNX Runtime"]
@@ -157,7 +160,7 @@ def measure(args, T, tmp):
     med = {n: statistics.median(v) for n, v in times.items()}
     torch_best = min((n for n in med if n.startswith("PyTorch")), key=med.get)
     ref = outputs["PyTorch glibc"]
-    return dict(T=T, ms=med, rss=rss, torch_best=torch_best,
+    return dict(T=T, ms=med, rss=rss, torch_best=torch_best, blas=blas.get("PyTorch glibc"),
                 attn_walk_bit_exact=bits_equal(outputs["attn-walk"], ref),
                 attn_walk_max_diff=float(np.max(np.abs(outputs["attn-walk"] - ref))),
                 torch_variants_agree=all(bits_equal(outputs[n], ref) for n in outputs if n.startswith("PyTorch")),
@@ -248,6 +251,14 @@ def main():
               f"{ms['PyTorch tcmalloc']:.1f} | {ms['PyTorch jemalloc']:.1f} | {ms['ONNX Runtime']:.1f} | "
               f"{best / ms['attn-walk']:.2f}x | {ms['ONNX Runtime'] / ms['attn-walk']:.2f}x | {exact} | "
               f"{r['ort_max_diff']:.1e} |")
+    # Whose summation order attn-walk matched: the kernel PyTorch's OpenBLAS loaded (attn-walk
+    # picks the same one from the CPU and OPENBLAS_CORETYPE, which torch_env.py set for both).
+    kernels = {tuple(r["blas"]) for r in rows if r.get("blas")}
+    matched = [r["T"] for r in rows if r["attn_walk_bit_exact"]]
+    print("\nsgemm order: " + (", ".join(f"OpenBLAS's {k} kernel with {n} threads" for k, n in sorted(kernels))
+                               or "(PyTorch did not say which kernel)") +
+          (f"; attn-walk matched it bit for bit at T = {', '.join(map(str, matched))}" if matched
+           else "; attn-walk matched it at no T"))
     print(f"\nPeak RSS at T = {rows[-1]['T']}: " + ", ".join(f"{n} {v:.0f} MiB" for n, v in rows[-1]["rss"].items()))
     print(f"\nThe multi-head walk at 1024 x {D}, {H} heads, batch 1, text to /dev/null: "
           f"{walk[0]:.2f} s whole process, peak {walk[1]:.0f} MiB (best of {args.rounds}).")

@@ -12,7 +12,8 @@ Cooperlake's), and comparisons report last-bit differences instead of failing on
 
 A script that compares kernels on purpose (tests/bench/blas_kernels.py) names the one it wants
 in ATTN_WALK_KERNEL; torch_env then sets that instead, and bit_exact says whether it is the
-reference.
+reference. A golden generator for another kernel's order (make_sgemm_goldens.py) calls
+use_kernel() before importing torch, and loaded_kernel() afterwards to check what OpenBLAS loaded.
 """
 import os
 
@@ -38,6 +39,32 @@ elif bit_exact:
     os.environ["OPENBLAS_CORETYPE"] = REFERENCE_KERNEL
 else:
     os.environ.pop("OPENBLAS_CORETYPE", None)
+
+
+KERNELS = ("Cooperlake", "SkylakeX", "Haswell")
+# What each kernel needs of the CPU (OpenBLAS falls back to another kernel without it).
+_KERNEL_FLAGS = {"Cooperlake": "avx512_bf16", "SkylakeX": "avx512f", "Haswell": "avx2"}
+
+
+def use_kernel(kernel, threads=None):
+    """Ask OpenBLAS for `kernel` (and `threads` threads, if given); call before `import torch`.
+    Exits with a message if this CPU cannot run it."""
+    if kernel not in KERNELS:
+        raise SystemExit(f"torch_env: unknown kernel {kernel!r} (one of {', '.join(KERNELS)})")
+    if _KERNEL_FLAGS[kernel] not in _cpu_flags():
+        raise SystemExit(f"torch_env: this CPU has no {_KERNEL_FLAGS[kernel]}, so OpenBLAS cannot run "
+                         f"its {kernel} kernel")
+    os.environ["OPENBLAS_CORETYPE"] = kernel
+    if threads is not None:
+        os.environ["OPENBLAS_NUM_THREADS"] = str(threads)
+
+
+def loaded_kernel():
+    """(kernel name, thread count) of the OpenBLAS this process loaded (after `import torch`)."""
+    import ctypes
+    lib = ctypes.CDLL("libopenblas.so.0")
+    lib.openblas_get_corename.restype = ctypes.c_char_p
+    return lib.openblas_get_corename().decode(), lib.openblas_get_num_threads()
 
 
 def require_bit_exact(what):

@@ -1,0 +1,174 @@
+// OpenBLAS's sgemm under each kernel attn-walk reproduces (Cooperlake, SkylakeX, Haswell) and
+// for 1 and 2 OpenBLAS threads, bit for bit against PyTorch run under that kernel
+// (tests/golden/sgemm_orders.json, made by tests/golden/make_sgemm_goldens.py): the reference
+// (sgemm_reference) and the fast path (kernels::sgemm) on every instruction set.
+//
+// The test binary fixes the order it tests rather than take the host's: Cooperlake with 2
+// OpenBLAS threads, what the walk goldens were made with, for every test in this process and
+// for the attn-walk processes the tests start (ATTN_WALK_BLAS_KERNEL, ATTN_WALK_BLAS_THREADS).
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "core/cpu.h"
+#include "kernels/sgemm.h"
+#include "stages/stages.h"
+#include "test_backward_util.h"
+#include "test_util.h"
+#include "torch/sgemm_order.h"
+
+namespace attn {
+namespace {
+
+using kernels::BlasKernel;
+using kernels::BlasOrder;
+
+// Before any test runs (and before anything asks for the order): the suite's fixed order.
+const bool kSuiteOrderFixed = [] {
+  setenv("ATTN_WALK_BLAS_KERNEL", "cooperlake", 1);
+  setenv("ATTN_WALK_BLAS_THREADS", "2", 1);
+  kernels::set_blas_order(BlasOrder{BlasKernel::Cooperlake, 2});
+  return true;
+}();
+
+// Restores the suite's order when a test that switches it ends.
+struct OrderScope {
+  ~OrderScope() { kernels::set_blas_order(BlasOrder{BlasKernel::Cooperlake, 2}); }
+};
+
+// make_sgemm_goldens.py's fill: a 32-bit integer hash to a float32 in [-1, 1) with 24
+// significant bits.
+std::vector<float> fill(int64_t n, uint64_t seed) {
+  std::vector<float> v(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) {
+    uint64_t h = (static_cast<uint64_t>(i) * 0x9E3779B1ULL + seed * 0x85EBCA77ULL) & 0xFFFFFFFFULL;
+    h ^= h >> 15;
+    h = (h * 0x2C1B3C6DULL) & 0xFFFFFFFFULL;
+    h ^= h >> 12;
+    v[static_cast<size_t>(i)] = static_cast<float>(static_cast<int64_t>(h & 0xFFFFFF) - 0x800000) / 8388608.0f;
+  }
+  return v;
+}
+
+struct Case {
+  int64_t M, N, K;
+  bool a_t, b_t, bias;
+  uint64_t seed;
+  std::vector<float> a, b, c0;
+  explicit Case(const nlohmann::json& j)
+      : M(j["M"]), N(j["N"]), K(j["K"]), a_t(j["a_transposed"]), b_t(j["b_transposed"]), bias(j["bias"]),
+        seed(j["seed"]), a(fill(M * K, seed)), b(fill(K * N, seed + 1)), c0(bias ? fill(N, seed + 2) : std::vector<float>{}) {}
+  kernels::SgemmCall call(std::vector<float>& out) const {
+    out.assign(static_cast<size_t>(M * N), -1.0f);
+    kernels::SgemmCall g;
+    g.M = M, g.N = N, g.K = K;
+    g.A = a.data();
+    g.lda = a_t ? M : K;
+    g.a_transposed = a_t;
+    g.B = kernels::ConstMat{b.data(), b_t ? K : N, b_t};
+    g.C = out.data();
+    g.ldc = N;
+    g.bias = bias ? c0.data() : nullptr;
+    return g;
+  }
+  std::string name() const {
+    return fmt::format("{}x{} @ {}x{} (A{} B{}{})", M, K, K, N, a_t ? " transposed" : "", b_t ? " transposed" : "",
+                       bias ? ", bias" : "");
+  }
+};
+
+const nlohmann::json& goldens() {
+  static const nlohmann::json j = test::load_json(test::tests_dir() + "/golden/sgemm_orders.json");
+  return j;
+}
+
+void expect_kernel_matches(BlasKernel kernel) {
+  OrderScope restore;
+  int told_apart = 0;
+  for (const auto& jc : goldens()["cases"]) {
+    const Case c(jc);
+    for (int threads : {1, 2}) {
+      const std::string key = fmt::format("{}/{}", kernel == BlasKernel::Cooperlake ? "Cooperlake"
+                                                   : kernel == BlasKernel::SkylakeX ? "SkylakeX"
+                                                                                   : "Haswell",
+                                          threads);
+      const auto& want = jc["kernels"][key];
+      SCOPED_TRACE(c.name() + ", " + key);
+      kernels::set_blas_order(BlasOrder{kernel, threads});
+      std::vector<float> ref, fast;
+      kernels::sgemm_reference(c.call(ref));
+      EXPECT_EQ(test::fnv1a64(ref), want["fnv1a64"].get<std::string>()) << "reference";
+      for (kernels::Isa isa : {kernels::Isa::Scalar, kernels::Isa::Avx2, kernels::Isa::Avx512}) {
+        const kernels::Isa used = kernels::set_active_isa(isa);
+        kernels::sgemm(c.call(fast));
+        EXPECT_EQ(test::fnv1a64(fast), want["fnv1a64"].get<std::string>()) << "fast path, " << kernels::isa_name(used);
+      }
+      kernels::set_active_isa(kernels::best_isa());
+      told_apart += want["differ_from_cooperlake"].get<int>() > 0;
+    }
+  }
+  // The cases tell the other kernels from Cooperlake (and Cooperlake from none).
+  if (kernel == BlasKernel::Cooperlake) EXPECT_EQ(told_apart, 0);
+  else EXPECT_GE(told_apart, 10);
+}
+
+TEST(SgemmOrders, CooperlakeEqualsPyTorch) { expect_kernel_matches(BlasKernel::Cooperlake); }
+TEST(SgemmOrders, SkylakeXEqualsPyTorch) { expect_kernel_matches(BlasKernel::SkylakeX); }
+TEST(SgemmOrders, HaswellEqualsPyTorch) { expect_kernel_matches(BlasKernel::Haswell); }
+
+// The training walk at GPT-2's width (8 tokens, a batch of 3, 12 heads, 2 AdamW steps) under
+// each kernel with 2 threads: every gradient, loss and trained parameter as PyTorch's under
+// that kernel (tests/golden/sgemm_walks/<kernel>.json, each step as a digest). The fast paths
+// run where they can (Cooperlake, SkylakeX) and decline where they cannot (Haswell).
+void expect_walk_matches(BlasKernel kernel) {
+  OrderScope restore;
+  const auto doc = test::load_json(test::tests_dir() + "/golden/sgemm_walks/" +
+                                   kernels::blas_kernel_name(kernel) + ".json");
+  ASSERT_EQ(doc["blas_threads"].get<int>(), 2);
+  kernels::set_blas_order(BlasOrder{kernel, 2});
+  const Config cfg = test::backward_config(doc);
+  const StageInfo* info = find_stage("backward");
+  ASSERT_NE(info, nullptr);
+  test::expect_walk_equals_golden(info->run(cfg), doc["stages"]["backward"]);
+  // The walk tells the kernels apart.
+  if (kernel != BlasKernel::Cooperlake) EXPECT_GE(doc["steps_differing_from_cooperlake"].get<int>(), 10);
+}
+
+TEST(SgemmOrders, TrainingWalkAtGpt2WidthCooperlake) { expect_walk_matches(BlasKernel::Cooperlake); }
+TEST(SgemmOrders, TrainingWalkAtGpt2WidthSkylakeX) { expect_walk_matches(BlasKernel::SkylakeX); }
+TEST(SgemmOrders, TrainingWalkAtGpt2WidthHaswell) { expect_walk_matches(BlasKernel::Haswell); }
+
+TEST(SgemmOrders, TheSuiteFixesItsOrder) {
+  EXPECT_TRUE(kSuiteOrderFixed);
+  EXPECT_EQ(kernels::blas_order().kernel, BlasKernel::Cooperlake);
+  EXPECT_EQ(kernels::blas_order().threads, 2);
+  EXPECT_EQ(kernels::detected_blas_kernel(), BlasKernel::Cooperlake);  // ATTN_WALK_BLAS_KERNEL
+}
+
+TEST(SgemmOrders, KernelNamesAndChoice) {
+  BlasKernel k = BlasKernel::Cooperlake;
+  EXPECT_TRUE(kernels::parse_blas_kernel("SkylakeX", &k));
+  EXPECT_EQ(k, BlasKernel::SkylakeX);
+  EXPECT_TRUE(kernels::parse_blas_kernel("haswell", &k));
+  EXPECT_EQ(k, BlasKernel::Haswell);
+  EXPECT_FALSE(kernels::parse_blas_kernel("zen", &k));
+  EXPECT_STREQ(kernels::blas_kernel_name(BlasKernel::SkylakeX), "skylakex");
+  // OPENBLAS_CORETYPE as OpenBLAS reads it, when the suite's own variable is not set.
+  const char* was = std::getenv("OPENBLAS_CORETYPE");
+  const std::string saved = was ? was : "";
+  unsetenv("ATTN_WALK_BLAS_KERNEL");
+  setenv("OPENBLAS_CORETYPE", "ZEN", 1);
+  EXPECT_EQ(kernels::detected_blas_kernel(), BlasKernel::Haswell);
+  setenv("OPENBLAS_CORETYPE", "skylakex", 1);
+  EXPECT_EQ(kernels::detected_blas_kernel(), BlasKernel::SkylakeX);
+  if (was) setenv("OPENBLAS_CORETYPE", saved.c_str(), 1);
+  else unsetenv("OPENBLAS_CORETYPE");
+  setenv("ATTN_WALK_BLAS_KERNEL", "cooperlake", 1);
+}
+
+}  // namespace
+}  // namespace attn
