@@ -70,7 +70,7 @@ const std::map<std::string, Sample>& samples() {
       {"query", {{"--query", "3"}, {}}},
       {"seed", {{"--seed", "7"}, {}}},
       {"d-out", {{"--d-out", "16"}, {}}},
-      {"heads", {{"--heads", "1"}, {"--d-out", "8", "--kv-groups", "1"}}},
+      {"heads", {{"--heads", "1"}, {"--d-out", "8", "--kv-groups", "1", "--weights", gpt_model()}}},
       {"dropout", {{"--dropout", "0.25"}, {}}},
       {"attn-dropout", {{"--attn-dropout", "0.25"}, {}}},
       {"batch", {{"--batch", "3"}, {}}},

@@ -136,8 +136,9 @@ std::vector<OptionRow> model_rows() {
       row("--heads", FIELD(walk.heads), "Number of attention heads (multi-head; must divide --d-out)")
           .arg("H")
           .docs("Number of attention heads; MultiHeadAttention needs `--d-out` divisible by it; the bonus stages "
-                "use 4 unless it is given")
-          .shows("attention heads", G::Model, "multi-head efficient kv-cache gqa swa rope flash mla backward")
+                "use 4 unless it is given; stage gpt: the model's heads, which the book's weights files do not "
+                "record (else config.json's n_head, else GPT-2's own sizes)")
+          .shows("attention heads", G::Model, "multi-head efficient kv-cache gqa swa rope flash mla backward gpt")
           .range(1, 1 << 16).check_too().counts(FIELD(walk.heads_given))
           .sets([](const WalkRequest& r, Config& c) { c.heads = r.heads; if (r.heads_given) c.bonus.heads = r.heads; },
                 [](const Config& c) { return std::to_string(c.heads); }),
