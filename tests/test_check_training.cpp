@@ -124,7 +124,36 @@ TEST(CheckTraining, StepForgottenAndDropoutLeftOff) {
     if (id == "dropout_off_in_training") EXPECT_EQ(e.at("attn_p"), fmt::format("{}", cfg.attn_dropout));
     ++n;
   }
-  EXPECT_EQ(n, 4u);
+  EXPECT_EQ(n, 6u);
+}
+
+// optimizer.zero_grad() between loss.backward() and optimizer.step(), made in PyTorch, with the
+// gradients printed right after backward(): its own mistake is named, and never
+// optimizer_step_forgotten, whose advice ("call optimizer.step()") is against a line the
+// dump's trained weights show was run.
+TEST(CheckTraining, ZeroGradBeforeStepIsNotAForgottenStep) {
+  const std::string dir = test::tests_dir() + "/golden/check_training/";
+  size_t n = 0;
+  for (const auto& c : test::load_json(dir + "cases.json")) {
+    if (c["mistake"] != "grad_zeroed_before_step") continue;
+    const std::string path = dir + c["dump"].get<std::string>();
+    SCOPED_TRACE(path);
+    const Config cfg = test::backward_config(c);
+    const Dump d = parse_dump(test::read_all(path), path);
+    const CheckReport r = check_dump(d, cfg, "backward", "option", Tolerance{}, path);
+    ASSERT_FALSE(r.passed());
+    // The gradients printed right after backward() are step 1's, the chapter's.
+    for (const auto& g : r.results)
+      if (g.name.size() > 5 && g.name.substr(g.name.size() - 5) == ".grad")
+        EXPECT_NE(g.diff.grade, Grade::Differs) << g.name;
+    EXPECT_EQ(r.diagnoses, std::vector<std::string>{"grad_zeroed_before_step"}) << render_check_text(r, Lang::En);
+    const std::string en = render_check_text(r, Lang::En), zh = render_check_text(r, Lang::Zh);
+    EXPECT_NE(en.find("between loss.backward() and optimizer.step()"), std::string::npos) << en;
+    EXPECT_EQ(en.find("Call optimizer.step() after loss.backward()"), std::string::npos) << en;
+    EXPECT_NE(zh.find("之间调用 optimizer.zero_grad()"), std::string::npos) << zh;
+    ++n;
+  }
+  EXPECT_EQ(n, 2u);
 }
 
 // The loop's options (--steps, --lr, --weight-decay, --optimizer) reach `attn-walk check` from

@@ -144,6 +144,8 @@ LangTable check_en() {
        "your {step} equals what torch.optim.Adam(params, lr, weight_decay={wd}) would give: Adam adds weight_decay * param to the gradient, inside its moments (L2), while AdamW shrinks each parameter by lr * weight_decay apart from them{losses}. Chapter 5 trains with torch.optim.AdamW."},
       {"check.mistake.loss_summed",
        "your {step} equals what F.cross_entropy(..., reduction=\"sum\") would give: the loss and every gradient are N = {N} times the mean's{ratio_text}{losses}. Keep cross_entropy's default, reduction=\"mean\"."},
+      {"check.mistake.grad_zeroed_before_step",
+       "your {step} equals what chapter 5's loop with optimizer.zero_grad() between loss.backward() and optimizer.step() would give: the step runs on gradients just set to zero, so only the weight decay moves the parameters{losses}. Call optimizer.zero_grad() before loss.backward() (or after optimizer.step()), never between them."},
       {"check.mistake.optimizer_step_forgotten",
        "your {step} equals what chapter 5's loop without optimizer.step() would give (the same as lr = 0): the gradients are computed and never applied, so no parameter moves{spread_text}{losses}. Call optimizer.step() after loss.backward()."},
       {"check.mistake.dropout_off_in_training",

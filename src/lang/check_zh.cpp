@@ -140,6 +140,8 @@ LangTable check_zh() {
        "你的 {step} 等于 torch.optim.Adam(params, lr, weight_decay={wd}) 的结果：Adam 把 weight_decay * param 加到梯度上、进入它的矩估计（L2），而 AdamW 在矩估计之外把每个参数缩小 lr * weight_decay{losses}。第 5 章用 torch.optim.AdamW 训练。"},
       {"check.mistake.loss_summed",
        "你的 {step} 等于 F.cross_entropy(..., reduction=\"sum\") 的结果：损失和每个梯度都是平均值的 N = {N} 倍{ratio_text}{losses}。请保留 cross_entropy 的默认值 reduction=\"mean\"。"},
+      {"check.mistake.grad_zeroed_before_step",
+       "你的 {step} 等于第 5 章的训练循环在 loss.backward() 和 optimizer.step() 之间调用 optimizer.zero_grad() 的结果：optimizer.step() 用的是刚被清零的梯度，所以只有权重衰减在改变参数{losses}。请在 loss.backward() 之前（或 optimizer.step() 之后）调用 optimizer.zero_grad()，不要放在两者之间。"},
       {"check.mistake.optimizer_step_forgotten",
        "你的 {step} 等于第 5 章的训练循环没有调用 optimizer.step() 的结果（与 lr = 0 相同）：梯度算出来了却从未应用，所以参数一动不动{spread_text}{losses}。请在 loss.backward() 之后调用 optimizer.step()。"},
       {"check.mistake.dropout_off_in_training",
