@@ -17,6 +17,15 @@ LangTable check_zh() {
       {"check.differs", "不同"},
       {"check.not_given", "未提供"},
       {"check.max_diff", "最大差 {diff}，位于 {index}"},
+      {"check.training",
+       "对照的是第 5 章的训练循环：{optimizer}(lr={lr}, weight_decay={weight_decay})，{steps} 步，batch {batch}，"
+       "种子 {seed}，第 {grad_step} 步的梯度（--optimizer、--lr、--weight-decay、--steps、--batch、--seed、--grad-step）。"},
+      {"check.grad_step_moved",
+       "你的 .grad 张量是第 {to} 步的，不是第 {from} 步的（循环结束后打印的 .grad 是最后一步的）："
+       "它们按第 {to} 步的梯度评判，即 --grad-step {to} 所显示的。"},
+      {"check.grad_step_ask",
+       "没有已知错误能得到你的 {step}，它既不是第 {from} 步的梯度，也不是最后一步（第 {steps} 步）的："
+       "如果你是在别的步打印的，请用 --grad-step 给出那一步。"},
       {"check.shape", "形状 {given}，应为 {expected}"},
       {"check.passed", "所给的 {n} 个张量都与本章一致：相同或接近。"},
       {"check.first", "第一处不同：{step}"},
@@ -27,10 +36,10 @@ LangTable check_zh() {
       {"check.diagnoses", "诊断："},
       {"check.no_diagnosis",
        "已知的错误都不能复现你的 {step}。请对照上面的行检查本章 {step} 的代码；"
-       "attn-walk --stage {stage} --only {step} --explain 会逐步讲解。"},
+       "attn-walk --stage {stage}{options} --only {step} --explain 会逐步讲解。"},
       {"check.no_diagnosis_shape",
        "已知的错误都不能复现你的 {step}。请对照本章 {step} 的代码检查它的形状；"
-       "attn-walk --stage {stage} --only {step} --explain 会逐步讲解。"},
+       "attn-walk --stage {stage}{options} --only {step} --explain 会逐步讲解。"},
       {"check.own.rows_sum_to_1", "你的 {step} 本身：每行之和为 1，与本章相同（|行和 - 1| 最大为 {diff}）"},
       {"check.own.zero_above_diagonal",
        "你的 {step} 本身：对角线以上为 0，后面的词元没有权重，与本章相同（那里的 |值| 最大为 {diff}）"},
