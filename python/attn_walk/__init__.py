@@ -204,10 +204,11 @@ def walk(stage, **options):
     return {s["name"]: _convert.from_walk(s["data"]) for s in doc["steps"] if "data" in s}
 
 
-def grads(named_tensors):
-    """{name + ".grad": t.grad} for each (name, tensor) that has a gradient, e.g. from
-    module.named_parameters() after loss.backward()."""
-    return {f"{name}.grad": t.grad for name, t in named_tensors if getattr(t, "grad", None) is not None}
+def grads(named_tensors, prefix=""):
+    """{prefix + name + ".grad": t.grad} for each (name, tensor) that has a gradient, e.g. from
+    module.named_parameters() after loss.backward(); grads(out_head.named_parameters(),
+    prefix="out_head.") names them as the model's named_parameters() does."""
+    return {f"{prefix}{name}.grad": t.grad for name, t in named_tensors if getattr(t, "grad", None) is not None}
 
 
 def dump(path, tensors=None, **named):

@@ -56,6 +56,48 @@ std::vector<CheckReport::OwnCheck> own_checks(const Tensor& got, const Tensor& e
   return out;
 }
 
+bool is_grad(const std::string& name) {
+  return name.size() > 5 && name.compare(name.size() - 5, 5, ".grad") == 0;
+}
+
+// --stage backward: the step whose gradients the learner gave when they are not --grad-step's
+// but the last step's (what a .grad printed after the loop holds), with that step's walk in
+// *walk_out; nothing when some .grad given is --grad-step's, or none is the last step's.
+std::optional<int64_t> other_grad_step(const Walk& walk, const std::vector<std::pair<std::string, Tensor>>& given,
+                                       const std::vector<StepGrade>& results, const Config& cfg,
+                                       const Tolerance& tol, std::optional<Walk>* walk_out) {
+  if (walk.stage != "backward" || cfg.train.grad_step == cfg.train.steps) return std::nullopt;
+  size_t grads = 0;
+  for (const auto& s : results)
+    if (is_grad(s.name) && s.diff.grade != Grade::NotGiven) {
+      if (s.diff.grade != Grade::Differs) return std::nullopt;  // step --grad-step's, as the walk has it
+      ++grads;
+    }
+  if (grads == 0) return std::nullopt;
+  Config last = cfg;
+  last.train.grad_step = cfg.train.steps;
+  Walk at_last = find_stage("backward")->run(last);
+  for (const auto& s : grade_walk(at_last, given, tol))
+    if (is_grad(s.name) && s.diff.grade == Grade::Differs) return std::nullopt;
+  *walk_out = std::move(at_last);
+  return last.train.grad_step;
+}
+
+// "\"out_head.weight.grad\"": the steps whose names end in ".<name>" (a module's own
+// named_parameters() leaves out the module's name: "weight.grad"), else the closest name.
+std::string did_you_mean(const std::string& name, const std::vector<std::string>& names) {
+  std::vector<std::string> ending;
+  for (const auto& n : names)
+    if (n.size() > name.size() + 1 && n.compare(n.size() - name.size() - 1, std::string::npos, "." + name) == 0 &&
+        std::find(ending.begin(), ending.end(), n) == ending.end())
+      ending.push_back(n);
+  if (ending.empty()) return "\"" + closest_name(name, names) + "\"";
+  std::string out;
+  for (size_t i = 0; i < ending.size(); ++i)
+    out += (i == 0 ? "" : i + 1 == ending.size() ? " or " : ", ") + ("\"" + ending[i] + "\"");
+  return out + " (grads(module.named_parameters(), prefix=\"<module>.\") names them so)";
+}
+
 }  // namespace
 
 std::string closest_name(const std::string& name, const std::vector<std::string>& names) {
@@ -108,8 +150,8 @@ CheckReport check_dump(const Dump& dump, const Config& cfg, const std::string& s
   for (const auto& [name, tensor] : given) {
     if (std::find(names.begin(), names.end(), name) == names.end())
       throw InputError(fmt::format(
-          "{}: \"{}\" is not a step of stage {}; did you mean \"{}\"? (attn-walk --stage {} --list-steps "
-          "lists them)", source, name, stage, closest_name(name, names), stage));
+          "{}: \"{}\" is not a step of stage {}; did you mean {}? (attn-walk --stage {} --list-steps "
+          "lists them)", source, name, stage, did_you_mean(name, names), stage));
     if (!seen.insert(name).second)
       throw InputError(fmt::format("{}: \"{}\" is given twice", source, name));
   }
@@ -121,17 +163,30 @@ CheckReport check_dump(const Dump& dump, const Config& cfg, const std::string& s
   r.config = cfg;
   r.tol = tol;
   r.results = grade_walk(walk, given, tol);
+  // --stage backward: a .grad printed after the loop is the last step's, the walk's are
+  // --grad-step's (1 by default). Gradients that differ from those but match the last step's
+  // are graded against the last step's, and the report says so.
+  std::optional<Walk> moved;
+  if (const auto last = other_grad_step(walk, given, r.results, cfg, tol, &moved)) {
+    r.grad_step_from = cfg.train.grad_step;
+    r.config.train.grad_step = *last;
+    r.results = grade_walk(*moved, given, tol);
+  }
+  const Walk& graded = moved ? *moved : walk;
+  const Config& graded_cfg = r.config;
   for (size_t i = 0; i < r.results.size(); ++i) {
     if (r.results[i].diff.grade != Grade::Differs) continue;
     r.first = i;
-    r.expected = walk.steps[i].value;
+    r.expected = graded.steps[i].value;
     for (const auto& [name, tensor] : given)
       if (name == r.results[i].name) r.got = tensor;
-    for (Diagnosis& d : diagnose({stage, cfg, walk, given, r.results[i].name, r.got, r.expected, tol})) {
+    for (Diagnosis& d : diagnose({stage, graded_cfg, graded, given, r.results[i].name, r.got, r.expected, tol})) {
       r.diagnoses.push_back(d.id);
       r.evidence.push_back(std::move(d.vars));
     }
     r.own_checks = own_checks(r.got, r.expected);
+    // The gradients differ from this step's and from the last's: maybe another step's.
+    r.ask_grad_step = r.diagnoses.empty() && is_grad(r.results[i].name) && !r.grad_step_from;
     break;
   }
   return r;

@@ -36,6 +36,16 @@ struct CheckReport {
     double max_diff = 0.0;
   };
   std::vector<OwnCheck> own_checks;
+  // --stage backward: the learner's .grad tensors are not --grad-step's (this, from 1) but the
+  // last step's (config.train.grad_step, as a .grad printed after the loop holds), and were
+  // graded against those; 0 when they are --grad-step's.
+  int64_t grad_step_from = 0;
+  // The first difference is a gradient, no known mistake gives it, and it is neither step
+  // --grad-step's nor the last's: the learner is asked which step's it is (--grad-step).
+  bool ask_grad_step = false;
+  // The walk's options the learner gave (" --steps 5 --lr 0.05"), kept in the command the
+  // report suggests; set by the command line.
+  std::string walk_options;
 
   bool passed() const { return !first.has_value(); }
 };

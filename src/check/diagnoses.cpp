@@ -238,6 +238,7 @@ const std::vector<Mistake>& known_mistakes() {
       {"targets_not_shifted", kAnyStage, {}, targets_not_shifted},
       {"adam_instead_of_adamw", kAnyStage, {}, adam_instead_of_adamw},
       {"loss_summed", kAnyStage, {}, loss_summed},
+      {"grad_zeroed_before_step", kAnyStage, {}, grad_zeroed_before_step},
       {"optimizer_step_forgotten", kAnyStage, {}, optimizer_step_forgotten},
       {"dropout_off_in_training", kAnyStage, {}, dropout_off_in_training},
   };

@@ -27,7 +27,8 @@ bool chapter_loop(const TrainChoices& loop) {
          loop.softmax_before_cross_entropy == chapter.softmax_before_cross_entropy &&
          loop.shift_targets == chapter.shift_targets &&
          loop.decoupled_weight_decay == chapter.decoupled_weight_decay &&
-         loop.loss_reduction_sum == chapter.loss_reduction_sum;
+         loop.loss_reduction_sum == chapter.loss_reduction_sum &&
+         loop.zero_grad_before_step == chapter.zero_grad_before_step;
 }
 
 LearnerSteps learner_stage(const std::string& stage, const Config& cfg, const Slips& s, const TrainChoices& loop) {

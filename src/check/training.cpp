@@ -121,6 +121,14 @@ std::vector<Variant> optimizer_step_forgotten(const DiagnosisInput& in) {
   return {v};
 }
 
+// optimizer.zero_grad() between loss.backward() and optimizer.step(): the step is run, on
+// zero gradients (AdamW then only decays the weights; SGD decays them by its weight_decay).
+// Gradients printed right after backward() are the chapter's; the losses are not.
+std::vector<Variant> grad_zeroed_before_step(const DiagnosisInput& in) {
+  if (in.stage != "backward") return {};
+  return {loop_slip(in, [](TrainChoices& c) { c.zero_grad_before_step = true; })};
+}
+
 // model.eval() (to look at the weights, say) and no model.train() after it: the loop trains
 // without dropout. Its numbers are the loop's with the attention dropout at 0.
 std::vector<Variant> dropout_off_in_training(const DiagnosisInput& in) {

@@ -16,6 +16,7 @@ std::vector<Variant> targets_not_shifted(const DiagnosisInput& in);           //
 std::vector<Variant> adam_instead_of_adamw(const DiagnosisInput& in);         // torch.optim.Adam(..., weight_decay)
 std::vector<Variant> loss_summed(const DiagnosisInput& in);                   // reduction="sum"
 std::vector<Variant> optimizer_step_forgotten(const DiagnosisInput& in);      // no optimizer.step()
+std::vector<Variant> grad_zeroed_before_step(const DiagnosisInput& in);       // zero_grad() between backward() and step()
 std::vector<Variant> dropout_off_in_training(const DiagnosisInput& in);       // model.eval(), no model.train()
 
 }  // namespace attn

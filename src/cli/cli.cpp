@@ -92,7 +92,21 @@ int run_check(ParsedArgs& p) {
     r.stage = choose_stage(dump, cfg, &chosen_by);
     cfg = make_config(r, std::move(in));
   }
-  const CheckReport report = check_dump(dump, cfg, r.stage, chosen_by, c.tol, c.dump == "-" ? "<stdin>" : c.dump);
+  CheckReport report = check_dump(dump, cfg, r.stage, chosen_by, c.tol, c.dump == "-" ? "<stdin>" : c.dump);
+  // The command the report suggests keeps the learner's options (shell-quoted where needed).
+  const auto shell_word = [](const std::string& a) {
+    if (!a.empty() && a.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.,/+=:") == std::string::npos)
+      return a;
+    std::string quoted = "'";
+    for (const char ch : a) quoted += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+    return quoted + "'";
+  };
+  for (const auto& [row, value] : p.check_walk_args) {
+    report.walk_options += " --" + row->long_name();
+    // A Config field's value as the walk spells it (CLI11 keeps an enum's number).
+    const std::string v = !value.empty() && row->to_config && row->from_config ? row->from_config(cfg) : value;
+    if (!v.empty()) report.walk_options += " " + shell_word(v);
+  }
   Lang lang;
   parse_lang(r.lang, &lang);
   write_output(o.output, renderer_for(kCheckRenderers, c.format)(report, lang));

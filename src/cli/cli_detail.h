@@ -13,6 +13,7 @@
 
 #include "bench/bench.h"
 #include "check/check.h"
+#include "request/option_table.h"
 #include "request/request.h"
 
 namespace attn {
@@ -50,6 +51,9 @@ struct ParsedArgs {
   Command command = nullptr;
   // The walk's options given on the command line that no stage of --stage uses (a note each).
   std::vector<std::string> unused;
+  // attn-walk check: the walk's options given, in the options table's order, with their values
+  // as given ("" for a flag).
+  std::vector<std::pair<const OptionRow*, std::string>> check_walk_args;
 };
 
 // The whole command line bound to `p`: the walk's options, bench's and check's; each

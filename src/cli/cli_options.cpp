@@ -189,6 +189,19 @@ std::optional<int> parse_args(int argc, char** argv, ParsedArgs& p, const Comman
   } catch (const CLI::ParseError& e) {
     throw UsageError(e.what());
   }
+  // attn-walk check: the walk's options given, as given, for the command the report suggests.
+  const CLI::App* check = nullptr;
+  for (const CLI::App* sub : app.get_subcommands())  // those parsed
+    if (sub->get_name() == "check") check = sub;
+  if (check)
+    for (const auto& row : option_table()) {
+      const CLI::Option* opt = row.in_check ? check->get_option_no_throw("--" + row.long_name()) : nullptr;
+      if (!opt || opt->count() == 0) continue;
+      std::string value;  // none for a flag
+      if (opt->get_expected_max() != 0)
+        for (const auto& v : opt->results()) value += (value.empty() ? "" : std::string(1, row.delimiter ? row.delimiter : ' ')) + v;
+      p.check_walk_args.emplace_back(&row, value);
+    }
   return std::nullopt;
 }
 

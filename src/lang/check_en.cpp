@@ -17,6 +17,15 @@ LangTable check_en() {
       {"check.differs", "differs"},
       {"check.not_given", "not given"},
       {"check.max_diff", "largest difference {diff} at {index}"},
+      {"check.training",
+       "graded against chapter 5's loop: {optimizer}(lr={lr}, weight_decay={weight_decay}), {steps} steps, batch {batch}, "
+       "seed {seed}, the gradients of step {grad_step} (--optimizer, --lr, --weight-decay, --steps, --batch, --seed, --grad-step)."},
+      {"check.grad_step_moved",
+       "Your .grad tensors are step {to}'s, not step {from}'s (a .grad printed after the loop holds the last step's): "
+       "they are graded against step {to}'s, as --grad-step {to} shows them."},
+      {"check.grad_step_ask",
+       "No known mistake gives your {step}, and it is neither step {from}'s gradient nor the last step's ({steps}): "
+       "if you printed it at another step, give that step with --grad-step."},
       {"check.shape", "shape {given}, expected {expected}"},
       {"check.passed", "All {n} tensors given match the chapter: equal or close."},
       {"check.first", "First difference: {step}"},
@@ -27,10 +36,10 @@ LangTable check_en() {
       {"check.diagnoses", "Diagnosis:"},
       {"check.no_diagnosis",
        "no known mistake reproduces your {step}. Compare the rows above with the chapter's code for "
-       "{step}; attn-walk --stage {stage} --only {step} --explain shows it step by step."},
+       "{step}; attn-walk --stage {stage}{options} --only {step} --explain shows it step by step."},
       {"check.no_diagnosis_shape",
        "no known mistake reproduces your {step}. Compare its shape with the chapter's code for "
-       "{step}; attn-walk --stage {stage} --only {step} --explain shows it step by step."},
+       "{step}; attn-walk --stage {stage}{options} --only {step} --explain shows it step by step."},
       {"check.own.rows_sum_to_1", "your {step} itself: every row sums to 1, as the chapter's does (largest |row sum - 1| {diff})"},
       {"check.own.zero_above_diagonal",
        "your {step} itself: 0 above the diagonal, no weight on a later token, as the chapter's (largest |value| there {diff})"},
@@ -144,6 +153,8 @@ LangTable check_en() {
        "your {step} equals what torch.optim.Adam(params, lr, weight_decay={wd}) would give: Adam adds weight_decay * param to the gradient, inside its moments (L2), while AdamW shrinks each parameter by lr * weight_decay apart from them{losses}. Chapter 5 trains with torch.optim.AdamW."},
       {"check.mistake.loss_summed",
        "your {step} equals what F.cross_entropy(..., reduction=\"sum\") would give: the loss and every gradient are N = {N} times the mean's{ratio_text}{losses}. Keep cross_entropy's default, reduction=\"mean\"."},
+      {"check.mistake.grad_zeroed_before_step",
+       "your {step} equals what chapter 5's loop with optimizer.zero_grad() between loss.backward() and optimizer.step() would give: the step runs on gradients just set to zero, so only the weight decay moves the parameters{losses}. Call optimizer.zero_grad() before loss.backward() (or after optimizer.step()), never between them."},
       {"check.mistake.optimizer_step_forgotten",
        "your {step} equals what chapter 5's loop without optimizer.step() would give (the same as lr = 0): the gradients are computed and never applied, so no parameter moves{spread_text}{losses}. Call optimizer.step() after loss.backward()."},
       {"check.mistake.dropout_off_in_training",

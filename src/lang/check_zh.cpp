@@ -17,6 +17,15 @@ LangTable check_zh() {
       {"check.differs", "不同"},
       {"check.not_given", "未提供"},
       {"check.max_diff", "最大差 {diff}，位于 {index}"},
+      {"check.training",
+       "对照的是第 5 章的训练循环：{optimizer}(lr={lr}, weight_decay={weight_decay})，{steps} 步，batch {batch}，"
+       "种子 {seed}，第 {grad_step} 步的梯度（--optimizer、--lr、--weight-decay、--steps、--batch、--seed、--grad-step）。"},
+      {"check.grad_step_moved",
+       "你的 .grad 张量是第 {to} 步的，不是第 {from} 步的（循环结束后打印的 .grad 是最后一步的）："
+       "它们按第 {to} 步的梯度评判，即 --grad-step {to} 所显示的。"},
+      {"check.grad_step_ask",
+       "没有已知错误能得到你的 {step}，它既不是第 {from} 步的梯度，也不是最后一步（第 {steps} 步）的："
+       "如果你是在别的步打印的，请用 --grad-step 给出那一步。"},
       {"check.shape", "形状 {given}，应为 {expected}"},
       {"check.passed", "所给的 {n} 个张量都与本章一致：相同或接近。"},
       {"check.first", "第一处不同：{step}"},
@@ -27,10 +36,10 @@ LangTable check_zh() {
       {"check.diagnoses", "诊断："},
       {"check.no_diagnosis",
        "已知的错误都不能复现你的 {step}。请对照上面的行检查本章 {step} 的代码；"
-       "attn-walk --stage {stage} --only {step} --explain 会逐步讲解。"},
+       "attn-walk --stage {stage}{options} --only {step} --explain 会逐步讲解。"},
       {"check.no_diagnosis_shape",
        "已知的错误都不能复现你的 {step}。请对照本章 {step} 的代码检查它的形状；"
-       "attn-walk --stage {stage} --only {step} --explain 会逐步讲解。"},
+       "attn-walk --stage {stage}{options} --only {step} --explain 会逐步讲解。"},
       {"check.own.rows_sum_to_1", "你的 {step} 本身：每行之和为 1，与本章相同（|行和 - 1| 最大为 {diff}）"},
       {"check.own.zero_above_diagonal",
        "你的 {step} 本身：对角线以上为 0，后面的词元没有权重，与本章相同（那里的 |值| 最大为 {diff}）"},
@@ -140,6 +149,8 @@ LangTable check_zh() {
        "你的 {step} 等于 torch.optim.Adam(params, lr, weight_decay={wd}) 的结果：Adam 把 weight_decay * param 加到梯度上、进入它的矩估计（L2），而 AdamW 在矩估计之外把每个参数缩小 lr * weight_decay{losses}。第 5 章用 torch.optim.AdamW 训练。"},
       {"check.mistake.loss_summed",
        "你的 {step} 等于 F.cross_entropy(..., reduction=\"sum\") 的结果：损失和每个梯度都是平均值的 N = {N} 倍{ratio_text}{losses}。请保留 cross_entropy 的默认值 reduction=\"mean\"。"},
+      {"check.mistake.grad_zeroed_before_step",
+       "你的 {step} 等于第 5 章的训练循环在 loss.backward() 和 optimizer.step() 之间调用 optimizer.zero_grad() 的结果：optimizer.step() 用的是刚被清零的梯度，所以只有权重衰减在改变参数{losses}。请在 loss.backward() 之前（或 optimizer.step() 之后）调用 optimizer.zero_grad()，不要放在两者之间。"},
       {"check.mistake.optimizer_step_forgotten",
        "你的 {step} 等于第 5 章的训练循环没有调用 optimizer.step() 的结果（与 lr = 0 相同）：梯度算出来了却从未应用，所以参数一动不动{spread_text}{losses}。请在 loss.backward() 之后调用 optimizer.step()。"},
       {"check.mistake.dropout_off_in_training",

@@ -57,6 +57,9 @@ struct TrainChoices {
   bool decoupled_weight_decay = true;
   // true: F.cross_entropy(..., reduction="sum"): the gradients are N times the mean's.
   bool loss_reduction_sum = false;
+  // true (grad_zeroed_before_step): optimizer.zero_grad() between loss.backward() and
+  // optimizer.step(): the step sees zero gradients (AdamW then only decays the weights).
+  bool zero_grad_before_step = false;
 };
 
 // Every tensor of one forward pass (B = batch, T tokens, H heads, V labels).

@@ -121,6 +121,8 @@ std::vector<float> ChapterTraining::run(int64_t steps, const TrainObserver& obse
       grads[i] = g;
     }
     if (observe.after_backward) observe.after_backward(step, a, computed);
+    if (choices.zero_grad_before_step)  // the learner's optimizer.zero_grad() here
+      for (Tensor& g : grads) g = Tensor::zeros(g.shape);
     // optimizer.step()
     std::vector<Tensor> before;
     if (observe.after_step)

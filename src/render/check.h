@@ -16,6 +16,15 @@ std::string render_check_text(const CheckReport& r, Lang lang);
 //  "diagnoses"}: docs/json-schema.md.
 std::string render_check_json(const CheckReport& r, Lang lang);
 
+// The training setup the report grades against (--stage backward): chapter 5's loop's
+// optimizer, lr, weight decay, steps, batch, seed and the step whose gradients the walk
+// shows, in `lang`; "" for the other stages.
+std::string training_setup(const CheckReport& r, Lang lang);
+
+// The walk's options for the command the report suggests: the learner's, and --grad-step
+// when their gradients were another step's.
+std::string suggested_options(const CheckReport& r);
+
 // A diagnosis's message in `lang`: what the mistake is and what to change.
 // The message of r.diagnoses[i], with its evidence.
 std::string mistake_message(const CheckReport& r, size_t i, Lang lang);

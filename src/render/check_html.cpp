@@ -120,6 +120,7 @@ std::string render_check_html(const CheckReport& r, Lang lang) {
   out += "<p class=\"heading\">" +
          t("check.heading", {{"stage", r.stage}, {"section", place ? place->section : ""}, {"chosen_by", chosen_by}}) +
          "<br>" + t("check.tolerance", {{"rtol", fmt::format("{:g}", r.tol.rtol)}, {"atol", fmt::format("{:g}", r.tol.atol)}}) +
+         (r.stage == "backward" ? "<br><span class=\"training\">" + html_escape(training_setup(r, lang)) + "</span>" : "") +
          "</p>\n";
 
   // The verdict first: what a learner looks for.
@@ -174,7 +175,7 @@ std::string render_check_html(const CheckReport& r, Lang lang) {
   out += "</div>\n<div class=\"diagnoses\">\n<p><b>" + t("check.diagnoses") + "</b></p>\n";
   if (r.diagnoses.empty())
     out += "<p class=\"no-diagnosis\">" +
-           t(s.diff.shape_differs ? "check.no_diagnosis_shape" : "check.no_diagnosis", {{"step", s.name}, {"stage", r.stage}}) +
+           t(s.diff.shape_differs ? "check.no_diagnosis_shape" : "check.no_diagnosis", {{"step", s.name}, {"stage", r.stage}, {"options", suggested_options(r)}}) +
            "</p>\n";
   else
     out += "<ul>\n";

@@ -65,6 +65,19 @@ std::string render_check_json(const CheckReport& r, Lang lang) {
       // The walk's config object (json, sorted keys) carried into this ordered document.
       {"config", nlohmann::ordered_json::parse(config_json(c).dump())},
       {"tolerance", {{"rtol", r.tol.rtol}, {"atol", r.tol.atol}}},
+      // --stage backward: the loop graded against (null for the other stages).
+      {"training", r.stage != "backward" ? nlohmann::ordered_json()
+                                         : nlohmann::ordered_json{
+                                               {"optimizer", to_string(c.train.optimizer)},
+                                               {"lr", c.train.lr},
+                                               {"weight_decay", c.train.weight_decay},
+                                               {"steps", c.train.steps},
+                                               {"batch", c.batch},
+                                               {"seed", c.seed1},
+                                               {"grad_step", c.train.grad_step},
+                                               {"grad_step_from", r.grad_step_from ? nlohmann::ordered_json(r.grad_step_from) : nlohmann::ordered_json()},
+                                               {"ask_grad_step", r.ask_grad_step},
+                                               {"text", training_setup(r, lang)}}},
       {"results", results},
       {"first_difference", first},
       {"diagnoses", diagnoses}};

@@ -110,6 +110,39 @@ std::string mistake_message(const CheckReport& r, size_t i, Lang lang) {
   return message;
 }
 
+std::string grad_step_note(const CheckReport& r, Lang lang);
+
+std::string suggested_options(const CheckReport& r) {
+  std::string out = r.walk_options;
+  if (r.grad_step_from && out.find("--grad-step") == std::string::npos)
+    out += " --grad-step " + std::to_string(r.config.train.grad_step);
+  return out;
+}
+
+std::string training_setup(const CheckReport& r, Lang lang) {
+  if (r.stage != "backward") return "";
+  const TrainConfig& tc = r.config.train;
+  return fill_placeholders(ui_text(lang, "check.training"),
+                           {{"optimizer", tc.optimizer == OptimizerKind::AdamW ? "AdamW" : "SGD"},
+                            {"lr", fmt::format("{}", tc.lr)},
+                            {"weight_decay", fmt::format("{}", tc.weight_decay)},
+                            {"steps", std::to_string(tc.steps)},
+                            {"batch", std::to_string(r.config.batch)},
+                            {"seed", std::to_string(r.config.seed1)},
+                            {"grad_step", std::to_string(tc.grad_step)}}) +
+         grad_step_note(r, lang);
+}
+
+std::string grad_step_note(const CheckReport& r, Lang lang) {
+  const std::map<std::string, std::string> vars = {{"from", std::to_string(r.grad_step_from ? r.grad_step_from : r.config.train.grad_step)},
+                                                   {"to", std::to_string(r.config.train.grad_step)},
+                                                   {"steps", std::to_string(r.config.train.steps)},
+                                                   {"step", r.first ? r.results[*r.first].name : ""}};
+  if (r.grad_step_from) return " " + fill_placeholders(ui_text(lang, "check.grad_step_moved"), vars);
+  if (r.ask_grad_step) return " " + fill_placeholders(ui_text(lang, "check.grad_step_ask"), vars);
+  return "";
+}
+
 std::string render_check_text(const CheckReport& r, Lang lang) {
   const auto t = [&](const std::string& key, const std::map<std::string, std::string>& vars = {}) {
     return fill_placeholders(ui_text(lang, key), vars);
@@ -120,7 +153,9 @@ std::string render_check_text(const CheckReport& r, Lang lang) {
   const std::string chosen_by = t("check.chosen_by." + r.chosen_by,
                                   {{"matched", std::to_string(r.names_matched)}, {"given", std::to_string(r.names_given)}});
   out += t("check.heading", {{"stage", r.stage}, {"section", info ? info->section : ""}, {"chosen_by", chosen_by}}) + "\n";
-  out += t("check.tolerance", {{"rtol", fmt::format("{:g}", r.tol.rtol)}, {"atol", fmt::format("{:g}", r.tol.atol)}}) + "\n\n";
+  out += t("check.tolerance", {{"rtol", fmt::format("{:g}", r.tol.rtol)}, {"atol", fmt::format("{:g}", r.tol.atol)}}) + "\n";
+  if (const std::string setup = training_setup(r, lang); !setup.empty()) out += setup + "\n";
+  out += "\n";
 
   size_t width = 0;
   for (const auto& s : r.results) width = std::max(width, s.name.size());
@@ -160,7 +195,7 @@ std::string render_check_text(const CheckReport& r, Lang lang) {
   // No rows are shown for a shape that differs: then the shape is what to compare.
   if (r.diagnoses.empty())
     out += "  " + t(s.diff.shape_differs ? "check.no_diagnosis_shape" : "check.no_diagnosis",
-                    {{"step", s.name}, {"stage", r.stage}}) + "\n";
+                    {{"step", s.name}, {"stage", r.stage}, {"options", suggested_options(r)}}) + "\n";
   for (size_t i = 0; i < r.diagnoses.size(); ++i)
     out += "  " + r.diagnoses[i] + ": " + mistake_message(r, i, lang) + "\n";
   return out;

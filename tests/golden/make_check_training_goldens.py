@@ -6,6 +6,9 @@ running the loop with a mistake that modules/train.h's TrainChoices does not nam
 The loop is tests/golden/torch_backward.py's (chapter 5's train_model_simple around chapter 3's
 MultiHeadAttention), with the learner's slip made in PyTorch itself:
   optimizer_step_forgotten  optimizer.step() never called (the loop runs, nothing is updated);
+  grad_zeroed_before_step   optimizer.zero_grad() between loss.backward() and optimizer.step() (1.13:
+                            the .grad filled with zeros; the gradients printed right after
+                            backward() are the real ones);
   dropout_off_in_training   model.eval() to look at the untrained attention weights, and no
                             model.train() after it: the loop trains without dropout.
 Each dump holds what a learner prints (the loss, a few gradients, the losses, two trained
@@ -47,6 +50,14 @@ def learner_run(cfg, mistake):
         for opt in (torch.optim.AdamW, torch.optim.SGD):
             patch(opt, "step", lambda self, closure=None: None)  # the line left out
         patch(torch_backward, "_record_first_update", lambda *a: None)  # no update to show
+    elif mistake == "grad_zeroed_before_step":
+        for opt in (torch.optim.AdamW, torch.optim.SGD):
+            real_step = opt.step
+
+            def zeroed_then_step(self, closure=None, real_step=real_step):
+                self.zero_grad()  # the learner's line, between backward() and step()
+                return real_step(self, closure)
+            patch(opt, "step", zeroed_then_step)
     elif mistake == "dropout_off_in_training":
         real_train = nn.Module.train
         # model.train() after the evaluation is left out: train(True) does nothing.
@@ -66,6 +77,10 @@ def configurations():
     yield "optimizer_step_forgotten", "t10_d8_bias_dropout_sgd", dict(
         seed=17, d_out=8, heads=2, qkv_bias=True, attn_dropout=0.1, batch=3, steps=4, lr=0.1, optimizer="sgd"), \
         rnd_tok, emb
+    yield "grad_zeroed_before_step", "book", dict(steps=5), j_tok, j_emb
+    yield "grad_zeroed_before_step", "t10_d8_bias_dropout_sgd", dict(
+        seed=17, d_out=8, heads=2, qkv_bias=True, attn_dropout=0.1, batch=3, steps=4, lr=0.1, weight_decay=0.1,
+        optimizer="sgd"), rnd_tok, emb
     yield "dropout_off_in_training", "book_dropout", dict(attn_dropout=0.5, steps=5), j_tok, j_emb
     yield "dropout_off_in_training", "t10_d8_bias_dropout", dict(
         seed=17, d_out=8, heads=2, qkv_bias=True, attn_dropout=0.1, batch=3, steps=4, lr=0.01), rnd_tok, emb
