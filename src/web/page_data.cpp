@@ -71,7 +71,11 @@ std::string page_data_json(const std::vector<Walk>& walks, const RenderOptions& 
   for (const auto& o : json::parse(options_json()))  // help, version and not_on_page() rows stay off
     if (o.value("on_page", false)) options.push_back(o);
   json stages = json::array();
-  for (const auto& s : all_stages()) stages.push_back({{"name", s.name}, {"section", s.section}});
+  for (const auto& s : all_stages()) {
+    // --stage gpt needs --weights FILE, which the page cannot open yet (no file picker): not offered.
+    if (std::string(s.name) == "gpt") continue;
+    stages.push_back({{"name", s.name}, {"section", s.section}});
+  }
   json texts = json::object();
   for (const LangTable* t : languages()) {
     json words = json::object();

@@ -240,8 +240,11 @@
       });
       if (og.childNodes.length) select.appendChild(og);
     });
-    o.choices.forEach(function (c) {  // a stage the page does not know yet: at the end, by name
-      if (!placed[c]) select.appendChild(el("option", {value: c, text: choiceText(o, c)}));
+    // A stage of the page's data that no group names yet: at the end, by name. (A stage the data
+    // leaves out, as gpt, which needs a weights file the page cannot open yet, is not offered.)
+    o.choices.forEach(function (c) {
+      var known = data.stages.some(function (s) { return s.name === c; });
+      if (!placed[c] && known) select.appendChild(el("option", {value: c, text: choiceText(o, c)}));
     });
   }
   // The value a box shows: the learner's, else the one the walk on the page used.
