@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "check/check.h"
 #include "lang/lang.h"
@@ -24,6 +25,12 @@ std::string training_setup(const CheckReport& r, Lang lang);
 // The walk's options for the command the report suggests: the learner's, and --grad-step
 // when their gradients were another step's.
 std::string suggested_options(const CheckReport& r);
+
+// An index as the reports write it: "[2, 1]"; "[]" for a 0-dim tensor.
+std::string report_index(const std::vector<int64_t>& idx);
+// A value as the reports write it: the shortest decimal that reads back as the same float32,
+// as repr(tensor.item()) shows it to the digits that matter ("1.0", "nan", "-inf").
+std::string report_value(float v);
 
 // A diagnosis's message in `lang`: what the mistake is and what to change.
 // The message of r.diagnoses[i], with its evidence.

@@ -49,21 +49,6 @@ const char* check_html_class(Grade g) {
   }
 }
 
-std::string check_html_index(const std::vector<int64_t>& idx) {
-  std::string out = "[";
-  for (size_t i = 0; i < idx.size(); ++i) out += (i ? ", " : "") + std::to_string(idx[i]);
-  return out + "]";
-}
-
-// As the text report writes a value: the shortest decimal that reads back as the float32.
-std::string check_html_value(float v) {
-  if (std::isnan(v)) return "nan";
-  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  std::string s = fmt::format("{}", v);
-  if (s.find_first_of(".en") == std::string::npos) s += ".0";
-  return s;
-}
-
 std::string check_html_diff(double d) { return std::isinf(d) ? "inf" : fmt::format("{:.3g}", d); }
 
 // The matrix row holding the largest difference and one row either side, from `t`, as table
@@ -87,7 +72,7 @@ std::string check_html_rows(const Tensor& t, const Tensor& other, const std::vec
       std::vector<int64_t> label(idx.begin(), idx.end());
       label[d - 2] = r;
       label.pop_back();
-      head = check_html_index(label);
+      head = report_index(label);
       head.insert(head.size() - 1, ", " + (c0 == 0 && c1 == n ? std::string(":") : fmt::format("{}:{}", c0, c1)));
     } else if (d == 1) {
       head = c0 == 0 && c1 == n ? "[:]" : fmt::format("[{}:{}]", c0, c1);
@@ -96,7 +81,7 @@ std::string check_html_rows(const Tensor& t, const Tensor& other, const std::vec
     for (int64_t c = c0; c < c1; ++c) {
       const size_t i = static_cast<size_t>(base + r * n + c);
       const bool off = mark_off && compare(Tensor({}, {t.data[i]}), Tensor({}, {other.data[i]}), tol).grade == Grade::Differs;
-      out += std::string("<td class=\"num") + (off ? " off" : "") + "\">" + check_html_value(t.data[i]) +
+      out += std::string("<td class=\"num") + (off ? " off" : "") + "\">" + report_value(t.data[i]) +
              (off ? "*" : "") + "</td>";
     }
     out += "</tr>\n";
@@ -140,7 +125,7 @@ std::string render_check_html(const CheckReport& r, Lang lang) {
       detail = t("check.shape", {{"given", shape_str(s.given_shape)}, {"expected", shape_str(s.expected_shape)}});
     else if (s.diff.grade == Grade::Close || s.diff.grade == Grade::Differs)
       detail = t("check.max_diff", {{"diff", check_html_diff(s.diff.max_abs_diff)},
-                                    {"index", check_html_index(unravel(s.diff.index, s.expected_shape))}});
+                                    {"index", report_index(unravel(s.diff.index, s.expected_shape))}});
     out += fmt::format("<tr class=\"{}\" data-step=\"{}\"><td class=\"mark\">{}</td><td><code>{}</code></td><td>{}</td><td>{}</td></tr>\n",
                        check_html_class(s.diff.grade), html_escape(s.name), check_html_mark(s.diff.grade),
                        html_escape(s.name), t(std::string("check.") + (s.diff.grade == Grade::NotGiven ? "not_given" : to_string(s.diff.grade))),
@@ -156,8 +141,8 @@ std::string render_check_html(const CheckReport& r, Lang lang) {
   } else {
     const auto idx = unravel(s.diff.index, s.expected_shape);
     const size_t i = static_cast<size_t>(s.diff.index);
-    out += "<p>" + t("check.first_at", {{"index", check_html_index(idx)}, {"diff", check_html_diff(s.diff.max_abs_diff)},
-                                         {"expected", check_html_value(r.expected.data[i])}, {"got", check_html_value(r.got.data[i])}}) +
+    out += "<p>" + t("check.first_at", {{"index", report_index(idx)}, {"diff", check_html_diff(s.diff.max_abs_diff)},
+                                         {"expected", report_value(r.expected.data[i])}, {"got", report_value(r.got.data[i])}}) +
            "</p>\n";
     out += "<p>" + t("check.expected_rows") + "</p>\n<table class=\"rows expected\">\n" +
            check_html_rows(r.expected, r.got, idx, r.tol, false) + "</table>\n";

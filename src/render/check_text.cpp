@@ -8,24 +8,23 @@
 
 namespace attn {
 
-namespace {
-
-// "[2, 1]"; "[]" for a 0-dim tensor.
-std::string index_str(const std::vector<int64_t>& idx) {
+std::string report_index(const std::vector<int64_t>& idx) {
   std::string out = "[";
   for (size_t i = 0; i < idx.size(); ++i) out += (i ? ", " : "") + std::to_string(idx[i]);
   return out + "]";
 }
 
-// The shortest decimal that reads back as the same float32, as repr(tensor.item()) would
-// show it to the digits that matter.
-std::string value_str(float v) {
+std::string report_value(float v) {
   if (std::isnan(v)) return "nan";
   if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
   std::string s = fmt::format("{}", v);
   if (s.find_first_of(".en") == std::string::npos) s += ".0";  // 1.0 as Python writes it
   return s;
 }
+
+namespace {
+
+
 
 std::string diff_str(double d) { return std::isinf(d) ? "inf" : fmt::format("{:.3g}", d); }
 
@@ -68,7 +67,7 @@ std::string rows_around(const Tensor& t, const Tensor& other, const std::vector<
     if (d >= 2) {
       label[d - 2] = r;
       label.pop_back();
-      head = index_str(label);
+      head = report_index(label);
       head.insert(head.size() - 1, ", " + (c0 == 0 && c1 == n ? std::string(":") : fmt::format("{}:{}", c0, c1)));
     } else if (d == 1) {
       head = c0 == 0 && c1 == n ? "[:]" : fmt::format("[{}:{}]", c0, c1);
@@ -77,7 +76,7 @@ std::string rows_around(const Tensor& t, const Tensor& other, const std::vector<
     for (int64_t c = c0; c < c1; ++c) {
       const size_t i = static_cast<size_t>(base + r * n + c);
       const bool off = star && compare(Tensor({}, {t.data[i]}), Tensor({}, {other.data[i]}), tol).grade == Grade::Differs;
-      out += fmt::format(" {:>13}", value_str(t.data[i]) + (off ? "*" : " "));
+      out += fmt::format(" {:>13}", report_value(t.data[i]) + (off ? "*" : " "));
     }
     out.erase(out.find_last_not_of(' ') + 1);
     out += "\n";
@@ -165,7 +164,7 @@ std::string render_check_text(const CheckReport& r, Lang lang) {
       line += " (" + t("check.shape", {{"given", shape_str(s.given_shape)}, {"expected", shape_str(s.expected_shape)}}) + ")";
     else if (s.diff.grade == Grade::Close || s.diff.grade == Grade::Differs)
       line += " (" + t("check.max_diff", {{"diff", diff_str(s.diff.max_abs_diff)},
-                                         {"index", index_str(unravel(s.diff.index, s.expected_shape))}}) + ")";
+                                         {"index", report_index(unravel(s.diff.index, s.expected_shape))}}) + ")";
     out += line + "\n";
   }
 
@@ -182,8 +181,8 @@ std::string render_check_text(const CheckReport& r, Lang lang) {
   } else {
     const auto idx = unravel(s.diff.index, s.expected_shape);
     const size_t i = static_cast<size_t>(s.diff.index);
-    out += "  " + t("check.first_at", {{"index", index_str(idx)}, {"diff", diff_str(s.diff.max_abs_diff)},
-                                      {"expected", value_str(r.expected.data[i])}, {"got", value_str(r.got.data[i])}}) + "\n";
+    out += "  " + t("check.first_at", {{"index", report_index(idx)}, {"diff", diff_str(s.diff.max_abs_diff)},
+                                      {"expected", report_value(r.expected.data[i])}, {"got", report_value(r.got.data[i])}}) + "\n";
     out += "  " + t("check.expected_rows") + "\n" + rows_around(r.expected, r.got, idx, r.tol, false);
     out += "  " + t("check.your_rows") + "\n" + rows_around(r.got, r.expected, idx, r.tol, true);
   }
