@@ -16,7 +16,7 @@ SAN_DIR      ?= build-sanitize
 FUZZ_SECONDS ?= 300
 # Under the sanitizers the whole suite runs except the browser tests (minutes of browser time
 # on the same HTML the unit tests check); SANITIZE_SKIP=none runs them too.
-SANITIZE_SKIP ?= browser_html_chromium|browser_web_page|browser_web_simd|browser_web_tour
+SANITIZE_SKIP ?= browser_html_chromium|browser_web_page|browser_web_simd|browser_web_tour|browser_web_backward
 SAN_ENV := ASAN_OPTIONS=allocator_may_return_null=1:detect_leaks=1:abort_on_error=1 \
            UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
