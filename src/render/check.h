@@ -32,6 +32,16 @@ std::string report_index(const std::vector<int64_t>& idx);
 // as repr(tensor.item()) shows it to the digits that matter ("1.0", "nan", "-inf").
 std::string report_value(float v);
 
+// The rows a report shows around the largest difference of `t` at `idx`: the matrix row
+// holding it and one row either side, a window of 9 columns around it when rows are longer
+// than 10. Each with its label ("[0, 2, 3:12]"; "[:]" for a vector; "" for a 0-dim tensor) and
+// the flat indices of its cells.
+struct ShownRow {
+  std::string label;
+  std::vector<size_t> cells;
+};
+std::vector<ShownRow> rows_around_difference(const Tensor& t, const std::vector<int64_t>& idx);
+
 // A diagnosis's message in `lang`: what the mistake is and what to change.
 // The message of r.diagnoses[i], with its evidence.
 std::string mistake_message(const CheckReport& r, size_t i, Lang lang);

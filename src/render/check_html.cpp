@@ -51,35 +51,14 @@ const char* check_html_class(Grade g) {
 
 std::string check_html_diff(double d) { return std::isinf(d) ? "inf" : fmt::format("{:.3g}", d); }
 
-// The matrix row holding the largest difference and one row either side, from `t`, as table
-// rows (a window of 9 columns around it when rows are longer than 10). Cells of `t` not
-// within tolerance of `other` get class "off" and a '*' when `mark_off` is set.
+// The rows around the largest difference, from `t` (rows_around_difference), as table rows.
+// Cells of `t` not within tolerance of `other` get class "off" and a '*' when `mark_off` is set.
 std::string check_html_rows(const Tensor& t, const Tensor& other, const std::vector<int64_t>& idx,
                             const Tolerance& tol, bool mark_off) {
-  const int64_t d = t.dim();
-  const int64_t n = d == 0 ? 1 : t.size(-1);
-  const int64_t col = d == 0 ? 0 : idx.back();
-  const int64_t c0 = n <= 10 ? 0 : std::max<int64_t>(0, std::min(col - 4, n - 9));
-  const int64_t c1 = std::min(n, c0 + (n <= 10 ? n : 9));
-  const int64_t nrows = d >= 2 ? t.size(-2) : 1, row = d >= 2 ? idx[d - 2] : 0;
-  int64_t base = 0;
-  for (int64_t k = 0; k + 2 < d; ++k) base = base * t.shape[k] + idx[k];
-  base *= nrows * n;
   std::string out;
-  for (int64_t r = std::max<int64_t>(0, row - 1); r <= std::min(nrows - 1, row + 1); ++r) {
-    std::string head;
-    if (d >= 2) {
-      std::vector<int64_t> label(idx.begin(), idx.end());
-      label[d - 2] = r;
-      label.pop_back();
-      head = report_index(label);
-      head.insert(head.size() - 1, ", " + (c0 == 0 && c1 == n ? std::string(":") : fmt::format("{}:{}", c0, c1)));
-    } else if (d == 1) {
-      head = c0 == 0 && c1 == n ? "[:]" : fmt::format("[{}:{}]", c0, c1);
-    }
-    out += "<tr><th>" + html_escape(head) + "</th>";
-    for (int64_t c = c0; c < c1; ++c) {
-      const size_t i = static_cast<size_t>(base + r * n + c);
+  for (const ShownRow& row : rows_around_difference(t, idx)) {
+    out += "<tr><th>" + html_escape(row.label) + "</th>";
+    for (const size_t i : row.cells) {
       const bool off = mark_off && compare(Tensor({}, {t.data[i]}), Tensor({}, {other.data[i]}), tol).grade == Grade::Differs;
       out += std::string("<td class=\"num") + (off ? " off" : "") + "\">" + report_value(t.data[i]) +
              (off ? "*" : "") + "</td>";

@@ -22,6 +22,35 @@ std::string report_value(float v) {
   return s;
 }
 
+std::vector<ShownRow> rows_around_difference(const Tensor& t, const std::vector<int64_t>& idx) {
+  const int64_t d = t.dim();
+  const int64_t n = d == 0 ? 1 : t.size(-1);
+  const int64_t col = d == 0 ? 0 : idx.back();
+  const int64_t c0 = n <= 10 ? 0 : std::max<int64_t>(0, std::min(col - 4, n - 9));
+  const int64_t c1 = std::min(n, c0 + (n <= 10 ? n : 9));
+  const int64_t nrows = d >= 2 ? t.size(-2) : 1, row = d >= 2 ? idx[d - 2] : 0;
+  int64_t base = 0;  // flat offset of the matrix holding the index
+  for (int64_t k = 0; k + 2 < d; ++k) base = base * t.shape[k] + idx[k];
+  base *= nrows * n;
+  std::vector<ShownRow> rows;
+  for (int64_t r = std::max<int64_t>(0, row - 1); r <= std::min(nrows - 1, row + 1); ++r) {
+    ShownRow shown;
+    if (d >= 2) {
+      std::vector<int64_t> label(idx.begin(), idx.end());
+      label[d - 2] = r;
+      label.pop_back();
+      shown.label = report_index(label);
+      shown.label.insert(shown.label.size() - 1,
+                         ", " + (c0 == 0 && c1 == n ? std::string(":") : fmt::format("{}:{}", c0, c1)));
+    } else if (d == 1) {
+      shown.label = c0 == 0 && c1 == n ? "[:]" : fmt::format("[{}:{}]", c0, c1);
+    }
+    for (int64_t c = c0; c < c1; ++c) shown.cells.push_back(static_cast<size_t>(base + r * n + c));
+    rows.push_back(std::move(shown));
+  }
+  return rows;
+}
+
 namespace {
 
 
@@ -46,35 +75,14 @@ std::string grade_key(Grade g) {
   }
 }
 
-// The rows around the largest difference, from one tensor: the matrix row holding it and
-// one row either side (a window of columns when rows are long). Cells of `t` that are not
-// within tolerance of `other` get a '*' when `star` is set.
+// The rows around the largest difference, from one tensor (rows_around_difference). Cells of
+// `t` that are not within tolerance of `other` get a '*' when `star` is set.
 std::string rows_around(const Tensor& t, const Tensor& other, const std::vector<int64_t>& idx,
                         const Tolerance& tol, bool star) {
-  const int64_t d = t.dim();
-  const int64_t n = d == 0 ? 1 : t.size(-1);
-  const int64_t col = d == 0 ? 0 : idx.back();
-  const int64_t c0 = n <= 10 ? 0 : std::max<int64_t>(0, std::min(col - 4, n - 9));
-  const int64_t c1 = std::min(n, c0 + (n <= 10 ? n : 9));
-  const int64_t nrows = d >= 2 ? t.size(-2) : 1, row = d >= 2 ? idx[d - 2] : 0;
-  int64_t base = 0;  // flat offset of the matrix holding the index
-  for (int64_t k = 0; k + 2 < d; ++k) base = base * t.shape[k] + idx[k];
-  base *= nrows * n;
   std::string out;
-  for (int64_t r = std::max<int64_t>(0, row - 1); r <= std::min(nrows - 1, row + 1); ++r) {
-    std::vector<int64_t> label(idx.begin(), idx.end());
-    std::string head;
-    if (d >= 2) {
-      label[d - 2] = r;
-      label.pop_back();
-      head = report_index(label);
-      head.insert(head.size() - 1, ", " + (c0 == 0 && c1 == n ? std::string(":") : fmt::format("{}:{}", c0, c1)));
-    } else if (d == 1) {
-      head = c0 == 0 && c1 == n ? "[:]" : fmt::format("[{}:{}]", c0, c1);
-    }
-    out += fmt::format("    {:<14}", head);
-    for (int64_t c = c0; c < c1; ++c) {
-      const size_t i = static_cast<size_t>(base + r * n + c);
+  for (const ShownRow& row : rows_around_difference(t, idx)) {
+    out += fmt::format("    {:<14}", row.label);
+    for (const size_t i : row.cells) {
       const bool off = star && compare(Tensor({}, {t.data[i]}), Tensor({}, {other.data[i]}), tol).grade == Grade::Differs;
       out += fmt::format(" {:>13}", report_value(t.data[i]) + (off ? "*" : " "));
     }
