@@ -287,14 +287,17 @@ std::vector<OptionRow> gpt_rows() {
   using G = OptionGroup;
   return {
       row("--weights", FIELD(walk.weights),
-          "GPT-2 weights for --stage gpt: the book's .safetensors or .pth, or Hugging Face's model.safetensors")
-          .arg("FILE").docs("Stage gpt: a GPT-2 model's weights, read without Python: the book's state dict as "
-                            "`.safetensors` or `.pth` (chapter 5), or Hugging Face's `model.safetensors` (docs/gpt.md)")
-          .shows("trained GPT-2 weights (a file)", G::Input, "gpt").no_default().not_on_page().not_in_state()
+          "GPT-2 weights for --stage gpt and multi-head: the book's .safetensors or .pth, or Hugging Face's "
+          "model.safetensors")
+          .arg("FILE").docs("Stages gpt and multi-head: a GPT-2 model's weights, read without Python: the book's state "
+                            "dict as `.safetensors` or `.pth` (chapter 5), or Hugging Face's `model.safetensors` "
+                            "(docs/gpt.md). Stage multi-head walks block --layer's attention on them; the other "
+                            "stages refuse it")
+          .shows("trained GPT-2 weights (a file)", G::Input, "gpt multi-head").no_default().not_on_page().not_in_state()
           .sets([](const WalkRequest& r, Config& c) { c.gpt.weights_path = r.weights; }, nullptr),
-      row("--layer", FIELD(walk.layer), "The block whose attention --stage gpt opens, from 0")
+      row("--layer", FIELD(walk.layer), "The block whose attention --stage gpt opens (multi-head with --weights: walks; default 0), from 0")
           .arg("L")
-          .shows("block to open", G::Model, "gpt").range(0, 1 << 16).no_default().not_on_page()
+          .shows("block to open", G::Model, "gpt multi-head").range(0, 1 << 16).no_default().not_on_page()
           .sets([](const WalkRequest& r, Config& c) { c.gpt.layer = r.layer; }, nullptr),
       row("--head", FIELD(walk.head), "The head of --layer's block to show alone, from 0")
           .arg("H")

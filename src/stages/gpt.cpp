@@ -183,6 +183,8 @@ Walk run_gpt(const Config& cfg) {
     const int64_t block = in_block ? std::stoll(path.substr(blocks.size(), dot - blocks.size())) : -1;
     const bool block_output = in_block && dot == std::string::npos;
     const std::string rest = !in_block ? path : block_output ? "" : path.substr(dot + 1);
+    // The walk's input, as its header names it: the T tokens as the model embeds them (T, emb).
+    if (path == "emb_sum") walk.config.inputs = view(value, {T, m.emb_dim});
     if (!every_step && in_block && block != L && !block_output) {
       facts.note(nullptr, rest, in_block, value);  // not shown; its numbers still count
       return;
