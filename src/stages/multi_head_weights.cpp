@@ -18,6 +18,7 @@
 #include "ops/ops.h"
 #include "stages/common.h"
 #include "stages/stages.h"
+#include "stages/weights_notes.h"
 
 namespace attn {
 
@@ -56,7 +57,7 @@ Walk run_multi_head_on_weights(const Config& cfg) {
   const int64_t H = m.n_heads, head_dim = m.emb_dim / H;
   set_model_vars(walk, cfg, m, L);
   walk.notes.push_back("note.multi_head_weights");
-  for (const std::string& n : params.notes) walk.notes.push_back(n);
+  add_weights_notes(walk, params);
 
   // encoded_tensor = torch.tensor(encoded).unsqueeze(0): (1, T)
   Tensor in_idx = Tensor::zeros({1, T});

@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -64,6 +65,14 @@ struct GptBlockParams {  // trf_blocks.N
 // HfPth: Hugging Face's keys in PyTorch's zip format (pytorch_model.bin), mapped as HfSafetensors.
 enum class WeightsFormat { BookSafetensors, BookPth, HfSafetensors, HfPth };
 
+// What the reader did that a learner should know (float16 widened, out_head tied, where the head
+// count came from): the key of its text in src/lang/ ("note.weights.*", en and zh) and the values
+// the text quotes, by placeholder name.
+struct WeightsNote {
+  std::string key;
+  std::map<std::string, std::string> vars;
+};
+
 struct GptParams {
   GptConfig cfg;
   WeightsFormat format = WeightsFormat::BookSafetensors;
@@ -71,7 +80,7 @@ struct GptParams {
   std::vector<GptBlockParams> blocks;
   ParamView final_norm_scale, final_norm_shift;
   ParamView out_head;                         // (vocab, emb); Hugging Face's: tied to wte
-  std::vector<std::string> notes;             // e.g. "float16 widened to float32 exactly"
+  std::vector<WeightsNote> notes;             // e.g. float16 widened to float32 exactly
   std::shared_ptr<const void> storage;        // keeps the mapping and any widened buffers alive
 };
 
