@@ -126,6 +126,7 @@ class GptWeightsReader {
     expect_shape(t, want, "the context length");
     if (t.dtype == DType::Other)
       throw WeightsError(path_ + ": '" + key + "' is of dtype " + t.dtype_name + ", not a mask's");
+    if (float32_mask_is_causal(t, n, above)) return;  // the usual case, row by row; else find the element
     for (int64_t i = 0; i < n; ++i)
       for (int64_t j = 0; j < n; ++j) {
         const float want_v = (above ? j > i : j <= i) ? 1.0f : 0.0f;
@@ -136,6 +137,25 @@ class GptWeightsReader {
                              (v == v ? std::to_string(v) : std::string("nan")) + ", not " +
                              (want_v == 1.0f ? "1" : "0"));
       }
+  }
+
+  // A row-major float32 (n, n) mask compared row by row with memcmp against the bytes of 0.0f and
+  // 1.0f (GPT-2 small's twelve 1024 x 1024 masks are 48 MB, most of a short walk's reading);
+  // false for any other mask, or one that differs somewhere (the caller then finds the element).
+  static bool float32_mask_is_causal(const RawTensor& t, int64_t n, bool above) {
+    if (t.dtype != DType::F32 || !t.row_major()) return false;
+    static const uint8_t kOne[4] = {0x00, 0x00, 0x80, 0x3f};  // 1.0f, little-endian
+    std::vector<uint8_t> zeros(static_cast<size_t>(n) * 4, 0), ones(static_cast<size_t>(n) * 4);
+    for (size_t k = 0; k < ones.size(); ++k) ones[k] = kOne[k % 4];
+    for (int64_t i = 0; i < n; ++i) {
+      const uint8_t* row = t.data + static_cast<size_t>(i * n) * 4;
+      // above (triu, diagonal=1): row i is 0 up to column i, then 1; else (tril): 1 up to i, then 0.
+      const size_t first = static_cast<size_t>(i + 1) * 4, rest = static_cast<size_t>(n - i - 1) * 4;
+      const uint8_t* head = above ? zeros.data() : ones.data();
+      const uint8_t* tail = above ? ones.data() : zeros.data();
+      if (std::memcmp(row, head, first) != 0 || std::memcmp(row + first, tail, rest) != 0) return false;
+    }
+    return true;
   }
 
   std::vector<WeightsNote> notes() const {  // texts: src/lang/gpt_*.cpp, "note.weights.*"
