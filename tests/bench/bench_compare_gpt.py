@@ -11,15 +11,17 @@ never committed.
 
 1. The forward, `attn-walk bench --gpt` against PyTorch 1.13 (Debian's, OpenBLAS's Cooperlake kernel:
    torch_env.py) running tests/golden/book_gpt.py's GPTModel after load_state_dict, eval(), under
-   torch.no_grad(), on the same token ids ((seed + 9973 i) % 50257). PyTorch with glibc's malloc,
-   and, when installed, with tcmalloc (LD_PRELOAD) and jemalloc, those with OMP_WAIT_POLICY=PASSIVE;
+   torch.no_grad(), on the same token ids ((seed + 9973 i) % 50257). PyTorch with glibc's malloc
+   (as is, and with OMP_WAIT_POLICY=PASSIVE), and, when installed, with tcmalloc (LD_PRELOAD) and
+   jemalloc, those with OMP_WAIT_POLICY=PASSIVE;
    "PyTorch at its best" is the fastest. Each peer is its own process: one warm-up, then --repeat
    timed forwards, the median; peers interleaved round after round (--rounds), the median over
    rounds. The logits are compared bit for bit.
 2. The walk: `attn-walk --stage gpt --weights MODEL --text TEXT` (20 GPT-2 tokens, text output to
    /dev/null), whole process time and peak RSS, against a PyTorch process doing what a learner's
    script does: import torch, GPTModel(cfg), load_state_dict of the file (read through mmap, without
-   the safetensors package, which Debian lacks), model(idx), the next token's argmax. Best of --rounds.
+   the safetensors package, which Debian lacks), model(idx), the next token's argmax; with
+   OMP_WAIT_POLICY=PASSIVE. Best of --rounds.
 """
 import argparse
 import json
@@ -133,7 +135,9 @@ def base_env(threads):
 
 def torch_variants(threads):
     passive = dict(OMP_WAIT_POLICY="PASSIVE")
-    v = {"PyTorch glibc": base_env(threads)}
+    # glibc's malloc with libgomp's workers asleep between parallel regions: on a shared machine its
+    # spinning workers take the cores OpenBLAS's threads want (tcmalloc and jemalloc may be missing).
+    v = {"PyTorch glibc": base_env(threads), "PyTorch glibc passive": dict(base_env(threads), **passive)}
     if os.path.exists(TCMALLOC):
         v["PyTorch tcmalloc"] = dict(base_env(threads), LD_PRELOAD=TCMALLOC, **passive)
     if os.path.exists(JEMALLOC):
@@ -194,11 +198,12 @@ def walk_vs_torch(args):
     cfg = dict(golden=GOLDEN, config=CONFIG_124M, model=os.path.abspath(args.model), threads=args.threads,
                mode="walk", ids=ids)
     torch_cmd = [args.python, "-c", TORCH_CHILD, json.dumps(cfg)]
+    passive = dict(base_env(args.threads), OMP_WAIT_POLICY="PASSIVE")
     best = {}
     for rnd in range(args.rounds):
         order = [("attn-walk", walk_cmd), ("PyTorch", torch_cmd)]
         for name, cmd in (order if rnd % 2 == 0 else order[::-1]):
-            _, m, s = run(cmd, env=base_env(args.threads))
+            _, m, s = run(cmd, env=passive if name == "PyTorch" else base_env(args.threads))
             if name not in best or s < best[name][0]:
                 best[name] = (s, m)
     return dict(tokens=len(ids), file_mib=os.path.getsize(args.model) / 2**20, best=best)
