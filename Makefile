@@ -89,7 +89,7 @@ fuzz: sanitize-build
 	  ctest -L fuzz -V
 
 # The option lists of the man page (synopsis, OPTIONS), the README (usage, options table) and
-# the bash and fish completions, written from the options' declarations (src/cli/docs.h), and
+# the bash, fish and zsh completions, written from the options' declarations (src/cli/docs.h), and
 # docs/architecture.md's picture of the layers, printed from tests/layers/check_layers.py.
 # tests/test_docs.cpp and layers_picture_in_docs fail until they are rewritten after a change.
 docs: deps $(BUILD_DIR)/CMakeCache.txt
