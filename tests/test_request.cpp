@@ -199,7 +199,7 @@ TEST(OptionTable, EveryKnobReachesTheConfigAndReadsBack) {
     std::vector<std::string> args = sample.base;
     args.insert(args.end(), sample.with.begin(), sample.with.end());
     const WalkRequest r = parse_walk_options(args).walk;
-    Config c = r;
+    Config c;
     c.inputs = Tensor::zeros({6, 3});
     set_knobs(r, c);
     const std::string value = sample.with.size() > 1 ? sample.with[1] : "1";

@@ -224,7 +224,7 @@ int check_walk_command(ParsedArgs& p) {
   }
   const auto [T, D] = parse_size(r.random_input);
   check_walk_fits(r, T, D, "--random-input " + r.random_input);
-  Config c = r;
+  Config c;
   c.inputs.shape = {T, D};  // the sizes alone: nothing is drawn
   set_knobs(r, c);
   check_walk_options(r, c);

@@ -388,6 +388,13 @@ const char* to_string(OptionGroup g) {
 }
 
 void set_knobs(const WalkRequest& r, Config& c) {
+  Config input = std::move(c);
+  c = r;  // every knob, as the request holds it
+  c.tokens = std::move(input.tokens);
+  c.inputs = std::move(input.inputs);
+  c.input_name = std::move(input.input_name);
+  c.text = std::move(input.text);
+  c.token_ids = std::move(input.token_ids);
   for (const auto& row : option_table())
     if (row.to_config) row.to_config(r, c);
 }

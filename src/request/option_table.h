@@ -171,9 +171,10 @@ CLI::Validator range_check(T min, T max);
 // The values an option takes when it has a closed set of them (its type's "{a,b}"), else none.
 std::vector<std::string> option_choices(const CLI::Option& opt);
 
-// Sets in `c`, the request's Config with its input (Config c = r, then the input), what the
-// options given imply beyond their own fields (each row's to_config): --seed is both seeds,
-// --d-out and --heads replace the bonus stages' own, the query stays within the tokens.
+// Makes `c`, a Config holding an input (tokens, inputs, input_name, text, token_ids), the
+// request's Config on that input: every knob of `r`, and what the options given imply beyond
+// their own fields (each row's to_config): --seed is both seeds, --d-out and --heads replace
+// the bonus stages' own, SGD's weight decay is 0 unless given, the query stays within the tokens.
 void set_knobs(const WalkRequest& r, Config& c);
 // The keys of the JSON output's "config" that the rows record (OptionRow::recorded_as).
 std::vector<std::string> recorded_config_keys();

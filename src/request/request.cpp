@@ -165,7 +165,7 @@ Config make_config(const WalkRequest& r, LoadedInput in) {
   WalkRequest knobs = r;
   // A one-token text has no x(2): the default query becomes x(1).
   if (in.text && !r.query_given) knobs.query = std::min<int64_t>(r.query, static_cast<int64_t>(in.text->ids.size()));
-  Config c = knobs;  // every knob
+  Config c;
   c.tokens = std::move(in.emb.tokens);
   c.inputs = std::move(in.emb.inputs);
   c.input_name = std::move(in.name);
