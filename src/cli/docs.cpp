@@ -438,6 +438,20 @@ std::string zsh_completion(const DocCommands& c) {
   return out;
 }
 
+// ---- docs/json-schema.md ----------------------------------------------------------------
+
+// Each key of the JSON output's "config" beside the option it records (OptionRow::recorded_as).
+std::string schema_config_keys() {
+  std::string out = "| `config` key | option |\n|---|---|\n";
+  for (const auto& row : option_table()) {
+    if (row.recorded_as.empty()) continue;
+    std::string keys;
+    for (const auto& key : row.recorded_as) keys += (keys.empty() ? "`" : ", `") + key + "`";
+    out += "| " + keys + " | `--" + row.long_name() + "` |\n";
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<GeneratedDoc> generated_docs() {
@@ -450,6 +464,7 @@ std::vector<GeneratedDoc> generated_docs() {
       {"completions/attn-walk.bash", "", bash_completion(c)},
       {"completions/attn-walk.fish", "", fish_completion(c)},
       {"completions/attn-walk.zsh", "", zsh_completion(c)},
+      {"docs/json-schema.md", "config", schema_config_keys()},
   };
 }
 
