@@ -24,14 +24,14 @@ std::string model_path(const std::string& file) { return tests_dir() + "/data/gp
 // The walk of one golden's model file, text, layer and new tokens, every value kept.
 Walk walk_of(const nlohmann::json& g, bool keep_all = true) {
   WalkRequest r;
-  r.stage = "gpt";
-  r.weights = model_path(g["file"].get<std::string>());
+  r.stage = StageChoice::Gpt;
+  r.gpt.weights_path = model_path(g["file"].get<std::string>());
   r.text.text = g["text"].get<std::string>();
   r.text.given = true;
   r.heads = 2;  // the test models' (the book's files cannot tell it)
   r.heads_given = true;
-  r.layer = g["layer"].get<int64_t>();
-  r.max_new_tokens = g["max_new_tokens"].get<int64_t>();
+  r.gpt.layer = g["layer"].get<int64_t>();
+  r.gpt.max_new_tokens = g["max_new_tokens"].get<int64_t>();
   r.keep_all_values = keep_all;
   r.explain = true;
   RenderOptions ro;
