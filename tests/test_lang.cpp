@@ -140,13 +140,8 @@ bool has_cjk(const std::string& s) {
   return false;
 }
 
-// The variant localize() picks: the step's own, else the walk's for that step name.
-std::string variant_of(const Walk& w, const Step& step) {
-  const auto own = step.vars.find("variant");
-  if (own != step.vars.end()) return own->second;
-  const auto it = w.vars.find("variant:" + step.name);
-  return it == w.vars.end() ? "" : it->second;
-}
+// The variant localize() picks: the one its stage set (Step::variant).
+std::string variant_of(const Walk&, const Step& step) { return step.variant; }
 
 TEST(Lang, CodesAndParsing) {
   EXPECT_EQ(lang_codes(), (std::vector<std::string>{"en", "zh"}));
