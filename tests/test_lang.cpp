@@ -180,6 +180,16 @@ TEST(Lang, EveryStepHasTitleAndExplanationInEveryLanguage) {
   EXPECT_GT(steps, 500);
 }
 
+// A text variant is a field of its step (Step::variant), set by the stage that records it:
+// localize() reads nothing else, so a variant left in the walk's vars would be lost quietly.
+TEST(Lang, VariantsAreFieldsOfTheirSteps) {
+  for (const auto& [cfg_name, w] : all_walks()) {
+    SCOPED_TRACE(cfg_name + ": " + w.stage);
+    for (const auto& [key, value] : w.vars) EXPECT_NE(key.rfind("variant", 0), 0u) << key;
+    for (const auto& step : w.steps) EXPECT_EQ(step.vars.count("variant"), 0u) << step.name;
+  }
+}
+
 // No key is dead: every text of every table belongs to a step, variant or check some
 // configuration produces (a typo in a key would otherwise hide behind the fallback).
 TEST(Lang, EveryKeyIsUsed) {
