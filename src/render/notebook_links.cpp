@@ -49,8 +49,12 @@ const std::map<std::string, std::string>& bonus_files() {
   return f;
 }
 
-NotebookLink section_link(const std::string& notebook, const std::string& section) {
-  return {kRepo + notebook + "#" + github_anchor(headings().at(section)), section, section.substr(0, 1)};
+// A section the headings do not have (a stage's typo) gets no link rather than a wrong one;
+// Html.SectionLinksGoToTheirSectionOfTheNotebook counts a link for every chapter step.
+std::optional<NotebookLink> section_link(const std::string& notebook, const std::string& section) {
+  const auto heading = headings().find(section);
+  if (heading == headings().end()) return std::nullopt;
+  return NotebookLink{kRepo + notebook + "#" + github_anchor(heading->second), section, section.substr(0, 1)};
 }
 
 }  // namespace
