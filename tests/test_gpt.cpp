@@ -74,7 +74,7 @@ TEST_P(GptGolden, WalksTheBooksModelBitForBit) {
   EXPECT_EQ(ids_of(test::step_named(walk, "in_idx")), g["ids"].get<std::vector<int64_t>>());
   EXPECT_EQ(ids_of(test::step_named(walk, "top5_ids")), g["top5_ids"].get<std::vector<int64_t>>());
   EXPECT_EQ(ids_of(test::step_named(walk, "generated_ids")), g["generated_ids"].get<std::vector<int64_t>>());
-  EXPECT_EQ(test::step_named(walk, "top5_tokens").words.size(), 5u);
+  EXPECT_EQ(std::get<WordsPayload>(test::step_named(walk, "top5_tokens").payload).words.size(), 5u);
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryModelFile, GptGolden,
@@ -97,7 +97,7 @@ TEST(GptStage, TextShowsOneLinePerBlockAndOpensTheLayer) {
     block1 += s.name.rfind("trf_blocks.1", 0) == 0;
   }
   EXPECT_EQ(block0, 1);  // its output, a summary line
-  EXPECT_FALSE(test::step_named(walk, "trf_blocks.0").printed.empty());
+  EXPECT_FALSE(std::get<PrintedTextPayload>(test::step_named(walk, "trf_blocks.0").payload).text.empty());
   EXPECT_GT(block1, 10);  // every module and the attention's steps
 }
 
