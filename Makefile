@@ -88,9 +88,9 @@ fuzz: sanitize-build
 	cd $(SAN_DIR) && ATTN_WALK_FUZZ_TIME=$(FUZZ_SECONDS) ATTN_WALK_FUZZ_ARTIFACTS=$(CURDIR)/fuzz/findings \
 	  ctest -L fuzz -V
 
-# The option lists of the man page (synopsis, OPTIONS), the README (usage, options table) and
-# the bash and fish completions, written from the options' declarations (src/cli/docs.h), and
-# docs/architecture.md's picture of the layers, printed from tests/layers/check_layers.py.
+# The option lists of the man page (synopsis, OPTIONS), the README (usage, options table), the
+# bash, fish and zsh completions and docs/json-schema.md (the option behind each config key),
+# written from the options' declarations (src/cli/docs.h), and docs/architecture.md's picture of the layers, printed from tests/layers/check_layers.py.
 # tests/test_docs.cpp and layers_picture_in_docs fail until they are rewritten after a change.
 docs: deps $(BUILD_DIR)/CMakeCache.txt
 	cmake --build $(BUILD_DIR) --target make_docs -j $(JOBS)

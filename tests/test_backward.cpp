@@ -134,7 +134,7 @@ namespace {
 // The losses' line plot: one point per value, nothing for a series with a non-finite value.
 TEST(BackwardStage, HtmlDrawsTheLossesAsALinePlot) {
   Step s = test::make_step("losses", Tensor({4}, {2.0f, 1.5f, 1.25f, 1.0f}));
-  s.series = true;
+  s.role = Role::Series;
   const std::string svg = series_svg(s);
   ASSERT_NE(svg.find("<svg class=\"series\""), std::string::npos);
   const auto poly = svg.find("points=\"");

@@ -236,6 +236,12 @@ TEST_F(CliErrors, ClosedSetsNameTheOptionTheTextAndTheChoices) {
   expect_option_error(run_cli({"--color", "sometimes"}), {"--color: sometimes not in {auto,always,never}"});
   expect_option_error(run_cli({"bench", "--format", "html"}), {"--format: html not in {text,json}"});
   expect_option_error(run_cli({"check", "-", "--format", "xml"}), {"--format: xml not in {text,json,html}"});
+  expect_option_error(run_cli({"--stage", "dot-prod"}),
+                      {"--stage: dot-prod not in {tokens,dot-product,softmax,trainable,causal,dropout,multi-head,"
+                       "efficient,kv-cache,gqa,swa,rope,flash,mla,backward,gpt,all,bonus}"});
+  expect_option_error(run_cli({"--blas-kernel", "zen"}), {"--blas-kernel: zen not in {cooperlake,skylakex,haswell}"});
+  expect_option_error(run_cli({"check", "-", "--blas-kernel", "Haswell"}),
+                      {"--blas-kernel: Haswell not in {cooperlake,skylakex,haswell}"});
   // The names are what the enums hold: each one still runs.
   for (const char* scale : {"fixed", "matrix"}) {
     const RunResult r = run_cli({"--stage", "causal", "--heatmap", "--heatmap-scale", scale, "--color", "never"});

@@ -95,6 +95,9 @@ TEST(Docs, GeneratedPartsNameEveryOptionOfTheTable) {
     EXPECT_TRUE(bash.find(" " + name + " ") != std::string::npos || bash.find(" " + name + "\"") != std::string::npos)
         << name;
     EXPECT_NE(text["completions/attn-walk.fish"].find(" -l " + row.long_name() + " "), std::string::npos) << name;
+    const std::string& zsh = text["completions/attn-walk.zsh"];
+    EXPECT_TRUE(zsh.find("'" + name + "[") != std::string::npos || zsh.find("," + name + "}'[") != std::string::npos)
+        << name;
   }
   // Nothing else in the README's table: each row's option is one of the table's.
   const std::string& readme = text["README.md"];
@@ -103,6 +106,21 @@ TEST(Docs, GeneratedPartsNameEveryOptionOfTheTable) {
     const std::string name = readme.substr(from, to - from);
     EXPECT_TRUE(find_option(name) || name == "help") << "the README's table names --" << name;
   }
+}
+
+// Each completion in completions/ is written by `make docs` and installed (CMakeLists.txt), for
+// bash, fish and zsh.
+TEST(Docs, EveryCompletionIsGeneratedAndInstalled) {
+  std::set<std::string> generated, shells;
+  for (const auto& doc : generated_docs()) generated.insert(doc.file);
+  const std::string cmake = read_text(kRoot + "/CMakeLists.txt");
+  for (const auto& e : std::filesystem::directory_iterator(kRoot + "/completions")) {
+    const std::string file = "completions/" + e.path().filename().string();
+    EXPECT_TRUE(generated.count(file)) << file << " is not written by make docs";
+    EXPECT_NE(cmake.find("install(FILES " + file + " "), std::string::npos) << file << " is not installed";
+    shells.insert(e.path().extension().string());
+  }
+  EXPECT_EQ(shells, (std::set<std::string>{".bash", ".fish", ".zsh"}));
 }
 
 // A missing marker is an error naming the file, not a silent skip.

@@ -66,7 +66,7 @@ TEST(ExplanationFacts, ScoreMatrixPointsAtTheRowWhereLengthBeatsDirection) {
       << book;
   // Orthogonal unit vectors: every token scores highest with itself.
   const Walk eye = run_dot_product(with_inputs({{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}));
-  EXPECT_EQ(eye.vars.at("variant:attn_scores"), "self_wins");
+  EXPECT_EQ(test::step_named(eye, "attn_scores").variant, "self_wins");
   EXPECT_NE(explained(eye, "attn_scores").find("every token scores highest with itself"), std::string::npos);
 }
 
@@ -121,7 +121,7 @@ TEST(ExplanationFacts, DropoutNamesTheEmptiedRowAndTheCheckSaysWhatItMeasures) {
   EXPECT_NE(many.find("Rows 1, 2, 3, 4, 5 lost every weight"), std::string::npos) << many;
   c.dropout = 0.1;  // nothing emptied: the text names the row farthest from 1 instead
   const Walk light = run_dropout(c);
-  EXPECT_EQ(light.vars.count("variant:dropout_attn_weights_row_sums"), 0u);
+  EXPECT_EQ(test::step_named(light, "dropout_attn_weights_row_sums").variant, "");
   EXPECT_EQ(explained(light, "dropout_attn_weights_row_sums").find("lost every weight"), std::string::npos);
 }
 

@@ -24,14 +24,14 @@ std::string model_path(const std::string& file) { return tests_dir() + "/data/gp
 // The walk of one golden's model file, text, layer and new tokens, every value kept.
 Walk walk_of(const nlohmann::json& g, bool keep_all = true) {
   WalkRequest r;
-  r.stage = "gpt";
-  r.weights = model_path(g["file"].get<std::string>());
+  r.stage = StageChoice::Gpt;
+  r.gpt.weights_path = model_path(g["file"].get<std::string>());
   r.text.text = g["text"].get<std::string>();
   r.text.given = true;
   r.heads = 2;  // the test models' (the book's files cannot tell it)
   r.heads_given = true;
-  r.layer = g["layer"].get<int64_t>();
-  r.max_new_tokens = g["max_new_tokens"].get<int64_t>();
+  r.gpt.layer = g["layer"].get<int64_t>();
+  r.gpt.max_new_tokens = g["max_new_tokens"].get<int64_t>();
   r.keep_all_values = keep_all;
   r.explain = true;
   RenderOptions ro;
@@ -74,7 +74,7 @@ TEST_P(GptGolden, WalksTheBooksModelBitForBit) {
   EXPECT_EQ(ids_of(test::step_named(walk, "in_idx")), g["ids"].get<std::vector<int64_t>>());
   EXPECT_EQ(ids_of(test::step_named(walk, "top5_ids")), g["top5_ids"].get<std::vector<int64_t>>());
   EXPECT_EQ(ids_of(test::step_named(walk, "generated_ids")), g["generated_ids"].get<std::vector<int64_t>>());
-  EXPECT_EQ(test::step_named(walk, "top5_tokens").words.size(), 5u);
+  EXPECT_EQ(std::get<WordsPayload>(test::step_named(walk, "top5_tokens").payload).words.size(), 5u);
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryModelFile, GptGolden,
@@ -97,7 +97,7 @@ TEST(GptStage, TextShowsOneLinePerBlockAndOpensTheLayer) {
     block1 += s.name.rfind("trf_blocks.1", 0) == 0;
   }
   EXPECT_EQ(block0, 1);  // its output, a summary line
-  EXPECT_FALSE(test::step_named(walk, "trf_blocks.0").printed.empty());
+  EXPECT_FALSE(std::get<PrintedTextPayload>(test::step_named(walk, "trf_blocks.0").payload).text.empty());
   EXPECT_GT(block1, 10);  // every module and the attention's steps
 }
 

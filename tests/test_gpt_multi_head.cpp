@@ -23,13 +23,13 @@ std::string model_path(const std::string& file) { return tests_dir() + "/data/gp
 
 Walk multi_head_walk(const std::string& file, int64_t layer, const std::string& lang = "en") {
   WalkRequest r;
-  r.stage = "multi-head";
-  r.weights = model_path(file);
+  r.stage = StageChoice::MultiHead;
+  r.gpt.weights_path = model_path(file);
   r.text.text = "Every effort moves you";
   r.text.given = true;
   r.heads = 2;  // the test models' (the book's files cannot tell it)
   r.heads_given = true;
-  r.layer = layer;
+  r.gpt.layer = layer;
   r.keep_all_values = true;
   r.explain = true;
   r.lang = lang;

@@ -74,33 +74,38 @@ RenderOptions colored() {
 
 // ------------------------------------------------------------------ the rule
 
-TEST(WantsHeatmap, NamesAndShapes) {
+TEST(WantsHeatmap, RolesAndShapes) {
   const Walk walk("test", config_of_size(3));
   const Tensor tt = Tensor::zeros({3, 3});
-  // Attention matrices, in every layout the chapter uses.
-  for (const char* name : {"attn_scores", "attn_weights", "attn_scores_masked", "attn_weights_causal",
-                           "mask", "mask_simple", "masked", "masked_simple", "masked_simple_norm",
-                           "dropout_ones", "dropout_attn_weights", "ca.attn_weights"})
-    EXPECT_TRUE(wants_heatmap(walk, test::make_step(name, tt))) << name;
-  EXPECT_TRUE(wants_heatmap(walk, test::make_step("attn_weights", Tensor::zeros({2, 3, 3}))));
-  EXPECT_TRUE(wants_heatmap(walk, test::make_step("attn_weights", Tensor::zeros({2, 4, 3, 3}))));
+  // Attention matrices, in every layout the chapter uses: the role decides, not the name.
+  for (const Role role : {Role::Scores, Role::Weights, Role::DroppedWeights, Role::MaskHidden, Role::MaskKept}) {
+    EXPECT_TRUE(draws_heatmap(role));
+    EXPECT_TRUE(wants_heatmap(walk, test::make_step("renamed", tt, role)));
+  }
+  for (const Role role : {Role::Value, Role::Parameter, Role::Series}) {
+    EXPECT_FALSE(draws_heatmap(role));
+    EXPECT_FALSE(wants_heatmap(walk, test::make_step("attn_weights", tt, role)));
+  }
+  EXPECT_TRUE(wants_heatmap(walk, test::make_step("attn_weights", Tensor::zeros({2, 3, 3}), Role::Weights)));
+  EXPECT_TRUE(wants_heatmap(walk, test::make_step("attn_weights", Tensor::zeros({2, 4, 3, 3}), Role::Weights)));
   // Square by accident, or not (T, T) at all.
   for (const char* name : {"inputs", "a_at_a_T", "first_res", "sa_v1_output", "keys", "queries",
                            "row_sums", "context_vec", "W_query"})
     EXPECT_FALSE(wants_heatmap(walk, test::make_step(name, tt))) << name;
   EXPECT_FALSE(wants_heatmap(walk, test::make_step("attn_weights_row_sums", Tensor::zeros({3}))));
   EXPECT_FALSE(wants_heatmap(walk, test::make_step("attn_scores_2", Tensor::zeros({3}))));
-  EXPECT_FALSE(wants_heatmap(walk, test::make_step("attn_weights", Tensor::zeros({3, 4}))));
-  EXPECT_FALSE(wants_heatmap(walk, test::make_step("attn_weights", Tensor::zeros({4, 4}))));
-  EXPECT_FALSE(wants_heatmap(walk, test::make_step("attn_weights", Tensor::zeros({1, 2, 2, 3, 3}))));
-  EXPECT_FALSE(wants_heatmap(walk, test::make_step("attn_weights", Tensor::scalar(1.0f))));
+  EXPECT_FALSE(wants_heatmap(walk, test::make_step("attn_weights", Tensor::zeros({3, 4}), Role::Weights)));
+  EXPECT_FALSE(wants_heatmap(walk, test::make_step("attn_weights", Tensor::zeros({4, 4}), Role::Weights)));
+  EXPECT_FALSE(wants_heatmap(walk, test::make_step("attn_weights", Tensor::zeros({1, 2, 2, 3, 3}), Role::Weights)));
+  EXPECT_FALSE(wants_heatmap(walk, test::make_step("attn_weights", Tensor::scalar(1.0f), Role::Weights)));
   // T = 1: (T, 1) row sums are (1, 1) but are not attention.
   const Walk one("test", config_of_size(1));
   EXPECT_FALSE(wants_heatmap(one, test::make_step("row_sums", Tensor::zeros({1, 1}))));
-  EXPECT_TRUE(wants_heatmap(one, test::make_step("attn_weights", Tensor::zeros({1, 1}))));
+  EXPECT_TRUE(wants_heatmap(one, test::make_step("attn_weights", Tensor::zeros({1, 1}), Role::Weights)));
 }
 
-// The chapter's own walks: exactly the attention matrices get a heatmap.
+// The chapter's own walks and the bonus stages: exactly the attention matrices get a heatmap
+// (the roles their stages set; each stage's heatmap steps named here once).
 TEST(WantsHeatmap, TheChaptersStages) {
   Config cfg;
   Embeddings emb = builtin_journey();
@@ -114,6 +119,16 @@ TEST(WantsHeatmap, TheChaptersStages) {
       {"dropout", {"attn_weights_causal", "dropout_ones", "dropout_attn_weights"}},
       {"multi-head", {"attn_scores", "attn_scores_masked", "attn_weights"}},
       {"trainable", {}},
+      {"tokens", {}},
+      {"efficient", {"attn_scores", "attn_weights"}},
+      {"kv-cache", {"attn_weights_cached"}},
+      {"gqa", {"attn_scores", "attn_weights"}},
+      {"swa", {"mask", "attn_scores_masked", "attn_weights"}},
+      {"rope", {"attn_scores_masked", "attn_weights", "attn_scores_shifted"}},
+      {"flash", {}},
+      {"mla", {"attn_scores", "attn_weights"}},
+      {"backward", {"attn_scores", "attn_scores_masked", "attn_weights", "attn_weights_untrained",
+                    "attn_weights_trained"}},
   };
   for (const auto& [stage, names] : expected) {
     SCOPED_TRACE(stage);
@@ -130,7 +145,7 @@ TEST(WantsHeatmap, TheChaptersStages) {
 TEST(Heatmap, NumbersMaskedAndZeroCellsWithoutColour) {
   Walk walk("test", config_with_tokens({"a", "b", "c"}));
   Tensor masked = test::causal_matrix(3, kNegInf);
-  const std::string out = render_heatmap(walk, test::make_step("masked", masked), plain());
+  const std::string out = render_heatmap(walk, test::make_step("masked", masked, Role::Scores), plain());
   EXPECT_EQ(out.find('\033'), std::string::npos) << "no escape codes without colour";
   // Each cell: its number (2 decimals), then a shade; -inf is written out and marked ×.
   bool row1 = false, row3 = false;
@@ -146,7 +161,7 @@ TEST(Heatmap, NumbersMaskedAndZeroCellsWithoutColour) {
   // After softmax the masked cells are exact zeros: "0 ·", never a small weight's "0.00".
   Tensor weights = test::causal_matrix(3, 0.0f);
   weights(2, 0) = 0.001f;  // a small weight, not zero
-  const std::string w = render_heatmap(walk, test::make_step("attn_weights", weights), plain());
+  const std::string w = render_heatmap(walk, test::make_step("attn_weights", weights, Role::Weights), plain());
   bool row1w = false, row3w = false;
   for (const auto& l : lines_of(w)) {
     if (l.rfind("1 a ", 0) == 0) row1w = l.substr(4) == "  1.00█     0·     0·";
@@ -165,7 +180,7 @@ TEST(Heatmap, CompactCellsWhenNumbersDoNotFit) {
   std::vector<std::string> tokens;
   for (int i = 1; i <= 12; ++i) tokens.push_back("t" + std::to_string(i));
   Walk walk("test", config_with_tokens(tokens));
-  const std::string out = render_heatmap(walk, test::make_step("attn_weights", test::causal_matrix(12, 0.0f)), plain());
+  const std::string out = render_heatmap(walk, test::make_step("attn_weights", test::causal_matrix(12, 0.0f), Role::Weights), plain());
   EXPECT_NE(out.find("\n 1 t1  ██······"), std::string::npos) << out;
   // Every column has its position, written downwards: 10, 11 and 12 in two lines, none left out.
   EXPECT_NE(out.find("\n" + std::string(7 + 9 * 2, ' ') + "1 1 1\n       1 2 3 4 5 6 7 8 9 0 1 2\n"),
@@ -174,12 +189,12 @@ TEST(Heatmap, CompactCellsWhenNumbersDoNotFit) {
   Walk w3("test", config_with_tokens({"a", "b", "c"}));
   Tensor big = test::causal_matrix(3, kNegInf);
   big(0, 0) = 1234.0f;
-  EXPECT_NE(render_heatmap(w3, test::make_step("attn_scores", big), plain()).find("1 a ██××××"), std::string::npos);
+  EXPECT_NE(render_heatmap(w3, test::make_step("attn_scores", big, Role::Scores), plain()).find("1 a ██××××"), std::string::npos);
 }
 
 TEST(Heatmap, ColourUsesBackgroundsAndKeepsMarks) {
   Walk walk("test", config_with_tokens({"a", "b", "c"}));
-  const std::string out = render_heatmap(walk, test::make_step("masked", test::causal_matrix(3, kNegInf)), colored());
+  const std::string out = render_heatmap(walk, test::make_step("masked", test::causal_matrix(3, kNegInf), Role::Scores), colored());
   EXPECT_NE(out.find("\033[48;5;"), std::string::npos) << "256-colour backgrounds";
   // In the rows themselves: 1.0 and 1/2 are different colours, the masked cells have none.
   std::string row1, row2;
@@ -197,14 +212,14 @@ TEST(Heatmap, ColourUsesBackgroundsAndKeepsMarks) {
   for (const auto& l : lines_of(out))
     if (l.find("\033[") != std::string::npos) EXPECT_NE(l.rfind("\033[0m"), std::string::npos) << l;
   // The same heatmap without colour has none.
-  EXPECT_EQ(render_heatmap(walk, test::make_step("masked", test::causal_matrix(3, kNegInf)), plain()).find('\033'),
+  EXPECT_EQ(render_heatmap(walk, test::make_step("masked", test::causal_matrix(3, kNegInf), Role::Scores), plain()).find('\033'),
             std::string::npos);
 }
 
 TEST(Heatmap, NothingForOtherSteps) {
   Walk walk("test", config_with_tokens({"a", "b", "c"}));
   EXPECT_EQ(render_heatmap(walk, test::make_step("inputs", test::causal_matrix(3, 0)), plain()), "");
-  EXPECT_EQ(render_heatmap(walk, test::make_step("attn_weights", Tensor::zeros({3})), plain()), "");
+  EXPECT_EQ(render_heatmap(walk, test::make_step("attn_weights", Tensor::zeros({3}), Role::Weights), plain()), "");
 }
 
 TEST(Heatmap, NanAndPlusInfAreFlagged) {
@@ -214,30 +229,30 @@ TEST(Heatmap, NanAndPlusInfAreFlagged) {
   t(0, 1) = std::numeric_limits<float>::infinity();
   t(1, 0) = 0.5f;
   t(1, 1) = 0.25f;
-  const std::string out = render_heatmap(walk, test::make_step("attn_weights", t), plain());
+  const std::string out = render_heatmap(walk, test::make_step("attn_weights", t, Role::Weights), plain());
   EXPECT_NE(out.find("1 a    nan!   inf!"), std::string::npos) << out;
   EXPECT_NE(out.find("nan or +inf"), std::string::npos) << out;
   // The scale ignores them: scores span their finite values, weights the fixed 0..1.
-  const HeatmapPlan plan = plan_heatmap(walk, test::make_step("attn_scores", t), 32, 16);
+  const HeatmapPlan plan = plan_heatmap(walk, test::make_step("attn_scores", t, Role::Scores), 32, 16);
   EXPECT_EQ(plan.lo, 0.0);
   EXPECT_EQ(plan.hi, 0.5);
-  EXPECT_EQ(plan_heatmap(walk, test::make_step("attn_weights", t), 32, 16).hi, 1.0);
+  EXPECT_EQ(plan_heatmap(walk, test::make_step("attn_weights", t, Role::Weights), 32, 16).hi, 1.0);
 }
 
 TEST(Heatmap, ScaleIncludesZeroAndNegativeScores) {
   Walk walk("test", config_with_tokens({"a", "b"}));
   Tensor t({2, 2}, {-0.5f, 0.25f, 1.5f, kNegInf});
-  const HeatmapPlan plan = plan_heatmap(walk, test::make_step("attn_scores", t), 32, 16);
+  const HeatmapPlan plan = plan_heatmap(walk, test::make_step("attn_scores", t, Role::Scores), 32, 16);
   EXPECT_EQ(plan.lo, -0.5);
   EXPECT_EQ(plan.hi, 1.5);
   EXPECT_TRUE(plan.has_masked);
   EXPECT_DOUBLE_EQ(cell_level(plan, -0.5f), 0.0);
   EXPECT_DOUBLE_EQ(cell_level(plan, 1.5f), 1.0);
-  const std::string out = render_heatmap(walk, test::make_step("attn_scores", t), plain());
+  const std::string out = render_heatmap(walk, test::make_step("attn_scores", t, Role::Scores), plain());
   EXPECT_NE(out.find("░░ -0.5..0"), std::string::npos) << out;
   EXPECT_NE(out.find("██ 1..1.5"), std::string::npos) << out;
   // All equal: still a valid scale.
-  const HeatmapPlan flat = plan_heatmap(walk, test::make_step("mask", Tensor::zeros({2, 2})), 32, 16);
+  const HeatmapPlan flat = plan_heatmap(walk, test::make_step("mask", Tensor::zeros({2, 2}), Role::MaskHidden), 32, 16);
   EXPECT_GT(flat.hi, flat.lo);
 }
 
@@ -263,14 +278,14 @@ TEST(Labels, SanitizeControlCharactersAndBadUtf8) {
   EXPECT_EQ(sanitize_label(""), "\"\"");
   EXPECT_EQ(sanitize_label("你好"), "你好");
   Walk walk("test", config_with_tokens({"a\033[2Jb", "c"}));
-  const std::string out = render_heatmap(walk, test::make_step("mask", test::causal_matrix(2, 0)), plain());
+  const std::string out = render_heatmap(walk, test::make_step("mask", test::causal_matrix(2, 0), Role::MaskHidden), plain());
   EXPECT_EQ(out.find('\033'), std::string::npos) << "a token cannot send escape codes";
 }
 
 // Where each cell column starts, in terminal columns: the same on every line.
 TEST(Labels, CjkRowsAndColumnsLineUp) {
   Walk walk("test", config_with_tokens({"你的", "a", "一个很长很长的中文词元", "step", "ｆｕｌｌ"}));
-  const std::string out = render_heatmap(walk, test::make_step("attn_weights", test::causal_matrix(5, 0)), plain());
+  const std::string out = render_heatmap(walk, test::make_step("attn_weights", test::causal_matrix(5, 0), Role::Weights), plain());
   const auto lines = lines_of(out);
   // Rows: every row is the label prefix and then 5 cells of 7 columns.
   std::vector<int> starts;
@@ -299,7 +314,7 @@ TEST(Labels, ChineseCaptionsAndLegend) {
   Walk walk("test", config_with_tokens({"你", "好"}));
   RenderOptions o = plain();
   o.lang = Lang::Zh;
-  const std::string out = render_heatmap(walk, test::make_step("attn_weights", stacked({1, 2}, test::causal_matrix(2, 0), true)), o);
+  const std::string out = render_heatmap(walk, test::make_step("attn_weights", stacked({1, 2}, test::causal_matrix(2, 0), true), Role::Weights), o);
   EXPECT_NE(out.find("批次 0，头 1："), std::string::npos) << out;
   EXPECT_NE(out.find("色标（所有权重和掩码共用）："), std::string::npos) << out;
   EXPECT_NE(out.find("恰好为 0"), std::string::npos) << out;
@@ -309,7 +324,7 @@ TEST(Labels, ChineseCaptionsAndLegend) {
 
 TEST(Blocks, MultiHeadBlocksAreLabelled) {
   Walk walk("test", config_with_tokens({"a", "b", "c"}));
-  const Step step = test::make_step("attn_weights", stacked({2, 2}, test::causal_matrix(3, 0), true));
+  const Step step = test::make_step("attn_weights", stacked({2, 2}, test::causal_matrix(3, 0), true), Role::Weights);
   const HeatmapPlan plan = plan_heatmap(walk, step, 32, 16);
   ASSERT_EQ(plan.blocks.size(), 4u);
   EXPECT_TRUE(plan.repeated_batches.empty());
@@ -320,14 +335,14 @@ TEST(Blocks, MultiHeadBlocksAreLabelled) {
   for (const char* c : {"batch 0, head 0:", "batch 0, head 1:", "batch 1, head 0:", "batch 1, head 1:"})
     EXPECT_NE(out.find(c), std::string::npos) << c;
   // (B, T, T): "batch b".
-  const std::string three = render_heatmap(walk, test::make_step("attn_weights", stacked({2}, test::causal_matrix(3, 0), true)), plain());
+  const std::string three = render_heatmap(walk, test::make_step("attn_weights", stacked({2}, test::causal_matrix(3, 0), true), Role::Weights), plain());
   EXPECT_NE(three.find("batch 1:"), std::string::npos) << three;
   EXPECT_EQ(three.find("head"), std::string::npos) << three;
 }
 
 TEST(Blocks, IdenticalBatchesAreDrawnOnce) {
   Walk walk("test", config_with_tokens({"a", "b", "c"}));
-  const Step step = test::make_step("attn_weights", stacked({3, 2}, test::causal_matrix(3, 0), false));
+  const Step step = test::make_step("attn_weights", stacked({3, 2}, test::causal_matrix(3, 0), false), Role::Weights);
   const HeatmapPlan plan = plan_heatmap(walk, step, 32, 16);
   EXPECT_EQ(plan.blocks.size(), 2u);
   EXPECT_EQ(plan.repeated_batches, (std::vector<int64_t>{1, 2}));
@@ -339,7 +354,7 @@ TEST(Blocks, IdenticalBatchesAreDrawnOnce) {
 
 TEST(Blocks, TooManyBlocksAreCut) {
   Walk walk("test", config_with_tokens({"a", "b"}));
-  const Step step = test::make_step("attn_weights", stacked({3, 8}, test::causal_matrix(2, 0), true));
+  const Step step = test::make_step("attn_weights", stacked({3, 8}, test::causal_matrix(2, 0), true), Role::Weights);
   const HeatmapPlan plan = plan_heatmap(walk, step, 32, 16);
   EXPECT_EQ(plan.blocks.size(), 16u);
   EXPECT_EQ(plan.blocks_left_out, 8u);
@@ -351,7 +366,7 @@ TEST(Blocks, TooManyBlocksAreCut) {
 TEST(Summary, LargeTIsSampledAndStaysSmall) {
   const int64_t T = 300;
   Walk walk("test", config_of_size(T));
-  const Step step = test::make_step("attn_weights", stacked({2, 4}, test::causal_matrix(T, 0), false));
+  const Step step = test::make_step("attn_weights", stacked({2, 4}, test::causal_matrix(T, 0), false), Role::Weights);
   const HeatmapPlan plan = plan_heatmap(walk, step, 32, 16);
   ASSERT_EQ(plan.index.size(), 32u);
   EXPECT_EQ(plan.index.front(), 0);
@@ -379,7 +394,7 @@ TEST(Summary, LargeTIsSampledAndStaysSmall) {
 // The step's text (render_text_step) carries the heatmap only with --heatmap.
 TEST(Summary, RenderTextShowsHeatmapOnlyWhenAsked) {
   Walk walk("test", config_with_tokens({"a", "b", "c"}));
-  walk.steps.push_back(test::make_step("attn_weights", test::causal_matrix(3, 0)));
+  walk.steps.push_back(test::make_step("attn_weights", test::causal_matrix(3, 0), Role::Weights));
   RenderOptions off;
   EXPECT_EQ(render_text_step(walk, 0, off).find("heatmap of"), std::string::npos);
   EXPECT_NE(render_text_step(walk, 0, plain()).find("heatmap of attn_weights"), std::string::npos);
@@ -396,29 +411,32 @@ TEST(Heatmap, WeightsAndMasksShareTheFixedScaleZeroToOne) {
   Tensor small = test::causal_matrix(3, 0.0f);
   small(0, 0) = 0.5f;
   small(0, 1) = 0.5f;
-  for (const char* name : {"attn_weights", "attn_weights_causal", "masked_simple_norm", "mask_simple"}) {
-    const HeatmapPlan p = plan_heatmap(walk, test::make_step(name, small), 32, 16);
+  for (const auto& [name, role] : {std::pair<const char*, Role>{"attn_weights", Role::Weights},
+                                   {"attn_weights_causal", Role::Weights},
+                                   {"masked_simple_norm", Role::Weights},
+                                   {"mask_simple", Role::MaskKept}}) {
+    const HeatmapPlan p = plan_heatmap(walk, test::make_step(name, small, role), 32, 16);
     EXPECT_EQ(p.lo, 0.0) << name;
     EXPECT_EQ(p.hi, 1.0) << name;
     EXPECT_DOUBLE_EQ(cell_level(p, 0.5f), 0.5) << name;
   }
   // Scores and dropout-scaled weights (up to 1/(1-p)) keep their own range.
-  EXPECT_EQ(plan_heatmap(walk, test::make_step("attn_scores", small), 32, 16).hi, 0.5);
+  EXPECT_EQ(plan_heatmap(walk, test::make_step("attn_scores", small, Role::Scores), 32, 16).hi, 0.5);
   Tensor dropped = test::causal_matrix(3, 0.0f);
   dropped(0, 0) = 2.0f;
-  EXPECT_EQ(plan_heatmap(walk, test::make_step("dropout_attn_weights", dropped), 32, 16).hi, 2.0);
-  const std::string out = render_heatmap(walk, test::make_step("attn_weights", small), plain());
+  EXPECT_EQ(plan_heatmap(walk, test::make_step("dropout_attn_weights", dropped, Role::DroppedWeights), 32, 16).hi, 2.0);
+  const std::string out = render_heatmap(walk, test::make_step("attn_weights", small, Role::Weights), plain());
   EXPECT_NE(out.find("scale (fixed for all weights and masks): ░░ 0..0.25"), std::string::npos) << out;
 }
 
 TEST(Heatmap, MaskLegendsSayWhatAOneMarks) {
   Walk walk("test", config_with_tokens({"a", "b", "c"}));
-  const std::string triu = render_heatmap(walk, test::make_step("mask", test::causal_matrix(3, 1.0f)), plain());
+  const std::string triu = render_heatmap(walk, test::make_step("mask", test::causal_matrix(3, 1.0f), Role::MaskHidden), plain());
   EXPECT_NE(triu.find("a 1 marks what is hidden, key j after query i (j > i)"), std::string::npos) << triu;
-  const std::string tril = render_heatmap(walk, test::make_step("mask_simple", test::causal_matrix(3, 0.0f)), plain());
+  const std::string tril = render_heatmap(walk, test::make_step("mask_simple", test::causal_matrix(3, 0.0f), Role::MaskKept), plain());
   EXPECT_NE(tril.find("a 1 marks what is kept, key j at or before query i (j <= i)"), std::string::npos) << tril;
   EXPECT_EQ(tril.find("hidden"), std::string::npos) << tril;
-  const std::string weights = render_heatmap(walk, test::make_step("attn_weights", test::causal_matrix(3, 0.0f)), plain());
+  const std::string weights = render_heatmap(walk, test::make_step("attn_weights", test::causal_matrix(3, 0.0f), Role::Weights), plain());
   EXPECT_EQ(weights.find("a 1 marks"), std::string::npos) << weights;
 }
 
@@ -430,7 +448,7 @@ TEST(Heatmap, CellNumbersNeverShowMinusZero) {
   EXPECT_EQ(cell_decimals(0.25, 2), "0.25");
   // In the HTML page: a tiny negative score is written 0.00, not -0.00.
   Walk walk("test", config_with_tokens({"a", "b"}));
-  walk.steps.push_back(test::make_step("attn_scores", Tensor({2, 2}, {-0.001f, 0.5f, 0.25f, -0.002f})));
+  walk.steps.push_back(test::make_step("attn_scores", Tensor({2, 2}, {-0.001f, 0.5f, 0.25f, -0.002f}), Role::Scores));
   RenderOptions o = plain();
   const std::string page = render_html({walk}, o);
   EXPECT_EQ(page.find(">-0.00<"), std::string::npos);  // (the printed tensor keeps PyTorch's -0.0010)
@@ -458,7 +476,7 @@ TEST(Heatmap, ColumnNumbersAreNeverSkipped) {
   for (const int64_t T : {12, 40, 1000}) {
     SCOPED_TRACE(T);
     Walk walk("test", config_of_size(T));
-    const std::string out = render_heatmap(walk, test::make_step("attn_scores", test::causal_matrix(T, 0.5f)), plain());
+    const std::string out = render_heatmap(walk, test::make_step("attn_scores", test::causal_matrix(T, 0.5f), Role::Scores), plain());
     const auto lines = lines_of(out);
     // The header: the lines of digits and spaces just above the first row ("x1 ...").
     size_t rows = 0;
@@ -468,7 +486,7 @@ TEST(Heatmap, ColumnNumbersAreNeverSkipped) {
     while (first > 0 && lines[first - 1].find_first_not_of(" 0123456789") == std::string::npos) --first;
     ASSERT_LT(first, rows) << out;
     const size_t cells_at = lines[rows].find_first_not_of(' ', lines[rows].find(' '));
-    const HeatmapPlan plan = plan_heatmap(walk, test::make_step("attn_scores", test::causal_matrix(T, 0.5f)), 32, 16);
+    const HeatmapPlan plan = plan_heatmap(walk, test::make_step("attn_scores", test::causal_matrix(T, 0.5f), Role::Scores), 32, 16);
     for (size_t k = 0; k < plan.index.size(); ++k) {
       std::string number;
       for (size_t l = first; l < rows; ++l) {
@@ -485,7 +503,7 @@ TEST(Heatmap, PerMatrixScaleGivesEachMatrixItsOwnRange) {
   // from its own smallest to its largest value, and each with its own legend.
   Walk walk("test", config_with_tokens({"a", "b"}));
   const Tensor t({1, 2, 2, 2}, {0.1f, 0.3f, 0.2f, 0.3f, 0.5f, 0.9f, 0.6f, 0.7f});
-  const Step step = test::make_step("attn_weights", t);
+  const Step step = test::make_step("attn_weights", t, Role::Weights);
   const HeatmapPlan fixed = plan_heatmap(walk, step, 32, 16);
   ASSERT_EQ(fixed.blocks.size(), 2u);
   EXPECT_FALSE(fixed.per_matrix);
@@ -508,7 +526,7 @@ TEST(Heatmap, PerMatrixScaleGivesEachMatrixItsOwnRange) {
   EXPECT_NE(render_heatmap(walk, step, plain()).find("scale (fixed"), std::string::npos);
   // A matrix of one value (a mask of ones) and one of nothing finite still get a scale.
   const Tensor flat({2, 2}, {1.0f, 1.0f, 1.0f, 1.0f});
-  const HeatmapPlan one = plan_heatmap(walk, test::make_step("mask", flat), 32, 16, HeatmapScale::Matrix);
+  const HeatmapPlan one = plan_heatmap(walk, test::make_step("mask", flat, Role::MaskHidden), 32, 16, HeatmapScale::Matrix);
   EXPECT_LT(one.blocks[0].lo, one.blocks[0].hi);
 }
 

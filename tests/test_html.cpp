@@ -144,8 +144,8 @@ TEST(Html, EveryStepWithItsTensorExplanationAndHeatmaps) {
 
 TEST(Html, DetailsChecksAndNotesAreShown) {
   Walk walk("causal", config_with_tokens({"a", "b"}));
-  walk.steps.push_back(test::make_step("attn_weights", test::causal_matrix(2, 0)));
-  walk.steps.push_back(test::make_step("mask", test::causal_matrix(2, 0)));
+  walk.steps.push_back(test::make_step("attn_weights", test::causal_matrix(2, 0), Role::Weights));
+  walk.steps.push_back(test::make_step("mask", test::causal_matrix(2, 0), Role::MaskHidden));
   walk.steps[0].explanation = "Each row <sums> to 1.";
   walk.steps[0].details = {"rows: 2", "cols:  2"};
   walk.notes = {"a note & more"};
@@ -169,7 +169,7 @@ TEST(Html, DetailsChecksAndNotesAreShown) {
 TEST(Html, EscapesEveryText) {
   Walk walk("causal", config_with_tokens({"<script>alert(1)</script>", "\"&'", "a\033[31mb", "x\xFFy"}));
   walk.config.input_name = "<evil>.json";
-  Step s = test::make_step("attn_weights", test::causal_matrix(4, 0));
+  Step s = test::make_step("attn_weights", test::causal_matrix(4, 0), Role::Weights);
   s.title = "<b>bold</b>";
   walk.steps.push_back(s);
   walk.steps.push_back(test::make_step("<img src=x onerror=alert(1)>", Tensor::zeros({2})));
@@ -308,7 +308,7 @@ TEST(Html, BigInputsStayBounded) {
     // Every head different, both batches the same.
     for (float v : block.data) data.push_back(std::isfinite(v) ? v * (1.0f + 0.01f * static_cast<float>(k % H)) : v);
   }
-  walk.steps.push_back(test::make_step("attn_scores_masked", Tensor({B, H, T, T}, data)));
+  walk.steps.push_back(test::make_step("attn_scores_masked", Tensor({B, H, T, T}, data), Role::Scores));
   const std::string page = render_html({walk}, opts());
   EXPECT_LT(page.size(), 600000u);
   EXPECT_EQ(count(page, "<svg class=\"heatmap\""), 12u);

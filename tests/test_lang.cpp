@@ -141,13 +141,8 @@ bool has_cjk(const std::string& s) {
   return false;
 }
 
-// The variant localize() picks: the step's own, else the walk's for that step name.
-std::string variant_of(const Walk& w, const Step& step) {
-  const auto own = step.vars.find("variant");
-  if (own != step.vars.end()) return own->second;
-  const auto it = w.vars.find("variant:" + step.name);
-  return it == w.vars.end() ? "" : it->second;
-}
+// The variant localize() picks: the one its stage set (Step::variant).
+std::string variant_of(const Walk&, const Step& step) { return step.variant; }
 
 TEST(Lang, CodesAndParsing) {
   EXPECT_EQ(lang_codes(), (std::vector<std::string>{"en", "zh"}));
@@ -184,6 +179,16 @@ TEST(Lang, EveryStepHasTitleAndExplanationInEveryLanguage) {
       ++steps;
     }
   EXPECT_GT(steps, 500);
+}
+
+// A text variant is a field of its step (Step::variant), set by the stage that records it:
+// localize() reads nothing else, so a variant left in the walk's vars would be lost quietly.
+TEST(Lang, VariantsAreFieldsOfTheirSteps) {
+  for (const auto& [cfg_name, w] : all_walks()) {
+    SCOPED_TRACE(cfg_name + ": " + w.stage);
+    for (const auto& [key, value] : w.vars) EXPECT_NE(key.rfind("variant", 0), 0u) << key;
+    for (const auto& step : w.steps) EXPECT_EQ(step.vars.count("variant"), 0u) << step.name;
+  }
 }
 
 // No key is dead: every text of every table belongs to a step, variant or check some

@@ -106,7 +106,7 @@ TEST(PageTour, TheBonusStagesShowTheSizesTheyUse) {
 
 TEST(PageTour, TheLossesPlotHasTitledAxesAndNoFixedSize) {
   Step s = test::make_step("losses", Tensor({3}, {2.0f, 1.5f, 1.0f}));
-  s.series = true;
+  s.role = Role::Series;
   const std::string svg = series_svg(s, "training step", "loss");
   const std::string tag = svg.substr(0, svg.find('>'));
   EXPECT_EQ(tag.find(" width=\""), std::string::npos) << tag;  // the page's CSS sizes it

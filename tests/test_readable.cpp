@@ -97,7 +97,7 @@ TEST(Readable, TheTokensStageReadsTheLearnersText) {
   }
   ASSERT_TRUE(ids && integers && strings && pieces);
   EXPECT_EQ(integers->value.data, ids->value.data);
-  EXPECT_EQ(strings->printed, "你好 tea");
+  EXPECT_EQ(printed_step(*strings), "你好 tea");
   EXPECT_NE(integers->title.find("your text"), std::string::npos) << integers->title;
   const auto split = text::split_characters(text::encode("你好 tea", "t").bytes);
   ASSERT_FALSE(split.empty());
@@ -106,7 +106,7 @@ TEST(Readable, TheTokensStageReadsTheLearnersText) {
       << pieces->details[0];
   // Without --text, the book's sentence, and its own title.
   const auto book = make_walks(parse_walk_options({"--stage", "tokens"}).walk, &ro);
-  EXPECT_EQ(book.at(0).steps.back().printed,
+  EXPECT_EQ(printed_step(book.at(0).steps.back()),
             "Hello, do you like tea? <|endoftext|> In the sunlit terracesof someunknownPlace.");
 }
 

@@ -3,6 +3,8 @@
 // stage's misuse rule is applied wherever a walk is made.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <cstring>
 #include <map>
@@ -104,7 +106,51 @@ const std::map<std::string, Sample>& samples() {
 
 TEST(OptionTable, EachKnobHasASample) {
   for (const auto& row : option_table())
-    if (row.to_config) EXPECT_TRUE(samples().count(row.long_name())) << row.long_name() << ": add a sample";
+    if (row.in_config()) EXPECT_TRUE(samples().count(row.long_name())) << row.long_name() << ": add a sample";
+}
+
+// The keys of a JSON object, nested ones joined by dots ("bonus.latent_dim").
+void flat_keys(const nlohmann::json& object, const std::string& prefix, std::set<std::string>* keys) {
+  for (const auto& [key, value] : object.items()) {
+    if (value.is_object()) {
+      flat_keys(value, prefix + key + ".", keys);
+    } else {
+      keys->insert(prefix + key);
+    }
+  }
+}
+
+// The JSON output's "config" holds exactly the keys the table's rows record (each row of a
+// Config field names its keys) and the input's own: an option missing from the JSON, or a key
+// that no option records any more, fails here.
+TEST(OptionTable, TheJsonConfigHoldsTheKeysTheRowsRecord) {
+  std::set<std::string> expected = {"input", "num_tokens", "d_in", "blas_threads"};  // the input's, OpenBLAS's
+  for (const auto& key : recorded_config_keys()) EXPECT_TRUE(expected.insert(key).second) << key << " recorded twice";
+  std::set<std::string> written;
+  const WalkRequest r = parse_walk_options({}).walk;
+  flat_keys(config_json(make_config(r, load_input(r))), "", &written);
+  EXPECT_EQ(written, expected);
+  // Every row that fills a Config field records it.
+  for (const auto& row : option_table())
+    if (row.in_config())
+      EXPECT_FALSE(row.recorded_as.empty()) << "--" << row.long_name() << " sets the Config but records no key";
+}
+
+// --stage's names are the stages' own (core/stage_place.h), in their order, then the groups.
+TEST(OptionTable, StageChoicesAreTheStagesThenTheGroups) {
+  std::vector<std::string> expected;
+  for (const auto& p : stage_places()) expected.push_back(p.name);
+  expected.insert(expected.end(), {"all", "bonus"});
+  EXPECT_EQ(enum_choices<StageChoice>(), expected);
+  StageChoice c = StageChoice::Tokens;
+  EXPECT_TRUE(parse_stage_choice("kv-cache", &c));
+  EXPECT_EQ(c, StageChoice::KvCache);
+  EXPECT_FALSE(parse_stage_choice("kv_cache", &c));
+  EXPECT_EQ(parse_walk_options({"--stage", "gpt"}).walk.stage, StageChoice::Gpt);
+  EXPECT_EQ(parse_walk_options({"--blas-kernel", "skylakex"}).walk.blas_kernel, BlasKernelChoice::SkylakeX);
+  EXPECT_EQ(parse_walk_options({}).walk.blas_kernel, BlasKernelChoice::Machine);
+  EXPECT_THROW(parse_walk_options({"--stage", "Causal"}), UsageError);
+  EXPECT_THROW(parse_walk_options({"--blas-kernel", "zen"}), UsageError);
 }
 
 // The JSON output's "config" records every knob: each row's sample changes it.
@@ -257,7 +303,7 @@ TEST(Request, MultiHeadMisuseIsTheStagesRule) {
   EXPECT_EQ(mh->misuse(c), "");
   WalkRequest r = parse_walk_options({"--stage", "all", "--d-out", "5", "--heads", "2"}).walk;
   EXPECT_THROW(make_config(r, load_input(r)), UsageError);
-  r.stage = "causal";
+  r.stage = StageChoice::Causal;
   EXPECT_NO_THROW(make_config(r, load_input(r)));
 }
 

@@ -221,11 +221,12 @@ inline const Step& step_named(const Walk& w, const std::string& name) {
 }
 
 // A step built by hand, for renderer tests.
-inline Step make_step(std::string name, Tensor value) {
+inline Step make_step(std::string name, Tensor value, Role role = Role::Value) {
   Step s;
   s.name = std::move(name);
   s.title = "a title";
   s.value = std::move(value);
+  s.role = role;
   return s;
 }
 

@@ -87,13 +87,15 @@ int run_check(ParsedArgs& p) {
   r.keep_all_values = true;  // each value is graded
   LoadedInput in = load_input(r);
   std::string chosen_by = "option";
-  r.stage = c.stage.empty() ? "dot-product" : c.stage;  // make_config checks --heads for multi-head
+  // check's --stage is one of the stages (cli_options.cpp); make_config checks --heads for multi-head.
+  r.stage = StageChoice::DotProduct;
+  if (!c.stage.empty()) parse_stage_choice(c.stage, &r.stage);
   Config cfg = make_config(r, in);
   if (c.stage.empty()) {
-    r.stage = choose_stage(dump, cfg, &chosen_by);
+    parse_stage_choice(choose_stage(dump, cfg, &chosen_by), &r.stage);
     cfg = make_config(r, std::move(in));
   }
-  CheckReport report = check_dump(dump, cfg, r.stage, chosen_by, c.tol, c.dump == "-" ? "<stdin>" : c.dump);
+  CheckReport report = check_dump(dump, cfg, enum_name(r.stage), chosen_by, c.tol, c.dump == "-" ? "<stdin>" : c.dump);
   // The command the report suggests keeps the learner's options (shell-quoted where needed).
   const auto shell_word = [](const std::string& a) {
     if (!a.empty() && a.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.,/+=:") == std::string::npos)
@@ -105,7 +107,7 @@ int run_check(ParsedArgs& p) {
   for (const auto& [row, value] : p.check_walk_args) {
     report.walk_options += " --" + row->long_name();
     // A Config field's value as the walk spells it (CLI11 keeps an enum's number).
-    const std::string v = !value.empty() && row->to_config && row->from_config ? row->from_config(cfg) : value;
+    const std::string v = !value.empty() && row->in_config() && row->from_config ? row->from_config(cfg) : value;
     if (!v.empty()) report.walk_options += " " + shell_word(v);
   }
   Lang lang;
@@ -213,7 +215,7 @@ int run_walk(ParsedArgs& p) {
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     std::cerr << fmt::format("attn-walk: {} on {} tokens x {}: {:.2f} s, peak memory {:.0f} MiB\n",
-                             o.walk.stage, walks.front().config.num_tokens(), walks.front().config.d_in(), seconds,
+                             enum_name(o.walk.stage), walks.front().config.num_tokens(), walks.front().config.d_in(), seconds,
                              peak_rss_mib());
   }
   return 0;

@@ -317,11 +317,13 @@ std::string fish_quote(const std::string& s) {
   return out + "'";
 }
 
-// A description fish shows beside a completion: the first sentence, at most 70 characters.
-std::string fish_description(const std::string& text) {
+// A description a shell shows beside a completion: the first sentence, at most 70 characters.
+std::string completion_description(const std::string& text) {
   const std::string first = text.substr(0, text.find(". "));
-  return fish_quote(first.size() > 70 ? first.substr(0, 67) + "..." : first);
+  return first.size() > 70 ? first.substr(0, 67) + "..." : first;
 }
+
+std::string fish_description(const std::string& text) { return fish_quote(completion_description(text)); }
 
 std::string fish_lines(const std::string& condition, const std::vector<DocOption>& options) {
   std::string out;
@@ -350,6 +352,106 @@ std::string fish_completion(const DocCommands& c) {
   return out;
 }
 
+// zsh: _arguments specs, single-quoted ('\'' for a quote), with the description's brackets
+// and colons escaped as _arguments reads them (_describe's descriptions take them as they are).
+std::string zsh_quote(const std::string& s) {
+  std::string out;
+  for (char ch : s) out += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+  return out;
+}
+std::string zsh_description(const std::string& text) {
+  std::string out;
+  for (char ch : completion_description(text)) {
+    if (ch == '[' || ch == ']' || ch == ':' || ch == '\\') out += '\\';
+    out += ch;
+  }
+  return out;
+}
+
+// "'(-s --stage)'{-s,--stage}'[Which part...]:STAGE:(tokens dot-product ...)'"
+std::string zsh_spec(const std::string& cmd, const DocOption& d) {
+  if (d.positional) return "':" + zsh_quote(d.names.front()) + ":_files'";  // check's dump
+  const std::string about = "[" + zsh_description(d.help) + "]";
+  std::string value;  // none for a flag
+  if (!d.flag) {
+    const std::string name = d.metavar.empty() ? d.long_name : d.metavar;
+    std::string action = " ";  // a value to type: its name alone
+    if (cmd == "walk" && d.long_name == "only") {
+      action = "_attn_walk_steps";
+    } else if (!d.choices.empty()) {
+      action = fmt::format("({})", fmt::join(d.choices, " "));
+    } else if (takes_files(d)) {
+      action = "_files";
+    }
+    value = ":" + name + ":" + action;
+  }
+  if (d.names.size() == 1) return "'" + zsh_quote(d.names.front() + about + value) + "'";
+  const std::string names = fmt::format("{}", fmt::join(d.names, " "));
+  return "'(" + names + ")'{" + fmt::format("{}", fmt::join(d.names, ",")) + "}'" + zsh_quote(about + value) + "'";
+}
+
+std::string zsh_arguments(const std::string& cmd, const std::vector<DocOption>& options, const std::string& indent) {
+  std::string out = "_arguments -S :";
+  for (const auto& d : options) out += " \\\n" + indent + "  " + zsh_spec(cmd, d);
+  return out;
+}
+
+std::string zsh_completion(const DocCommands& c) {
+  std::string out =
+      "#compdef attn-walk\n"
+      "# zsh completion for attn-walk. Written by `make docs` from the command line's options\n"
+      "# (src/request/option_table.cpp, src/cli/cli_options.cpp): edit those, not this file.\n"
+      "\n"
+      "# --only: the step names of the --stage given, separated by commas.\n"
+      "_attn_walk_steps() {\n"
+      "  local stage=dot-product i\n"
+      "  for (( i = 2; i < CURRENT; i++ )); do\n"
+      "    [[ ${words[i]} == (-s|--stage) ]] && stage=${words[i+1]}\n"
+      "  done\n"
+      "  _values -s , step ${(f)\"$(attn-walk --stage \"$stage\" --list-steps 2>/dev/null)\"}\n"
+      "}\n"
+      "\n"
+      "_attn_walk() {\n"
+      "  local cmd=walk\n"
+      "  if (( CURRENT > 2 )) && [[ ${words[2]} == (bench|check) ]]; then\n"
+      "    cmd=${words[2]}\n"
+      "    words=(\"${words[1]}\" \"${(@)words[3,-1]}\")\n"
+      "    (( CURRENT-- ))\n"
+      "  fi\n"
+      "  case $cmd in\n"
+      "    walk)\n"
+      "      if (( CURRENT == 2 )) && [[ $PREFIX != -* ]]; then\n"
+      "        local -a commands=('bench:" + zsh_quote(completion_description(c.bench_about)) + "' 'check:" +
+      zsh_quote(completion_description(c.check_about)) + "')\n"
+      "        _describe -t commands command commands\n"
+      "      else\n"
+      "        " + zsh_arguments("walk", c.walk, "        ") + "\n"
+      "      fi ;;\n"
+      "    bench)\n"
+      "      " + zsh_arguments("bench", c.bench, "      ") + " ;;\n"
+      "    check)\n"
+      "      " + zsh_arguments("check", c.check, "      ") + " ;;\n"
+      "  esac\n"
+      "}\n"
+      "\n"
+      "_attn_walk \"$@\"\n";
+  return out;
+}
+
+// ---- docs/json-schema.md ----------------------------------------------------------------
+
+// Each key of the JSON output's "config" beside the option it records (OptionRow::recorded_as).
+std::string schema_config_keys() {
+  std::string out = "| `config` key | option |\n|---|---|\n";
+  for (const auto& row : option_table()) {
+    if (row.recorded_as.empty()) continue;
+    std::string keys;
+    for (const auto& key : row.recorded_as) keys += (keys.empty() ? "`" : ", `") + key + "`";
+    out += "| " + keys + " | `--" + row.long_name() + "` |\n";
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<GeneratedDoc> generated_docs() {
@@ -361,6 +463,8 @@ std::vector<GeneratedDoc> generated_docs() {
       {"README.md", "options", readme_options(c)},
       {"completions/attn-walk.bash", "", bash_completion(c)},
       {"completions/attn-walk.fish", "", fish_completion(c)},
+      {"completions/attn-walk.zsh", "", zsh_completion(c)},
+      {"docs/json-schema.md", "config", schema_config_keys()},
   };
 }
 

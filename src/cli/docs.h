@@ -1,7 +1,7 @@
 // The parts of the docs that list the options, written from the command line's own binding
 // (the option table, src/request/option_table.cpp, and bench's and check's options): the man
-// page's synopsis and OPTIONS, the README's usage and options table, the bash and fish
-// completions. `make docs` writes them (tools/make_docs.cpp); tests/test_docs.cpp fails when a
+// page's synopsis and OPTIONS, the README's usage and options table, the bash, fish and zsh
+// completions, and docs/json-schema.md's list of the option behind each key of the JSON config. `make docs` writes them (tools/make_docs.cpp); tests/test_docs.cpp fails when a
 // committed file differs from what they generate.
 #pragma once
 

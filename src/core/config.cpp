@@ -19,6 +19,15 @@ const std::vector<EnumName<OptimizerKind>>& enum_names(OptimizerKind) {
   return names;
 }
 
+// The kernels' names as torch/sgemm_order.h spells them; the machine's own choice is the
+// option left out, so it has none.
+const std::vector<EnumName<BlasKernelChoice>>& enum_names(BlasKernelChoice) {
+  static const std::vector<EnumName<BlasKernelChoice>> names = {{"cooperlake", BlasKernelChoice::Cooperlake},
+                                                                {"skylakex", BlasKernelChoice::SkylakeX},
+                                                                {"haswell", BlasKernelChoice::Haswell}};
+  return names;
+}
+
 const char* to_string(InitKind k) { return enum_name(k); }
 const char* to_string(DropoutKernel k) { return enum_name(k); }
 const char* to_string(OptimizerKind k) { return enum_name(k); }

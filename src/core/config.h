@@ -1,5 +1,7 @@
-// Everything that decides the numbers of a walk. Filled from the command line
-// (src/cli/cli.cpp), recorded in the JSON output, and read by every stage.
+// Everything that decides the numbers of a walk: each knob declared here once, with its
+// default. A walk request is one (src/request/walk_request.h), the option table binds the
+// command line and the page to its fields, make_config() adds the input; recorded in the JSON
+// output, and read by every stage.
 #pragma once
 
 #include <cstdint>
@@ -14,6 +16,9 @@ namespace attn {
 
 enum class InitKind { Rand, Randn };           // --init: Parameter(torch.rand/randn(d_in, d_out))
 enum class DropoutKernel { Default, Mkl };     // --dropout-rng: which PyTorch bernoulli kernel
+// --blas-kernel: whose OpenBLAS sgemm order the products follow (torch/sgemm_order.h's kernels),
+// or, unnamed, the one OpenBLAS picks on this machine (or OPENBLAS_CORETYPE's).
+enum class BlasKernelChoice { Machine, Cooperlake, SkylakeX, Haswell };
 
 // The knobs of the bonus stages (beyond chapter 3). Their width and heads are their own:
 // the chapter's default d_out 2 with 2 heads leaves one dimension per head, too few for
@@ -88,10 +93,10 @@ struct Config {
   bool qkv_bias = false;
   InitKind init = InitKind::Rand;
   DropoutKernel dropout_rng = DropoutKernel::Default;
-  // --blas-kernel: whose sgemm order every matrix product follows, as given ("" = the one
+  // --blas-kernel: whose sgemm order every matrix product follows, as given (Machine: the one
   // OpenBLAS picks on this machine), and the order make_config set for the process: the
   // kernel (cooperlake, skylakex, haswell) and OpenBLAS's thread count (torch/sgemm_order.h).
-  std::string blas_kernel;
+  BlasKernelChoice blas_kernel = BlasKernelChoice::Machine;
   std::string blas_kernel_used = "cooperlake";
   int64_t blas_threads = 2;
   BonusConfig bonus;                // the bonus stages' own sizes and knobs
@@ -123,6 +128,7 @@ struct EnumName {
 const std::vector<EnumName<InitKind>>& enum_names(InitKind);
 const std::vector<EnumName<DropoutKernel>>& enum_names(DropoutKernel);
 const std::vector<EnumName<OptimizerKind>>& enum_names(OptimizerKind);
+const std::vector<EnumName<BlasKernelChoice>>& enum_names(BlasKernelChoice);  // Machine has no name
 
 // The name of a value of a closed set ("" for a value that has none).
 template <class E>

@@ -24,10 +24,16 @@ void summarize_step(Step& step) {
 }  // namespace
 
 const Tensor& Walk::add(std::string name, Tensor value, std::vector<std::string> suffixes) {
+  return add(std::move(name), Role::Value, std::move(value), std::move(suffixes));
+}
+
+const Tensor& Walk::add(std::string name, Role role, Tensor value, std::vector<std::string> suffixes) {
   Step step;
   step.name = std::move(name);
   step.value = std::move(value);
+  step.role = role;
   step.suffixes = std::move(suffixes);
+  step.section = section;
   steps.push_back(std::move(step));
   if (config.on_step) config.on_step(stage, steps.back().name);
   return steps.back().value;
@@ -40,28 +46,38 @@ void Walk::part_done(const std::string& step, int64_t part, int64_t parts) const
 const Tensor& Walk::add_parameter(std::string name, Tensor value, bool requires_grad) {
   std::vector<std::string> suffixes;
   if (requires_grad) suffixes.push_back("requires_grad=True");
-  add(std::move(name), std::move(value), std::move(suffixes));
-  steps.back().is_parameter = true;
-  return steps.back().value;
+  return add(std::move(name), Role::Parameter, std::move(value), std::move(suffixes));
 }
 
 void Walk::add_python(std::string name, double value, std::string printed, std::string type) {
   add(std::move(name), Tensor::scalar(static_cast<float>(value)));
-  steps.back().python_value = std::move(printed);
-  steps.back().python_type = std::move(type);
+  steps.back().payload = PythonNumberPayload{std::move(printed), std::move(type)};
+}
+
+void Walk::add_words(std::string name, std::vector<std::string> words, std::string printed, Tensor value) {
+  add(std::move(name), std::move(value));
+  steps.back().payload = WordsPayload{std::move(words), std::move(printed)};
 }
 
 void Walk::record(std::string name, Tensor&& value, std::vector<std::string> suffixes) {
-  add(std::move(name), std::move(value), std::move(suffixes));
-  if (summaries_only) summarize_step(steps.back());
+  record(std::move(name), Role::Value, std::move(value), std::move(suffixes));
 }
 
 void Walk::record(std::string name, const Tensor& value, std::vector<std::string> suffixes) {
+  record(std::move(name), Role::Value, value, std::move(suffixes));
+}
+
+void Walk::record(std::string name, Role role, Tensor&& value, std::vector<std::string> suffixes) {
+  add(std::move(name), role, std::move(value), std::move(suffixes));
+  if (summaries_only) summarize_step(steps.back());
+}
+
+void Walk::record(std::string name, Role role, const Tensor& value, std::vector<std::string> suffixes) {
   if (!summaries_only || !print_summarizes(value.shape)) {
-    add(std::move(name), value, std::move(suffixes));
+    add(std::move(name), role, value, std::move(suffixes));
     return;
   }
-  add(std::move(name), shown_part(value), std::move(suffixes));
+  add(std::move(name), role, shown_part(value), std::move(suffixes));
   steps.back().full_shape = value.shape;
   steps.back().summarized = true;
 }

@@ -7,6 +7,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "core/config.h"
@@ -28,13 +29,55 @@ struct ParameterTable {
   std::string total_label;  // the word "total", filled by localize() (src/lang/)
 };
 
+// What a step is, for the renderers that draw more than its print (heatmaps, a plot, the
+// "Parameter containing:" banner). The stage sets it where it records the step; renderers
+// read it and never the step's name, so a renamed step keeps its heatmap. A closed set: the
+// kinds the renderers tell apart, and no more.
+enum class Role {
+  Value,           // anything else: inputs, queries, keys, context vectors, sums
+  Parameter,       // an nn.Parameter: printed after "Parameter containing:"
+  Scores,          // attention scores, before or after masking (-inf marks a hidden cell)
+  Weights,         // softmax weights (or weights times a 0/1 mask): heatmaps on the fixed 0..1 scale
+  DroppedWeights,  // dropout applied to a (T, T) matrix: kept values scaled by 1/(1-p), its own range
+  MaskHidden,      // a 0/1 mask where 1 marks a hidden cell (torch.triu): fixed 0..1 scale
+  MaskKept,        // a 0/1 mask where 1 marks a kept cell (torch.tril): fixed 0..1 scale
+  Series,          // a 1-D sequence (a training run's losses): HTML draws a line plot too
+};
+
+// What a step holds for print(), one of four payloads (Step::payload). Every step also has
+// `value`, its numbers: what JSON's "data" carries (except for words) and what checks read.
+// A tensor: print(value), or print() of a part of it (the rows of a 50257-row table that can
+// be nonzero: print(t.grad[[ids]])); JSON and HTML still carry all of value.
+struct TensorPayload {
+  std::optional<Tensor> printed_part;
+};
+// Words rather than numbers (the text, its BPE pieces, the top tokens): JSON carries the words
+// as the step's data, and no torch.Size is shown; `printed` is how print() shows them.
+struct WordsPayload {
+  std::vector<std::string> words;
+  std::string printed;
+};
+// A Python number the notebook prints, as Python prints it ("1.0", "2360064"), and its type
+// ("float", "int": shown where a tensor shows its torch.Size); value holds it as a 0-dim float32.
+struct PythonNumberPayload {
+  std::string printed;
+  std::string type;
+};
+// Text shown verbatim instead of the tensor (a Python list, a block's one-line summary); JSON
+// still carries value.
+struct PrintedTextPayload {
+  std::string text;
+};
+using Payload = std::variant<TensorPayload, WordsPayload, PythonNumberPayload, PrintedTextPayload>;
+
 struct Step {
   std::string name;   // the chapter's variable name: "attn_scores_2", "sa_v2.W_query.weight"
   std::string title;  // what the step is, one line; filled by localize() from src/lang/
   Tensor value;
-  // How the notebook shows it: a Parameter prints "Parameter containing:" first, and
-  // results of autograd ops carry "grad_fn=<...>" / "requires_grad=True" suffixes.
-  bool is_parameter = false;
+  Role role = Role::Value;
+  Payload payload;    // a tensor unless the stage says otherwise
+  // How the notebook shows it: results of autograd ops carry "grad_fn=<...>" /
+  // "requires_grad=True" suffixes.
   std::vector<std::string> suffixes;  // e.g. {"grad_fn=<SoftmaxBackward0>"}
   // Filled by localize() (src/lang/): one to three sentences on what, why and shapes.
   std::string explanation;
@@ -43,11 +86,8 @@ struct Step {
   std::vector<std::string> details;
   ParameterTable parameter_table;
   // Where the notebook prints more than str(tensor): the label its print() puts before
-  // the value ("Attention weights:"), and a Python number printed instead of the tensor
-  // ("1.0", "2360064"; value then holds it as a 0-dim float32 tensor).
+  // the value ("Attention weights:") of a tensor or a Python number.
   std::string print_label;
-  std::string python_value;
-  std::string python_type;  // "float", "int": shown where a tensor shows its torch.Size
   // A step the chapter does not have (attn-walk's own demonstration): its title says so.
   bool beyond_chapter = false;
   // A step meant to hold an infinity or a NaN (the naive softmax overflowing): holds_nonfinite
@@ -59,10 +99,14 @@ struct Step {
   bool summarized = false;
   Shape full_shape;
   const Shape& shape() const { return summarized ? full_shape : value.shape; }
+  // The book's section the step belongs to ("3.4.2", "2.5"), from Walk::section when it was
+  // recorded; empty for a stage the notebooks do not have. The page links it (§).
+  std::string section;
+  // Picks the text "<stage>/<step>#<variant>" (src/lang/) when the step means something
+  // different for this config (dropout with p = 0); empty: the plain text.
+  std::string variant;
   // Placeholders for this step's texts only, over the walk's vars: a step recorded once
-  // per token in a loop says which token ({t}) with the same text key; "variant" picks the
-  // text "<stage>/<step>#<variant>" for this step only (as walk.vars["variant:<step>"] does
-  // for every step of that name).
+  // per token in a loop says which token ({t}) with the same text key.
   std::map<std::string, std::string> vars;
   // Heatmaps of a (B, H, T, T) step: heads that belong together, as one group index per
   // head (dimension 1), and the ui text that names a group (src/lang/, "{}" the group, then
@@ -72,18 +116,6 @@ struct Step {
   std::string head_group_text;
   // An integer tensor (token ids, exact in float32): printed as torch prints int64.
   bool is_int64 = false;
-  // A 1-D sequence (a training run's losses): HTML draws it as a line plot too.
-  bool series = false;
-  // A step that holds words rather than numbers (the text, its BPE pieces): the words,
-  // and no tensor. JSON carries them as the step's data.
-  std::vector<std::string> words;
-  // If set, shown verbatim instead of the tensor (the words, or a Python list as print()
-  // shows it).
-  std::string printed;
-  // If set, print() shows this part of the tensor instead of it, after print_label (the
-  // rows of a 50257-row table that can be nonzero: print(t.grad[[ids]])). JSON and HTML
-  // still carry the whole tensor.
-  std::optional<Tensor> printed_part;
 };
 
 // A check a learner would make, computed from the walk's own tensors.
@@ -108,27 +140,36 @@ struct Walk {
   std::vector<std::string> notes;   // one-line remarks shown once (e.g. which dropout kernel)
   std::vector<Check> checks;
   // Named values the texts of src/lang/ may use: {query}, {d_k}, {seed1}, ...
-  // "variant:<step name>" = "v" picks the text "<stage>/<step>#v" when the step means
-  // something different for this config (e.g. dropout with p = 0).
   std::map<std::string, std::string> vars;
+  // The book's section of the steps recorded next (Step::section): a stage sets it where
+  // the notebook's heading would be, before the cells under it ("3.4.2").
+  std::string section;
   // Only text will be rendered: steps need only what print() shows (see record() and
   // summarize()). JSON, HTML and heatmaps need every value, so they leave this off.
   bool summaries_only = false;
 
   // Record a step; returns its value so stages read top to bottom:
-  //   auto attn_weights = walk.add("attn_weights", softmax(attn_scores));
+  //   auto attn_weights = walk.add("attn_weights", Role::Weights, softmax(attn_scores));
+  // The role (Role::Value when left out) says what renderers draw besides the print.
   // Titles and explanations are not written here: localize() (src/lang/) looks them up
   // by stage and step name and fills in walk.vars.
   const Tensor& add(std::string name, Tensor value, std::vector<std::string> suffixes = {});
+  const Tensor& add(std::string name, Role role, Tensor value, std::vector<std::string> suffixes = {});
   const Tensor& add_parameter(std::string name, Tensor value, bool requires_grad = true);
   // A Python number the notebook prints, as Python prints it ("1.0", "2360064").
   void add_python(std::string name, double value, std::string printed, std::string type);
+  // Words the notebook prints (the text, its pieces), shown as `printed`; value stays as given.
+  void add_words(std::string name, std::vector<std::string> words, std::string printed, Tensor value = {});
   // As add(), for a value the stage does not read again: with summaries_only, a large
   // tensor is cut to what print() shows at once, so the whole of it need not stay in memory
   // (the (B, H, T, T) scores and weights). Compute checks on it before recording it.
   // Given a const reference, only the part kept is copied.
   void record(std::string name, Tensor&& value, std::vector<std::string> suffixes = {});
   void record(std::string name, const Tensor& value, std::vector<std::string> suffixes = {});
+  void record(std::string name, Role role, Tensor&& value, std::vector<std::string> suffixes = {});
+  void record(std::string name, Role role, const Tensor& value, std::vector<std::string> suffixes = {});
+  // The step recorded last, to set what its record call does not (a variant, details).
+  Step& last() { return steps.back(); }
   // Record a check, shown after the latest step; its label comes from src/lang/ by id.
   void add_check(std::string id, bool passed, double max_diff);
   // While a long step is computed: `part` of its `parts` are done (Config::on_part). Records

@@ -27,7 +27,7 @@ struct LangTable {
   std::string code;  // "en", as --lang takes it
   std::string name;  // "English", in the language itself
   // "<stage>/<step>" -> texts; "<stage>/<step>#<variant>" for config-dependent meanings
-  // (a walk selects one with vars["variant:<step>"]).
+  // (a stage selects one with Step::variant).
   std::map<std::string, StepText> steps;
   // check id -> label
   std::map<std::string, std::string> checks;

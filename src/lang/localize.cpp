@@ -110,10 +110,7 @@ void localize(Walk& walk, const LangTable& lang, const LangTable& fallback, bool
       if (key.rfind("word.", 0) == 0) detail_vars[key.substr(5)] = text;
 
   for (auto& step : walk.steps) {
-    // The step's own variant (vars["variant"]) first, then the walk's for every such step.
-    const auto own = step.vars.find("variant");
-    const auto v = walk.vars.find("variant:" + step.name);
-    const std::string variant = own != step.vars.end() ? own->second : v == walk.vars.end() ? "" : v->second;
+    const std::string& variant = step.variant;  // set by the stage (Step::variant)
     StepText text;
     if (find_step_text(lang, fallback, walk.stage, step.name, variant, &text)) {
       std::map<std::string, std::string> vars = step.vars;  // the step's own first

@@ -4,15 +4,15 @@
 // Which steps get a heatmap (wants_heatmap), all three must hold:
 //   1. the tensor has 2, 3 or 4 dimensions and its last two are (T, T), where
 //      T = walk.config.num_tokens(): one row and one column per input token;
-//   2. its name, after the last '.', starts with one of
-//        attn_scores   scores before or after masking ("attn_scores", "attn_scores_masked")
-//        attn_weights  softmax weights, causal or not, dropped out or not
-//        mask          the 0/1 masks ("mask", "mask_simple")
-//        masked        masked scores or weights ("masked", "masked_simple", "masked_simple_norm")
-//        dropout_      dropout applied to a (T, T) matrix ("dropout_ones", "dropout_attn_weights")
+//   2. its role (Step::role, set by the stage that records it) is attention between tokens:
+//        Scores          scores before or after masking ("attn_scores", "attn_scores_masked", "masked")
+//        Weights         softmax weights, causal or not ("attn_weights", "masked_simple_norm")
+//        DroppedWeights  dropout applied to a (T, T) matrix ("dropout_ones", "dropout_attn_weights")
+//        MaskHidden      a 0/1 mask whose 1 hides a cell ("mask")
+//        MaskKept        a 0/1 mask whose 1 keeps a cell ("mask_simple")
 //   3. nothing else: a (T, T) tensor that only happens to be square (inputs with d_in == T,
-//      "a_at_a_T" of the chapter's fixed example, sa_v1_output with d_out == T) is not
-//      attention between tokens, and its rows are not tokens, so it gets no heatmap.
+//      "a_at_a_T" of the chapter's fixed example, sa_v1_output with d_out == T) is a
+//      Role::Value, not attention between tokens, and gets no heatmap.
 //
 // How a step is drawn (plan_heatmap):
 //   - every (T, T) block: a 2-D tensor is one block; (B, T, T) is labelled "batch b";
@@ -28,8 +28,8 @@
 //     from its smallest to its largest finite value (exact zeros, marked apart, left out), so that a 12-token causal walk's small
 //     weights are told apart; each block then has its own legend;
 //   - otherwise one colour scale per step (so heads compare): from min(0, smallest finite value) to
-//     max(0, largest finite value); softmax weights and 0/1 masks ("attn_weights*",
-//     "masked_simple*", "mask", "mask_simple") use the fixed scale 0..1 instead, so one colour
+//     max(0, largest finite value); softmax weights and 0/1 masks (Role::Weights,
+//     Role::MaskHidden, Role::MaskKept) use the fixed scale 0..1 instead, so one colour
 //     is one value in every matrix; the masks' legend says what a 1 marks; -inf cells ("masked") and exact zeros ("zero": what
 //     softmax makes of -inf, or what a 0 in a mask or a dropout leaves) are marked apart
 //     from small weights.
@@ -46,6 +46,8 @@ namespace attn {
 
 // True for steps worth a heatmap: (..., T, T) attention scores, weights and masks (rule above).
 bool wants_heatmap(const Walk& walk, const Step& step);
+// True for the roles drawn as heatmaps (rule 2 above).
+bool draws_heatmap(Role role);
 
 // The heatmap of every (T, T) block of the step, or "" if it has none. Colour (256-colour
 // backgrounds) when opts.color, otherwise the shading ramp ░▒▓█ with ·· for exact zeros
@@ -78,7 +80,8 @@ struct HeatmapPlan {
   bool has_zero = false, has_masked = false, has_invalid = false;  // among the cells drawn
   // Softmax weights or a 0/1 mask: drawn on the fixed scale 0..1 when every value is in it.
   bool probabilities = false;
-  // "mask" (triu: 1 = hidden) or "mask_simple" (tril: 1 = kept): the legend's key, else "".
+  // "mask" (Role::MaskHidden, triu: 1 = hidden) or "mask_simple" (Role::MaskKept, tril: 1 =
+  // kept), or the stage's own ("swa.mask"): the legend's key, else "".
   std::string mask_meaning;
   // Step::head_groups and Step::head_group_text (empty: no groups).
   std::vector<int64_t> head_groups;

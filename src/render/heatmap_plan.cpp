@@ -16,17 +16,27 @@ namespace attn {
 
 // ---------------------------------------------------------------- which steps
 
+bool draws_heatmap(Role role) {
+  switch (role) {
+    case Role::Scores:
+    case Role::Weights:
+    case Role::DroppedWeights:
+    case Role::MaskHidden:
+    case Role::MaskKept: return true;
+    case Role::Value:
+    case Role::Parameter:
+    case Role::Series: return false;
+  }
+  return false;
+}
+
 bool wants_heatmap(const Walk& walk, const Step& step) {
   const Shape& s = step.value.shape;
   const int64_t T = walk.config.inputs.shape.size() == 2 ? walk.config.num_tokens() : 0;
   if (T < 1 || s.size() < 2 || s.size() > 4) return false;
   if (s[s.size() - 1] != T || s[s.size() - 2] != T) return false;
   if (step.value.numel() != numel_of(s)) return false;
-  const auto dot = step.name.rfind('.');
-  const std::string base = dot == std::string::npos ? step.name : step.name.substr(dot + 1);
-  for (const char* prefix : {"attn_scores", "attn_weights", "mask", "masked", "dropout_"})
-    if (base.rfind(prefix, 0) == 0) return true;  // base starts with prefix
-  return false;
+  return draws_heatmap(step.role);
 }
 
 // ---------------------------------------------------------------- the plan
@@ -87,14 +97,12 @@ HeatmapPlan plan_heatmap(const Walk& walk, const Step& step, int64_t max_cells, 
   const int64_t T = s.empty() ? 0 : s.back();
   plan.T = T;
   if (s.size() < 2 || T < 1) return plan;
-  const auto dot = step.name.rfind('.');
-  const std::string base = dot == std::string::npos ? step.name : step.name.substr(dot + 1);
-  plan.probabilities = base.rfind("attn_weights", 0) == 0 || base.rfind("masked_simple", 0) == 0 ||
-                       base == "mask" || base == "mask_simple";
-  if (base == "mask" || base == "mask_simple") {
-    // A stage may mean something else by the name (swa's banded mask): its own legend first.
-    const std::string own = walk.stage + "." + base;
-    plan.mask_meaning = lang_en().ui.count("heatmap." + own) ? own : base;
+  plan.probabilities = step.role == Role::Weights || step.role == Role::MaskHidden || step.role == Role::MaskKept;
+  if (step.role == Role::MaskHidden || step.role == Role::MaskKept) {
+    // What a 1 marks; a stage may say more of its mask (swa's banded one): its own legend first.
+    const std::string meaning = step.role == Role::MaskHidden ? "mask" : "mask_simple";
+    const std::string own = walk.stage + "." + meaning;
+    plan.mask_meaning = lang_en().ui.count("heatmap." + own) ? own : meaning;
   }
   if (s.size() == 4 && static_cast<int64_t>(step.head_groups.size()) == s[1] && !step.head_group_text.empty()) {
     plan.head_groups = step.head_groups;

@@ -87,7 +87,7 @@ std::string step_html(const Walk& walk, size_t i, const RenderOptions& opts) {
   out += fmt::format("<h3><a class=\"num\" href=\"#{}\">{}</a> <code class=\"name\">{}</code>", step_id(walk, i),
                      i + 1, esc(step.name));
   if (!step.title.empty()) out += " <span class=\"title\">" + esc(step.title) + "</span>";
-  if (step.words.empty()) out += " <code class=\"shape\">" + esc(torch_size_str(step.shape())) + "</code>";
+  if (!std::holds_alternative<WordsPayload>(step.payload)) out += " <code class=\"shape\">" + esc(torch_size_str(step.shape())) + "</code>";
   if (const auto link = notebook_link(walk, i)) {
     const std::string title =
         link->chapter.empty()
@@ -108,7 +108,7 @@ std::string step_html(const Walk& walk, size_t i, const RenderOptions& opts) {
     out += "</div>\n";
   }
   out += heatmaps_html(walk, step, opts);
-  if (step.series)
+  if (step.role == Role::Series)
     out += series_svg(step, ui_text(lang, "series." + step.name + ".x"), ui_text(lang, "series." + step.name + ".y"));
   out += checks_html(walk, lang, i + 1, false);
   return out + "</section>\n";

@@ -58,7 +58,7 @@ uint64_t fnv1a64_add(uint64_t h, float v) {
 
 // The vocabulary's axis of a step (0 or its last), or -1.
 int vocab_axis(const Step& step) {
-  if (!step.words.empty() || step.summarized || step.value.dim() == 0) return -1;
+  if (std::holds_alternative<WordsPayload>(step.payload) || step.summarized || step.value.dim() == 0) return -1;
   if (step.value.shape.front() == kVocabRows) return 0;
   if (step.value.shape.back() == kVocabRows) return static_cast<int>(step.value.dim()) - 1;
   return -1;
@@ -105,10 +105,11 @@ void append_steps(std::string& out, const Walk& walk, bool with_stage, bool& fir
   for (const auto& step : walk.steps) {
     out += first ? "\n  " : ",\n  ";
     first = false;
+    const auto* words = std::get_if<WordsPayload>(&step.payload);
     nlohmann::json meta = {{"name", step.name},
                            {"title", step.title},
-                           {"shape", step.words.empty() ? step.value.shape : Shape{static_cast<int64_t>(step.words.size())}},
-                           {"parameter", step.is_parameter},
+                           {"shape", words ? Shape{static_cast<int64_t>(words->words.size())} : step.value.shape},
+                           {"parameter", step.role == Role::Parameter},
                            {"suffixes", step.suffixes},
                            {"printed", printed_step(step)}};
     if (with_stage) meta["stage"] = walk.stage;
@@ -116,8 +117,8 @@ void append_steps(std::string& out, const Walk& walk, bool with_stage, bool& fir
     if (const auto details = detail_lines(step); !details.empty()) meta["details"] = details;
     if (!step.head_groups.empty()) meta["head_groups"] = step.head_groups;  // head h reads group head_groups[h]
     if (step.is_int64) meta["int64"] = true;
-    if (step.series) meta["series"] = true;
-    if (!step.words.empty()) meta["data"] = step.words;  // the text, or its pieces
+    if (step.role == Role::Series) meta["series"] = true;
+    if (words) meta["data"] = words->words;  // the text, or its pieces
     const int axis = compact && !ids.empty() ? vocab_axis(step) : -1;
     Tensor kept;
     if (axis >= 0) {
@@ -127,7 +128,7 @@ void append_steps(std::string& out, const Walk& walk, bool with_stage, bool& fir
     }
     std::string m = meta.dump();
     m.pop_back();
-    if (step.words.empty()) {
+    if (!words) {
       out += m + ", \"data\": ";
       int64_t pos = 0;
       append_data(out, axis >= 0 ? kept : step.value, 0, pos, step.is_int64);

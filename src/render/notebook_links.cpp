@@ -1,11 +1,11 @@
 // The § links of the page (notebook_links.h). The headings are the notebooks' own
 // (ch02.ipynb and ch03.ipynb of rasbt/LLMs-from-scratch); a stage spans a section, and its
-// steps fall in that section's subsections, decided here by the steps' names.
+// steps fall in that section's subsections: each step's Step::section, which its stage set
+// (Walk::section) where the notebook has the heading.
 #include "render/notebook_links.h"
 
 #include <cctype>
 #include <map>
-#include <set>
 
 #include "core/stage_place.h"
 
@@ -49,44 +49,12 @@ const std::map<std::string, std::string>& bonus_files() {
   return f;
 }
 
-bool starts_with(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
-
-// Chapter 2's steps: the tokens stage's cells, and the steps --text puts before a stage.
-std::string chapter2_section(const std::string& step) {
-  static const std::set<std::string> bpe = {"text", "pieces", "token_ids", "integers", "strings"};
-  static const std::set<std::string> positions = {"pos_embeddings", "input_embeddings"};
-  if (bpe.count(step)) return "2.5";
-  if (positions.count(step)) return "2.8";
-  return "2.7";  // token_embeddings, embedding_layer.weight, embedding_of_*
-}
-
-// The subsection of a chapter 3 step.
-std::string chapter3_section(const std::string& stage, const std::string& step, bool after_context_vec_2) {
-  if (stage == "dot-product") return after_context_vec_2 ? "3.3.2" : "3.3.1";
-  if (stage == "softmax") return "3.3.1";
-  if (stage == "trainable")
-    return starts_with(step, "sa_v") || starts_with(step, "exercise_3_1") ? "3.4.2" : "3.4.1";
-  if (stage == "causal") return "3.5.1";
-  if (stage == "dropout")
-    return starts_with(step, "dropout_") || step == "attn_weights_causal" ? "3.5.2" : "3.5.3";
-  if (stage == "multi-head")
-    return step == "batch" || step == "wrapper_context_vecs" || starts_with(step, "exercise_3_2") ? "3.6.1"
-                                                                                                  : "3.6.2";
-  return "";
-}
-
-// True when the step is one of chapter 2's that --text puts before the stage's own.
-bool is_text_step(const Walk& walk, size_t index) {
-  static const std::set<std::string> names = {"text", "pieces", "token_ids", "token_embeddings",
-                                              "pos_embeddings", "input_embeddings"};
-  if (walk.config.text.empty() || !names.count(walk.steps[index].name)) return false;
-  for (size_t i = 0; i <= index; ++i)  // they come first, all of them
-    if (!names.count(walk.steps[i].name)) return false;
-  return true;
-}
-
-NotebookLink section_link(const std::string& notebook, const std::string& section) {
-  return {kRepo + notebook + "#" + github_anchor(headings().at(section)), section, section.substr(0, 1)};
+// A section the headings do not have (a stage's typo) gets no link rather than a wrong one;
+// Html.SectionLinksGoToTheirSectionOfTheNotebook counts a link for every chapter step.
+std::optional<NotebookLink> section_link(const std::string& notebook, const std::string& section) {
+  const auto heading = headings().find(section);
+  if (heading == headings().end()) return std::nullopt;
+  return NotebookLink{kRepo + notebook + "#" + github_anchor(heading->second), section, section.substr(0, 1)};
 }
 
 }  // namespace
@@ -103,8 +71,9 @@ std::string github_anchor(const std::string& heading) {
 }
 
 std::optional<NotebookLink> notebook_link(const Walk& walk, size_t index) {
-  const std::string& step = walk.steps.at(index).name;
-  if (is_text_step(walk, index) || walk.stage == "tokens") return section_link(kChapter2, chapter2_section(step));
+  // Chapter 2's steps (the tokens stage's, and those --text puts before a stage's own).
+  const std::string& section = walk.steps.at(index).section;
+  if (section.rfind("2.", 0) == 0) return section_link(kChapter2, section);
   const StagePlace* info = find_place(walk.stage);
   if (!info) return std::nullopt;
   if (info->group == StageGroup::Bonus) {
@@ -112,9 +81,6 @@ std::optional<NotebookLink> notebook_link(const Walk& walk, size_t index) {
     if (f == bonus_files().end()) return std::nullopt;
     return NotebookLink{kRepo + f->second, info->section, ""};
   }
-  bool after = false;
-  for (size_t i = 0; i < index; ++i) after = after || walk.steps[i].name == "context_vec_2";
-  const std::string section = chapter3_section(walk.stage, step, after);
   if (section.empty()) return std::nullopt;
   return section_link(kChapter3, section);
 }

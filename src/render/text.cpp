@@ -9,14 +9,18 @@
 namespace attn {
 
 std::string printed_step(const Step& step) {
-  if (!step.printed.empty()) return step.printed;
-  const std::string tensor = step.printed_part ? torch_str(*step.printed_part, step.suffixes, step.is_int64)
-                             : step.summarized
-                                 ? torch_str_shown(step.value, step.full_shape, step.suffixes, step.is_int64)
-                                 : torch_str(step.value, step.suffixes, step.is_int64);
-  const std::string value = !step.python_value.empty() ? step.python_value
-                            : step.is_parameter        ? "Parameter containing:\n" + tensor
-                                                       : tensor;
+  if (const auto* w = std::get_if<WordsPayload>(&step.payload)) return w->printed;
+  if (const auto* t = std::get_if<PrintedTextPayload>(&step.payload)) return t->text;
+  std::string value;
+  if (const auto* number = std::get_if<PythonNumberPayload>(&step.payload)) {
+    value = number->printed;
+  } else {
+    const auto& part = std::get<TensorPayload>(step.payload).printed_part;
+    value = part              ? torch_str(*part, step.suffixes, step.is_int64)
+            : step.summarized ? torch_str_shown(step.value, step.full_shape, step.suffixes, step.is_int64)
+                              : torch_str(step.value, step.suffixes, step.is_int64);
+    if (step.role == Role::Parameter) value = "Parameter containing:\n" + value;
+  }
   // print("Sum:", t) joins its arguments with one space.
   return step.print_label.empty() ? value : step.print_label + " " + value;
 }
@@ -70,9 +74,9 @@ std::string render_text_step(const Walk& walk, size_t index, const RenderOptions
   // Heading: number, the chapter's name, what it is, and its shape.
   // A Python number shows its type as type() prints it, a tensor its torch.Size; words have none.
   std::string heading = fmt::format("[{}] {} — {}", index + 1, step.name, step.title);
-  if (!step.python_type.empty())
-    heading += fmt::format(" — <class '{}'>", step.python_type);
-  else if (step.words.empty())
+  if (const auto* number = std::get_if<PythonNumberPayload>(&step.payload))
+    heading += fmt::format(" — <class '{}'>", number->type);
+  else if (!std::holds_alternative<WordsPayload>(step.payload))
     heading += " — " + torch_size_str(step.shape());
   heading = wrap_words(heading, opts.width, "    ");  // on a terminal: at words, not mid-word
   out += "\n" + (opts.color ? "\033[1m" + heading + "\033[0m" : heading) + "\n";

@@ -142,7 +142,7 @@ void mark_given(const CLI::App& app, Options& o) {
     }
 }
 
-std::vector<std::string> unused_by_stage(const CLI::App& app, const std::string& stage) {
+std::vector<std::string> unused_by_stage(const CLI::App& app, StageChoice stage) {
   const auto given = [&app](const std::string& name) {
     const CLI::Option* opt = app.get_option_no_throw("--" + name);
     return opt && opt->count() > 0;
@@ -159,7 +159,7 @@ std::vector<std::string> unused_by_stage(const CLI::App& app, const std::string&
       for (const auto& s : all_stages()) used |= s.name == name && stage_selected(s, stage);
     }
     if (!used)
-      notes.push_back(fmt::format("--{} does not change --stage {} (only {})", row.long_name(), stage,
+      notes.push_back(fmt::format("--{} does not change --stage {} (only {})", row.long_name(), enum_name(stage),
                                   fmt::join(changes, ", ")));
   }
   return notes;

@@ -1,15 +1,19 @@
 // The walk's options, one row each, in --help's order (src/request/option_table.h says what
 // a row holds).
 //
-// Adding an option is one row here and its field in WalkRequest (src/request/walk_request.h):
+// Adding an option is one row here and its field: in core/config.h's Config when it decides
+// the walk's numbers (the request is a Config, src/request/walk_request.h), else in WalkRequest.
 //
-//   row("--steps", FIELD(walk.steps), "Optimizer steps to take (at least 1)")
+//   row("--steps", FIELD(walk.train.steps), "Training steps of the backward stage (at least 1)")
 //       .arg("N").docs("Stage backward: training steps (zero_grad, loss, backward, step), at least 1")
 //       .shows("training steps", OptionGroup::Model, "backward")
-//       .range(1, 1 << 16).check_too()
-//       .sets([](const WalkRequest& r, Config& c) { c.steps = r.steps; },
-//             [](const Config& c) { return std::to_string(c.steps); }),
+//       .range(1, 100000).check_too()
+//       .records({"train.steps"}, [](const Config& c) { return std::to_string(c.train.steps); }),
 //
+// .records() names the keys of the JSON output's "config" that record the field (nested ones
+// joined by dots; src/render/json.cpp writes them, tests/test_request.cpp holds the two to each
+// other) and reads the field back as the page's state writes it; .then() sets what else in the
+// Config follows from the option (--seed is both seeds).
 // The binding, --help, the page's control, its URL fragment and state, and the Config (or,
 // for how the walk is shown, the RenderOptions: .renders()) all follow from the row;
 // tests/test_request.cpp then checks that the stages named change and the others do not (give
@@ -40,14 +44,6 @@ OptionRow row(std::string names, OptionField field, std::string help) {
   r.field = field;
   r.help = std::move(help);
   return r;
-}
-
-std::vector<std::string> stage_choices() {
-  std::vector<std::string> names;
-  for (const auto& s : all_stages()) names.push_back(s.name);
-  names.push_back("all");
-  names.push_back("bonus");
-  return names;
 }
 
 // The stages each kind of knob reaches (tests/test_request.cpp walks them all to check).
@@ -104,35 +100,36 @@ std::vector<OptionRow> input_rows() {
       row("-q,--query", FIELD(walk.query), "The query token x(N), 1-based (the chapter uses x(2))")
           .arg("N")
           .shows("query token x(N)", G::Input, "dot-product softmax trainable").check_too().counts(FIELD(walk.query_given))
-          .sets([](const WalkRequest& r, Config& c) {
-                  c.query = std::clamp<int64_t>(r.query, 1, std::max<int64_t>(c.num_tokens(), 1));
-                },
-                [](const Config& c) { return std::to_string(c.query); }),
+          .records({"query"}, [](const Config& c) { return std::to_string(c.query); })
+          .then([](const WalkRequest&, Config& c) {  // within the tokens (make_config refuses it past them)
+            c.query = std::clamp<int64_t>(c.query, 1, std::max<int64_t>(c.num_tokens(), 1));
+          }),
   };
 }
 
 std::vector<OptionRow> model_rows() {
   using G = OptionGroup;
   return {
-      row("--seed", FIELD(walk.seed), "Replace both seeds (123 and 789) with S")
+      row("--seed", FIELD(walk.seed1), "Replace both seeds (123 and 789) with S")
           .arg("S")
           .docs("Replaces both of the chapter's seeds: 123 (W_query/W_key/W_value, SelfAttention_v1, the dropout "
                 "demonstrations, CausalAttention, the wrapper, MultiHeadAttention) and 789 (SelfAttention_v2, "
                 "whose weights the causal and dropout stages reuse)")
           .shows("random seed", G::Model, kWeights).no_default().check_too().counts(FIELD(walk.seed_given))
           .checked(seed_check).also_draws_inputs()
-          .sets([](const WalkRequest& r, Config& c) { if (r.seed_given) c.seed1 = c.seed2 = r.seed; },
-                [](const Config& c) {
-                  const Config d;
-                  return c.seed1 == d.seed1 && c.seed2 == d.seed2 ? std::string() : std::to_string(c.seed1);
-                }),
+          .records({"seed1", "seed2"},
+                   [](const Config& c) {
+                     const Config d;
+                     return c.seed1 == d.seed1 && c.seed2 == d.seed2 ? std::string() : std::to_string(c.seed1);
+                   })
+          .then([](const WalkRequest& r, Config& c) { if (r.seed_given) c.seed2 = c.seed1; }),
       row("--d-out", FIELD(walk.d_out), "Output width of W_query/W_key/W_value (at least 1)")
           .arg("N")
           .docs("Output width of W_query/W_key/W_value (at least 1); the bonus stages use 8 unless it is given")
           .shows("width of queries, keys and values (d_out)", G::Model, kWeights).range(1, 1 << 16).check_too()
           .counts(FIELD(walk.d_out_given))
-          .sets([](const WalkRequest& r, Config& c) { c.d_out = r.d_out; if (r.d_out_given) c.bonus.d_out = r.d_out; },
-                [](const Config& c) { return std::to_string(c.d_out); }),
+          .records({"d_out", "bonus.d_out"}, [](const Config& c) { return std::to_string(c.d_out); })
+          .then([](const WalkRequest& r, Config& c) { if (r.d_out_given) c.bonus.d_out = c.d_out; }),
       row("--heads", FIELD(walk.heads), "Number of attention heads (multi-head; must divide --d-out)")
           .arg("H")
           .docs("Number of attention heads; MultiHeadAttention needs `--d-out` divisible by it; the bonus stages "
@@ -140,34 +137,29 @@ std::vector<OptionRow> model_rows() {
                 "record (else config.json's n_head, else GPT-2's own sizes)")
           .shows("attention heads", G::Model, "multi-head efficient kv-cache gqa swa rope flash mla backward gpt")
           .range(1, 1 << 16).check_too().counts(FIELD(walk.heads_given))
-          .sets([](const WalkRequest& r, Config& c) { c.heads = r.heads; if (r.heads_given) c.bonus.heads = r.heads; },
-                [](const Config& c) { return std::to_string(c.heads); }),
+          .records({"heads", "bonus.heads"}, [](const Config& c) { return std::to_string(c.heads); })
+          .then([](const WalkRequest& r, Config& c) { if (r.heads_given) c.bonus.heads = c.heads; }),
       row("--dropout", FIELD(walk.dropout), "Dropout rate of the dropout demonstrations, in [0, 1]")
           .arg("P").docs("Rate of the `nn.Dropout` demonstrations, in [0, 1]")
           .shows("dropout rate of the demonstrations", G::Model, "dropout").range(0.0, 1.0).check_too()
-          .sets([](const WalkRequest& r, Config& c) { c.dropout = r.dropout; },
-                [](const Config& c) { return fmt::format("{}", c.dropout); }),
+          .records({"dropout"}, [](const Config& c) { return fmt::format("{}", c.dropout); }),
       row("--attn-dropout", FIELD(walk.attn_dropout),
           "Dropout rate inside CausalAttention and the multi-head modules, in [0, 1]")
           .arg("P").docs("Dropout rate inside CausalAttention and the multi-head modules (training mode), in [0, 1]")
           .shows("dropout rate inside the modules", G::Model, "dropout multi-head backward").range(0.0, 1.0).check_too()
-          .sets([](const WalkRequest& r, Config& c) { c.attn_dropout = r.attn_dropout; },
-                [](const Config& c) { return fmt::format("{}", c.attn_dropout); }),
+          .records({"attn_dropout"}, [](const Config& c) { return fmt::format("{}", c.attn_dropout); }),
       row("--batch", FIELD(walk.batch), "How many copies of the inputs form the batch (at least 1)")
           .arg("B").shows("batch size", G::Model, kModules).range(1, 1 << 16).check_too()
-          .sets([](const WalkRequest& r, Config& c) { c.batch = r.batch; },
-                [](const Config& c) { return std::to_string(c.batch); }),
+          .records({"batch"}, [](const Config& c) { return std::to_string(c.batch); }),
       row("--qkv-bias", FIELD(walk.qkv_bias), "Give the nn.Linear W_query/W_key/W_value a bias")
           .docs("Give the `nn.Linear` W_query, W_key and W_value a bias")
           .shows("give the weights a bias", G::Model, kWeights).check_too()
-          .sets([](const WalkRequest& r, Config& c) { c.qkv_bias = r.qkv_bias; },
-                [](const Config& c) { return std::string(c.qkv_bias ? "1" : ""); }),
+          .records({"qkv_bias"}, [](const Config& c) { return std::string(c.qkv_bias ? "1" : ""); }),
       row("--init", FIELD(walk.init), "nn.Parameter(torch.rand(...)) or torch.randn(...)")
           .docs("How `nn.Parameter` weights are drawn: `torch.rand(d_in, d_out)` or `torch.randn(d_in, d_out)`")
           .shows("how the weights start", G::More, "trainable")
           .check_too()
-          .sets([](const WalkRequest& r, Config& c) { c.init = r.init; },
-                [](const Config& c) { return std::string(to_string(c.init)); }),
+          .records({"init"}, [](const Config& c) { return std::string(to_string(c.init)); }),
       row("--dropout-rng", FIELD(walk.dropout_rng),
           "Which PyTorch dropout kernel to reproduce: default (the book) or mkl (Intel)")
           .docs("Reproduce PyTorch's default dropout kernel (the book's masks; macOS, ARM, AMD, Debian's PyTorch, "
@@ -175,8 +167,7 @@ std::vector<OptionRow> model_rows() {
                 "x86 machines")
           .shows("dropout's random numbers", G::More, "dropout multi-head backward")
           .check_too()
-          .sets([](const WalkRequest& r, Config& c) { c.dropout_rng = r.dropout_rng; },
-                [](const Config& c) { return std::string(to_string(c.dropout_rng)); }),
+          .records({"dropout_rng"}, [](const Config& c) { return std::string(to_string(c.dropout_rng)); }),
       row("--blas-kernel", FIELD(walk.blas_kernel),
           "Whose OpenBLAS sgemm order to reproduce: cooperlake, skylakex or haswell (default: the "
           "one OpenBLAS picks on this machine, or OPENBLAS_CORETYPE's)")
@@ -186,10 +177,8 @@ std::vector<OptionRow> model_rows() {
                 "picks on this machine, or `OPENBLAS_CORETYPE`'s, so the numbers are this machine's PyTorch's")
           .shows("OpenBLAS's matrix-product kernel", G::More,
                  "dot-product softmax trainable causal dropout multi-head efficient kv-cache gqa swa rope flash mla backward")
-          .no_default()
-          .one_of([] { return std::vector<std::string>{"cooperlake", "skylakex", "haswell"}; }).check_too()
-          .sets([](const WalkRequest& r, Config& c) { c.blas_kernel = r.blas_kernel; },
-                [](const Config& c) { return c.blas_kernel; }),
+          .no_default().check_too()
+          .records({"blas_kernel"}, [](const Config& c) { return std::string(enum_name(c.blas_kernel)); }),
       row("--softmax-dim", FIELD(walk.causal_softmax.dim),
           "CausalAttention's softmax: -1 over the keys (the chapter) or 1 over the queries "
           "(the first ch03.ipynb, as exercise 3.2's solution prints)")
@@ -197,16 +186,14 @@ std::vector<OptionRow> model_rows() {
                 "ch03.ipynb did; exercise 3.2's solution prints that version's numbers")
           .shows("CausalAttention's softmax dimension", G::More, "dropout multi-head")
           .one_of([] { return std::vector<std::string>{"-1", "1"}; }).check_too()
-          .sets([](const WalkRequest& r, Config& c) { c.causal_softmax.dim = r.causal_softmax.dim; },
-                [](const Config& c) { return std::to_string(c.causal_softmax.dim); }),
+          .records({"softmax_dim"}, [](const Config& c) { return std::to_string(c.causal_softmax.dim); }),
       row("--torch-threads", FIELD(walk.causal_softmax.torch_threads),
           "torch.get_num_threads() of the PyTorch run to match (only --softmax-dim 1 depends on it)")
           .arg("N")
           .docs("`torch.get_num_threads()` of the PyTorch run to match. Only `--softmax-dim 1` depends on it: "
                 "PyTorch picks a vectorised or a scalar exp for each column by thread ranges")
           .shows("PyTorch's thread count", G::More, "dropout multi-head").range(1, 1024).check_too()
-          .sets([](const WalkRequest& r, Config& c) { c.causal_softmax.torch_threads = r.causal_softmax.torch_threads; },
-                [](const Config& c) { return std::to_string(c.causal_softmax.torch_threads); }),
+          .records({"torch_threads"}, [](const Config& c) { return std::to_string(c.causal_softmax.torch_threads); }),
   };
 }
 
@@ -217,31 +204,26 @@ std::vector<OptionRow> bonus_rows() {
       row("--kv-groups", FIELD(walk.bonus.kv_groups), "Key/value groups of GroupedQueryAttention (gqa; must divide --heads)")
           .arg("G").docs("Bonus stage gqa: key/value groups of GroupedQueryAttention (must divide the heads)")
           .shows("key/value groups", G::Model, "gqa").range(1, 1 << 16)
-          .sets([](const WalkRequest& r, Config& c) { c.bonus.kv_groups = r.bonus.kv_groups; },
-                [](const Config& c) { return std::to_string(c.bonus.kv_groups); }),
+          .records({"bonus.kv_groups"}, [](const Config& c) { return std::to_string(c.bonus.kv_groups); }),
       row("--window", FIELD(walk.bonus.window), "Sliding-window size in tokens (swa; at least 1)")
           .arg("W").docs("Bonus stage swa: the sliding window, the most tokens a query attends to")
           .shows("window, in tokens", G::Model, "swa").range(1, 1 << 20)
-          .sets([](const WalkRequest& r, Config& c) { c.bonus.window = r.bonus.window; },
-                [](const Config& c) { return std::to_string(c.bonus.window); }),
+          .records({"bonus.window"}, [](const Config& c) { return std::to_string(c.bonus.window); }),
       row("--rope-base", FIELD(walk.bonus.rope_base), "RoPE's theta_base (rope), in [1, 1e12]")
           .arg("B").docs("Bonus stage rope: RoPE's `theta_base`, in [1, 1e12]")
           .shows("RoPE's base", G::Model, "rope").range(1.0, 1.0e12)
-          .sets([](const WalkRequest& r, Config& c) { c.bonus.rope_base = r.bonus.rope_base; },
-                [](const Config& c) { return fmt::format("{}", c.bonus.rope_base); }),
+          .records({"bonus.rope_base"}, [](const Config& c) { return fmt::format("{}", c.bonus.rope_base); }),
       row("--block", FIELD(walk.bonus.block), "Keys per block of flash attention (flash; at least 1)")
           .arg("B")
           .docs("Bonus stage flash: keys per block of the online softmax; at most 64 blocks, since the walk shows "
                 "each")
           .shows("keys per block", G::Model, "flash").range(1, 1 << 20)
-          .sets([](const WalkRequest& r, Config& c) { c.bonus.block = r.bonus.block; },
-                [](const Config& c) { return std::to_string(c.bonus.block); }),
+          .records({"bonus.block"}, [](const Config& c) { return std::to_string(c.bonus.block); }),
       row("--latent-dim", FIELD(walk.bonus.latent_dim), "Latent size of MultiHeadLatentAttention (mla; at least 1)")
           .arg("L")
           .docs("Bonus stage mla: the latent size of MultiHeadLatentAttention, what its cache keeps per token")
           .shows("latent size", G::Model, "mla").range(1, 1 << 16)
-          .sets([](const WalkRequest& r, Config& c) { c.bonus.latent_dim = r.bonus.latent_dim; },
-                [](const Config& c) { return std::to_string(c.bonus.latent_dim); }),
+          .records({"bonus.latent_dim"}, [](const Config& c) { return std::to_string(c.bonus.latent_dim); }),
   };
 }
 
@@ -252,33 +234,28 @@ std::vector<OptionRow> train_rows() {
       row("--steps", FIELD(walk.train.steps), "Training steps of the backward stage (at least 1)")
           .arg("N").docs("Stage backward: training steps (zero_grad, loss, backward, step), at least 1")
           .shows("training steps", G::Model, "backward").range(1, 100000).check_too()
-          .sets([](const WalkRequest& r, Config& c) { c.train.steps = r.train.steps; },
-                [](const Config& c) { return std::to_string(c.train.steps); }),
+          .records({"train.steps"}, [](const Config& c) { return std::to_string(c.train.steps); }),
       row("--lr", FIELD(walk.train.lr), "Learning rate of the backward stage's optimizer, in (0, 10]")
           .arg("LR").docs("Stage backward: the optimizer's learning rate, in (0, 10]")
           .shows("learning rate", G::Model, "backward").range(1e-12, 10.0).check_too()
-          .sets([](const WalkRequest& r, Config& c) { c.train.lr = r.train.lr; },
-                [](const Config& c) { return fmt::format("{}", c.train.lr); }),
+          .records({"train.lr"}, [](const Config& c) { return fmt::format("{}", c.train.lr); }),
       row("--weight-decay", FIELD(walk.train.weight_decay),
           "Weight decay of the backward stage's optimizer, in [0, 10] (default: AdamW's 0.1, SGD's 0)")
           .arg("WD").docs("Stage backward: AdamW's decoupled weight decay, as chapter 5 trains, or SGD's L2 term "
                           "(`torch.optim.SGD(params, lr, weight_decay)`), in [0, 10]; default AdamW's 0.1, SGD's 0")
           .shows("weight decay", G::Model, "backward").range(0.0, 10.0).check_too().counts(FIELD(walk.weight_decay_given))
-          .sets([](const WalkRequest& r, Config& c) {
-                  c.train.weight_decay =
-                      r.train.optimizer == OptimizerKind::SGD && !r.weight_decay_given ? 0.0 : r.train.weight_decay;
-                },
-                [](const Config& c) { return fmt::format("{}", c.train.weight_decay); }),
+          .records({"train.weight_decay"}, [](const Config& c) { return fmt::format("{}", c.train.weight_decay); })
+          .then([](const WalkRequest& r, Config& c) {
+            if (c.train.optimizer == OptimizerKind::SGD && !r.weight_decay_given) c.train.weight_decay = 0.0;
+          }),
       row("--grad-step", FIELD(walk.train.grad_step), "Which training step's gradients the backward stage shows (1..--steps)")
           .arg("N").docs("Stage backward: the training step (1 to --steps) whose forward pass, gradients and checks are shown")
           .shows("gradients of step", G::Model, "backward").range(1, 100000).check_too()
-          .sets([](const WalkRequest& r, Config& c) { c.train.grad_step = r.train.grad_step; },
-                [](const Config& c) { return std::to_string(c.train.grad_step); }),
+          .records({"train.grad_step"}, [](const Config& c) { return std::to_string(c.train.grad_step); }),
       row("--optimizer", FIELD(walk.train.optimizer), "Optimizer of the backward stage: adamw or sgd")
           .docs("Stage backward: `torch.optim.AdamW(params, lr, weight_decay)` or `SGD(params, lr, weight_decay)` without momentum")
           .shows("optimizer", G::Model, "backward").check_too()
-          .sets([](const WalkRequest& r, Config& c) { c.train.optimizer = r.train.optimizer; },
-                [](const Config& c) { return std::string(to_string(c.train.optimizer)); }),
+          .records({"train.optimizer"}, [](const Config& c) { return std::string(to_string(c.train.optimizer)); }),
   };
 }
 
@@ -286,7 +263,7 @@ std::vector<OptionRow> train_rows() {
 std::vector<OptionRow> gpt_rows() {
   using G = OptionGroup;
   return {
-      row("--weights", FIELD(walk.weights),
+      row("--weights", FIELD(walk.gpt.weights_path),
           "GPT-2 weights for --stage gpt and multi-head: the book's .safetensors or .pth, or Hugging Face's "
           "model.safetensors")
           .arg("FILE").docs("Stages gpt and multi-head: a GPT-2 model's weights, read without Python: the book's state "
@@ -294,19 +271,20 @@ std::vector<OptionRow> gpt_rows() {
                             "(docs/gpt.md). Stage multi-head walks block --layer's attention on them; the other "
                             "stages refuse it")
           .shows("trained GPT-2 weights (a file)", G::Input, "gpt multi-head").no_default().not_on_page().not_in_state()
-          .sets([](const WalkRequest& r, Config& c) { c.gpt.weights_path = r.weights; }, nullptr),
-      row("--layer", FIELD(walk.layer), "The block whose attention --stage gpt opens (multi-head with --weights: walks; default 0), from 0")
+          .records({"gpt.weights"}, nullptr),
+      row("--layer", FIELD(walk.gpt.layer),
+          "The block whose attention --stage gpt opens (multi-head with --weights: walks; default 0), from 0")
           .arg("L")
           .shows("block to open", G::Model, "gpt multi-head").range(0, 1 << 16).no_default().not_on_page()
-          .sets([](const WalkRequest& r, Config& c) { c.gpt.layer = r.layer; }, nullptr),
-      row("--head", FIELD(walk.head), "The head of --layer's block to show alone, from 0")
+          .records({"gpt.layer"}, nullptr),
+      row("--head", FIELD(walk.gpt.head), "The head of --layer's block to show alone, from 0")
           .arg("H")
           .shows("head to show", G::Model, "gpt").range(0, 1 << 16).no_default().not_on_page()
-          .sets([](const WalkRequest& r, Config& c) { c.gpt.head = r.head; }, nullptr),
-      row("--max-new-tokens", FIELD(walk.max_new_tokens), "Token ids --stage gpt generates greedily (generate_text_simple)")
+          .records({"gpt.head"}, nullptr),
+      row("--max-new-tokens", FIELD(walk.gpt.max_new_tokens), "Token ids --stage gpt generates greedily (generate_text_simple)")
           .arg("N")
           .shows("new tokens to generate", G::Model, "gpt").range(0, 1 << 16).not_on_page()
-          .sets([](const WalkRequest& r, Config& c) { c.gpt.max_new_tokens = r.max_new_tokens; }, nullptr),
+          .records({"gpt.max_new_tokens"}, nullptr),
   };
 }
 
@@ -314,11 +292,11 @@ std::vector<OptionRow> gpt_rows() {
 std::vector<OptionRow> output_rows_before() {
   using G = OptionGroup;
   return {
-      row("-s,--stage", FIELD(walk.stage), fmt::format("Which part of the chapter to walk: {}", fmt::join(stage_choices(), ", ")))
+      row("-s,--stage", FIELD(walk.stage), fmt::format("Which part of the chapter to walk: {}", fmt::join(enum_choices<StageChoice>(), ", ")))
           .arg("STAGE")
           .docs("Which part of the chapter to walk: one of the stages above, `all` (the chapter) or `bonus` (the "
                 "bonus stages)")
-          .shows("part of the chapter", G::Show, "*").one_of(stage_choices),
+          .shows("part of the chapter", G::Show, "*"),
       row("-f,--format", FIELD(format), "Output format: text, json, json-compact or html")
           .docs("Output format. `json`: docs/json-schema.md. `json-compact`: the same, with a --text walk's "
                 "vocabulary-sized tables kept at the text's ids and the rest counted and digested. `html`: the page "
@@ -414,8 +392,21 @@ const char* to_string(OptionGroup g) {
 }
 
 void set_knobs(const WalkRequest& r, Config& c) {
+  Config input = std::move(c);
+  c = r;  // every knob, as the request holds it
+  c.tokens = std::move(input.tokens);
+  c.inputs = std::move(input.inputs);
+  c.input_name = std::move(input.input_name);
+  c.text = std::move(input.text);
+  c.token_ids = std::move(input.token_ids);
   for (const auto& row : option_table())
     if (row.to_config) row.to_config(r, c);
+}
+
+std::vector<std::string> recorded_config_keys() {
+  std::vector<std::string> keys;
+  for (const auto& row : option_table()) keys.insert(keys.end(), row.recorded_as.begin(), row.recorded_as.end());
+  return keys;
 }
 
 void set_render_options(const WalkRequest& r, RenderOptions& ro) {

@@ -31,7 +31,8 @@ using OptionField = std::variant<OptionFieldOf<bool>, OptionFieldOf<int64_t>, Op
                                  OptionFieldOf<double>, OptionFieldOf<std::string>,
                                  OptionFieldOf<std::vector<std::string>>, OptionFieldOf<InitKind>,
                                  OptionFieldOf<DropoutKernel>, OptionFieldOf<OptimizerKind>, OptionFieldOf<Format>,
-                                 OptionFieldOf<HeatmapScale>, OptionFieldOf<ColorMode>>;
+                                 OptionFieldOf<HeatmapScale>, OptionFieldOf<ColorMode>, OptionFieldOf<StageChoice>,
+                                 OptionFieldOf<BlasKernelChoice>>;
 
 // --seed: what a seed is, when the text is not one.
 CLI::Validator seed_check();
@@ -60,9 +61,15 @@ struct OptionRow {
   bool& (*given)(Options&) = nullptr;  // set when the option is on the command line
   char delimiter = 0;                  // a list: "a,b"
   CLI::Validator (*validator)() = nullptr;  // a check of its own (--seed's)
-  // The Config field it sets (make_config), and that field read back as the page's state
-  // writes it (the same text for a default Config means "not set").
+  // A field of the request's Config (the walk's numbers): the keys of the JSON output's
+  // "config" that record it (nested objects' keys joined by dots: "bonus.latent_dim"). None
+  // for an option the Config does not hold.
+  std::vector<std::string> recorded_as;
+  // What else of the Config follows from the option (make_config, after the input is in
+  // place), or, for a value the request holds beside its Config, how it sets the Config.
   void (*to_config)(const WalkRequest&, Config&) = nullptr;
+  // The Config field read back as the page's state writes it (the same text for a default
+  // Config means "not set").
   std::string (*from_config)(const Config&) = nullptr;
   // The same for how the walk is shown: the RenderOptions field it sets (make_walks), read
   // back as the page's state writes it.
@@ -89,6 +96,11 @@ struct OptionRow {
   OptionRow& counts(bool& (*g)(Options&)) { given = g; return *this; }
   OptionRow& list(char d) { delimiter = d; return *this; }
   OptionRow& checked(CLI::Validator (*v)()) { validator = v; return *this; }
+  OptionRow& records(std::vector<std::string> keys, std::string (*from)(const Config&)) {
+    recorded_as = std::move(keys), from_config = from;
+    return *this;
+  }
+  OptionRow& then(void (*also)(const WalkRequest&, Config&)) { to_config = also; return *this; }
   OptionRow& sets(void (*to)(const WalkRequest&, Config&), std::string (*from)(const Config&)) {
     to_config = to, from_config = from;
     return *this;
@@ -102,6 +114,7 @@ struct OptionRow {
   OptionRow& also_draws_inputs() { draws_inputs = true; return *this; }
 
   std::string long_name() const;  // "query"
+  bool in_config() const { return !recorded_as.empty() || to_config; }  // it decides the walk's numbers
 };
 
 constexpr double kNoUpperBound = 1e30;
@@ -148,7 +161,7 @@ std::vector<std::string> enum_choices() {
 // The options given on `app`'s command line that change no stage `stage` selects (their rows'
 // "stages"), each as a note for stderr: "--lr does not change --stage causal (only backward)".
 // Not misuse: --stage all takes knobs that only some of its stages use.
-std::vector<std::string> unused_by_stage(const CLI::App& app, const std::string& stage);
+std::vector<std::string> unused_by_stage(const CLI::App& app, StageChoice stage);
 
 // A range check whose message reads as a person writes the range ("--dropout: must be a
 // number from 0 to 1, got 1.5"); its description (--help) is CLI11's own Range's.
@@ -158,8 +171,13 @@ CLI::Validator range_check(T min, T max);
 // The values an option takes when it has a closed set of them (its type's "{a,b}"), else none.
 std::vector<std::string> option_choices(const CLI::Option& opt);
 
-// Sets every knob of `r` in `c` (each row's to_config).
+// Makes `c`, a Config holding an input (tokens, inputs, input_name, text, token_ids), the
+// request's Config on that input: every knob of `r`, and what the options given imply beyond
+// their own fields (each row's to_config): --seed is both seeds, --d-out and --heads replace
+// the bonus stages' own, SGD's weight decay is 0 unless given, the query stays within the tokens.
 void set_knobs(const WalkRequest& r, Config& c);
+// The keys of the JSON output's "config" that the rows record (OptionRow::recorded_as).
+std::vector<std::string> recorded_config_keys();
 // Sets how `r` asks its walks to be shown in `ro` (each row's to_render).
 void set_render_options(const WalkRequest& r, RenderOptions& ro);
 

@@ -37,7 +37,7 @@ std::vector<Walk> run_walks(const WalkRequest& r, const Config& cfg) {
       note_nonfinite(walks.back());
       summarize(walks.back());  // text only: keep what print() shows
     }
-  if (walks.empty()) throw UsageError("--stage: no stage belongs to '" + r.stage + "'");
+  if (walks.empty()) throw UsageError(std::string("--stage: no stage belongs to '") + enum_name(r.stage) + "'");
   return walks;
 }
 
@@ -54,36 +54,39 @@ void apply_only(std::vector<Walk>& walks, const std::vector<std::string>& only) 
   for (auto& w : walks) keep_only(w, keep);
 }
 
-uint64_t seed_of(const WalkRequest& r) { return r.seed_given ? r.seed : 123; }
+// --random-input's and --text's: the first seed (the chapter's 123 unless --seed is given).
+uint64_t seed_of(const WalkRequest& r) { return r.seed1; }
 
 // The stages that take --weights: the "weights" row's (gpt, multi-head).
-bool takes_weights(const std::string& stage) {
+bool takes_weights(StageChoice stage) {
   std::istringstream names(find_option("weights")->stages);
   for (std::string n; names >> n;)
-    if (n == stage) return true;
+    if (n == enum_name(stage)) return true;
   return false;
 }
 
 // --stage gpt, and a stage walked on --weights, read token ids, from --text or chapter 4's
 // own "Every effort moves you", and embed them with the model's own tables.
-bool walks_gpt(const WalkRequest& r) { return r.stage == "gpt" || (!r.weights.empty() && takes_weights(r.stage)); }
+bool walks_gpt(const WalkRequest& r) {
+  return r.stage == StageChoice::Gpt || (!r.gpt.weights_path.empty() && takes_weights(r.stage));
+}
 constexpr const char* kGptText = "Every effort moves you";
 
 // --weights given to stages that walk the chapter's own weights: a usage error, not a note.
 void refuse_weights_elsewhere(const WalkRequest& r) {
-  if (r.weights.empty() || takes_weights(r.stage)) return;
+  if (r.gpt.weights_path.empty() || takes_weights(r.stage)) return;
   throw UsageError(fmt::format("--weights: --stage {} walks the chapter's own weights; only --stage {} take a weights "
                                "file (docs/gpt.md)",
-                               r.stage, find_option("weights")->stages));
+                               enum_name(r.stage), find_option("weights")->stages));
 }
 
 // --stage gpt (and multi-head on --weights): the weights file, read once (exit 1 for a file
 // that is no GPT-2 model, 2 when its head count cannot be told without --heads).
 std::shared_ptr<const GptParams> load_weights(const WalkRequest& r) {
-  if (!walks_gpt(r) || r.weights.empty()) return nullptr;
+  if (!walks_gpt(r) || r.gpt.weights_path.empty()) return nullptr;
   try {
     const std::optional<int64_t> heads = r.heads_given ? std::optional<int64_t>(r.heads) : std::nullopt;
-    return std::make_shared<const GptParams>(load_gpt_weights(r.weights, heads));
+    return std::make_shared<const GptParams>(load_gpt_weights(r.gpt.weights_path, heads));
   } catch (const WeightsError& e) {
     if (e.usage) throw UsageError(e.what());
     throw InputError(e.what());
@@ -120,7 +123,7 @@ std::pair<int64_t, int64_t> parse_size(const std::string& s) {
 // the options are well formed, the machine is too small for them, as with a huge input).
 void check_walk_fits(const WalkRequest& r, int64_t T, int64_t d_in, const std::string& what) {
   WalkSize w;
-  w.stage = r.stage;
+  w.stage = enum_name(r.stage);
   w.format = enum_name(r.document);
   w.tokens = static_cast<double>(T);
   w.d_in = static_cast<double>(d_in);
@@ -145,7 +148,7 @@ void check_walk_options(const WalkRequest& r, const Config& c) {
 LoadedInput load_input(const WalkRequest& r) {
   LoadedInput in;
   if (walks_gpt(r) && (!r.input.empty() || !r.random_input.empty() || !r.input_json.empty()))
-    throw UsageError("--stage " + r.stage + (r.stage == "gpt" ? "" : " --weights") +
+    throw UsageError(std::string("--stage ") + enum_name(r.stage) + (r.stage == StageChoice::Gpt ? "" : " --weights") +
                      ": the model embeds token ids itself; give --text, not embeddings");
   if (walks_gpt(r) && !r.text.given && r.text.text.empty()) {
     WalkRequest with_text = r;
@@ -180,6 +183,9 @@ LoadedInput load_input(const WalkRequest& r) {
 }
 
 Config make_config(const WalkRequest& r, LoadedInput in) {
+  WalkRequest knobs = r;
+  // A one-token text has no x(2): the default query becomes x(1).
+  if (in.text && !r.query_given) knobs.query = std::min<int64_t>(r.query, static_cast<int64_t>(in.text->ids.size()));
   Config c;
   c.tokens = std::move(in.emb.tokens);
   c.inputs = std::move(in.emb.inputs);
@@ -188,22 +194,22 @@ Config make_config(const WalkRequest& r, LoadedInput in) {
     c.text = in.text->text;
     c.token_ids = in.text->ids;
   }
-  WalkRequest knobs = r;
-  // A one-token text has no x(2): the default query becomes x(1).
-  if (in.text && !r.query_given) knobs.query = std::min<int64_t>(r.query, static_cast<int64_t>(in.text->ids.size()));
   set_knobs(knobs, c);
   c.gpt.params = load_weights(r);
   c.gpt.all_steps = !r.only.empty() || r.list_steps;
   // Every product of the walk follows this sgemm order (a process-wide choice).
   kernels::BlasKernel kernel = kernels::detected_blas_kernel();
-  if (!c.blas_kernel.empty()) kernels::parse_blas_kernel(c.blas_kernel, &kernel);
+  switch (c.blas_kernel) {
+    case BlasKernelChoice::Machine: break;
+    case BlasKernelChoice::Cooperlake: kernel = kernels::BlasKernel::Cooperlake; break;
+    case BlasKernelChoice::SkylakeX: kernel = kernels::BlasKernel::SkylakeX; break;
+    case BlasKernelChoice::Haswell: kernel = kernels::BlasKernel::Haswell; break;
+  }
   kernels::set_blas_order({kernel, kernels::detected_blas_threads()});
   c.blas_kernel_used = kernels::blas_kernel_name(kernel);
   c.blas_threads = kernels::blas_order().threads;
   check_walk_options(knobs, c);
   c.summaries_only = !r.keep_all_values;
-  c.on_step = r.on_step;
-  c.on_part = r.on_part;
   return c;
 }
 

@@ -1,16 +1,17 @@
-// The fields of a walk request (WalkRequest) and of the command line (Options), and the error
-// an option's misuse throws. The options table (option_table.h) names which field each option
-// fills; request.h says what is done with a request. Apart from both, so that the table and
-// make_config(), which reads the table, do not include each other.
+// The fields of a walk request (WalkRequest: the walk's Config and what to walk) and of the
+// command line (Options), and the error an option's misuse throws. The options table
+// (option_table.h) names which field each option fills; request.h says what is done with a
+// request. Apart from both, so that the table and make_config(), which reads the table, do
+// not include each other.
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "core/config.h"
+#include "core/stage_place.h"
 #include "input/input_stream.h"  // kDefaultMaxInputMb
 #include "render/heatmap.h"          // HeatmapScale (--heatmap-scale)
 #include "text/text_options.h"
@@ -30,41 +31,43 @@ struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-struct WalkRequest {
-  std::string stage = "dot-product";  // a stage name, "all" (the chapter) or "bonus"
+// --stage: one stage of core/stage_place.h's, in its order, or a group of them (the chapter's,
+// the bonus stages). Names: enum_names (tests/test_request.cpp holds them to stage_places()).
+enum class StageChoice {
+  Tokens, DotProduct, Softmax, Trainable, Causal, Dropout, MultiHead,
+  Efficient, KvCache, Gqa, Swa, Rope, Flash, Mla,
+  Backward, Gpt,
+  All, Bonus,
+};
+const std::vector<EnumName<StageChoice>>& enum_names(StageChoice);
+// The stage or group named `name`; false if there is none.
+bool parse_stage_choice(const std::string& name, StageChoice* choice);
+// Whether --stage `choice` walks stage s (core's stage_selected on the choice's name).
+bool stage_selected(const StagePlace& s, StageChoice choice);
 
-  // The input, the first of these that is given; else the chapter's six tokens.
+// A walk request is the walk's Config (core/config.h: every knob, declared there once, with its
+// default; the option table binds the command line to its fields) and what the Config does
+// not hold: what to walk, on which input, which options were given, and what the caller
+// shows. make_config() fills in the rest of the Config: the input and what follows from it.
+struct WalkRequest : Config {
+  StageChoice stage = StageChoice::DotProduct;
+
+  // The input, the first of these that is given; else the chapter's six tokens. (`text` is
+  // the request's --text; Config::text, which it hides here, is the text make_config reads.)
   TextOptions text;                    // --text, --text-file: the learner's own sentence
   std::string random_input;            // "TxD": torch.randn(T, D) embeddings
   std::string input;                   // --input: a file (.json or .npy); "-": stdin
   std::string input_json;              // the page's table: embeddings as JSON text
   uint64_t max_input_mb = kDefaultMaxInputMb;  // --max-input-mb: larger inputs are refused
 
-  // The knobs (src/request/option_table.cpp says which Config field each one sets).
-  int64_t query = 2;
+  // Which knobs were given; make_config derives the others from them.
   bool query_given = false;  // else a one-token --text uses x(1)
-  uint64_t seed = 0;
-  bool seed_given = false;   // else the chapter's 123 and 789
-  int64_t d_out = 2;
-  int64_t heads = 2;
+  bool seed_given = false;   // else the chapter's 123 and 789; given, --seed (seed1) is both
   bool d_out_given = false, heads_given = false;  // else the bonus stages use their own
-  double dropout = 0.5;
-  double attn_dropout = 0.0;
-  int64_t batch = 2;
-  bool qkv_bias = false;
-  InitKind init = InitKind::Rand;
-  DropoutKernel dropout_rng = DropoutKernel::Default;
-  std::string blas_kernel;             // --blas-kernel: "" = the one OpenBLAS picks on this machine
-  CausalSoftmax causal_softmax;        // --softmax-dim, --torch-threads
-  BonusConfig bonus;                   // --kv-groups, --window, --rope-base, --block, --latent-dim
-  TrainConfig train;                   // --steps, --lr, --weight-decay, --grad-step, --optimizer (the backward stage)
   bool weight_decay_given = false;     // else AdamW's 0.1 (chapter 5's), SGD's 0 (torch.optim.SGD's)
-  // --stage gpt: the weights file and what to open (Config::gpt).
-  std::string weights;                 // --weights FILE
-  int64_t layer = -1, head = -1;       // --layer L, --head H; -1: not given
-  int64_t max_new_tokens = 0;          // --max-new-tokens N
 
-  // What the caller shows, which decides what the walk keeps.
+  // What the caller shows, which decides what the walk keeps. (Config::on_step and on_part
+  // tell a caller of the walk's progress: the page's engine.)
   bool keep_all_values = false;  // JSON, HTML and heatmaps read every value; text may keep summaries
   bool explain = false;          // attach each step's explanation (--explain; always on a page)
   bool heatmap = false;          // --heatmap: attention matrices drawn in the terminal
@@ -74,11 +77,6 @@ struct WalkRequest {
   bool list_steps = false;        // --list-steps: every step's name is wanted (gpt shortens text otherwise)
   // The document the walks become (text, json or html): its size counts in the memory check.
   Format document = Format::Text;
-  // Told of each step as it is recorded (Config::on_step): the page's engine reports a long
-  // walk's progress with it. Empty for the command line.
-  std::function<void(const std::string& stage, const std::string& step)> on_step;
-  // Told of the parts of a long step as they are done (Config::on_part). Empty for the command line.
-  std::function<void(const std::string& stage, const std::string& step, int64_t part, int64_t parts)> on_part;
 };
 
 // The command line: a walk request, and where and how to write it.

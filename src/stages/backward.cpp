@@ -8,6 +8,7 @@
 #include <cmath>
 #include <map>
 #include <string>
+#include <tuple>
 
 #include "core/float_bits.h"
 #include "core/number_format.h"
@@ -40,22 +41,28 @@ const char* grad_fn_of(const std::string& name, bool qkv_bias, double p) {
   return fixed.at(name).c_str();
 }
 
-// The forward pass's steps, with the multi-head stage's names.
-void record_forward(Walk& walk, const Activations& a, const MultiHeadAttention& mha, bool qkv_bias) {
+// The forward pass's steps, with the multi-head stage's names; `text_variant` is the variant
+// of the steps that speak of labels ("text" with --text).
+void record_forward(Walk& walk, const Activations& a, const MultiHeadAttention& mha, bool qkv_bias,
+                    const std::string& text_variant) {
   const int64_t b = a.batch.size(0), T = a.batch.size(1);
   const Shape heads_shape{b, T, mha.num_heads, mha.head_dim};
-  const std::vector<std::pair<const char*, Tensor>> steps = {
-      {"keys", a.keys}, {"queries", a.queries}, {"values", a.values},
-      {"keys_viewed", view(a.keys, heads_shape)}, {"queries_viewed", view(a.queries, heads_shape)},
-      {"values_viewed", view(a.values, heads_shape)}, {"keys_transposed", a.keys_t},
-      {"queries_transposed", a.queries_t}, {"values_transposed", a.values_t},
-      {"attn_scores", a.attn_scores}, {"attn_scores_masked", a.attn_scores_masked},
-      {"attn_weights", a.attn_weights}, {"context_vec", a.context_vec},
-      {"context_vec_merged", a.context_vec_merged}, {"context_vecs", a.context_vecs},
-      {"logits", a.logits}, {"loss", a.loss}};
+  const std::vector<std::tuple<const char*, Role, Tensor>> steps = {
+      {"keys", Role::Value, a.keys}, {"queries", Role::Value, a.queries}, {"values", Role::Value, a.values},
+      {"keys_viewed", Role::Value, view(a.keys, heads_shape)},
+      {"queries_viewed", Role::Value, view(a.queries, heads_shape)},
+      {"values_viewed", Role::Value, view(a.values, heads_shape)}, {"keys_transposed", Role::Value, a.keys_t},
+      {"queries_transposed", Role::Value, a.queries_t}, {"values_transposed", Role::Value, a.values_t},
+      {"attn_scores", Role::Scores, a.attn_scores}, {"attn_scores_masked", Role::Scores, a.attn_scores_masked},
+      {"attn_weights", Role::Weights, a.attn_weights}, {"context_vec", Role::Value, a.context_vec},
+      {"context_vec_merged", Role::Value, a.context_vec_merged}, {"context_vecs", Role::Value, a.context_vecs}};
   // record(): a walk that is only printed keeps what print() shows of the large ones (the
   // (b, H, T, T) scores, the logits with --text's 50257 columns).
-  for (const auto& [name, value] : steps) walk.record(name, value, {grad_fn_of(name, qkv_bias, a.p)});
+  for (const auto& [name, role, value] : steps) walk.record(name, role, value, {grad_fn_of(name, qkv_bias, a.p)});
+  walk.record("logits", a.logits, {grad_fn_of("logits", qkv_bias, a.p)});
+  walk.last().variant = text_variant;
+  walk.record("loss", a.loss, {grad_fn_of("loss", qkv_bias, a.p)});
+  walk.last().variant = text_variant;
 }
 
 // The attention weights of the first sequence in eval mode (no dropout): (H, T, T).
@@ -74,8 +81,8 @@ size_t parameter_index(const std::vector<std::pair<std::string, Tensor*>>& param
 // "its gradient is 0") gets its "nonfinite" variant when its tensor holds an infinity or a NaN:
 // a float32 overflowed on the way (the inputs themselves are finite), and the text says so
 // instead of a fact the tensor above it does not show.
-void mark_nonfinite(Walk& walk, const std::string& step, const Tensor& t) {
-  if (any_nonfinite(t.data.data(), t.numel())) walk.vars["variant:" + step] = "nonfinite";
+void mark_nonfinite(Step& step, const Tensor& t) {
+  if (any_nonfinite(t.data.data(), t.numel())) step.variant = "nonfinite";
 }
 
 // --text: print() of tok_emb.weight.grad shows the rows of the input ids (in order of first
@@ -86,7 +93,7 @@ void print_input_rows(Step& step, const Tensor& table, const std::vector<int64_t
   Tensor part = Tensor::zeros({static_cast<int64_t>(rows.size()), D});
   for (size_t r = 0; r < rows.size(); ++r)
     std::copy_n(table.data.begin() + rows[r] * D, D, part.data.begin() + static_cast<int64_t>(r) * D);
-  step.printed_part = std::move(part);
+  step.payload = TensorPayload{std::move(part)};
   step.print_label = fmt::format("{}[[{}]]:", step.name, fmt::join(rows, ", "));
 }
 
@@ -97,7 +104,7 @@ void record_gradients(Walk& walk, const AttentionLM& model, const Activations& a
     if (name == "batch") continue;
     walk.record(name + ".grad", grad);
     if (name == "tok_emb.weight") print_input_rows(walk.steps.back(), grad, input_rows);
-    if (name == "logits" || name == "queries") mark_nonfinite(walk, name + ".grad", grad);
+    if (name == "logits" || name == "queries") mark_nonfinite(walk.last(), grad);
     if (name == "attn_scores") {
       // The masked entries, and how many of them are -0.0 (the book's in-place mask).
       const int64_t T = grad.size(-1);
@@ -137,10 +144,8 @@ void set_gradient_vars(Walk& walk, const Activations& a, const Gradients& g) {
   walk.vars["loss"] = num(a.loss.item());
 }
 
-// --text: the values the embeddings' gradient texts quote, and the text variants of the
-// steps that speak of labels.
+// --text: the values the embeddings' gradient texts quote.
 void set_text_vars(Walk& walk, const Config& cfg, const TrainData& data) {
-  for (const char* step : {"batch", "targets", "logits", "loss"}) walk.vars[std::string("variant:") + step] = "text";
   const int64_t T = data.num_inputs();
   const std::vector<int64_t> inputs(data.ids.begin(), data.ids.begin() + T);
   std::vector<int64_t> distinct;
@@ -201,7 +206,6 @@ Walk run_backward_with(const Config& cfg, const TrainChoices& choices) {
   walk.vars["lr"] = format_number(tc.lr);
   walk.vars["weight_decay"] = format_number(tc.weight_decay);
   walk.vars["optimizer"] = tc.optimizer == OptimizerKind::AdamW ? "AdamW" : "SGD";
-  if (tc.optimizer == OptimizerKind::SGD) walk.vars["variant:step1.update"] = "sgd";
 
   // Chapter 5's shift: the inputs are the first T - 1 tokens, the targets the last T - 1.
   // torch.manual_seed(seed); mha = MultiHeadAttention(...); out_head = nn.Linear(d_out, V, bias=False)
@@ -210,6 +214,7 @@ Walk run_backward_with(const Config& cfg, const TrainChoices& choices) {
   const int64_t T = data.num_inputs(), B = data.batch_size;
   walk.vars["T"] = std::to_string(T);
   if (!cfg.token_ids.empty()) set_text_vars(walk, cfg, data);
+  const std::string text_variant = cfg.token_ids.empty() ? "" : "text";  // of the steps that speak of labels
   Tensor target_ids = Tensor::zeros({B, T});
   for (int64_t k = 0; k < B * T; ++k) target_ids(k) = static_cast<float>(data.targets[static_cast<size_t>(k)]);
   // The walk's inputs are the shifted ones: its heatmaps label rows and columns with them.
@@ -232,37 +237,42 @@ Walk run_backward_with(const Config& cfg, const TrainChoices& choices) {
     if (step != shown) return;
     // With --text the batch is tok_emb(ids) + pos_emb(positions): AddBackward0.
     walk.add("batch", a.batch, cfg.token_ids.empty() ? std::vector<std::string>{} : std::vector<std::string>{"grad_fn=<AddBackward0>"});
+    walk.last().variant = text_variant;
     walk.add("targets", target_ids);
+    walk.last().variant = text_variant;
     walk.steps.back().is_int64 = true;
-    record_forward(walk, a, model.mha, cfg.qkv_bias);
+    record_forward(walk, a, model.mha, cfg.qkv_bias, text_variant);
     set_gradient_vars(walk, a, grads);
     record_gradients(walk, model, a, grads, input_rows);
   };
   // The first update of W_query.weight: AdamW's moments and the update itself, shown after
   // the gradients (of step 1, or of a later --grad-step).
   const auto params = training.model.parameters();
-  std::vector<std::pair<std::string, Tensor>> first_update;
+  std::vector<std::tuple<std::string, Tensor, std::string>> first_update;  // name, value, variant
   observe.after_step = [&](int64_t step, const std::vector<Tensor>& before) {
     if (step != 0) return;
     const size_t i = parameter_index(params, "W_query.weight");
     if (training.optimizer.kind == Optimizer::Kind::AdamW) {
-      first_update.emplace_back("step1.exp_avg", training.optimizer.exp_avg[i]);
-      first_update.emplace_back("step1.exp_avg_sq", training.optimizer.exp_avg_sq[i]);
+      first_update.emplace_back("step1.exp_avg", training.optimizer.exp_avg[i], "");
+      first_update.emplace_back("step1.exp_avg_sq", training.optimizer.exp_avg_sq[i], "");
     }
     Tensor update = *params[i].second;
     for (int64_t k = 0; k < update.numel(); ++k) update.data[k] -= before[i].data[k];
-    if (training.optimizer.kind == Optimizer::Kind::AdamW) mark_nonfinite(walk, "step1.update", update);
-    first_update.emplace_back("step1.update", std::move(update));
-    first_update.emplace_back("step1.W_query.weight", *params[i].second);
+    const bool adamw = training.optimizer.kind == Optimizer::Kind::AdamW;
+    const char* variant = !adamw ? "sgd" : any_nonfinite(update.data.data(), update.numel()) ? "nonfinite" : "";
+    first_update.emplace_back("step1.update", std::move(update), variant);
+    first_update.emplace_back("step1.W_query.weight", *params[i].second, "");
   };
   const std::vector<float> losses = training.run(tc.steps, observe);
-  for (auto& [name, value] : first_update) walk.add(name, std::move(value));
-  walk.add("losses", Tensor({static_cast<int64_t>(losses.size())}, losses));
-  walk.steps.back().series = true;  // HTML: a line plot
+  for (auto& [name, value, variant] : first_update) {
+    walk.add(name, std::move(value));
+    walk.last().variant = variant;
+  }
+  walk.add("losses", Role::Series, Tensor({static_cast<int64_t>(losses.size())}, losses));  // HTML: a line plot too
   for (const auto& [name, p] : params) walk.add_parameter(name, *p);
-  walk.add("attn_weights_untrained", untrained);
-  walk.add("attn_weights_trained", eval_attention(model, data));
-  mark_nonfinite(walk, "attn_weights_trained", walk.steps.back().value);
+  walk.add("attn_weights_untrained", Role::Weights, untrained);
+  walk.add("attn_weights_trained", Role::Weights, eval_attention(model, data));
+  mark_nonfinite(walk.last(), walk.last().value);
   if (walk.summaries_only) summarize(walk);  // the trained 50257-row tables of --text
   return walk;
 }

@@ -24,8 +24,8 @@ double length(const Tensor& x) {
 // attn_scores_2 and attn_scores say so with this walk's numbers: which score is the
 // largest, and a row where another token outscores the query itself (which no vector can
 // do by alignment alone, so that token must be longer).
-void score_facts(Walk& walk, const Tensor& inputs, const Tensor& attn_scores_2,
-                 const Tensor& attn_scores, int64_t q) {
+void score_facts(Walk& walk, const Tensor& inputs, const Tensor& attn_scores_2, Step& attn_scores_2_step,
+                 const Tensor& attn_scores, Step& attn_scores_step, int64_t q) {
   auto& v = walk.vars;
   int64_t top = q;  // ties go to the query itself
   for (int64_t i = 0; i < attn_scores_2.numel(); ++i)
@@ -35,7 +35,7 @@ void score_facts(Walk& walk, const Tensor& inputs, const Tensor& attn_scores_2,
   v["self_score"] = python_fixed(attn_scores_2(q), 4);
   v["top_len"] = python_fixed(length(inputs[top]), 4);
   v["q_len"] = python_fixed(length(inputs[q]), 4);
-  if (top != q) v["variant:attn_scores_2"] = "longer_wins";
+  if (top != q) attn_scores_2_step.variant = "longer_wins";
 
   // The row where another token beats the diagonal by the most.
   int64_t ci = -1, cj = -1;
@@ -47,7 +47,7 @@ void score_facts(Walk& walk, const Tensor& inputs, const Tensor& attn_scores_2,
         ci = i, cj = j;
       }
   if (ci < 0) {
-    v["variant:attn_scores"] = "self_wins";
+    attn_scores_step.variant = "self_wins";
     return;
   }
   v["ci"] = std::to_string(ci + 1);
@@ -63,6 +63,7 @@ void score_facts(Walk& walk, const Tensor& inputs, const Tensor& attn_scores_2,
 Walk run_dot_product(const Config& cfg) {
   Walk walk("dot-product", cfg);
   set_common_vars(walk, cfg);
+  walk.section = "3.3.1";
   const int64_t T = cfg.num_tokens(), d_in = cfg.d_in();
   const int64_t q = cfg.query - 1;
 
@@ -70,7 +71,8 @@ Walk run_dot_product(const Config& cfg) {
   const Tensor query = walk.add("query", inputs[q]);                 // (d_in,)
 
   // Attention scores: the dot product of the query with every input, ω2i = x(2) · x(i).
-  const Tensor& attn_scores_2 = walk.add("attn_scores_2", dot_scores(inputs, query));  // (T,)
+  const Tensor& attn_scores_2 = walk.add("attn_scores_2", Role::Scores, dot_scores(inputs, query));  // (T,)
+  Step& attn_scores_2_step = walk.last();  // its text depends on attn_scores (score_facts)
 
   // One of them by hand: multiply element by element and add up.
   Tensor res = Tensor::scalar(0.0f);
@@ -84,7 +86,7 @@ Walk run_dot_product(const Config& cfg) {
   add_check(walk, "res_equals_attn_scores_2_0",
             compare_close(res, Tensor::scalar(attn_scores_2(0)), 1e-5, 1e-6 * (1.0 + magnitude)));
 
-  const Tensor& attn_weights_2 = walk.add("attn_weights_2", softmax_lastdim(attn_scores_2));
+  const Tensor& attn_weights_2 = walk.add("attn_weights_2", Role::Weights, softmax_lastdim(attn_scores_2));
   add_check(walk, "softmax_sums_to_1", rows_sum_to_one(attn_weights_2));
 
   // Context vector: the attention-weighted sum of the inputs, z(2) = Σ α2i x(i).
@@ -94,11 +96,12 @@ Walk run_dot_product(const Config& cfg) {
     for (int64_t k = 0; k < d_in; ++k) context_vec_2(k) += attn_weights_2(i) * x_i(k);
   }
   walk.add("context_vec_2", context_vec_2);
+  walk.section = "3.3.2";
 
   // Now every query at once, as matrix products.
-  const Tensor& attn_scores = walk.add("attn_scores", matmul_transposed(inputs, inputs));  // (T, T)
-  const Tensor& attn_weights = walk.add("attn_weights", softmax_lastdim(attn_scores));       // (T, T)
-  score_facts(walk, inputs, attn_scores_2, attn_scores, q);
+  const Tensor& attn_scores = walk.add("attn_scores", Role::Scores, matmul_transposed(inputs, inputs));  // (T, T)
+  score_facts(walk, inputs, attn_scores_2, attn_scores_2_step, attn_scores, walk.last(), q);
+  const Tensor& attn_weights = walk.add("attn_weights", Role::Weights, softmax_lastdim(attn_scores));  // (T, T)
   // The notebook checks one row by hand, typing the printed weights into Python's sum():
   // 4 decimals each, added up as Python floats.
   {

@@ -18,7 +18,7 @@ namespace {
 
 // What dropout did to the rows, for the texts: the rows it emptied (sum exactly 0) and
 // the row sum farthest from 1. Rows are counted from 1, as the queries x(1), x(2), ...
-void row_sum_facts(Walk& walk, const Tensor& row_sums, const char* variant) {
+void row_sum_facts(Walk& walk, Step& row_sums_step, const Tensor& row_sums, const char* variant) {
   std::vector<std::string> zero_rows;
   int64_t far = 0;
   for (int64_t i = 0; i < row_sums.numel(); ++i) {
@@ -32,7 +32,7 @@ void row_sum_facts(Walk& walk, const Tensor& row_sums, const char* variant) {
   walk.vars["far_sum"] = python_fixed(row_sums(far), 4);
   walk.vars["zero_rows"] = fmt::format("{}", fmt::join(zero_rows, ", "));
   if (!variant && !zero_rows.empty())
-    walk.vars["variant:dropout_attn_weights_row_sums"] = zero_rows.size() == 1 ? "zero_row" : "zero_rows";
+    row_sums_step.variant = zero_rows.size() == 1 ? "zero_row" : "zero_rows";
 }
 
 // list(ca.state_dict()) of CausalAttention, as Python prints it: the module's own buffer
@@ -59,34 +59,36 @@ Walk run_dropout_with(const Config& cfg, const Cells& cells) {
   TorchGenerator gen;
   // p = 0 keeps everything and p = 1 drops everything: the texts say so.
   const char* variant = cfg.dropout == 0.0 ? "p0" : cfg.dropout == 1.0 ? "p1" : nullptr;
-  if (variant)
-    for (const char* step : {"dropout_ones", "dropout_attn_weights", "dropout_attn_weights_row_sums"})
-      walk.vars[std::string("variant:") + step] = variant;
+  walk.section = "3.5.2";
 
   const CausalWeights causal = causal_weights(cfg, cells);  // section 3.5.1's
-  walk.add("attn_weights_causal", causal.attn_weights_causal, {"grad_fn=<SoftmaxBackward0>"});
+  walk.add("attn_weights_causal", Role::Weights, causal.attn_weights_causal, {"grad_fn=<SoftmaxBackward0>"});
 
   // Dropout keeps each element with probability 1-p and scales kept ones by 1/(1-p),
   // so the expected value is unchanged, but rows no longer sum to 1.
   const Dropout dropout_layer{cfg.dropout, cfg.dropout_rng};  // torch.nn.Dropout(p)
   const DropoutFn dropout = [&](const Tensor& t) { return cells.nn_dropout(t, dropout_layer, gen); };
   gen.manual_seed(cfg.seed1);
-  const Tensor& ones = walk.add("dropout_ones", dropout(Tensor::full({T, T}, 1.0f)));  // dropout(example)
+  const Tensor& ones = walk.add("dropout_ones", Role::DroppedWeights, dropout(Tensor::full({T, T}, 1.0f)));  // dropout(example)
+  if (variant) walk.last().variant = variant;
   if (cfg.dropout < 1.0)
     add_check(walk, "dropout_kept_scaled", zero_or_value(ones, static_cast<float>(1.0 / (1.0 - cfg.dropout))));
   cells.seed(gen, cfg.seed1, "dropout_attn_weights");
   // dropout(attn_weights)
-  const Tensor& dropped = walk.add("dropout_attn_weights", cells.drop_weights(causal, dropout),
+  const Tensor& dropped = walk.add("dropout_attn_weights", Role::DroppedWeights, cells.drop_weights(causal, dropout),
                                    {dropout_grad_fn(cfg.dropout, "grad_fn=<SoftmaxBackward0>")});
+  if (variant) walk.last().variant = variant;
   const Tensor& row_sums =
       walk.add("dropout_attn_weights_row_sums", sum_lastdim(dropped, false), {"grad_fn=<SumBackward1>"});
-  row_sum_facts(walk, row_sums, variant);
+  if (variant) walk.last().variant = variant;
+  row_sum_facts(walk, walk.last(), row_sums, variant);
   if (cfg.dropout == 0.0)
     add_check(walk, "dropout_p0_rows_still_sum_to_1", rows_sum_to_one(dropped));
   else
     add_check(walk, "dropout_rows_no_longer_sum_to_1", rows_do_not_sum_to_one(dropped));
 
   // 3.5.3: a batch of identical inputs through the CausalAttention module.
+  walk.section = "3.5.3";
   const Tensor& batch = walk.add("batch", stack_copies(cfg.inputs, cfg.batch));  // (B, T, d_in)
   print_shape_last(walk, "");
   note_causal_softmax(walk, cfg);

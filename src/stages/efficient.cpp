@@ -34,17 +34,17 @@ Tensor walk_einsum(Walk& walk, const Config& cfg, const Tensor& batch, const Mul
   gen.manual_seed(cfg.seed1);
   MHAEinsum einsum(gen, cfg.d_in(), bc.d_out, bc.heads, cfg.qkv_bias);
   walk.vars["einsum_proj_eq"] = einsum.proj_eq;
-  if (!einsum.multiplies_by_w()) walk.vars["variant:einsum_Q"] = "linear_eq";
   walk.add_parameter("einsum.W_query", einsum.W_query);  // (d_out, d_in)
   MHAEinsum::Trace t = einsum.forward_traced(batch);
   walk.add("einsum_Q", std::move(t.Q));                       // (B, T, d_out)
+  if (!einsum.multiplies_by_w()) walk.last().variant = "linear_eq";
   walk.add("einsum_scores", std::move(t.scores));             // (B, H, T, T)
   walk.add("einsum_attn_weights", std::move(t.attn_weights)); // (B, H, T, T)
   const Tensor& out = walk.add("einsum_context_vec", std::move(t.context_vec));  // (B, T, d_out)
   add_check(walk, "efficient_einsum_differs_by_weights", differs(out, mha_out));
   einsum.copy_from(mha);
-  if (!einsum.multiplies_by_w()) walk.vars["variant:einsum.W_query_copied"] = "linear_eq";
   walk.add_parameter("einsum.W_query_copied", einsum.W_query);
+  if (!einsum.multiplies_by_w()) walk.last().variant = "linear_eq";
   const Tensor& copied = walk.add("einsum_context_vec_copied", einsum.forward_traced(batch).context_vec);
   add_check(walk, "efficient_einsum_copied_equal_mha", compare_close(copied, mha_out));
   return copied;
@@ -61,16 +61,14 @@ Tensor walk_torch_mha(Walk& walk, const Config& cfg, const Tensor& batch, const 
   MHAPyTorchClass pt(gen, bc.d_out, bc.heads, cfg.qkv_bias);
   walk.vars["in_proj_width"] = std::to_string(3 * bc.d_out);
   walk.vars["xavier_bound"] = format_number(std::sqrt(6.0 / static_cast<double>(4 * bc.d_out)));
-  if (cfg.qkv_bias) {
-    walk.vars["variant:torch_mha_attn_mask"] = "bias_kv";
-    walk.vars["variant:torch_mha_context_vec_copied"] = "bias_kv";
-  }
+  const char* bias_kv = cfg.qkv_bias ? "bias_kv" : "";  // the texts of a mask and an output with bias_k
   walk.vars["keys_seen"] = std::to_string(cfg.num_tokens() + (cfg.qkv_bias ? 1 : 0));
   walk.add_parameter("torch_mha.in_proj_weight", pt.multihead_attn.in_proj_weight);   // (3 * d_out, d_out)
   walk.add_parameter("torch_mha.out_proj.weight", pt.multihead_attn.out_proj.weight); // (d_out, d_out)
   if (pt.multihead_attn.bias_k) walk.add_parameter("torch_mha.bias_k", *pt.multihead_attn.bias_k);  // (1, 1, d_out)
   MHAPyTorchClass::Trace t = pt.forward_traced(batch);
   walk.add("torch_mha_attn_mask", std::move(t.attn_mask));        // (1, T, S)
+  walk.last().variant = bias_kv;
   walk.add("torch_mha_q_scaled", std::move(t.q_scaled));          // (B * H, T, head_dim)
   walk.add("torch_mha_scores", std::move(t.scores));              // (B * H, T, S)
   walk.add("torch_mha_attn_weights", std::move(t.attn_weights));  // (B * H, T, S)
@@ -80,6 +78,7 @@ Tensor walk_torch_mha(Walk& walk, const Config& cfg, const Tensor& batch, const 
   add_check(walk, "efficient_torch_mha_differs_by_weights", differs(out, mha_out));
   pt.copy_from(mha);
   const Tensor& copied = walk.add("torch_mha_context_vec_copied", pt.forward_traced(batch).context_vec);
+  walk.last().variant = bias_kv;
   add_check(walk, "efficient_torch_mha_copied_equal_mha", compare_close(copied, mha_out));
   return copied;
 }
@@ -105,8 +104,8 @@ Walk run_efficient(const Config& cfg) {
   const Tensor& queries = walk.add("queries", std::move(t.queries));  // (B, H, T, head_dim)
   const Tensor& keys = walk.add("keys", std::move(t.keys));
   const Tensor& values = walk.add("values", std::move(t.values));
-  walk.add("attn_scores", std::move(t.attn_scores));     // (B, H, T, T)
-  const Tensor& attn_weights = walk.add("attn_weights", std::move(t.attn_weights));
+  walk.add("attn_scores", Role::Scores, std::move(t.attn_scores));     // (B, H, T, T)
+  const Tensor& attn_weights = walk.add("attn_weights", Role::Weights, std::move(t.attn_weights));
   add_check(walk, "causal_no_future_weight", zero_above_diagonal(attn_weights));
   add_check(walk, "softmax_rows_sum_to_1", rows_sum_to_one(attn_weights));
   const Tensor& context_vec = walk.add("context_vec", std::move(t.context_vec));  // (B, T, d_out)
@@ -118,9 +117,10 @@ Walk run_efficient(const Config& cfg) {
   gen.manual_seed(cfg.seed1);
   const MultiHeadAttention mha(gen, d_in, bc.d_out, T, 0.0, H, cfg.qkv_bias, cfg.dropout_rng);
   const Tensor& mha_out = walk.add("mha_context_vecs", mha.forward_traced(gen, batch).context_vecs);
+  Step& mha_out_step = walk.last();
   const Tensor stacked = cat({mha.W_query.weight, mha.W_key.weight, mha.W_value.weight}, 0);
   if (!cfg.qkv_bias) {
-    walk.vars["variant:mha_context_vecs"] = "same_draws";
+    mha_out_step.variant = "same_draws";
     add_check(walk, "efficient_same_draws", both(compare_close(combined.qkv.weight, stacked, 0, 0),
                                                  compare_close(context_vec, mha_out, 0, 0)));
   } else {

@@ -50,13 +50,13 @@ Walk run_flash(const Config& cfg) {
     std::map<std::string, std::string> vars = {
         {"j", std::to_string(j + 1)}, {"key_first", std::to_string(blk.start + 1)},
         {"key_last", std::to_string(blk.end)}};
-    if (j == 0) vars["variant"] = "first";  // nothing to rescale yet: m starts at -inf
     for (auto [name, value] : {std::pair<const char*, Tensor*>{"scores", &blk.scores},  // (B, H, T, keys)
                                {"m", &blk.m},        // (B, H, T, 1)
                                {"l", &blk.l},        // (B, H, T, 1)
                                {"acc", &blk.acc}}) { // (B, H, T, head_dim)
       walk.add(name, std::move(*value));
       walk.steps.back().vars = vars;
+      if (j == 0) walk.last().variant = "first";  // nothing to rescale yet: m starts at -inf
     }
   }
   const Tensor& out = walk.add("flash_context_vec", std::move(f.out));  // (B, H, T, head_dim)

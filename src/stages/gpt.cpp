@@ -190,15 +190,19 @@ Walk run_gpt(const Config& cfg) {
       facts.note(nullptr, rest, in_block, value);  // not shown; its numbers still count
       return;
     }
-    walk.record(path, value);
+    // The attention core's steps (modules/gpt.cpp's names within a block) get heatmaps.
+    const Role role = rest == "att.attn_weights" ? Role::Weights
+                      : rest == "att.attn_scores" || rest == "att.attn_scores_masked" ? Role::Scores
+                                                                                        : Role::Value;
+    walk.record(path, role, value);
     Step& step = walk.steps.back();
     if (block >= 0) step.vars["block"] = std::to_string(block);
     facts.note(&step, rest, in_block, value);
-    if (block_output && !every_step && block != L) step.printed = block_summary(value);
+    if (block_output && !every_step && block != L) step.payload = PrintedTextPayload{block_summary(value)};
     if (rest == "att.attn_weights" && value.dim() == 4) {
       walk.vars["head_focus"] = head_focus(value, cfg.tokens, cfg.gpt.head);
       if (cfg.gpt.head >= 0) {  // --head: that head's (T, T) weights alone
-        walk.record(path + "_head", value[0][cfg.gpt.head]);
+        walk.record(path + "_head", Role::Weights, value[0][cfg.gpt.head]);
         walk.steps.back().vars["head"] = std::to_string(cfg.gpt.head);
         walk.steps.back().vars["block"] = std::to_string(block);
       }
@@ -230,9 +234,7 @@ Walk run_gpt(const Config& cfg) {
   walk.add("top5_ids", top_ids);
   walk.steps.back().is_int64 = true;
   walk.add("top5_probas", top_probas);
-  walk.add("top5_tokens", Tensor());
-  walk.steps.back().words = words;
-  walk.steps.back().printed = printed;
+  walk.add_words("top5_tokens", words, printed);
   walk.vars["next_token"] = words.front();
   walk.vars["next_proba"] = fmt::format("{:.4g}", top_probas.data[0]);
 
@@ -245,9 +247,7 @@ Walk run_gpt(const Config& cfg) {
     walk.add("generated_ids", generated);
     walk.steps.back().is_int64 = true;
     const std::string decoded = decoded_text(ids);
-    walk.add("generated_text", Tensor());
-    walk.steps.back().words = {decoded};
-    walk.steps.back().printed = decoded;
+    walk.add_words("generated_text", {decoded}, decoded);
     walk.vars["max_new_tokens"] = std::to_string(cfg.gpt.max_new_tokens);
   }
   return walk;

@@ -56,12 +56,13 @@ Walk run_gqa(const Config& cfg) {
 
   // What keys_new.repeat(1, group_size, 1, 1) would do instead: [K1, K2, K1, K2], so head h
   // would read group h % G, a group its query was never trained with.
+  const size_t keys_repeat_index = walk.steps.size();  // add_check below may follow it
   const Tensor& keys_repeat = walk.add("keys_repeat", repeat_along(keys_new, gqa.group_size, 1));
   if (G > 1 && gqa.group_size > 1) {
     const Comparison same = compare_close(keys_repeat, keys, 0, 0);
     add_check(walk, "gqa_repeat_differs", {!same.passed, same.max_diff});
   } else {
-    walk.vars["variant:keys_repeat"] = "same";  // one group, or one head per group: no difference
+    walk.steps[keys_repeat_index].variant = "same";  // one group, or one head per group: no difference
   }
 
   // Heatmaps show which heads read the same keys and values: head h belongs to group
@@ -72,9 +73,9 @@ Walk run_gqa(const Config& cfg) {
     walk.steps.back().head_groups = head_groups;
     walk.steps.back().head_group_text = "heatmap.gqa.kv_group";
   };
-  walk.add("attn_scores", std::move(t.attn_scores));         // (B, H, T, T), -inf above the diagonal
+  walk.add("attn_scores", Role::Scores, std::move(t.attn_scores));         // (B, H, T, T), -inf above the diagonal
   group_heads();
-  const Tensor& attn_weights = walk.add("attn_weights", std::move(t.attn_weights));
+  const Tensor& attn_weights = walk.add("attn_weights", Role::Weights, std::move(t.attn_weights));
   group_heads();
   add_check(walk, "causal_no_future_weight", zero_above_diagonal(attn_weights));
   add_check(walk, "softmax_rows_sum_to_1", rows_sum_to_one(attn_weights));

@@ -60,25 +60,25 @@ Walk run_kv_cache(const Config& cfg) {
     CachedForward f = forward_with_cache(mha, cache, narrow(batch, 1, t, 1));  // x[:, t:t+1]
     const std::map<std::string, std::string> vars = {
         {"t", std::to_string(t + 1)}, {"t0", std::to_string(t)}, {"t1", std::to_string(t + 1)}};
-    auto add = [&](const char* name, Tensor value) {
-      walk.add(name, std::move(value));
+    // A step of token t; `first`: its text differs for the first token, which starts the
+    // cache and attends to itself only.
+    auto add = [&](const char* name, Tensor value, Role role = Role::Value, bool first = false) {
+      walk.add(name, role, std::move(value));
       walk.steps.back().vars = vars;
-      const std::string n = name;  // the first token starts the cache and attends to itself only
-      if (t == 0 && (n == "keys" || n == "values" || n == "attn_scores" || n == "attn_weights"))
-        walk.steps.back().vars["variant"] = "first";
+      if (t == 0 && first) walk.last().variant = "first";
     };
     add("keys_new", std::move(f.keys_new));          // (B, 1, d_out)
     add("values_new", std::move(f.values_new));
     add("queries", std::move(f.queries));
-    add("keys", std::move(f.keys));                  // (B, H, t, head_dim): the cache so far
-    add("values", std::move(f.values));
-    add("attn_scores", std::move(f.attn_scores));    // (B, H, 1, t)
+    add("keys", std::move(f.keys), Role::Value, true);  // (B, H, t, head_dim): the cache so far
+    add("values", std::move(f.values), Role::Value, true);
+    add("attn_scores", std::move(f.attn_scores), Role::Scores, true);  // (B, H, 1, t)
     // Row t of every head's (T, T) matrix, for the heatmap of the cache growing below.
     for (int64_t bh = 0; bh < B * H; ++bh)
       for (int64_t j = 0; j <= t; ++j)
         attn_weights_cached.data[static_cast<size_t>((bh * T + t) * T + j)] =
             f.attn_weights.data[static_cast<size_t>(bh * (t + 1) + j)];
-    add("attn_weights", std::move(f.attn_weights));  // (B, H, 1, t)
+    add("attn_weights", std::move(f.attn_weights), Role::Weights, true);  // (B, H, 1, t)
     outputs.push_back(f.context_vec);
     add("context_vec", std::move(f.context_vec));    // (B, 1, d_out)
   }
@@ -87,7 +87,7 @@ Walk run_kv_cache(const Config& cfg) {
   MultiHeadAttention::Trace full = mha.forward_traced(gen, batch);
 
   // The rows stacked: row t holds the t weights token t had; nothing lies above the diagonal.
-  walk.add("attn_weights_cached", attn_weights_cached);  // (B, H, T, T)
+  walk.add("attn_weights_cached", Role::Weights, attn_weights_cached);  // (B, H, T, T)
   add_check(walk, "causal_no_future_weight", zero_above_diagonal(attn_weights_cached));
   add_check(walk, "kv_cache_weights_equal_full_pass", compare_close(attn_weights_cached, full.attn_weights));
   const Tensor& context_vecs_cached = walk.add("context_vecs_cached", cat(outputs, 1));  // (B, T, d_out)

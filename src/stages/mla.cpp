@@ -37,8 +37,8 @@ Walk run_mla(const Config& cfg) {
   walk.add("latent", std::move(t.latent));             // (B, T, latent_dim)
   walk.add("keys_all", std::move(t.keys_all));         // (B, T, d_out)
   walk.add("values_all", std::move(t.values_all));
-  walk.add("attn_scores", std::move(t.attn_scores));   // (B, H, T, T)
-  const Tensor& attn_weights = walk.add("attn_weights", std::move(t.attn_weights));
+  walk.add("attn_scores", Role::Scores, std::move(t.attn_scores));   // (B, H, T, T)
+  const Tensor& attn_weights = walk.add("attn_weights", Role::Weights, std::move(t.attn_weights));
   add_check(walk, "causal_no_future_weight", zero_above_diagonal(attn_weights));
   add_check(walk, "softmax_rows_sum_to_1", rows_sum_to_one(attn_weights));
   const Tensor& full = walk.add("context_vec", std::move(t.context_vec));  // (B, T, d_out)
@@ -62,7 +62,7 @@ Walk run_mla(const Config& cfg) {
   walk.vars["cache_mla"] = grouped(mla_floats);
   walk.vars["kv_per_token"] = std::to_string(2 * bc.d_out);
   walk.vars["cache_ratio"] = format_number(static_cast<double>(2 * bc.d_out) / static_cast<double>(L));
-  if (L >= 2 * bc.d_out) walk.vars["variant:kv_cache_size"] = "no_saving";
+  if (L >= 2 * bc.d_out) walk.last().variant = "no_saving";
   return walk;
 }
 

@@ -79,7 +79,6 @@ void walk_multi_head_attention(Walk& walk, const Config& cfg, const Cells& cells
                                cfg.qkv_bias, cfg.dropout_rng, cells);
   walk.vars["d_k"] = std::to_string(mha.head_dim);
   walk.vars["sqrt_d_k"] = fmt::format("{:.4g}", std::sqrt(static_cast<double>(mha.head_dim)));
-  if (cfg.attn_dropout > 0.0) walk.vars["variant:attn_weights"] = "dropout";
   const char* proj_grad = cfg.qkv_bias ? "grad_fn=<ViewBackward0>" : "grad_fn=<UnsafeViewBackward0>";
   // Its forward pass shows each intermediate as it computes it (the (B, H, T, T) ones are
   // changed in place right after), in this order:
@@ -98,9 +97,13 @@ void walk_multi_head_attention(Walk& walk, const Config& cfg, const Cells& cells
       {"attn_weights", dropout_grad_fn(cfg.attn_dropout, "grad_fn=<SoftmaxBackward0>")},
       {"context_vec", "grad_fn=<TransposeBackward0>"},  // (B, T, H, head_dim)
       {"context_vec_merged", "grad_fn=<ViewBackward0>"}};  // (B, T, d_out)
+  const std::map<std::string, Role> roles = {
+      {"attn_scores", Role::Scores}, {"attn_scores_masked", Role::Scores}, {"attn_weights", Role::Weights}};
   Tensor mha_out = mha.forward(gen, batch, [&](const char* name, const Tensor& value) {
-    walk.record(name, value, {grad_fn.at(name)});
+    const auto role = roles.find(name);
+    walk.record(name, role == roles.end() ? Role::Value : role->second, value, {grad_fn.at(name)});
     if (walk.steps.back().name != "attn_weights") return;
+    if (cfg.attn_dropout > 0.0) walk.last().variant = "dropout";
     add_check(walk, "causal_no_future_weight", zero_above_diagonal(value));
     if (cfg.attn_dropout == 0.0) add_check(walk, "softmax_rows_sum_to_1", rows_sum_to_one(value));
   });
@@ -189,12 +192,16 @@ Walk run_multi_head_with(const Config& cfg, const Cells& cells) {
   note_causal_softmax(walk, cfg);
   TorchGenerator gen;  // the notebook's generator: each module below is drawn after manual_seed(seed1)
 
+  walk.section = "3.6.1";
   const Tensor& batch = walk.add("batch", stack_copies(cfg.inputs, cfg.batch));  // (B, T, d_in)
   walk_wrapper(walk, cfg, cells, gen, batch);               // 3.6.1
+  walk.section = "3.6.2";
   walk_batched_product(walk, cells);                        // 3.6.2's batched matrix product
   walk_multi_head_attention(walk, cfg, cells, gen, batch);  // 3.6.2
   walk_head_dim_2(walk);                                    // beyond the chapter
+  walk.section = "3.6.1";                                   // the exercise of 3.6.1's wrapper
   walk_exercise_3_2(walk, cfg, cells, gen, batch);
+  walk.section = "3.6.2";
   walk_exercise_3_3(walk);
   return walk;
 }

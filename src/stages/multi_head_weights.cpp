@@ -42,9 +42,10 @@ void set_model_vars(Walk& walk, const Config& cfg, const GptConfig& m, int64_t l
   v["n_layers"] = std::to_string(m.n_layers);
   v["context_length"] = std::to_string(m.context_length);
   v["weights"] = cfg.gpt.weights_path;
-  for (const char* step : {"batch", "keys", "out_proj.weight", "out_proj.bias", "mha_context_vecs"})
-    v[std::string("variant:") + step] = "weights";
 }
+
+// The steps whose plain texts speak of the chapter's seeded module: their "#weights" texts.
+void say_trained(Walk& walk) { walk.last().variant = "weights"; }
 
 }  // namespace
 
@@ -62,8 +63,9 @@ Walk run_multi_head_on_weights(const Config& cfg) {
   // encoded_tensor = torch.tensor(encoded).unsqueeze(0): (1, T)
   Tensor in_idx = Tensor::zeros({1, T});
   for (int64_t i = 0; i < T; ++i) in_idx.data[i] = static_cast<float>(cfg.token_ids[i]);
+  walk.section = "3.6.2";
   walk.add("in_idx", in_idx);
-  walk.steps.back().is_int64 = true;
+  walk.last().is_int64 = true;
 
   // The block's input: the embeddings through blocks 0 .. L-1; then its norm1, the input
   // MultiHeadAttention sees in the model (one sequence: batch 1).
@@ -73,6 +75,7 @@ Walk run_multi_head_on_weights(const Config& cfg) {
   for (int64_t b = 0; b < L; ++b) x = model.block(b, x, nullptr, false);
   const GptBlockParams& w = params.blocks.at(static_cast<size_t>(L));
   const Tensor& batch = walk.add("batch", layer_norm(x, mat(w.norm1_scale), mat(w.norm1_shift)));  // (1, T, emb)
+  say_trained(walk);
   x = Tensor();
 
   // mha(batch): the module's lines. GptModel::attention computes them with the block's weights
@@ -85,7 +88,11 @@ Walk run_multi_head_on_weights(const Config& cfg) {
     const std::string name = path.substr(prefix.size());
     if (name == "keys") keys = value;
     if (name == "queries") queries = value;
-    walk.record(name, value);
+    const Role role = name == "attn_weights"                                         ? Role::Weights
+                      : name == "attn_scores" || name == "attn_scores_masked" ? Role::Scores
+                                                                                      : Role::Value;
+    walk.record(name, role, value);
+    if (name == "keys") say_trained(walk);
     if (name == "values") {
       const Tensor kv = view(keys, split), qv = view(queries, split), vv = view(value, split);
       walk.record("keys_viewed", kv);
@@ -106,8 +113,11 @@ Walk run_multi_head_on_weights(const Config& cfg) {
   // context_vec.contiguous().view(b, num_tokens, self.d_out)
   walk.record("context_vec_merged", view(std::move(context_vec), {1, T, m.emb_dim}));
   walk.add_parameter("out_proj.weight", w.out_proj_w.copy());
+  say_trained(walk);
   walk.add_parameter("out_proj.bias", w.out_proj_b.copy());
+  say_trained(walk);
   walk.record("mha_context_vecs", std::move(out));  // self.out_proj(context_vec): (b, T, d_out)
+  say_trained(walk);
   print_shape_last(walk, "context_vecs.shape:");
   return walk;
 }

@@ -69,16 +69,16 @@ Walk run_rope(const Config& cfg) {
   const Tensor& queries = walk.add("queries_rotated", apply_rope(t.queries_t, rope));
 
   // Then attention as in the chapter, on the rotated queries and keys.
-  const Tensor& attn_scores = walk.add("attn_scores_masked", causal_scores(queries, keys));  // (B, H, T, T)
+  const Tensor& attn_scores = walk.add("attn_scores_masked", Role::Scores, causal_scores(queries, keys));  // (B, H, T, T)
   Tensor attn_weights = softmax_lastdim(div_scalar(attn_scores, std::sqrt(static_cast<double>(hd))));
-  const Tensor& weights = walk.add("attn_weights", std::move(attn_weights));
+  const Tensor& weights = walk.add("attn_weights", Role::Weights, std::move(attn_weights));
   add_check(walk, "causal_no_future_weight", zero_above_diagonal(weights));
   const Tensor context_vec = transpose(matmul(weights, t.values_t), 1, 2);  // (B, T, H, hd)
   walk.add("context_vecs", mha.out_proj(view(context_vec, {B, T, bc.d_out})));  // (B, T, d_out)
 
   // The same tokens T positions later: q_i . k_j depends on i - j only, so the scores stay.
   const RopeParams later = compute_rope_params(hd, bc.rope_base, 2 * T);
-  const Tensor& shifted = walk.add("attn_scores_shifted",
+  const Tensor& shifted = walk.add("attn_scores_shifted", Role::Scores,
                                    causal_scores(apply_rope(t.queries_t, later, T), apply_rope(t.keys_t, later, T)));
   add_check(walk, "rope_scores_depend_on_distance", compare_close(shifted, attn_scores));
   if (2 * T > kernels::kSleefTrigExactBelow) walk.notes.push_back("note.rope_long_angles");

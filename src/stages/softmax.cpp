@@ -36,7 +36,7 @@ double overflow_scale(const Tensor& scores) {
 // What the naive softmax's output holds once exp has overflowed: every score whose exp is
 // inf makes the sum inf, so those entries are inf / inf = nan, and every finite exp divided
 // by inf is 0. The text counts both.
-void naive_overflow_facts(Walk& walk, const Tensor& big_naive) {
+void naive_overflow_facts(Walk& walk, Step& big_naive_step, const Tensor& big_naive) {
   int64_t nan = 0, zero = 0;
   for (float v : big_naive.data) {
     if (std::isnan(v)) ++nan;
@@ -44,12 +44,12 @@ void naive_overflow_facts(Walk& walk, const Tensor& big_naive) {
   }
   walk.vars["n_nan"] = std::to_string(nan);
   walk.vars["n_zero"] = std::to_string(zero);
-  if (zero == 0) walk.vars["variant:big_weights_2_naive"] = "all_nan";
+  if (zero == 0) big_naive_step.variant = "all_nan";
 }
 
 // How the stable softmax shares the weight out among large scores: the tokens that get at
 // least 1% of it, largest first, and what the others get together.
-void big_weights_facts(Walk& walk, const Tensor& w) {
+void big_weights_facts(Walk& walk, Step& big_weights_step, const Tensor& w) {
   std::vector<int64_t> order(static_cast<size_t>(w.numel()));
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return w(a) > w(b); });
@@ -66,7 +66,7 @@ void big_weights_facts(Walk& walk, const Tensor& w) {
   }
   v["n_shared"] = std::to_string(shown);
   v["rest"] = fmt::format("{:.1e}", rest);
-  if (shown != 2) v["variant:big_weights_2"] = shown <= 1 ? "one_hot" : "many";
+  if (shown != 2) big_weights_step.variant = shown <= 1 ? "one_hot" : "many";
 }
 
 }  // namespace
@@ -74,9 +74,10 @@ void big_weights_facts(Walk& walk, const Tensor& w) {
 Walk run_softmax(const Config& cfg) {
   Walk walk("softmax", cfg);
   set_common_vars(walk, cfg);
+  walk.section = "3.3.1";
   const Tensor& inputs = cfg.inputs;
 
-  const Tensor& attn_scores_2 = walk.add("attn_scores_2", dot_scores(inputs, query_row(cfg)));
+  const Tensor& attn_scores_2 = walk.add("attn_scores_2", Role::Scores, dot_scores(inputs, query_row(cfg)));
 
   // 1. Divide by the sum: sums to 1, but is not how attention is normalised.
   const Tensor& tmp = walk.add("attn_weights_2_tmp", div_keepdim(attn_scores_2, sum_all(attn_scores_2)));
@@ -98,7 +99,7 @@ Walk run_softmax(const Config& cfg) {
   label_last(walk, "Sum:");
 
   const Tensor& attn_weights =
-      walk.add("attn_weights", softmax_lastdim(matmul_transposed(inputs, inputs)));
+      walk.add("attn_weights", Role::Weights, softmax_lastdim(matmul_transposed(inputs, inputs)));
   walk.add("attn_weights_row_sums", sum_lastdim(attn_weights, false));
   add_check(walk, "softmax_rows_sum_to_1", rows_sum_to_one(attn_weights));
 
@@ -108,15 +109,16 @@ Walk run_softmax(const Config& cfg) {
   const double scale = overflow_scale(attn_scores_2);
   walk.vars["big_scale"] = format_number(scale);
   walk.add("overflow_scale", Tensor::scalar(static_cast<float>(scale)));
+  Step& overflow_scale_step = walk.last();
   const Tensor& big = walk.add("big_scores_2", mul_scalar(attn_scores_2, scale));
+  Step& big_scores_step = walk.last();
   const Tensor& big_naive = walk.add("big_weights_2_naive", softmax_naive(big));
   walk.steps.back().shows_nonfinite = true;  // what this step is for
-  naive_overflow_facts(walk, big_naive);
+  naive_overflow_facts(walk, walk.last(), big_naive);
   if (!any_non_finite(big_naive))  // no scale overflowed (e.g. all scores 0): say so
-    for (const char* step : {"overflow_scale", "big_scores_2", "big_weights_2_naive"})
-      walk.vars[std::string("variant:") + step] = "no_overflow";
+    for (Step* step : {&overflow_scale_step, &big_scores_step, &walk.last()}) step->variant = "no_overflow";
   const Tensor& big_stable = walk.add("big_weights_2", softmax_lastdim(big));
-  big_weights_facts(walk, big_stable);
+  big_weights_facts(walk, walk.last(), big_stable);
   {
     Comparison c = rows_sum_to_one(big_stable);
     c.passed = c.passed && !any_non_finite(big_stable);

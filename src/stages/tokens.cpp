@@ -24,13 +24,6 @@ Tensor ids_tensor(const std::vector<int64_t>& ids) {
   return Tensor({static_cast<int64_t>(ids.size())}, data);
 }
 
-// A step that holds words, shown as `printed`.
-void add_words(Walk& walk, std::string name, std::vector<std::string> words, std::string printed) {
-  walk.add(std::move(name), Tensor());
-  walk.steps.back().words = std::move(words);
-  walk.steps.back().printed = std::move(printed);
-}
-
 // What the learner typed, with control characters (escape sequences) shown as \xNN so
 // that they cannot act on a terminal; newlines and tabs stay.
 std::string printable_text(const std::string& text) {
@@ -70,9 +63,10 @@ Walk run_text_steps(const text::TextEmbeddings& e, const Config& cfg) {
   walk.vars["vocab"] = std::to_string(text::vocab_size());
   walk.vars["T_minus_1"] = std::to_string(cfg.num_tokens() - 1);
 
-  add_words(walk, "text", {e.text}, printable_text(e.text));
+  walk.section = "2.5";
+  walk.add_words("text", {e.text}, printable_text(e.text));
   // Byte-level BPE pieces; a leading space belongs to the word after it ("·journey").
-  add_words(walk, "pieces", e.pieces, python_list_str(e.pieces));
+  walk.add_words("pieces", e.pieces, python_list_str(e.pieces));
   // The legend's example comes from the learner's own text: the first character GPT-2 split.
   std::vector<std::string> bytes;
   for (const int64_t id : e.ids) bytes.push_back(text::decode({id}));
@@ -88,7 +82,9 @@ Walk run_text_steps(const text::TextEmbeddings& e, const Config& cfg) {
   walk.add("token_ids", ids_tensor(e.ids));  // (T,) = torch.tensor(ids)
   walk.steps.back().is_int64 = true;
   // torch.manual_seed(seed); nn.Embedding(50257, D) then nn.Embedding(T, D): N(0, 1) tables.
+  walk.section = "2.7";
   walk.add("token_embeddings", e.token_embeddings, {"grad_fn=<EmbeddingBackward0>"});  // (T, D)
+  walk.section = "2.8";
   walk.add("pos_embeddings", e.pos_embeddings, {"grad_fn=<EmbeddingBackward0>"});      // (T, D)
   // The sum is what chapter 3 calls `inputs`: one D-dimensional vector per token.
   walk.add("input_embeddings", e.input_embeddings, {"grad_fn=<AddBackward0>"});        // (T, D)
@@ -100,6 +96,7 @@ Walk run_tokens(const Config& cfg) {
   set_common_vars(walk, cfg);
 
   // Section 2.7: a toy embedding layer, 6 token ids x 3 dimensions.
+  walk.section = "2.7";
   TorchGenerator gen(123);
   const Tensor& weight = walk.add_parameter("embedding_layer.weight", randn(gen, {6, 3}));  // (6, 3)
   // Looking up id 3 picks row 3 of the weight; a lookup is an indexing, not a product.
@@ -113,15 +110,18 @@ Walk run_tokens(const Config& cfg) {
   const std::string book_sentence =
       "Hello, do you like tea? <|endoftext|> In the sunlit terracesof someunknownPlace.";
   const std::string& sentence = cfg.text.empty() ? book_sentence : cfg.text;
-  if (!cfg.text.empty()) walk.vars["variant:integers"] = walk.vars["variant:strings"] = "text";
+  const char* variant = cfg.text.empty() ? "" : "text";
+  walk.section = "2.5";
   const text::Encoding enc = text::encode(sentence, "tokens");
   walk.add("integers", ids_tensor(enc.ids));
+  walk.last().variant = variant;
   walk.steps.back().is_int64 = true;
   std::string printed;
   for (const int64_t id : enc.ids) printed += (printed.empty() ? "[" : ", ") + std::to_string(id);
-  walk.steps.back().printed = printed + "]";  // print(integers): a Python list
+  walk.last().payload = PrintedTextPayload{printed + "]"};  // print(integers): a Python list
   const std::string strings = text::decode(enc.ids);
-  add_words(walk, "strings", {strings}, printable_text(strings));  // print(tokenizer.decode(integers))
+  walk.add_words("strings", {strings}, printable_text(strings));  // print(tokenizer.decode(integers))
+  walk.last().variant = variant;
   return walk;
 }
 

@@ -17,6 +17,7 @@ Walk run_trainable(const Config& cfg) { return run_trainable_with(cfg, book_cell
 Walk run_trainable_with(const Config& cfg, const Cells& cells) {
   Walk walk("trainable", cfg);
   set_common_vars(walk, cfg);
+  walk.section = "3.4.1";
   const Tensor& inputs = cfg.inputs;
   const int64_t d_in = cfg.d_in(), d_out = cfg.d_out;
   const int64_t q = cfg.query - 1;
@@ -43,7 +44,7 @@ Walk run_trainable_with(const Config& cfg, const Cells& cells) {
 
   const Tensor keys_2 = keys[q];
   const Tensor& attn_score_22 = walk.add("attn_score_22", dot(query_2, keys_2));
-  const Tensor& attn_scores_2 = walk.add("attn_scores_2", matmul_transposed(query_2, keys));  // (T,)
+  const Tensor& attn_scores_2 = walk.add("attn_scores_2", Role::Scores, matmul_transposed(query_2, keys));  // (T,)
   add_check(walk, "attn_score_22_in_attn_scores_2",
             compare_close(Tensor::scalar(attn_scores_2(q)), attn_score_22));
 
@@ -52,11 +53,12 @@ Walk run_trainable_with(const Config& cfg, const Cells& cells) {
   walk.vars["d_k"] = std::to_string(keys.size(-1));
   walk.vars["sqrt_d_k"] = fmt::format("{:.4g}", std::sqrt(d_k));
   const Tensor& attn_weights_2 =
-      walk.add("attn_weights_2", cells.softmax(attn_scores_2, notebook_self(keys)));  // (T,)
+      walk.add("attn_weights_2", Role::Weights, cells.softmax(attn_scores_2, notebook_self(keys)));  // (T,)
   add_check(walk, "softmax_sums_to_1", rows_sum_to_one(attn_weights_2));
   const Tensor& context_vec_2 = walk.add("context_vec_2", matmul(attn_weights_2, values));  // (d_out,)
 
   // 3.4.2: the same computation as a module, for every token at once.
+  walk.section = "3.4.2";
   cells.seed(gen, cfg.seed1, "sa_v1");
   const SelfAttention_v1 sa_v1(gen, d_in, d_out, cfg.init, cells);
   const Tensor& sa_v1_output = walk.add("sa_v1_output", sa_v1.forward(inputs), {"grad_fn=<MmBackward0>"});

@@ -20,7 +20,6 @@ tok_emb and pos_emb trained): a step of more than DIGEST_ABOVE values keeps its 
 and, instead of its values, "digest": FNV-1a 64 of its float32 bits (little-endian), which
 tests/test_backward_text.cpp computes the same way. tests/test_backward_text.cpp replays them.
 """
-import glob
 import json
 import os
 import sys
@@ -28,6 +27,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import torch_env  # noqa: E402  (before torch)
+from golden_files import write_goldens  # noqa: E402
 import torch  # noqa: E402
 
 import make_goldens  # noqa: E402
@@ -198,36 +198,21 @@ def text_goldens():
         yield name, text_golden(name, text, opts, ids[name]["tiktoken"])
 
 
-def write_docs(out, docs):
-    os.makedirs(out, exist_ok=True)
-    for old in glob.glob(os.path.join(out, "*.json")):
-        os.remove(old)
-    for name, doc in docs:
-        path = os.path.join(out, f"{name}.json")
-        with open(path, "w") as f:
-            json.dump(doc, f, separators=(",", ":"), ensure_ascii=False)
-            f.write("\n")
-        print(f"{path}: {len(doc['stages']['backward'])} steps")
+def backward_steps(path, doc):
+    return f"{len(doc['stages']['backward'])} steps"
 
 
-def write_all(out, configs):
-    os.makedirs(out, exist_ok=True)
-    for old in glob.glob(os.path.join(out, "*.json")):
-        os.remove(old)
+def goldens_of(configs):
     for name, opts, tokens, emb in configs:
-        doc = golden(name, opts, tokens, emb)
-        path = os.path.join(out, f"{name}.json")
-        with open(path, "w") as f:
-            json.dump(doc, f, separators=(",", ":"))
-            f.write("\n")
-        print(f"{path}: {len(doc['stages']['backward'])} steps")
+        yield f"{name}.json", golden(name, opts, tokens, emb)
 
 
 def main():
     torch_env.require_bit_exact("make_backward_goldens.py")
-    write_all(OUT, configurations())
-    write_all(MISTAKES_OUT, mistake_configurations())
-    write_docs(TEXT_OUT, list(text_goldens()))  # computed first: they may read the old files' ids
+    write_goldens(OUT, goldens_of(configurations()), backward_steps)
+    write_goldens(MISTAKES_OUT, goldens_of(mistake_configurations()), backward_steps)
+    texts = [(f"{name}.json", doc) for name, doc in text_goldens()]  # first: they may read the old files' ids
+    write_goldens(TEXT_OUT, texts, backward_steps, ensure_ascii=False)
 
 
 if __name__ == "__main__":

@@ -18,6 +18,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "bonus"))
 import torch_env  # noqa: E402  (before torch)
+from golden_files import write_goldens  # noqa: E402
 import torch  # noqa: E402
 
 import make_goldens  # noqa: E402
@@ -117,19 +118,10 @@ def main():
         if stage not in found:
             raise SystemExit(f"no oracle for stage {stage!r}; have {sorted(found)}")
     torch_env.require_bit_exact("make_bonus_goldens.py")
-    os.makedirs(OUT, exist_ok=True)
     for stage in wanted:
-        for old in glob.glob(os.path.join(OUT, f"{stage}--*.json")):
-            os.remove(old)
-        for name, opts, tokens, emb in configurations():
-            doc = golden(name, stage, found[stage], opts, tokens, emb)
-            if doc is None:
-                continue
-            path = os.path.join(OUT, f"{stage}--{name}.json")
-            with open(path, "w") as f:
-                json.dump(doc, f, separators=(",", ":"))
-                f.write("\n")
-            print(f"{path}: {len(doc['stages'][stage])} steps")
+        write_goldens(OUT, ((f"{stage}--{name}.json", golden(name, stage, found[stage], opts, tokens, emb))
+                            for name, opts, tokens, emb in configurations()),
+                      lambda path, doc: f"{len(doc['stages'][stage])} steps", replace=f"{stage}--*.json")
 
 
 if __name__ == "__main__":

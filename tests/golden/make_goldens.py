@@ -12,6 +12,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import torch_env  # noqa: E402  (before torch: it chooses OpenBLAS's kernel)
+from golden_files import write_goldens  # noqa: E402
 import torch  # noqa: E402
 import torch_walk  # noqa: E402
 
@@ -107,17 +108,9 @@ def configurations():
 
 def main():
     torch_env.require_bit_exact("make_goldens.py")
-    os.makedirs(OUT, exist_ok=True)
-    for old in os.listdir(OUT):
-        if old.endswith(".json"):
-            os.remove(os.path.join(OUT, old))
-    for name, opts, tokens, emb in configurations():
-        doc = golden(name, opts, tokens, emb)
-        path = os.path.join(OUT, name + ".json")
-        with open(path, "w") as f:
-            json.dump(doc, f, separators=(",", ":"))
-            f.write("\n")
-        print(f"{path}: {sum(len(s) for s in doc['stages'].values())} steps")
+    write_goldens(OUT, ((name + ".json", golden(name, opts, tokens, emb))
+                        for name, opts, tokens, emb in configurations()),
+                  lambda path, doc: f"{sum(len(s) for s in doc['stages'].values())} steps")
 
 
 if __name__ == "__main__":

@@ -17,13 +17,13 @@ tests/golden/gpt/<file>.json records, step by step in the walk's order and names
 The book's code itself comes from tests/golden/book_gpt.py, the loading from make_gpt_models.py.
 """
 import collections
-import json
 import os
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import torch_env  # noqa: E402  (before torch: OpenBLAS's reference kernel)
+from golden_files import write_goldens  # noqa: E402
 
 torch_env.require_bit_exact("make_gpt_goldens.py")
 
@@ -201,20 +201,12 @@ FILES = ["book.safetensors", "book.pth", "book-f16.safetensors", "hf/model.safet
 
 
 def main():
-    os.makedirs(OUT, exist_ok=True)
-    path = os.path.join(OUT, "ops.json")
-    with open(path, "w") as f:
-        json.dump(ops_golden(), f, indent=0, separators=(",", ":"))
-        f.write("\n")
-    print(f"{path}: {os.path.getsize(path)} bytes")
-    for name in FILES:
-        g = golden_of(loaded(name))
-        g["file"] = name
-        path = os.path.join(OUT, name.replace("/", "-").replace(".safetensors", "").replace(".pth", "-pth") + ".json")
-        with open(path, "w") as f:
-            json.dump(g, f, indent=0, separators=(",", ":"))
-            f.write("\n")
-        print(f"{path}: {os.path.getsize(path)} bytes, {len(g['steps'])} steps")
+    write_goldens(OUT, [("ops.json", ops_golden())], lambda path, doc: f"{os.path.getsize(path)} bytes",
+                  replace=None, indent=0)
+    write_goldens(OUT, ((name.replace("/", "-").replace(".safetensors", "").replace(".pth", "-pth") + ".json",
+                         dict(golden_of(loaded(name)), file=name)) for name in FILES),
+                  lambda path, doc: f"{os.path.getsize(path)} bytes, {len(doc['steps'])} steps",
+                  replace=None, indent=0)
 
 
 if __name__ == "__main__":

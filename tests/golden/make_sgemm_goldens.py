@@ -26,6 +26,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import torch_env  # noqa: E402  (the parent never loads torch)
+from golden_files import write_goldens  # noqa: E402
 
 # (M, N, K, a_transposed, b_transposed, bias): C (M, N) = A (M, K) @ B (K, N) [+ bias].
 CASES = [
@@ -123,17 +124,13 @@ def write_walks():
         if run.returncode != 0:
             raise SystemExit(f"make_sgemm_goldens.py: the walk under {kernel}: {run.stderr.strip()}")
         docs[kernel] = json.loads(run.stdout)
-    out = os.path.join(HERE, "sgemm_walks")
-    os.makedirs(out, exist_ok=True)
     ref = [s["digest"] for s in docs["Cooperlake"]["stages"]["backward"]]
-    for kernel, doc in docs.items():
-        steps = doc["stages"]["backward"]
-        doc["steps_differing_from_cooperlake"] = sum(s["digest"] != r for s, r in zip(steps, ref))
-        path = os.path.join(out, f"{kernel.lower()}.json")
-        with open(path, "w") as f:
-            json.dump(doc, f, separators=(",", ":"))
-            f.write("\n")
-        print(f"{path}: {len(steps)} steps, {doc['steps_differing_from_cooperlake']} differ from Cooperlake's")
+    for doc in docs.values():
+        doc["steps_differing_from_cooperlake"] = sum(s["digest"] != r for s, r in zip(doc["stages"]["backward"], ref))
+    write_goldens(os.path.join(HERE, "sgemm_walks"), ((f"{kernel.lower()}.json", doc) for kernel, doc in docs.items()),
+                  lambda path, doc: f"{len(doc['stages']['backward'])} steps, "
+                                    f"{doc['steps_differing_from_cooperlake']} differ from Cooperlake's",
+                  replace=None)
 
 
 def main():

@@ -24,6 +24,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.join(HERE, "..", "..")
 sys.path.insert(0, HERE)
 import torch_env  # noqa: E402,F401  (before torch: chooses OpenBLAS's kernel)
+from golden_files import write_goldens, write_json  # noqa: E402
 import torch  # noqa: E402
 import torch_walk  # noqa: E402
 from make_goldens import OPTION_DEFAULTS, to_cfg  # noqa: E402
@@ -100,9 +101,7 @@ def main():
     torch_env.require_bit_exact("make_text_goldens.py")
     os.makedirs(OUT, exist_ok=True)
     corpus = sorted(os.path.join(CORPUS, f) for f in os.listdir(CORPUS) if f.endswith(".txt"))
-    with open(os.path.join(OUT, "reference_ids.json"), "w") as f:
-        json.dump(reference_ids(corpus), f, separators=(",", ":"), sort_keys=True)
-        f.write("\n")
+    write_json(os.path.join(OUT, "reference_ids.json"), reference_ids(corpus), sort_keys=True)
     with tempfile.TemporaryDirectory() as tmp:
         paths = []
         for name, text, _, _ in TEXTS + [("book_sentence", BOOK_SENTENCE, None, None)]:
@@ -110,18 +109,17 @@ def main():
             with open(paths[-1], "w", encoding="utf-8", newline="") as f:
                 f.write(text)
         ids = reference_ids(paths)
-    with open(os.path.join(OUT, "tokens_stage.json"), "w") as f:
-        json.dump(tokens_stage(ids["book_sentence"]["tiktoken"]), f, separators=(",", ":"))
-        f.write("\n")
-    for name, text, opts, stages in TEXTS:
-        if ids[name]["tiktoken"] != ids[name]["gpt_3_encoder"]:
-            print(f"{name}: gpt-3-encoder differs from tiktoken; using tiktoken's ids")
-        doc = text_golden(name, text, opts, stages, ids[name]["tiktoken"])
-        path = os.path.join(OUT, name + ".json")
-        with open(path, "w") as f:
-            json.dump(doc, f, separators=(",", ":"), ensure_ascii=False)
-            f.write("\n")
-        print(f"{path}: {len(doc['token_ids'])} tokens, {sum(len(s) for s in doc['stages'].values())} steps")
+    write_json(os.path.join(OUT, "tokens_stage.json"), tokens_stage(ids["book_sentence"]["tiktoken"]))
+
+    def goldens():
+        for name, text, opts, stages in TEXTS:
+            if ids[name]["tiktoken"] != ids[name]["gpt_3_encoder"]:
+                print(f"{name}: gpt-3-encoder differs from tiktoken; using tiktoken's ids")
+            yield name + ".json", text_golden(name, text, opts, stages, ids[name]["tiktoken"])
+    write_goldens(OUT, goldens(),
+                  lambda path, doc: f"{len(doc['token_ids'])} tokens, "
+                                    f"{sum(len(s) for s in doc['stages'].values())} steps",
+                  replace=None, ensure_ascii=False)
 
 
 if __name__ == "__main__":
