@@ -113,18 +113,24 @@ print(json.dumps({"median_ms": median_ms, "min_ms": ms[0], "blas": list(torch_en
 
 
 def run(cmd, env=None):
-    """Runs cmd; returns (its JSON on stdout, its peak RSS in MiB, its wall time in s)."""
-    with tempfile.TemporaryFile() as out:
+    """Runs cmd; returns (its JSON on stdout, its peak RSS in MiB, its wall time in s).
+
+    The peak RSS is GNU time's (%M) of cmd run under /usr/bin/time: a child forked from this
+    Python inherits its high-water mark across exec (Linux keeps the old image's in ru_maxrss),
+    so wait4's figure would be at least this process's size, which holds the peers' logits."""
+    with tempfile.TemporaryFile() as out, tempfile.NamedTemporaryFile("r") as rss:
         t0 = time.perf_counter()
-        p = subprocess.Popen(cmd, stdout=out, stderr=subprocess.PIPE, env=env)
-        _, status, usage = os.wait4(p.pid, 0)
+        p = subprocess.Popen(["/usr/bin/time", "-f", "%M", "-o", rss.name, *cmd], stdout=out,
+                             stderr=subprocess.PIPE, env=env)
+        _, status, _ = os.wait4(p.pid, 0)
         seconds = time.perf_counter() - t0
         err = p.stderr.read().decode()
         if os.waitstatus_to_exitcode(status) != 0:
             sys.exit(f"{' '.join(cmd[:4])} ... failed: {err.strip()[-2000:]}")
         out.seek(0)
         text = out.read().decode()
-        return (json.loads(text) if text.strip().startswith("{") else text), usage.ru_maxrss / 1024, seconds
+        peak_kib = int(rss.read().split()[-1])
+        return (json.loads(text) if text.strip().startswith("{") else text), peak_kib / 1024, seconds
 
 
 def base_env(threads):
