@@ -23,7 +23,6 @@ struct MatView {
   const float* data = nullptr;
   int64_t rows = 0, cols = 0;
   bool transposed = false;
-  int64_t ld = 0;  // when transposed: floats between its columns; 0 for rows (packed)
 };
 
 Tensor mean_lastdim(const Tensor& x);           // x.mean(dim=-1, keepdim=True)
