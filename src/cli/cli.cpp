@@ -84,6 +84,7 @@ int run_check(ParsedArgs& p) {
     throw UsageError("--input: the dump already reads stdin ('-'); give the embeddings as a file");
   const Dump dump = load_dump(c.dump);
   r.keep_all_values = true;  // each value is graded
+  if (c.stage == "gpt") r.stage = c.stage;  // load_input reads --stage gpt's own text by default
   LoadedInput in = load_input(r);
   std::string chosen_by = "option";
   r.stage = c.stage.empty() ? "dot-product" : c.stage;  // make_config checks --heads for multi-head
