@@ -175,6 +175,30 @@ TEST(CheckGpt, EvidenceAndMessages) {
   EXPECT_EQ(evidence_of(c_attn.report, "conv1d_not_transposed")["which"], "W_query/W_key/W_value.weight = q_w/k_w/v_w");
 }
 
+// The vocabulary-sized parameters are graded when given (and recomputed for the diagnoses
+// then): tok_emb.weight from the model file itself is equal, and a slip is still named.
+TEST(CheckGpt, LargeParametersAreGradedWhenGiven) {
+  const auto cases = load_json(kLearnerGptDir + "cases.json");
+  const Config cfg = gpt_config("book.safetensors");
+  const Tensor tok_emb = cfg.gpt.params->tok_emb.copy();
+  ASSERT_GT(tok_emb.numel(), 1 << 16);
+  for (const char* file : {"book_correct_all.json", "book_layer_norm_var_unbiased_outputs.json"}) {
+    SCOPED_TRACE(file);
+    const std::string path = kLearnerGptDir + file;
+    Dump d = parse_dump(read_all(path), path);
+    d.tensors.insert(d.tensors.begin(), {"tok_emb.weight", tok_emb});
+    d.stages.insert(d.stages.begin(), "");
+    const CheckReport r = check_dump(d, cfg, "gpt", "option", Tolerance{}, path);
+    EXPECT_EQ(r.results.at(1).name, "tok_emb.weight");  // in_idx, then the embedding's weight
+    EXPECT_EQ(r.results.at(1).diff.grade, Grade::Equal);
+    if (std::string(file).find("correct") != std::string::npos) {
+      EXPECT_TRUE(r.passed());
+    } else {
+      EXPECT_EQ(r.diagnoses, std::vector<std::string>{"layer_norm_var_unbiased"});
+    }
+  }
+}
+
 // Names a forward-hook dump gives that are not steps: a clear error naming the closest step.
 TEST(CheckGpt, UnknownNameIsRefused) {
   const Dump d = parse_dump(R"({"trf_blocks.0.drop_shortcut": [[[1, 2, 3, 4, 5, 6, 7, 8]]]})", "mine.json");

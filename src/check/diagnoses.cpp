@@ -6,6 +6,7 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <set>
 
 #include "check/consistent.h"
 #include "check/gpt_diagnoses.h"
@@ -273,9 +274,11 @@ std::vector<Variant> ways_of_writing(const Mistake& mistake, const DiagnosisInpu
 
 std::vector<Diagnosis> diagnose(const DiagnosisInput& in) {
   std::vector<Diagnosis> found;
+  std::set<std::string> given;  // --stage gpt: the large parameters are recomputed only if given
+  for (const auto& [name, tensor] : in.given) given.insert(name);
   for (const auto& mistake : known_mistakes())
     for (const Variant& v : ways_of_writing(mistake, in)) {
-      LearnerSteps steps = learner_stage(in.stage, v.config, v.cells, v.loop);
+      LearnerSteps steps = learner_stage(in.stage, v.config, v.cells, v.loop, &given);
       for (const auto& [learner, step] : v.dumped_as)  // the learner's name for another step's tensor
         if (steps.count(step)) steps[learner] = steps[step];
       const auto it = steps.find(in.step);
