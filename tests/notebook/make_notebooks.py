@@ -330,6 +330,26 @@ def notebooks():
         mha_cells, "report = attn_walk.check_module(mha, batch)\nreport",
         {"ok": False, "first_step": "attn_weights", "cause": "wrong_divisor", "hooks_left": 0},
         ("print('ATTN_WALK_HOOKS', sum(len(m._forward_hooks) for m in mha.modules()))",))
+    # Issue 42's families on the whole notebook to section 3.5.3 (every name check() reads): the
+    # slip typed into the learner's CausalAttention.
+    causal_class_mask = """        attn_scores.masked_fill_(  # New, _ ops are in-place
+            self.mask.bool()[:num_tokens, :num_tokens], -torch.inf)
+        attn_weights = torch.softmax(
+            attn_scores / keys.shape[-1]**0.5, dim=-1
+        )"""
+    out["mistake_mask_after_softmax"] = notebook(
+        replaced(CHAPTER["dropout"], causal_class_mask, """        attn_weights = torch.softmax(
+            attn_scores / keys.shape[-1]**0.5, dim=-1
+        )
+        attn_weights = attn_weights.masked_fill(  # the mask after the softmax, no renormalising
+            self.mask.bool()[:num_tokens, :num_tokens], 0)"""),
+        "report = attn_walk.check()\nreport",
+        {"ok": False, "first_step": "causal_attention_context_vecs", "cause": "mask_after_softmax"})
+    out["mistake_attn_weights_transposed"] = notebook(
+        replaced(CHAPTER["dropout"], "        attn_weights = self.dropout(attn_weights) # New\n\n        context_vec = attn_weights @ values",
+                 "        attn_weights = self.dropout(attn_weights) # New\n\n        context_vec = attn_weights.transpose(1, 2) @ values"),
+        "report = attn_walk.check()\nreport",
+        {"ok": False, "first_step": "causal_attention_context_vecs", "cause": "attn_weights_transposed"})
     # Chapter 4's GPTModel run by check_module: the book's, and one with var's default unbiased=True.
     out["module_gpt_correct"] = notebook(GPT_CLASSES + GPT_LOAD, GPT_ASK, {"ok": True, "stage": "gpt"})
     out["module_gpt_var_unbiased"] = notebook(
