@@ -84,12 +84,14 @@ int run_check(ParsedArgs& p) {
     throw UsageError("--input: the dump already reads stdin ('-'); give the embeddings as a file");
   const Dump dump = load_dump(c.dump);
   r.keep_all_values = true;  // each value is graded
-  if (c.stage == "gpt") r.stage = c.stage;  // load_input reads --stage gpt's own text by default
+  // --weights is --stage gpt's alone: without --stage, it chooses the stage.
+  const bool by_weights = c.stage.empty() && !r.weights.empty();
+  if (c.stage == "gpt" || by_weights) r.stage = "gpt";  // load_input reads --stage gpt's own text by default
   LoadedInput in = load_input(r);
-  std::string chosen_by = "option";
-  r.stage = c.stage.empty() ? "dot-product" : c.stage;  // make_config checks --heads for multi-head
+  std::string chosen_by = by_weights ? "weights" : "option";
+  r.stage = by_weights ? "gpt" : c.stage.empty() ? "dot-product" : c.stage;  // make_config checks --heads for multi-head
   Config cfg = make_config(r, in);
-  if (c.stage.empty()) {
+  if (c.stage.empty() && !by_weights) {
     r.stage = choose_stage(dump, cfg, &chosen_by);
     cfg = make_config(r, std::move(in));
   }

@@ -8,6 +8,7 @@ LangTable check_en() {
   t.code = "en";
   t.ui = {
       {"check.heading", "attn-walk check: stage {stage} (section {section}), {chosen_by}"},
+      {"check.chosen_by.weights", "as --weights asked (a GPT-2 model: its stage is gpt)."},
       {"check.chosen_by.option", "as --stage asked."},
       {"check.chosen_by.dump", "the stage of the attn-walk output given."},
       {"check.chosen_by.names", "chosen because its steps include {matched} of the {given} names given (--stage picks another)."},

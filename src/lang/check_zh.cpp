@@ -8,6 +8,7 @@ LangTable check_zh() {
   t.code = "zh";
   t.ui = {
       {"check.heading", "attn-walk check：阶段 {stage}（第 {section} 节），{chosen_by}"},
+      {"check.chosen_by.weights", "由 --weights 决定（一个 GPT-2 模型：阶段为 gpt）。"},
       {"check.chosen_by.option", "由 --stage 指定。"},
       {"check.chosen_by.dump", "即所给 attn-walk 输出的阶段。"},
       {"check.chosen_by.names", "因为所给的 {given} 个名字中有 {matched} 个是它的步骤（可用 --stage 另选）。"},

@@ -63,6 +63,8 @@ expect 0 "All 70 tensors given match" "" -- check "$gpt/book_correct_all.json" -
 expect 3 "conv1d_not_transposed: " "" -- check "$gpt/hf_conv1d_not_transposed_all.json" --stage gpt --weights "$2/data/gpt/hf/model.safetensors"
 expect 3 "First difference: tok_emb" "" -- check "$gpt/book_correct_all.json" --stage gpt --weights "$2/data/gpt/book.safetensors" --heads 2 --text "Every effort moves me"
 expect 2 "" "--weights" -- check "$gpt/book_correct_all.json" --stage gpt
+# --weights alone chooses stage gpt, and the report says so.
+expect 3 "stage gpt (section 4.6), as --weights asked" "" -- check "$gpt/book_shortcut_missing_outputs.json" --weights "$2/data/gpt/book.safetensors" --heads 2
 
 # --output: written whole; not at all on error.
 expect 3 "" "" -- check "$golden/causal_scale_missing.json" --output "$tmp/report.txt"
