@@ -182,6 +182,12 @@ def check_module(module, x, stage=None, **options):
     if not _convert.is_tensor(x):
         raise AttnWalkError(f"check_module: x is a {type(x).__name__}; give the tensor the module runs on "
                             "(batch, inputs)")
+    if _capture.is_gpt_model(module):
+        dropping = [m.p for m in module.modules() if type(m).__name__ == "Dropout" and m.p > 0]
+        if module.training and dropping:
+            raise AttnWalkError(f"check_module: your {type(module).__name__} is in training mode, so its dropout "
+                                f"(p={dropping[0]}) changes every run; the chapter's GPTModel runs in eval(): call "
+                                "model.eval() first")
     captured = _capture.capture(module, x)
     kind_stage, named = _capture.name_steps(module, captured, None)
     stage = stage or kind_stage

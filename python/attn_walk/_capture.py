@@ -48,6 +48,11 @@ CHAPTER_CLASSES = {
 }
 
 
+def is_gpt_model(module):
+    """Whether `module` is chapter 4's GPTModel, by its parts."""
+    return _kind(module) == "GPTModel"
+
+
 # GPTModel: parameters larger than this (tok_emb.weight, out_head.weight: vocabulary x emb_dim)
 # are not sent; check grades them only when given, and no slip it names changes them.
 GPT_LARGEST_PARAMETER = 1 << 16

@@ -273,6 +273,27 @@ class Grads(unittest.TestCase):
 
 
 @needs_torch
+class CheckModuleGpt(unittest.TestCase):
+    def test_a_gpt_model_in_training_mode_is_refused_before_any_hook(self):
+        sys.path.insert(0, os.path.join(REPO, "tests", "golden"))
+        from book_gpt import GPTModel
+        cfg = {"vocab_size": 50257, "context_length": 16, "emb_dim": 8, "n_heads": 2, "n_layers": 1,
+               "drop_rate": 0.1, "qkv_bias": True}
+        torch.manual_seed(123)
+        model = GPTModel(cfg)  # nn.Module starts in training mode
+        idx = torch.tensor([[6109, 3626, 6100, 345]])
+        with self.assertRaises(AttnWalkError) as e:
+            attn_walk.check_module(model, idx, weights="unused.pth")
+        self.assertIn("model.eval()", str(e.exception))
+        self.assertEqual(sum(len(m._forward_hooks) for m in model.modules()), 0)
+        model.eval()
+        with self.assertRaises(AttnWalkError) as e:  # eval(), but no weights file to grade against
+            attn_walk.check_module(model, idx)
+        self.assertIn("weights=", str(e.exception))
+        self.assertTrue(not model.training)
+
+
+@needs_torch
 class NoFiles(unittest.TestCase):
     def test_check_writes_no_file(self):
         calls = []
