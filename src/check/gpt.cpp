@@ -35,8 +35,7 @@ std::vector<std::pair<std::string, const ParamView*>> gpt_params_before(const Gp
   if (rest == "att.keys") {  // W_query, W_key, W_value: the order __init__ declares them
     std::vector<std::pair<std::string, const ParamView*>> out;
     const std::pair<const char*, std::pair<const ParamView*, const std::optional<ParamView>*>> qkv[] = {
-        {"W_query", {&w.W_query_w, &w.W_query_b}}, {"W_key", {&w.W_key_w, &w.W_key_b}},
-        {"W_value", {&w.W_value_w, &w.W_value_b}}};
+        {"W_query", {&w.W_query_w, &w.W_query_b}}, {"W_key", {&w.W_key_w, &w.W_key_b}}, {"W_value", {&w.W_value_w, &w.W_value_b}}};
     for (const auto& [name, wb] : qkv) {
       out.push_back({at + "att." + name + ".weight", wb.first});
       if (*wb.second) out.push_back({at + "att." + name + ".bias", &**wb.second});
@@ -79,17 +78,19 @@ Walk gpt_check_walk(const Config& cfg, const GptCells& cells, const std::set<std
   const auto wanted = [&](const std::string& name, int64_t numel) {
     return numel <= (int64_t{1} << 16) || (given && given->count(name));
   };
-  model.forward(cfg.token_ids, [&](const std::string& path, const Tensor& value) {
-    for (const auto& [name, view] : gpt_params_before(p, path))
-      if (wanted(name, view->numel())) walk.add(name, gpt_param_tensor(model.param(name, *view), view->shape));
-    if (path.size() > 19 && path.compare(path.size() - 19, 19, ".attn_scores_masked") == 0) {
-      // self.register_buffer("mask", torch.triu(torch.ones(context_length, context_length), diagonal=1))
-      walk.add(path.substr(0, path.size() - 18) + "mask", book::mask(p.cfg.context_length));
-    }
-    if (path.size() > 4 && path.compare(path.size() - 4, 4, ".att") == 0) walk.add(path + ".out_proj", value);
-    walk.add(path, value);
-    for (const std::string& alias : gpt_hook_aliases(path, p.cfg.n_layers)) walk.add(alias, value);
-  }, kEveryBlock);
+  model.forward(
+      cfg.token_ids, [&](const std::string& path, const Tensor& value) {
+        for (const auto& [name, view] : gpt_params_before(p, path))
+          if (wanted(name, view->numel())) walk.add(name, gpt_param_tensor(model.param(name, *view), view->shape));
+        if (path.size() > 19 && path.compare(path.size() - 19, 19, ".attn_scores_masked") == 0) {
+          // self.register_buffer("mask", torch.triu(torch.ones(context_length, context_length), diagonal=1))
+          walk.add(path.substr(0, path.size() - 18) + "mask", book::mask(p.cfg.context_length));
+        }
+        if (path.size() > 4 && path.compare(path.size() - 4, 4, ".att") == 0) walk.add(path + ".out_proj", value);
+        walk.add(path, value);
+        for (const std::string& alias : gpt_hook_aliases(path, p.cfg.n_layers)) walk.add(alias, value);
+      },
+      kEveryBlock);
   return walk;
 }
 

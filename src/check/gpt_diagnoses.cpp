@@ -78,10 +78,7 @@ double l2(const Tensor& t) {
 std::vector<Variant> layer_norm_var_unbiased(const DiagnosisInput& in) {
   const int64_t n = emb_dim(in);
   if (n < 2) return {};
-  Variant v{{}, in.cfg,
-            {{"n", std::to_string(n)}, {"n_minus_1", std::to_string(n - 1)},
-             {"book_ratio", g4(std::sqrt(static_cast<double>(n - 1) / static_cast<double>(n)))},
-             {"measured", "check.gpt.norm_not_given"}}};
+  Variant v{{}, in.cfg, {{"n", std::to_string(n)}, {"n_minus_1", std::to_string(n - 1)}, {"book_ratio", g4(std::sqrt(static_cast<double>(n - 1) / static_cast<double>(n)))}, {"measured", "check.gpt.norm_not_given"}}};
   lines::layer_norm_unbiased(v.cells);
   const GivenNorm g = first_given_norm(in);
   if (g.got) {
@@ -103,10 +100,7 @@ std::vector<Variant> layer_norm_wrong_dim(const DiagnosisInput& in) {
   std::vector<Variant> out;
   const GivenNorm g = first_given_norm(in);
   for (const int64_t dim : {1, 0}) {
-    Variant v{{}, in.cfg,
-              {{"dim", std::to_string(dim)},
-               {"over", dim == 1 ? "check.gpt.over_tokens" : "check.gpt.over_batch"},
-               {"measured", "check.gpt.norm_not_given"}}};
+    Variant v{{}, in.cfg, {{"dim", std::to_string(dim)}, {"over", dim == 1 ? "check.gpt.over_tokens" : "check.gpt.over_batch"}, {"measured", "check.gpt.norm_not_given"}}};
     lines::layer_norm_over_dim(v.cells, dim);
     if (g.got && g.got->dim() == 3) {
       const std::vector<double> z = normalised(*g.got, *g.scale, *g.shift);
@@ -192,8 +186,7 @@ std::vector<Variant> conv1d_not_transposed(const DiagnosisInput& in) {
   };
   std::vector<Variant> out;
   for (const auto& [names, which] : ways) {
-    out.push_back({{}, in.cfg,
-                   {{"which", which}, {"emb", std::to_string(e)}, {"ff", std::to_string(4 * e)}}});
+    out.push_back({{}, in.cfg, {{"which", which}, {"emb", std::to_string(e)}, {"ff", std::to_string(4 * e)}}});
     lines::conv1d_not_transposed(out.back().cells, names);
   }
   return out;
