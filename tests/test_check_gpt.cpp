@@ -155,6 +155,8 @@ TEST(CheckGpt, EvidenceAndMessages) {
   e = evidence_of(shortcut.report, "shortcut_missing");
   EXPECT_EQ(e["which"], "check.gpt.shortcut_first");
   EXPECT_NE(render_check_text(shortcut.report, Lang::En).find("block 0's input, of norm"), std::string::npos);
+  const Checked second = check_learner(find_case("book_shortcut_missing_second_outputs.json"));
+  EXPECT_EQ(evidence_of(second.report, "shortcut_missing")["which"], "check.gpt.shortcut_second");
 
   const Checked gelu = check_learner(find_case("book_gelu_exact_outputs.json"));
   e = evidence_of(gelu.report, "gelu_exact");
@@ -173,6 +175,10 @@ TEST(CheckGpt, EvidenceAndMessages) {
   // c_attn's chunks without .T: the queries, keys and values, named by the same row.
   const Checked c_attn = check_learner(find_case("hf_conv1d_not_transposed_c_attn_outputs.json"));
   EXPECT_EQ(evidence_of(c_attn.report, "conv1d_not_transposed")["which"], "W_query/W_key/W_value.weight = q_w/k_w/v_w");
+  // All four: c_attn's chunks alone give the keys, but not the attention's output after out_proj.
+  const Checked four = check_learner(find_case("hf_conv1d_not_transposed_all_four_outputs.json"));
+  EXPECT_EQ(evidence_of(four.report, "conv1d_not_transposed")["which"],
+            "W_query/W_key/W_value.weight = q_w/k_w/v_w, out_proj.weight = c_proj.weight");
 }
 
 // The vocabulary-sized parameters are graded when given (and recomputed for the diagnoses

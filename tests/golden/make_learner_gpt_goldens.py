@@ -16,10 +16,11 @@ only the outputs of the blocks, as a learner who hooked trf_blocks.N alone would
 The slips (the learner's line, in place of the book's):
   layer_norm_var_unbiased   LayerNorm: var = x.var(dim=-1, keepdim=True)          (unbiased=True)
   layer_norm_wrong_dim      LayerNorm: x.mean(dim=1, keepdim=True), x.var(dim=1, ...)
-  shortcut_missing          TransformerBlock: no x = x + shortcut after self.att
+  shortcut_missing          TransformerBlock: no x = x + shortcut after self.att (or after self.ff)
   gelu_exact                FeedForward: nn.GELU() in place of the book's GELU()
   conv1d_not_transposed     load_weights_into_gpt: assign(..., params[f"h.{b}.attn.c_proj.weight"])
-                            without .T (Hugging Face's files); and for c_attn's q_w, k_w, v_w
+                            without .T (Hugging Face's files); and for c_attn's q_w, k_w, v_w,
+                            and for all four
 Each slip is dumped on two models: the book's file and Hugging Face's (for the loading's slips,
 Hugging Face's and its bfloat16 copy).
 Each dump is written in the order of check's walk (check/gpt.h): a module's parameters just
@@ -81,6 +82,21 @@ def block_without_first_shortcut(self, x):
     x = self.ff(x)
     x = self.drop_shortcut(x)
     x = x + shortcut
+    return x
+
+
+def block_without_second_shortcut(self, x):
+    shortcut = x
+    x = self.norm1(x)
+    x = self.att(x)
+    x = self.drop_shortcut(x)
+    x = x + shortcut
+
+    shortcut = x  # noqa: F841
+    x = self.norm2(x)
+    x = self.ff(x)
+    x = self.drop_shortcut(x)
+    # the learner's slip: no x = x + shortcut here
     return x
 
 
@@ -197,8 +213,13 @@ def main():
         ("conv1d_not_transposed", "hf", c_proj_not_transposed, ["all", "blocks"]),
         ("conv1d_not_transposed", "bf16", c_proj_not_transposed, ["outputs"]),
         ("conv1d_not_transposed_c_attn", "hf", c_attn_not_transposed, ["outputs"]),
+        ("conv1d_not_transposed_all_four", "hf", lambda m, f: c_proj_not_transposed(c_attn_not_transposed(m, f), f),
+         ["outputs"]),
+        ("shortcut_missing_second", "book", lambda m, f: patch(m, "TransformerBlock", block_without_second_shortcut),
+         ["outputs"]),
     ]
-    diagnosis = {"correct": None, "conv1d_not_transposed_c_attn": "conv1d_not_transposed"}
+    diagnosis = {"correct": None, "conv1d_not_transposed_c_attn": "conv1d_not_transposed",
+                 "conv1d_not_transposed_all_four": "conv1d_not_transposed", "shortcut_missing_second": "shortcut_missing"}
     cases = []
     for name, kind, slip, keeps in slips:
         dump = hook_dump(slip(gpt_goldens.loaded(files[kind]), files[kind]))
