@@ -135,6 +135,7 @@ goldens: torch-deps
 	/usr/bin/python3 tests/golden/make_check_training_goldens.py
 	/usr/bin/python3 tests/golden/make_gpt_models.py
 	/usr/bin/python3 tests/golden/make_gpt_goldens.py
+	/usr/bin/python3 tests/golden/make_learner_gpt_goldens.py
 
 # The --text goldens: tiktoken's and gpt-3-encoder's ids (node), embeddings and walks (PyTorch).
 text-goldens: deps torch-deps

@@ -267,7 +267,7 @@ std::vector<OptionRow> gpt_rows() {
           "GPT-2 weights for --stage gpt: the book's .safetensors or .pth, or Hugging Face's model.safetensors")
           .arg("FILE").docs("Stage gpt: a GPT-2 model's weights, read without Python: the book's state dict as "
                             "`.safetensors` or `.pth` (chapter 5), or Hugging Face's `model.safetensors` (docs/gpt.md)")
-          .shows("trained GPT-2 weights (a file)", G::Input, "gpt").no_default().not_on_page().not_in_state()
+          .shows("trained GPT-2 weights (a file)", G::Input, "gpt").no_default().not_on_page().not_in_state().check_too()
           .records({"gpt.weights"}, nullptr),
       row("--layer", FIELD(walk.gpt.layer), "The block whose attention --stage gpt opens, from 0")
           .arg("L")
