@@ -21,7 +21,7 @@ FUZZ_SECONDS ?= 300
 # includes: src/modules/train.h's TrainChoices gained a field, the object kept the old layout and
 # read the new flag from beyond it. A build that runs while sources change can keep such objects;
 # `rm -rf build-sanitize/wasm` rebuilds the page. Nothing in the sanitizer build itself.)
-SANITIZE_SKIP ?= browser_html_chromium|browser_web_page|browser_web_simd|browser_web_tour
+SANITIZE_SKIP ?= browser_html_chromium|browser_web_page|browser_web_simd|browser_web_tour|browser_web_gpt
 SAN_ENV := ASAN_OPTIONS=allocator_may_return_null=1:detect_leaks=1:abort_on_error=1 \
            UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
