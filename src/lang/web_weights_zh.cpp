@@ -20,6 +20,7 @@ LangTable web_weights_zh() {
       {"web.weights_reading", "正在读取 {}……"},
       {"web.weights_loaded", "{}：{} 个块，{} 个头，宽度 {}，词表 {}，上下文 {} 个词元。"},
       {"web.weights_bad", "{} 无法作为 GPT-2 模型读取。读取器的说明："},
+      {"web.weights_heads", "{} 已读取，但注意力的头数需要你给出：请在下面填写（--heads）。"},
       {"web.weights_none", "只有 config.json：请同时选择权重文件（它应与 config.json 放在一起）。"},
       {"web.progress_block", "正在计算……第 {} 块，共 {} 块，最近一步是 {}；{} 秒"},
   };

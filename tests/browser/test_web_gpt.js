@@ -15,7 +15,9 @@
 // 4. The progress: a walk in the worker reports each block as it begins, 1 to n_layers in order.
 // 5. A truncated file: the page shows the reader's own message, the CLI's stderr word for word,
 //    and the file opened before stays open (the walk still works).
-// 6. Nothing the page requested left it (the file is read in the worker, never sent anywhere).
+// 6. The book's .safetensors with no --heads: read, the count asked for beside --heads (the
+//    reader's words), then given there: the CLI's walk.
+// 7. Nothing the page requested left it (the file is read in the worker, never sent anywhere).
 "use strict";
 const {execFileSync, spawnSync} = require("child_process");
 const fs = require("fs");
@@ -180,7 +182,20 @@ async function main(browser) {
     fs.rmSync(tmp, {recursive: true, force: true});
   }
 
-  // 6. Nothing left the page.
+  // 6. The book's .safetensors without --heads: read, the head count asked for beside --heads (the
+  // reader's words), then given there: the CLI's walk, and the control says what it read.
+  await openPage(tab, pageUrl);
+  await pick(tab, [path.join(gptDir, "book.safetensors")]);
+  await waitFor(tab, `document.querySelector(".weights").getAttribute("data-weights") === "heads"`, 60000);
+  const asked = await evaluate(tab, `(function () { var h = document.querySelector('input[name="heads"]'), l = h && h.closest("label");
+    var note = l && l.querySelector(".field-error"); return note ? note.textContent : null; })()`);
+  check(asked !== null && /give --heads/.test(asked), "no request for --heads beside its box: " + asked);
+  await setControl(tab, 'input[name="heads"]', "2");
+  compareSteps("book .safetensors, --heads given after", await pageSteps(tab),
+               cliSteps(gptDir, {stage: "gpt", weights: "book.safetensors", heads: "2"}));
+  await waitFor(tab, `document.querySelector(".weights").getAttribute("data-weights") === "loaded"`, 60000);
+
+  // 7. Nothing left the page.
   const outside = tab.requests.filter((u) => !(u.startsWith(pageUrl.split("#")[0]) || u.startsWith("data:") ||
                                                 u.startsWith("blob:null/") || u === "about:blank"));
   check(outside.length === 0, "requests left the page: " + outside.slice(0, 5).join(" "));

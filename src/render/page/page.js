@@ -129,6 +129,7 @@
       return false;
     }
     errorBox.textContent = "";
+    if (weights.waiting() && next.heads && next.weights) readWeights(next.weights, next.heads);  // --heads given at last
     walkBox.innerHTML = r.html;
     walkValues = {used: r.used || {}, defaults: r.defaults || {}, tokens: r.tokens || 0};
     var ms = performance.now() - t0;
@@ -440,9 +441,7 @@
     var tryNo = ++weightsTries;
     weights.set({kind: "reading", name: file.name});
     client.call({kind: "files", files: files}).then(function () {
-      var a = ["--weights", file.name, "--lang", lang()];
-      if (latest.heads) a.push("--heads", latest.heads);  // a book's file does not record its heads
-      return client.call({kind: "weights", args: a});
+      return weightsAnswer(file.name, latest.heads);  // a book's file does not record its heads
     }).then(function (answer) {
       if (tryNo !== weightsTries) return;  // another file was chosen meanwhile
       if (answer === null) { weights.set(null); return; }  // the worker was stopped
@@ -460,7 +459,7 @@
       if (!r.ok) {
         // The head count cannot be told (the book's files do not record it): the stage is
         // offered with the message beside --heads, and the walk comes when the learner gives it.
-        weights.set({kind: "bad", name: file.name, message: r.message});
+        weights.set({kind: "heads", name: file.name, message: r.message});
         state = latest = next;
         buildControls();
         markFields(["heads"], r.shown || r.message);
@@ -469,6 +468,20 @@
       weights.set({kind: "loaded", name: file.name, info: r});
       changed = "weights";
       return compute(next).then(function () { buildControls(); });
+    });
+  }
+
+  // The engine's reading of the open file `name` (with --heads `heads`, if given): its answer's text.
+  function weightsAnswer(name, heads) {
+    var a = ["--weights", name, "--lang", lang()];
+    if (heads) a.push("--heads", heads);
+    return client.call({kind: "weights", args: a});
+  }
+  // The file read again once --heads is given, for what the control says and the blocks' count.
+  function readWeights(name, heads) {
+    weightsAnswer(name, heads).then(function (answer) {
+      var r = answer && JSON.parse(answer);
+      if (r && r.ok && weights.waiting()) weights.set({kind: "loaded", name: name, info: r});
     });
   }
 

@@ -8,7 +8,8 @@ var AttnWalkWeights = function (page) {
   // page: {el, text, textWith, open(files)}: open is page.js's (worker.js, then the engine).
   var el = page.el;
   // What the control says: null (no file yet), {kind: "reading", name}, {kind: "loaded", name,
-  // info (the engine's attn_walk_weights answer)} or {kind: "bad", name, message (the reader's)}.
+  // info (the engine's attn_walk_weights answer)}, {kind: "bad", name, message (the reader's)},
+  // {kind: "heads", name, message} (read, but its head count must be given) or {kind: "none"}.
   var status = null;
   var box = null;  // the control on the page (rebuilt with the controls)
 
@@ -16,9 +17,9 @@ var AttnWalkWeights = function (page) {
     if (!status) return [];
     if (status.kind === "reading") return [el("p", {"class": "weights-status", text: page.textWith("web.weights_reading", status.name)})];
     if (status.kind === "none") return [el("p", {"class": "weights-status bad", role: "alert", text: page.text("web.weights_none")})];
-    if (status.kind === "bad")
+    if (status.kind === "bad" || status.kind === "heads")
       return [el("p", {"class": "weights-status bad", role: "alert"}, [
-        el("span", {text: page.textWith("web.weights_bad", status.name)}),
+        el("span", {text: page.textWith(status.kind === "bad" ? "web.weights_bad" : "web.weights_heads", status.name)}),
         el("code", {"class": "reader-error", text: status.message})])];
     var m = status.info;
     var lines = [el("p", {"class": "weights-status loaded", text: page.textWith("web.weights_loaded", status.name,
@@ -73,6 +74,8 @@ var AttnWalkWeights = function (page) {
     control: control,
     set: function (s) { status = s; redraw(); },
     // The model read from the file (its blocks, heads ...), or null.
-    info: function () { return status && status.kind === "loaded" ? status.info : null; }
+    info: function () { return status && status.kind === "loaded" ? status.info : null; },
+    // True while the open file waits for its head count (--heads).
+    waiting: function () { return !!status && status.kind === "heads"; }
   };
 };
