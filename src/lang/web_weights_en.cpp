@@ -22,6 +22,7 @@ LangTable web_weights_en() {
       {"web.weights_bad", "{} cannot be read as a GPT-2 model. The reader says:"},
       {"web.weights_heads", "{} is read, but the number of attention heads must come from you: give it (--heads) below."},
       {"web.weights_none", "Only a config.json: choose the weights file too (it goes beside it)."},
+      {"web.progress_read", "Reading the weights, {}; {} s"},
       {"web.progress_block", "Computing… block {} of {}, the last {}; {} s"},
   };
   return t;

@@ -22,6 +22,7 @@ LangTable web_weights_zh() {
       {"web.weights_bad", "{} 无法作为 GPT-2 模型读取。读取器的说明："},
       {"web.weights_heads", "{} 已读取，但注意力的头数需要你给出：请在下面填写（--heads）。"},
       {"web.weights_none", "只有 config.json：请同时选择权重文件（它应与 config.json 放在一起）。"},
+      {"web.progress_read", "正在读取权重 {}；{} 秒"},
       {"web.progress_block", "正在计算……第 {} 块，共 {} 块，最近一步是 {}；{} 秒"},
   };
   return t;

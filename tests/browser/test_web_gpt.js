@@ -12,7 +12,8 @@
 //    table, and set through them, the walk is again the CLI's.
 // 3. The book's .pth dropped on the page (a drop event carrying the File), with --heads 2 from
 //    the link (the book's file does not record its heads), and a --text: the CLI's steps again.
-// 4. The progress: a walk in the worker reports each block as it begins, 1 to n_layers in order.
+// 4. The progress: a walk in the worker reports the file being read, then each block as it
+//    begins, 1 to n_layers in order.
 // 5. A truncated file: the page shows the reader's own message, the CLI's stderr word for word,
 //    and the file opened before stays open (the walk still works).
 // 6. The book's .safetensors with no --heads: read, the count asked for beside --heads (the
@@ -150,11 +151,13 @@ async function main(browser) {
 
   // 4. The blocks go by: each reported as it begins, in order.
   const blocks = await evaluate(tab, `(function () {
-    var seen = [];
+    var seen = [], first = null;
     return window.attnWalk.walk(["--stage", "gpt", "--weights", "book.pth", "--heads", "2"], "", false, function (p) {
+      if (!first) first = p.phase + " " + p.step;
       if (p.block > 0 && seen[seen.length - 1] !== p.block) seen.push(p.block);
-    }).then(function (r) { return {ok: r && r.ok, seen: seen}; }); })()`);
+    }).then(function (r) { return {ok: r && r.ok, seen: seen, first: first}; }); })()`);
   check(blocks.ok, "the walk with progress failed");
+  check(blocks.first === "read book.pth", "the first progress is not the file being read: " + blocks.first);
   check(JSON.stringify(blocks.seen) === "[1,2]", "the blocks reported: " + JSON.stringify(blocks.seen));
 
   // 5. A truncated file: the reader's own message, the CLI's.

@@ -391,6 +391,7 @@
     if (!p) line = textWith("web.progress_wait", secs);
     // --stage gpt: the blocks go by ("block 3 of 12").
     else if (p.phase === "step" && p.block > 0 && model) line = textWith("web.progress_block", p.block, model.n_layers, p.step, secs);
+    else if (p.phase === "read") line = textWith("web.progress_read", p.step, secs);
     else if (p.phase === "render") line = textWith("web.progress_render", p.done, secs);
     // With the number of steps the walk will record (engine.cpp plans a long --text walk): "step 3 of 12".
     else if (p.phase === "part" && p.total > 0) line = textWith("web.progress_part_of", p.done + 1, p.total, p.step, p.part, p.parts, secs);

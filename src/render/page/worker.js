@@ -48,7 +48,7 @@ var AttnWalkWorker = (function () {
     // block of --stage gpt begins: the page shows the blocks go by, each of them.
     function progress(phase, step, done, part, parts, total, block) {
       var now = performance.now(), newBlock = block > 0 && block !== lastBlock;
-      if (current === null || (phase !== "render" && !newBlock && now - lastPost < 40)) return;
+      if (current === null || (phase !== "render" && phase !== "read" && !newBlock && now - lastPost < 40)) return;
       lastPost = now;
       if (block > 0) lastBlock = block;
       postMessage({id: current, phase: phase, step: step, done: done, part: part, parts: parts, total: total,

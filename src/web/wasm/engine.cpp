@@ -30,7 +30,8 @@ std::string result;  // what the last call returned; the page copies it before t
 
 // How far the walk has come, for the page to show while it waits: "step" with the name of the
 // step just recorded and how many are done; "part" with the step being computed and `part` of
-// its `parts` done (a long step's pieces); then "render" when the walk's HTML is being written.
+// its `parts` done (a long step's pieces); then "render" when the walk's HTML is being written;
+// "read" with the weights file's name while --stage gpt reads it, before its first step.
 // `block`: the GPT block (from 1) the step belongs to, 0 for none (block_of).
 // The page's worker sets Module.onProgress (and posts it to the page); nobody else listens.
 EM_JS(void, attn_walk_progress, (const char* phase, const char* step, int done, int part, int parts, int total, int block), {
@@ -135,6 +136,9 @@ json run(const std::string& args_json, const std::string& input, bool with_json,
                        block_of(step));
   };
   attn::RenderOptions ro;
+  // --stage gpt reads its weights file first (request.cpp, load_weights), before any step: a
+  // GPT-2 small file takes a second or more to come from the browser's File.
+  if (r.stage == "gpt" && !r.weights.empty()) attn_walk_progress("read", r.weights.c_str(), 0, 0, 0, total, 0);
   const auto walks = attn::make_walks(r, &ro);
   attn_walk_progress("render", "", done, 0, 0, total, 0);
   json out = {{"ok", true},
