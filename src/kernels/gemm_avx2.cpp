@@ -65,11 +65,14 @@ void pack_b_avx2(const ConstMat& B, int64_t N, const int64_t* k_bounds, int n_bo
 
 void gemm_region_avx2(const Region& r) { Kernel::region(r); }
 
+void two_chain_steps_avx2(const TwoChainSteps& t) { TwoChainKernel<Avx2>::run(t); }
+
 #else
 
 // Not built for this instruction set (another architecture): never selected at run time.
 void pack_b_avx2(const ConstMat&, int64_t, const int64_t*, int, int64_t, int64_t, int64_t, int64_t, float*) { std::abort(); }
 void gemm_region_avx2(const Region&) { std::abort(); }
+void two_chain_steps_avx2(const TwoChainSteps&) { std::abort(); }
 
 #endif
 
