@@ -1,6 +1,7 @@
 #include "kernels/gemm.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -92,6 +93,22 @@ TwoChainOutputs two_chain_outputs(int64_t M, int64_t N, int64_t K) {
   for (const OutputRect& r : out.rects) out.max_height = std::max(out.max_height, r.i1 - r.i0);
   return out;
 }
+
+TwoChainOutputs two_chain_outputs_transposed(int64_t M, int64_t N, int64_t K) {
+  TwoChainOutputs out = two_chain_outputs(N, M, K);
+  for (OutputRect& r : out.rects) r = OutputRect{r.j0, r.j1, r.i0, r.i1};
+  std::stable_sort(out.rects.begin(), out.rects.end(),
+                   [](const OutputRect& a, const OutputRect& b) { return a.i0 < b.i0; });
+  out.max_height = 0;
+  for (const OutputRect& r : out.rects) out.max_height = std::max(out.max_height, r.i1 - r.i0);
+  return out;
+}
+
+namespace {
+std::atomic<int64_t> two_chain_tile_count{0};
+}  // namespace
+
+int64_t two_chain_tiles_run() { return two_chain_tile_count.load(std::memory_order_relaxed); }
 
 ChainOrder product_chain_order(int64_t M, int64_t N, int64_t K) {
   const BlasOrder o = blas_order();
@@ -214,6 +231,7 @@ void fix_two_chains(const TwoChainView& two, int64_t i0, int64_t m, int64_t j0, 
   const bool panels = isa != Isa::Scalar || kSimd128;  // else B is kept row-major
   const int64_t nr = panel_width(isa);
   constexpr int R = detail::kTwoChainRows;
+  int64_t tiles = 0;
   for_two_chain_rects(two, i0, i0 + m, [&](const OutputRect& rect) {
     const int64_t c0 = std::max(rect.j0, j0), c1 = std::min(rect.j1, j1);
     for (int64_t r0 = rect.i0; r0 < rect.i1; r0 += R) {
@@ -253,9 +271,11 @@ void fix_two_chains(const TwoChainView& two, int64_t i0, int64_t m, int64_t j0, 
         }
         for (int r = 0; r < rows; ++r)
           for (int64_t l = l0; l < l1; ++l) C[(r0 + r) * ldc + g + l] = c[r * 8 + l] * scale;
+        ++tiles;
       }
     }
   });
+  if (tiles) two_chain_tile_count.fetch_add(tiles, std::memory_order_relaxed);
 }
 
 // The tiles: rows in blocks of kTaskRows x columns in blocks of kTaskCols, computed on the
@@ -548,6 +568,7 @@ void gemm_two_chains_resume(int64_t M, int64_t N, int64_t K, ConstMat A, ConstMa
             even[(r0 + r) * ldc + g + l] = e[r * 8 + l];
             odd[(r0 + r) * ldc + g + l] = o[r * 8 + l];
           }
+        two_chain_tile_count.fetch_add(1, std::memory_order_relaxed);
       }
     }
   });

@@ -61,6 +61,9 @@ struct TwoChainOutputs {
 // The two-chain outputs of an (M, N) x K product under the order in use: none unless its
 // kernel is Haswell's blocked one.
 TwoChainOutputs two_chain_outputs(int64_t M, int64_t N, int64_t K);
+// The same for C (M, N) computed as OpenBLAS computes it when PyTorch asks for C.T, an (N, M)
+// x K product (autograd's keys.T gradient), its outputs transposed back.
+TwoChainOutputs two_chain_outputs_transposed(int64_t M, int64_t N, int64_t K);
 // Which outputs of one call are two-chain ones: the call's row 0 is row `row0` of the product
 // `outputs` describes; columns are the product's own (B's). outputs null: none. A call with
 // two-chain outputs must give C's start values (c_init) when its order adds to C.
@@ -69,6 +72,9 @@ struct TwoChainView {
   int64_t row0 = 0;
   bool any() const { return outputs && !outputs->empty(); }
 };
+// How many 6 x 8 tiles of two-chain outputs the kernels have recomputed in this process (all
+// threads): the tests' evidence that the fast path, not the definition, ran.
+int64_t two_chain_tiles_run();
 // The order of an (M, N) x K product as the blocked kernel sums it (the K-blocks of the driver
 // OpenBLAS runs it on), for the kernel in use.
 ChainOrder product_chain_order(int64_t M, int64_t N, int64_t K);
