@@ -137,7 +137,7 @@ TEST(SgemmOrders, HaswellEqualsPyTorch) { expect_kernel_matches(BlasKernel::Hasw
 // The training walk at GPT-2's width (8 tokens, a batch of 3, 12 heads, 2 AdamW steps) under
 // each kernel with 2 threads: every gradient, loss and trained parameter as PyTorch's under
 // that kernel (tests/golden/sgemm_walks/<kernel>.json, each step as a digest). The fast paths
-// run where they can (Cooperlake, SkylakeX) and decline where they cannot (Haswell).
+// run under all three (under Haswell they recompute the two-chain outputs).
 void expect_walk_matches(BlasKernel kernel) {
   OrderScope restore;
   const auto doc = test::load_json(test::tests_dir() + "/golden/sgemm_walks/" +

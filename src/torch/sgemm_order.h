@@ -85,7 +85,7 @@ struct SgemmCall {
 // Which kernel OpenBLAS 0.3.21 runs for the call under the order in use (see sgemm_order.cpp).
 // HaswellBlocked: Haswell's blocked kernel, which has no small-matrix kernels and sums some
 // outputs in two chains (even and odd k), depending on where the driver's tiles put them; the
-// fast kernels do not reproduce it and leave such products to sgemm_reference.
+// fast kernels recompute those outputs in two chains (kernels/gemm.h).
 enum class SgemmKernel { SmallNN, SmallTN, SmallNT, Blocked, HaswellBlocked };
 SgemmKernel sgemm_kernel(int64_t M, int64_t N, int64_t K, bool b_transposed, bool a_transposed = false);
 // The blocked kernel's K-blocks and their order (OpenBLAS's level-3 driver) under the order in
