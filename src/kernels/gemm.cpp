@@ -157,10 +157,15 @@ float two_chain_element(int64_t i, int64_t j, ConstMat A, ConstMat B, float c, c
 void two_chain_steps_scalar(const detail::TwoChainSteps& t) {
   for (int r = 0; r < t.rows; ++r)
     for (int c = 0; c < t.cols; ++c) {
-      float even = t.even[r * 8 + c], odd = t.odd[r * 8 + c];
+      float even = t.sums ? 0.0f : t.even[r * 8 + c], odd = t.sums ? 0.0f : t.odd[r * 8 + c];
       for (int64_t s = t.from; s < t.to; ++s) {
         float& acc = s < t.paired && s % 2 == 1 ? odd : even;
         acc = fma32(t.a[r][(s - t.from) * t.a_k], t.b[(s - t.from) * t.b_k + c], acc);
+      }
+      if (t.sums) {
+        float& sum = t.sums[r * 8 + c];
+        sum = t.store_sum ? odd + even : (odd + even) + sum;
+        continue;
       }
       t.even[r * 8 + c] = even;
       t.odd[r * 8 + c] = odd;
@@ -238,7 +243,7 @@ void fix_two_chains(const TwoChainView& two, int64_t i0, int64_t m, int64_t j0, 
       const int rows = static_cast<int>(std::min<int64_t>(R, rect.i1 - r0));
       for (int64_t g = c0 / 8 * 8; g < c1; g += 8) {
         const int64_t l0 = std::max(c0, g) - g, l1 = std::min(c1, g + 8) - g;
-        float even[R * 8], odd[R * 8], c[R * 8];
+        float c[R * 8] = {};  // the outputs' values so far: C's start values, then every block added
         for (int r = 0; r < rows; ++r)
           for (int64_t l = l0; l < l1; ++l) c[r * 8 + l] = order.add_to_c ? c_init[g + l] : 0.0f;
         detail::TwoChainSteps t;
@@ -258,16 +263,9 @@ void fix_two_chains(const TwoChainView& two, int64_t i0, int64_t m, int64_t j0, 
           t.from = 0;
           t.to = k_end - k0;
           t.paired = kc / 8 * 8;
-          std::fill(even, even + R * 8, 0.0f);
-          std::fill(odd, odd + R * 8, 0.0f);
-          t.even = even;
-          t.odd = odd;
+          t.sums = c;
+          t.store_sum = b == 0 && !order.add_to_c;
           two_chain_steps(t, panels);
-          for (int r = 0; r < rows; ++r)
-            for (int64_t l = l0; l < l1; ++l) {
-              const float sum = odd[r * 8 + l] + even[r * 8 + l];
-              c[r * 8 + l] = (b == 0 && !order.add_to_c) ? sum : sum + c[r * 8 + l];
-            }
         }
         for (int r = 0; r < rows; ++r)
           for (int64_t l = l0; l < l1; ++l) C[(r0 + r) * ldc + g + l] = c[r * 8 + l] * scale;

@@ -82,8 +82,12 @@ struct TwoChainSteps {
   const float* b = nullptr;            // B(step from + t, 8 columns) = b + t * b_k
   int64_t b_k = 8;
   int64_t from = 0, to = 0, paired = 0;
-  float* even = nullptr;
+  float* even = nullptr;  // with `sums`: not used (the chains start from 0)
   float* odd = nullptr;
+  // A whole K-block's chains from 0 instead: then sums = odd + even (the first block stored,
+  // store_sum) or sums = (odd + even) + sums (kTwoChainRows x 8 each).
+  float* sums = nullptr;
+  bool store_sum = false;
 };
 void two_chain_steps_avx2(const TwoChainSteps& t);  // AVX2 + FMA (also on AVX-512 CPUs)
 void two_chain_steps_neon(const TwoChainSteps& t);

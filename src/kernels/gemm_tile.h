@@ -318,12 +318,13 @@ struct TwoChainKernel {
 
   static void run(const TwoChainSteps& ts) {
     vec even[R][G], odd[R][G];
+    const bool whole_block = ts.sums != nullptr;
     #pragma GCC unroll 8
     for (int r = 0; r < R; ++r)
       #pragma GCC unroll 8
       for (int g = 0; g < G; ++g) {
-        even[r][g] = V::load(ts.even + r * 8 + g * W);
-        odd[r][g] = V::load(ts.odd + r * 8 + g * W);
+        even[r][g] = whole_block ? V::zero() : V::load(ts.even + r * 8 + g * W);
+        odd[r][g] = whole_block ? V::zero() : V::load(ts.odd + r * 8 + g * W);
       }
     const float* a[R];
     const int last = ts.rows > 1 && ts.rows <= R ? ts.rows - 1 : 0;
@@ -348,6 +349,17 @@ struct TwoChainKernel {
     }
     if (s < lim) step(even, a, ts.a_k, ts.b, ts.b_k, s++ - from);
     for (; s < ts.to; ++s) step(even, a, ts.a_k, ts.b, ts.b_k, s - from);  // past the paired steps
+    if (whole_block) {  // the block's sum, odd + even, stored or added to the sums so far
+      #pragma GCC unroll 8
+      for (int r = 0; r < R; ++r)
+        #pragma GCC unroll 8
+        for (int g = 0; g < G; ++g) {
+          float* sum = ts.sums + r * 8 + g * W;
+          const vec block = V::add(odd[r][g], even[r][g]);
+          V::store(sum, ts.store_sum ? block : V::add(block, V::load(sum)));
+        }
+      return;
+    }
     #pragma GCC unroll 8
     for (int r = 0; r < R; ++r)
       #pragma GCC unroll 8
