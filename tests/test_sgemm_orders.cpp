@@ -207,6 +207,45 @@ TEST(SgemmOrders, HaswellFastPathsEqualPyTorch) {
   }
 }
 
+// Batches and head sizes the goldens above do not have, under Haswell's order: the fused forward
+// against the step-by-step one (whose products kernels::sgemm computes, checked against
+// sgemm_reference by HaswellTwoChains.*), on every instruction set and 1 to 3 kernel threads.
+TEST(SgemmOrders, HaswellFusedForwardEqualsTheStepByStepForward) {
+  OrderScope restore;
+  struct Sizes {
+    int64_t B, T, D, H;
+    bool qkv_bias;
+  };
+  for (int blas_threads : {1, 2}) {
+    kernels::set_blas_order(BlasOrder{BlasKernel::Haswell, blas_threads});
+    for (const Sizes& s : {Sizes{2, 150, 96, 2, false}, Sizes{3, 70, 256, 4, true}, Sizes{1, 300, 64, 2, false}}) {
+      TorchGenerator gen(123);
+      const Tensor x = randn(gen, {s.B, s.T, s.D});
+      const MultiHeadAttention mha(gen, s.D, s.D, s.T, 0.0, s.H, s.qkv_bias, DropoutKernel::Default);
+      const Tensor want = mha.forward_traced(gen, x).context_vecs;
+      for (kernels::Isa isa : {kernels::Isa::Scalar, kernels::Isa::Avx2, kernels::Isa::Avx512, kernels::Isa::Neon}) {
+        const kernels::Isa used = kernels::set_active_isa(isa);
+        for (int threads : {1, 2, 3}) {
+          kernels::set_num_threads(threads);
+          PreparedMultiHeadAttention prepared(mha);
+          Tensor y;
+          const int64_t tiles = kernels::two_chain_tiles_run();
+          prepared.forward(gen, x, y);
+          const std::string at = fmt::format("B = {}, T = {}, D = {}, {} OpenBLAS threads, {}, {} threads", s.B, s.T,
+                                             s.D, blas_threads, kernels::isa_name(used), threads);
+          EXPECT_TRUE(prepared.fused()) << at;
+          EXPECT_GT(kernels::two_chain_tiles_run(), tiles) << at;
+          ASSERT_EQ(y.shape, want.shape) << at;
+          double largest = 0.0;
+          EXPECT_EQ(test::count_bit_differences(y.data, want.data, &largest), 0) << at << ", largest difference " << largest;
+        }
+      }
+      kernels::set_active_isa(kernels::best_isa());
+      kernels::set_num_threads(0);
+    }
+  }
+}
+
 // The heads alone under Haswell's order: kernels::causal_attention and its backward take every
 // product's two-chain outputs, where they once declined (causal_attention_fusable was false).
 TEST(SgemmOrders, HaswellFusesTheHeads) {
