@@ -24,6 +24,7 @@
 #include "kernels/parallel.h"
 #include "kernels/sgemm.h"
 #include "kernels/softmax.h"
+#include "torch/fma32.h"
 #include "torch/sgemm_order.h"
 #include "torch/torch_kernels.h"
 #include "torch/torch_random.h"
@@ -307,6 +308,43 @@ TEST(HaswellTwoChains, ZeroTailHintKeepsTheSignOfZero) {
     g.C = got.data();
     sgemm(g);
     EXPECT_TRUE(same_floats(got, want)) << isa_name(isa);
+  }
+}
+
+// Two chains continued piece by piece (gemm_two_chains_resume, as the fused backward's grad_keys
+// and grad_values), pieces starting on odd and even steps, A read in place and transposed: the
+// same even and odd chains as the whole block's, on every instruction set.
+TEST(HaswellTwoChains, ResumedPiecesAreTheWholeBlock) {
+  const int64_t M = 37, N = 29, K = 77, paired = K / 8 * 8;
+  TwoChainOutputs all;  // every output a two-chain one
+  all.rects = {OutputRect{0, M, 0, N}};
+  all.max_height = M;
+  std::mt19937 rng(45);
+  const auto A = random_values(rng, static_cast<size_t>(M * K));
+  const auto B = random_values(rng, static_cast<size_t>(K * N));
+  const int64_t cuts[] = {0, 5, 12, 13, 40, 77};
+  for (bool a_t : {false, true}) {
+    const ConstMat a{A.data(), a_t ? M : K, a_t};
+    std::vector<float> want(static_cast<size_t>(M * N));
+    for (int64_t i = 0; i < M; ++i)
+      for (int64_t j = 0; j < N; ++j) {
+        float even = 0.0f, odd = 0.0f;
+        for (int64_t k = 0; k < K; ++k) {
+          float& acc = k < paired && k % 2 == 1 ? odd : even;
+          acc = attn::fma32(a.at(i, k), B[static_cast<size_t>(k * N + j)], acc);
+        }
+        want[static_cast<size_t>(i * N + j)] = odd + even;
+      }
+    for (Isa isa : isas()) {
+      IsaAndThreads use(isa, 1);
+      std::vector<float> even(want.size(), 0.0f), odd(want.size(), 0.0f), got(want.size());
+      for (size_t p = 0; p + 1 < std::size(cuts); ++p)
+        gemm_two_chains_resume(M, N, cuts[p + 1] - cuts[p], a.offset(0, cuts[p]),
+                               ConstMat{B.data(), N, false}.offset(cuts[p], 0), even.data(), odd.data(), N, cuts[p],
+                               K, TwoChainView{&all, 0});
+      for (size_t e = 0; e < got.size(); ++e) got[e] = odd[e] + even[e];
+      EXPECT_TRUE(same_floats(got, want)) << isa_name(isa) << (a_t ? ", A transposed" : "");
+    }
   }
 }
 
