@@ -134,6 +134,7 @@ goldens: torch-deps
 	/usr/bin/python3 tests/golden/make_sleef_goldens.py
 	/usr/bin/python3 tests/golden/make_softmax_dim_goldens.py
 	/usr/bin/python3 tests/golden/make_sgemm_goldens.py
+	/usr/bin/python3 tests/golden/make_haswell_fast_goldens.py
 	/usr/bin/python3 tests/golden/make_backward_goldens.py
 	/usr/bin/python3 tests/golden/make_backward_primitives.py
 	/usr/bin/python3 tests/golden/make_bench_backward_goldens.py
