@@ -15,8 +15,13 @@ SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 SAN_DIR      ?= build-sanitize
 FUZZ_SECONDS ?= 300
 # Under the sanitizers the whole suite runs except the browser tests (minutes of browser time
-# on the same HTML the unit tests check); SANITIZE_SKIP=none runs them too.
-SANITIZE_SKIP ?= browser_html_chromium|browser_web_page|browser_web_simd|browser_web_tour|browser_web_backward
+# on the same HTML the unit tests check); SANITIZE_SKIP=none runs them too. browser_web_backward
+# runs: it compares the page with the sanitized CLI. (It was skipped once for failing here; the
+# cause was a stale object in build-sanitize/wasm, compiled while a merge changed a header it
+# includes: src/modules/train.h's TrainChoices gained a field, the object kept the old layout and
+# read the new flag from beyond it. A build that runs while sources change can keep such objects;
+# `rm -rf build-sanitize/wasm` rebuilds the page. Nothing in the sanitizer build itself.)
+SANITIZE_SKIP ?= browser_html_chromium|browser_web_page|browser_web_simd|browser_web_tour|browser_web_gpt
 SAN_ENV := ASAN_OPTIONS=allocator_may_return_null=1:detect_leaks=1:abort_on_error=1 \
            UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
@@ -129,6 +134,7 @@ goldens: torch-deps
 	/usr/bin/python3 tests/golden/make_sleef_goldens.py
 	/usr/bin/python3 tests/golden/make_softmax_dim_goldens.py
 	/usr/bin/python3 tests/golden/make_sgemm_goldens.py
+	/usr/bin/python3 tests/golden/make_haswell_fast_goldens.py
 	/usr/bin/python3 tests/golden/make_backward_goldens.py
 	/usr/bin/python3 tests/golden/make_backward_primitives.py
 	/usr/bin/python3 tests/golden/make_bench_backward_goldens.py
@@ -136,6 +142,7 @@ goldens: torch-deps
 	/usr/bin/python3 tests/golden/make_gpt_models.py
 	/usr/bin/python3 tests/golden/make_gpt_goldens.py
 	/usr/bin/python3 tests/golden/make_gpt_multi_head_goldens.py
+	/usr/bin/python3 tests/golden/make_learner_gpt_goldens.py
 
 # The --text goldens: tiktoken's and gpt-3-encoder's ids (node), embeddings and walks (PyTorch).
 text-goldens: deps torch-deps

@@ -1,6 +1,6 @@
 # Writes OUT, a C++ file holding the page template's files (src/render/page/) as strings,
 # so the CLI's --format html and `make web` fill the same page (the script is worker.js,
-# hover.js and embeddings.js, then page.js, which uses them). Run by a build step:
+# hover.js, embeddings.js and weights.js, then page.js, which uses them). Run by a build step:
 #   cmake -DPAGE_DIR=... -DOUT=... -P embed_page.cmake
 set(body "// Generated from src/render/page/ by cmake/embed_page.cmake. Do not edit.\n")
 string(APPEND body "#include \"render/page.h\"\n\nnamespace attn {\n\n")
@@ -12,7 +12,8 @@ foreach(pair "html;kPageHtml" "css;kPageCss" "js;kPageJs")
     file(READ "${PAGE_DIR}/worker.js" worker)
     file(READ "${PAGE_DIR}/hover.js" hover)
     file(READ "${PAGE_DIR}/embeddings.js" embeddings)
-    set(text "${worker}\n${hover}\n${embeddings}\n${text}")
+    file(READ "${PAGE_DIR}/weights.js" weights)
+    set(text "${worker}\n${hover}\n${embeddings}\n${weights}\n${text}")
   endif()
   string(FIND "${text}" ")ATTNPAGE\"" clash)
   if(NOT clash EQUAL -1)

@@ -47,6 +47,7 @@ _attn_walk() {
     "check --blas-kernel") COMPREPLY=($(compgen -W "cooperlake skylakex haswell" -- "$cur")); return ;;
     "check --softmax-dim") COMPREPLY=($(compgen -W "-1 1" -- "$cur")); return ;;
     "check --optimizer") COMPREPLY=($(compgen -W "adamw sgd" -- "$cur")); return ;;
+    "check --weights") COMPREPLY=($(compgen -f -- "$cur")); return ;;
     "check --rtol"|"check --atol"|"check --random-input"|"check --text"|"check --embed-dim"|"check --max-tokens"|"check -q"|"check --query"|"check --seed"|"check --d-out"|"check --heads"|"check --dropout"|"check --attn-dropout"|"check --batch"|"check --torch-threads"|"check --steps"|"check --lr"|"check --weight-decay"|"check --grad-step")
       return ;;  # a value to type
   esac
@@ -57,7 +58,7 @@ _attn_walk() {
       else COMPREPLY=($(compgen -W "--stage --format --output --list-stages --list-steps --only --input --random-input --text --text-file --embed-dim --max-tokens --query --seed --d-out --heads --dropout --attn-dropout --batch --qkv-bias --init --dropout-rng --blas-kernel --softmax-dim --torch-threads --kv-groups --window --rope-base --block --latent-dim --steps --lr --weight-decay --grad-step --optimizer --weights --layer --head --max-new-tokens --explain --lang --heatmap --heatmap-scale --color --step --stats --max-input-mb --help --version" -- "$cur")); fi ;;
     bench) COMPREPLY=($(compgen -W "--tokens --d-model --heads --batch --repeat --threads --seed --format --no-probe --save-output --gpt --weights --backward --help" -- "$cur")) ;;
     check)  # an option, or the dump
-      if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--stage --format --output --lang --rtol --atol --input --random-input --text --text-file --embed-dim --max-tokens --query --seed --d-out --heads --dropout --attn-dropout --batch --qkv-bias --init --dropout-rng --blas-kernel --softmax-dim --torch-threads --steps --lr --weight-decay --grad-step --optimizer --help" -- "$cur"))
+      if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--stage --format --output --lang --rtol --atol --input --random-input --text --text-file --embed-dim --max-tokens --query --seed --d-out --heads --dropout --attn-dropout --batch --qkv-bias --init --dropout-rng --blas-kernel --softmax-dim --torch-threads --steps --lr --weight-decay --grad-step --optimizer --weights --help" -- "$cur"))
       else COMPREPLY=($(compgen -f -- "$cur")); fi ;;
   esac
 }

@@ -96,5 +96,6 @@ complete -c attn-walk -n '__fish_seen_subcommand_from check' -l lr -x -d 'Learni
 complete -c attn-walk -n '__fish_seen_subcommand_from check' -l weight-decay -x -d 'Weight decay of the backward stage\'s optimizer, in [0, 10] (default...'
 complete -c attn-walk -n '__fish_seen_subcommand_from check' -l grad-step -x -d 'Which training step\'s gradients the backward stage shows (1..--steps)'
 complete -c attn-walk -n '__fish_seen_subcommand_from check' -l optimizer -x -a 'adamw sgd' -d 'Optimizer of the backward stage: adamw or sgd'
+complete -c attn-walk -n '__fish_seen_subcommand_from check' -l weights -r -F -d 'GPT-2 weights for --stage gpt and multi-head: the book\'s .safetenso...'
 complete -c attn-walk -n '__fish_seen_subcommand_from check' -s h -l help -d 'Print this help message and exit'
 complete -c attn-walk -n '__fish_seen_subcommand_from check' -F

@@ -124,6 +124,7 @@ _attn_walk() {
         '--weight-decay[Weight decay of the backward stage'\''s optimizer, in \[0, 10\] (default...]:WD: ' \
         '--grad-step[Which training step'\''s gradients the backward stage shows (1..--steps)]:N: ' \
         '--optimizer[Optimizer of the backward stage\: adamw or sgd]:optimizer:(adamw sgd)' \
+        '--weights[GPT-2 weights for --stage gpt and multi-head\: the book'\''s .safetenso...]:FILE:_files' \
         '(-h --help)'{-h,--help}'[Print this help message and exit]' ;;
   esac
 }

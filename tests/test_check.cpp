@@ -86,6 +86,10 @@ TEST(CheckGoldenCoverage, EveryMistakeOnTwoConfigurations) {
   // And the loop's mistakes made in PyTorch itself (tests/golden/check_training/).
   for (const auto& c : load_json(test::tests_dir() + "/golden/check_training/cases.json"))
     configs_of[c["mistake"].get<std::string>()].insert(c["dump"].get<std::string>());
+  // Chapter 4's GPTModel: learners' dumps on two model files each (tests/golden/learner_gpt/,
+  // which tests/test_check_gpt.cpp grades).
+  for (const auto& c : load_json(test::tests_dir() + "/golden/learner_gpt/cases.json"))
+    if (!c["diagnosis"].is_null()) configs_of[c["diagnosis"].get<std::string>()].insert(c["weights"].get<std::string>());
   for (const auto& m : known_mistakes()) EXPECT_GE(configs_of[m.id].size(), 2u) << m.id;
   EXPECT_GE(noisy, 12u);
 }

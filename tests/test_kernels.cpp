@@ -24,6 +24,7 @@
 #include "kernels/parallel.h"
 #include "kernels/sgemm.h"
 #include "kernels/softmax.h"
+#include "torch/fma32.h"
 #include "torch/sgemm_order.h"
 #include "torch/torch_kernels.h"
 #include "torch/torch_random.h"
@@ -222,6 +223,129 @@ std::vector<float> causal_weights(std::mt19937& rng, int64_t M, int64_t K, int64
   for (int64_t i = 0; i < M; ++i)
     for (int64_t k = 0; k <= std::min(K - 1, i + offset); ++k) w[static_cast<size_t>(i * K + k)] = dist(rng);
   return w;
+}
+
+// ---- Haswell's two chains ------------------------------------------------------------------
+
+// The suite's order (Cooperlake, 2 threads: tests/test_sgemm_orders.cpp) back when a test ends.
+struct HaswellOrder {
+  explicit HaswellOrder(int threads) { set_blas_order(BlasOrder{BlasKernel::Haswell, threads}); }
+  ~HaswellOrder() { set_blas_order(BlasOrder{BlasKernel::Cooperlake, 2}); }
+};
+
+// kernels::sgemm under Haswell's order against sgemm_reference, bit for bit: shapes whose
+// two-chain rectangles start off the 8-column groups (OpenBLAS's threads split odd widths),
+// several K-blocks (one thread and two round the last ones differently), transposed operands,
+// a bias, and causal A (the zero-tail hint, whose skipped steps fall in either chain).
+TEST(HaswellTwoChains, SgemmEqualsTheDefinition) {
+  struct Shape {
+    int64_t M, N, K;
+    bool a_t, b_t, bias, causal;
+  };
+  const Shape shapes[] = {{77, 70, 333, false, false, false, true},  {300, 45, 700, false, true, true, false},
+                          {50, 101, 1000, true, false, false, true}, {13, 37, 50, false, false, true, false},
+                          {130, 150, 64, false, true, true, true},   {64, 300, 96, true, true, false, false},
+                          {203, 64, 203, false, false, false, true}, {24, 768, 768, false, true, true, false}};
+  std::mt19937 rng(44);
+  for (int blas_threads : {1, 2}) {
+    HaswellOrder order(blas_threads);
+    for (const Shape& s : shapes) {
+      const auto A = s.causal ? causal_weights(rng, s.M, s.K, 0) : random_values(rng, static_cast<size_t>(s.M * s.K));
+      const auto B = random_values(rng, static_cast<size_t>(s.K * s.N));
+      const auto bias = random_values(rng, static_cast<size_t>(s.N));
+      SgemmCall g;
+      g.M = s.M, g.N = s.N, g.K = s.K;
+      g.A = A.data();  // causal rows read as (M, K); a transposed A reads the same floats as (K, M)
+      g.lda = s.a_t ? s.M : s.K;
+      g.a_transposed = s.a_t;
+      g.B = ConstMat{B.data(), s.b_t ? s.K : s.N, s.b_t};
+      g.ldc = s.N;
+      g.bias = s.bias ? bias.data() : nullptr;
+      std::vector<float> want(static_cast<size_t>(s.M * s.N)), got(want.size());
+      g.C = want.data();
+      sgemm_reference(g);
+      ASSERT_FALSE(haswell_two_chain_rects(s.M, s.N, s.K, blas_threads).empty()) << s.M << "x" << s.N;
+      for (Isa isa : isas()) {
+        for (int threads : {1, 2}) {
+          IsaAndThreads use(isa, threads);
+          std::fill(got.begin(), got.end(), -1.0f);
+          g.C = got.data();
+          const int64_t tiles = two_chain_tiles_run();
+          sgemm(g);
+          EXPECT_TRUE(same_floats(got, want)) << isa_name(isa) << " " << s.M << "x" << s.K << " @ " << s.K << "x" << s.N
+                                              << ", " << blas_threads << " OpenBLAS threads";
+          EXPECT_GT(two_chain_tiles_run(), tiles) << isa_name(isa);
+        }
+      }
+    }
+  }
+}
+
+// The zero-tail hint with two chains: a row's two first products underflow to -0 (one in each
+// chain), the rest are zero weights. With a bias of -0, skipping the zeros would leave
+// -0 + -0 = -0, where the full chains end at +0 and C at +0: recomputed exactly.
+TEST(HaswellTwoChains, ZeroTailHintKeepsTheSignOfZero) {
+  HaswellOrder order(2);
+  const int64_t M = 8, N = 16, K = 64;
+  std::vector<float> A(static_cast<size_t>(M * K), 0.0f), B(static_cast<size_t>(K * N), 1.0f),
+      bias(static_cast<size_t>(N), -0.0f);
+  for (int64_t i = 0; i < M; ++i) A[static_cast<size_t>(i * K)] = A[static_cast<size_t>(i * K + 1)] = 1e-30f;
+  for (int64_t j = 0; j < N; ++j) B[static_cast<size_t>(j)] = B[static_cast<size_t>(N + j)] = -1e-30f;
+  ASSERT_FALSE(haswell_two_chain_rects(M, N, K, 2).empty());
+  std::vector<float> want(static_cast<size_t>(M * N)), got(want.size());
+  SgemmCall g;
+  g.M = M, g.N = N, g.K = K;
+  g.A = A.data();
+  g.lda = K;
+  g.B = ConstMat{B.data(), N, false};
+  g.C = want.data();
+  g.ldc = N;
+  g.bias = bias.data();
+  sgemm_reference(g);
+  EXPECT_EQ(bits(want[0]), 0u);  // +0
+  for (Isa isa : isas()) {
+    IsaAndThreads use(isa, 1);
+    g.C = got.data();
+    sgemm(g);
+    EXPECT_TRUE(same_floats(got, want)) << isa_name(isa);
+  }
+}
+
+// Two chains continued piece by piece (gemm_two_chains_resume, as the fused backward's grad_keys
+// and grad_values), pieces starting on odd and even steps, A read in place and transposed: the
+// same even and odd chains as the whole block's, on every instruction set.
+TEST(HaswellTwoChains, ResumedPiecesAreTheWholeBlock) {
+  const int64_t M = 37, N = 29, K = 77, paired = K / 8 * 8;
+  TwoChainOutputs all;  // every output a two-chain one
+  all.rects = {OutputRect{0, M, 0, N}};
+  all.max_height = M;
+  std::mt19937 rng(45);
+  const auto A = random_values(rng, static_cast<size_t>(M * K));
+  const auto B = random_values(rng, static_cast<size_t>(K * N));
+  const int64_t cuts[] = {0, 5, 12, 13, 40, 77};
+  for (bool a_t : {false, true}) {
+    const ConstMat a{A.data(), a_t ? M : K, a_t};
+    std::vector<float> want(static_cast<size_t>(M * N));
+    for (int64_t i = 0; i < M; ++i)
+      for (int64_t j = 0; j < N; ++j) {
+        float even = 0.0f, odd = 0.0f;
+        for (int64_t k = 0; k < K; ++k) {
+          float& acc = k < paired && k % 2 == 1 ? odd : even;
+          acc = attn::fma32(a.at(i, k), B[static_cast<size_t>(k * N + j)], acc);
+        }
+        want[static_cast<size_t>(i * N + j)] = odd + even;
+      }
+    for (Isa isa : isas()) {
+      IsaAndThreads use(isa, 1);
+      std::vector<float> even(want.size(), 0.0f), odd(want.size(), 0.0f), got(want.size());
+      for (size_t p = 0; p + 1 < std::size(cuts); ++p)
+        gemm_two_chains_resume(M, N, cuts[p + 1] - cuts[p], a.offset(0, cuts[p]),
+                               ConstMat{B.data(), N, false}.offset(cuts[p], 0), even.data(), odd.data(), N, cuts[p],
+                               K, TwoChainView{&all, 0});
+      for (size_t e = 0; e < got.size(); ++e) got[e] = odd[e] + even[e];
+      EXPECT_TRUE(same_floats(got, want)) << isa_name(isa) << (a_t ? ", A transposed" : "");
+    }
+  }
 }
 
 // Packed panels start on a cache line, so that no 512-bit load of them straddles two (Intel

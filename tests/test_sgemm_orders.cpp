@@ -14,8 +14,15 @@
 
 #include <fmt/format.h>
 
+#include "bench/fast_backward.h"
+#include "bench/fast_forward.h"
 #include "core/cpu.h"
+#include "kernels/attention.h"
+#include "kernels/gemm.h"
+#include "kernels/parallel.h"
 #include "kernels/sgemm.h"
+#include "modules/chapter.h"
+#include "torch/torch_random.h"
 #include "stages/stages.h"
 #include "test_backward_util.h"
 #include "test_util.h"
@@ -102,10 +109,17 @@ void expect_kernel_matches(BlasKernel kernel) {
       std::vector<float> ref, fast;
       kernels::sgemm_reference(c.call(ref));
       EXPECT_EQ(test::fnv1a64(ref), want["fnv1a64"].get<std::string>()) << "reference";
+      // Haswell's two-chain outputs, if the product has any: the fast path recomputes them
+      // (its tile count grows), where it once left the whole product to sgemm_reference.
+      const bool two_chains =
+          kernel == BlasKernel::Haswell && !kernels::haswell_two_chain_rects(c.M, c.N, c.K, threads).empty();
       for (kernels::Isa isa : {kernels::Isa::Scalar, kernels::Isa::Avx2, kernels::Isa::Avx512}) {
         const kernels::Isa used = kernels::set_active_isa(isa);
+        const int64_t tiles = kernels::two_chain_tiles_run();
         kernels::sgemm(c.call(fast));
         EXPECT_EQ(test::fnv1a64(fast), want["fnv1a64"].get<std::string>()) << "fast path, " << kernels::isa_name(used);
+        if (two_chains) EXPECT_GT(kernels::two_chain_tiles_run(), tiles) << "fast path, " << kernels::isa_name(used);
+        else EXPECT_EQ(kernels::two_chain_tiles_run(), tiles) << "fast path, " << kernels::isa_name(used);
       }
       kernels::set_active_isa(kernels::best_isa());
       told_apart += want["differ_from_cooperlake"].get<int>() > 0;
@@ -123,7 +137,7 @@ TEST(SgemmOrders, HaswellEqualsPyTorch) { expect_kernel_matches(BlasKernel::Hasw
 // The training walk at GPT-2's width (8 tokens, a batch of 3, 12 heads, 2 AdamW steps) under
 // each kernel with 2 threads: every gradient, loss and trained parameter as PyTorch's under
 // that kernel (tests/golden/sgemm_walks/<kernel>.json, each step as a digest). The fast paths
-// run where they can (Cooperlake, SkylakeX) and decline where they cannot (Haswell).
+// run under all three (under Haswell they recompute the two-chain outputs).
 void expect_walk_matches(BlasKernel kernel) {
   OrderScope restore;
   const auto doc = test::load_json(test::tests_dir() + "/golden/sgemm_walks/" +
@@ -141,6 +155,109 @@ void expect_walk_matches(BlasKernel kernel) {
 TEST(SgemmOrders, TrainingWalkAtGpt2WidthCooperlake) { expect_walk_matches(BlasKernel::Cooperlake); }
 TEST(SgemmOrders, TrainingWalkAtGpt2WidthSkylakeX) { expect_walk_matches(BlasKernel::SkylakeX); }
 TEST(SgemmOrders, TrainingWalkAtGpt2WidthHaswell) { expect_walk_matches(BlasKernel::Haswell); }
+
+// The bench's fast paths under Haswell's order, 1 and 2 OpenBLAS threads, against PyTorch run
+// under that kernel (tests/golden/haswell_fast.json, make_haswell_fast_goldens.py): the prepared
+// projections, the fused causal attention forward (on every instruction set) and its backward
+// (on the vector ones), each asserted to have run (not the step-by-step forward or the
+// reference backward) and to have recomputed two-chain outputs.
+void expect_tensor_digest(const nlohmann::json& want, const Tensor& got, const std::string& what) {
+  EXPECT_EQ(Shape(want["shape"].get<std::vector<int64_t>>()), got.shape) << what;
+  for (const auto& sample : want["samples"]) {
+    const size_t i = sample[0].get<size_t>();
+    ASSERT_LT(i, got.data.size()) << what;
+    EXPECT_EQ(fmt::format("{:08x}", test::bits(got.data[i])), sample[1].get<std::string>()) << what << " [" << i << "]";
+  }
+  EXPECT_EQ(test::fnv1a64(got.data), want["fnv1a64"].get<std::string>()) << what;
+}
+
+TEST(SgemmOrders, HaswellFastPathsEqualPyTorch) {
+  OrderScope restore;
+  const auto doc = test::load_json(test::tests_dir() + "/golden/haswell_fast.json");
+  for (int threads : {1, 2}) {
+    kernels::set_blas_order(BlasOrder{BlasKernel::Haswell, threads});
+    for (const auto& c : doc["threads"][std::to_string(threads)]) {
+      const int64_t T = c["tokens"], D = c["d_model"], H = c["heads"];
+      const auto& want = c["tensors"];
+      for (kernels::Isa isa : {kernels::Isa::Scalar, kernels::Isa::Avx2, kernels::Isa::Avx512}) {
+        const kernels::Isa used = kernels::set_active_isa(isa);
+        const std::string at =
+            fmt::format("T = {}, D = {}, {} OpenBLAS threads, {}: ", T, D, threads, kernels::isa_name(used));
+        // The bench's draws: x, the module, the forward, then grad_y.
+        TorchGenerator gen(c["seed"].get<uint64_t>());
+        const Tensor x = randn(gen, {1, T, D});
+        const MultiHeadAttention mha(gen, D, D, T, 0.0, H, false, DropoutKernel::Default);
+        PreparedMultiHeadAttention prepared(mha);
+        Tensor y;
+        const int64_t tiles = kernels::two_chain_tiles_run();
+        prepared.forward(gen, x, y);
+        EXPECT_TRUE(prepared.fused()) << at;
+        EXPECT_GT(kernels::two_chain_tiles_run(), tiles) << at << "no two-chain outputs recomputed";
+        expect_tensor_digest(want["y"], y, at + "y");
+        const Tensor grad_y = randn(gen, y.shape);
+        expect_tensor_digest(want["grad_y"], grad_y, at + "grad_y");
+        if (!kernels::x86_vectors(used)) continue;  // the fused backward needs a vector unit
+        MhaGradients grads;
+        PreparedMhaBackward backward(mha);
+        ASSERT_TRUE(backward.backward(prepared, x, grad_y, grads)) << at << "the fused backward declined";
+        for (const auto& [name, tensor] : grads.named()) expect_tensor_digest(want[name], *tensor, at + name + ".grad");
+      }
+      kernels::set_active_isa(kernels::best_isa());
+    }
+  }
+}
+
+// Batches and head sizes the goldens above do not have, under Haswell's order: the fused forward
+// against the step-by-step one (whose products kernels::sgemm computes, checked against
+// sgemm_reference by HaswellTwoChains.*), on every instruction set and 1 to 3 kernel threads.
+TEST(SgemmOrders, HaswellFusedForwardEqualsTheStepByStepForward) {
+  OrderScope restore;
+  struct Sizes {
+    int64_t B, T, D, H;
+    bool qkv_bias;
+  };
+  for (int blas_threads : {1, 2}) {
+    kernels::set_blas_order(BlasOrder{BlasKernel::Haswell, blas_threads});
+    for (const Sizes& s : {Sizes{2, 150, 96, 2, false}, Sizes{3, 70, 256, 4, true}, Sizes{1, 300, 64, 2, false}}) {
+      TorchGenerator gen(123);
+      const Tensor x = randn(gen, {s.B, s.T, s.D});
+      const MultiHeadAttention mha(gen, s.D, s.D, s.T, 0.0, s.H, s.qkv_bias, DropoutKernel::Default);
+      const Tensor want = mha.forward_traced(gen, x).context_vecs;
+      for (kernels::Isa isa : {kernels::Isa::Scalar, kernels::Isa::Avx2, kernels::Isa::Avx512, kernels::Isa::Neon}) {
+        const kernels::Isa used = kernels::set_active_isa(isa);
+        for (int threads : {1, 2, 3}) {
+          kernels::set_num_threads(threads);
+          PreparedMultiHeadAttention prepared(mha);
+          Tensor y;
+          const int64_t tiles = kernels::two_chain_tiles_run();
+          prepared.forward(gen, x, y);
+          const std::string at = fmt::format("B = {}, T = {}, D = {}, {} OpenBLAS threads, {}, {} threads", s.B, s.T,
+                                             s.D, blas_threads, kernels::isa_name(used), threads);
+          EXPECT_TRUE(prepared.fused()) << at;
+          EXPECT_GT(kernels::two_chain_tiles_run(), tiles) << at;
+          ASSERT_EQ(y.shape, want.shape) << at;
+          double largest = 0.0;
+          EXPECT_EQ(test::count_bit_differences(y.data, want.data, &largest), 0) << at << ", largest difference " << largest;
+        }
+      }
+      kernels::set_active_isa(kernels::best_isa());
+      kernels::set_num_threads(0);
+    }
+  }
+}
+
+// The heads alone under Haswell's order: kernels::causal_attention and its backward take every
+// product's two-chain outputs, where they once declined (causal_attention_fusable was false).
+TEST(SgemmOrders, HaswellFusesTheHeads) {
+  OrderScope restore;
+  for (int threads : {1, 2}) {
+    kernels::set_blas_order(BlasOrder{BlasKernel::Haswell, threads});
+    EXPECT_TRUE(kernels::causal_attention_fusable(1, 1024, 64));
+    EXPECT_TRUE(kernels::causal_attention_fusable(2, 128, 64));
+    EXPECT_TRUE(kernels::causal_attention_fusable(1, 30, 64));  // no small kernels: blocked, fusable
+    EXPECT_FALSE(kernels::causal_attention_fusable(2, 6, 2));   // bmm's own loop
+  }
+}
 
 TEST(SgemmOrders, TheSuiteFixesItsOrder) {
   EXPECT_TRUE(kSuiteOrderFixed);

@@ -19,13 +19,17 @@ namespace {
 
 using nlohmann::json;
 
-// A CLI page's walk (--format html) on a two-token input.
+// A CLI page's walk (--format html) on a two-token input (--stage gpt: on its own text, since
+// its model embeds token ids).
 std::vector<Walk> html_walks(Options o, RenderOptions* ro) {
   o.format = Format::Html;
   set_document(o);
-  o.walk.input_json = R"({"tokens": ["a", "b"], "embeddings": [[0.1, 0.2], [0.3, 0.4]]})";
+  if (o.walk.stage != StageChoice::Gpt) o.walk.input_json = R"({"tokens": ["a", "b"], "embeddings": [[0.1, 0.2], [0.3, 0.4]]})";
   return make_walks(o.walk, ro);
 }
+
+// The book's small test model (tests/data/gpt/, 2 heads, which its file does not record).
+std::string gpt_model() { return std::string(ATTN_WALK_TESTS_DIR) + "/data/gpt/book.safetensors"; }
 
 json find_option(const json& list, const std::string& name) {
   for (const auto& o : list)
@@ -62,6 +66,12 @@ TEST(WebData, PageShowsOnlyTheWalksOptions) {
     EXPECT_TRUE(names.count(shown)) << shown;
   for (const char* hidden : {"format", "output", "input", "only", "step", "color", "help"})
     EXPECT_FALSE(names.count(hidden)) << hidden;
+  // --stage gpt's options come from the table too; the stage says the file it needs.
+  for (const char* gpt : {"weights", "layer", "head", "max-new-tokens"}) EXPECT_TRUE(names.count(gpt)) << gpt;
+  json gpt_stage;
+  for (const auto& s : data["stages"])
+    if (s["name"] == "gpt") gpt_stage = s;
+  EXPECT_EQ(gpt_stage.value("needs", ""), "weights");
   EXPECT_EQ(data["default_input"]["tokens"][1], "journey");
   EXPECT_EQ(data["default_input"]["embeddings"][0], json({0.43, 0.15, 0.89}));
   EXPECT_TRUE(data["texts"]["zh"].contains("web.kept"));
@@ -126,6 +136,9 @@ const std::map<std::string, std::vector<std::string>>& state_samples() {
       {"grad-step", {"--grad-step", "2"}},
       {"lang", {"--lang", "zh"}},
       {"heatmap-scale", {"--heatmap-scale", "matrix"}},
+      {"layer", {"--layer", "1", "--stage", "gpt", "--weights", gpt_model(), "--heads", "2"}},
+      {"head", {"--head", "1", "--layer", "0", "--stage", "gpt", "--weights", gpt_model(), "--heads", "2"}},
+      {"max-new-tokens", {"--max-new-tokens", "2", "--stage", "gpt", "--weights", gpt_model(), "--heads", "2"}},
   };
   return s;
 }

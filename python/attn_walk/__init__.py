@@ -32,7 +32,7 @@ _CHECK_ONLY = {"rtol", "atol"}
 OPTIONS = {"seed", "d_out", "heads", "qkv_bias", "dropout", "attn_dropout", "batch", "init", "dropout_rng",
            "input", "random_input", "text", "text_file", "embed_dim", "max_tokens", "lang", "rtol", "atol",
            "softmax_dim", "kv_groups", "window", "latent_dim", "rope_base", "block", "lr", "optimizer",
-           "weight_decay", "steps", "torch_threads"}
+           "weight_decay", "steps", "torch_threads", "weights"}
 
 
 def _binary_path():
@@ -173,16 +173,30 @@ def check_module(module, x, stage=None, **options):
     Every submodule's output is captured by its named_modules() path, and the parameters by
     their state-dict names; the chapter's classes (SelfAttention_v1/v2, CausalAttention, the
     wrapper, MultiHeadAttention) map them to the walk's steps (W_query -> queries, ...), and
-    choose the stage. The module is not changed: the hooks are removed afterwards, even when
-    forward raises."""
+    choose the stage. Chapter 4's GPTModel is graded as `attn-walk check --stage gpt`: give the
+    token ids it runs on as x and its weights file, check_module(model, idx, weights="gpt2.pth")
+    (idx is graded as in_idx: the ids of text=..., "Every effort moves you" by default). The
+    module is not changed: the hooks are removed afterwards, even when forward raises."""
     if not _convert.is_module(module):
         raise AttnWalkError(f"check_module: the first argument is a {type(module).__name__}, not an nn.Module")
     if not _convert.is_tensor(x):
         raise AttnWalkError(f"check_module: x is a {type(x).__name__}; give the tensor the module runs on "
                             "(batch, inputs)")
+    if _capture.is_gpt_model(module):
+        dropping = [m.p for m in module.modules() if type(m).__name__ == "Dropout" and m.p > 0]
+        if module.training and dropping:
+            raise AttnWalkError(f"check_module: your {type(module).__name__} is in training mode, so its dropout "
+                                f"(p={dropping[0]}) changes every run; the chapter's GPTModel runs in eval(): call "
+                                "model.eval() first")
     captured = _capture.capture(module, x)
     kind_stage, named = _capture.name_steps(module, captured, None)
     stage = stage or kind_stage
+    if kind_stage == "gpt" and stage == "gpt":
+        if not options.get("weights"):
+            raise AttnWalkError("check_module: a GPTModel is graded against its weights file: give weights=\"...\" "
+                                "(the book's .safetensors or .pth, or Hugging Face's model.safetensors)")
+        named = {"in_idx": x, **named}
+        return _grade(named, stage, options, {k: f"{type(module).__name__}" for k in named})
     if stage is None:
         raise AttnWalkError(f"check_module: {type(module).__name__} is none of the chapter's classes; "
                             "give stage= (its steps are named by module path)")

@@ -4,7 +4,8 @@ Every submodule's output is captured under its named_modules() path ("W_query",
 "out_proj", "trf_blocks.0.att"; the module itself as ""), the input of each under
 "<path>:input", and the parameters and buffers under their state-dict names ("out_proj.weight").
 The chapter's classes, recognised by their parts, then name these as the walk's steps do
-(CHAPTER_CLASSES); another module (chapter 4's GPTModel) keeps its paths as the step names.
+(CHAPTER_CLASSES); chapter 4's GPTModel keeps its paths and state-dict names, which are
+`attn-walk check --stage gpt`'s names (gpt_names); another module keeps its paths too.
 The module is not changed: its hooks are removed afterwards, even when forward raises.
 """
 from ._convert import is_tensor
@@ -14,6 +15,8 @@ from ._errors import AttnWalkError
 def _kind(module):
     """Which of the chapter's classes `module` is, by its parts (a learner may rename the class)."""
     has = lambda name: hasattr(module, name)  # noqa: E731
+    if all(has(n) for n in ("tok_emb", "pos_emb", "trf_blocks", "final_norm", "out_head")):
+        return "GPTModel"
     if has("heads") and type(getattr(module, "heads")).__name__ == "ModuleList":
         return "MultiHeadAttentionWrapper"
     if has("out_proj") and has("W_query"):
@@ -43,6 +46,31 @@ CHAPTER_CLASSES = {
         "out_proj.weight": "out_proj.weight", "out_proj.bias": "out_proj.bias",
         "": "mha_context_vecs"}),
 }
+
+
+def is_gpt_model(module):
+    """Whether `module` is chapter 4's GPTModel, by its parts."""
+    return _kind(module) == "GPTModel"
+
+
+# GPTModel: parameters larger than this (tok_emb.weight, out_head.weight: vocabulary x emb_dim)
+# are not sent; check grades them only when given, and no slip it names changes them.
+GPT_LARGEST_PARAMETER = 1 << 16
+
+
+def gpt_names(captured):
+    """{name: tensor} of what a GPTModel computed, by check --stage gpt's names: every module's
+    output by its path (drop_shortcut, called twice in a block, has no one output; the model's
+    own output is out_head's), and the state dict's entries but the largest."""
+    out = {}
+    for name, t in captured.items():
+        if ":" in name or not name or name.endswith(".drop_shortcut") or name == "drop_shortcut":
+            continue
+        if "." in name and name.rsplit(".", 1)[1] in ("weight", "bias", "scale", "shift", "mask") \
+                and t.numel() > GPT_LARGEST_PARAMETER:
+            continue
+        out[name] = t
+    return out
 
 
 def capture(module, x):
@@ -80,6 +108,8 @@ def name_steps(module, captured, steps):
     """(stage or None, {step: tensor}) from what capture() returned, `steps` the stage's names
     (None: not known yet)."""
     kind = _kind(module)
+    if kind == "GPTModel":
+        return "gpt", gpt_names(captured)
     if kind is not None:
         stage, names = CHAPTER_CLASSES[kind]
         return stage, {step: captured[src] for src, step in names.items() if src in captured}

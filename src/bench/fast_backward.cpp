@@ -40,9 +40,24 @@ class Laps {
 
 // grad (rows, K) @ W (K, N) with W packed: torch.mm's blocked product (the zero-tail hint
 // sgemm would add skips only exact zeros: the same floats).
+// The weights are packed for the order of `rows` rows (prepare_for); Haswell's two-chain
+// outputs are those of the product's shape.
 void mm_packed(const float* grad, const kernels::PackedB& w, float* out, int64_t rows) {
+  const kernels::TwoChainOutputs two = kernels::two_chain_outputs(rows, w.N, w.K);
   kernels::gemm_chains_packed(rows, w.N, kernels::ConstMat{grad, w.K, false}, w, out, w.N, nullptr,
-                              kernels::zero_row(w.N));
+                              kernels::zero_row(w.N), kernels::TwoChainView{&two, 0});
+}
+
+// Repacks W (K, N) where the K-blocks of a product with `rows` rows differ from its packing's
+// (they follow the driver OpenBLAS runs the product on).
+void prepare_for(const Tensor& w, kernels::PackedB& packed, int64_t rows) {
+  const kernels::ChainOrder order = kernels::product_chain_order(rows, packed.N, packed.K);
+  if (order.k_bounds != packed.order.k_bounds)
+    kernels::pack_b(packed.K, packed.N, kernels::ConstMat{w.data.data(), packed.N, false}, order, packed);
+}
+
+bool blocked_kernel(kernels::SgemmKernel k) {
+  return k == kernels::SgemmKernel::Blocked || k == kernels::SgemmKernel::HaswellBlocked;
 }
 
 constexpr int64_t kColumnChunk = 128;  // columns of the bias's sum per task
@@ -84,6 +99,10 @@ bool PreparedMhaBackward::backward(const PreparedMultiHeadAttention& forward, co
                          std::min(d_out, (c + 1) * kColumnChunk));
   });
   if (rows * d_out * d_out <= 1000000) return false;  // the small kernels' own orders: the reference
+  prepare_for(mha.out_proj.weight, out_, rows);
+  prepare_for(mha.W_query.weight, query_, rows);
+  prepare_for(mha.W_key.weight, key_, rows);
+  prepare_for(mha.W_value.weight, value_, rows);
   mm_packed(gy, out_, grad_context.data(), rows);
   laps.to(&BackwardParts::out_proj);
 
@@ -100,11 +119,12 @@ bool PreparedMhaBackward::backward(const PreparedMultiHeadAttention& forward, co
   ensure(g.x, x.shape);
   // x is B of all three weight gradients: packed once, where sgemm's blocked kernel takes them
   // (the same chains as mm's, which packs it at each call).
-  const bool blocked = kernels::sgemm_kernel(d_out, d_in, rows, false, true) == kernels::SgemmKernel::Blocked;
+  const bool blocked = blocked_kernel(kernels::sgemm_kernel(d_out, d_in, rows, false, true));
   thread_local kernels::PackedB x_packed;
+  const kernels::TwoChainOutputs weights_two = kernels::two_chain_outputs(d_out, d_in, rows);
   if (blocked)
-    kernels::pack_b(rows, d_in, kernels::ConstMat{x.data.data(), d_in, false}, kernels::blocked_chain_order(rows),
-                    x_packed);
+    kernels::pack_b(rows, d_in, kernels::ConstMat{x.data.data(), d_in, false},
+                    kernels::product_chain_order(d_out, d_in, rows), x_packed);
   const struct {
     const Buffer& grad;
     const kernels::PackedB& weight;
@@ -115,7 +135,8 @@ bool PreparedMhaBackward::backward(const PreparedMultiHeadAttention& forward, co
     ensure(pr.weight_grad, {d_out, d_in});
     if (blocked)
       kernels::gemm_chains_packed(d_out, d_in, kernels::ConstMat{pr.grad.data(), d_out, true}, x_packed,
-                                  pr.weight_grad.data.data(), d_in, nullptr, kernels::zero_row(d_in));
+                                  pr.weight_grad.data.data(), d_in, nullptr, kernels::zero_row(d_in),
+                                  kernels::TwoChainView{&weights_two, 0});
     else
       mm(pr.grad.data(), true, x.data.data(), false, pr.weight_grad.data.data(), d_out, rows, d_in);
     laps.to(&BackwardParts::weights);

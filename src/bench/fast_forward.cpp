@@ -44,7 +44,7 @@ void PreparedMultiHeadAttention::project(const Linear& linear, const kernels::Pa
   // addmm (with a bias) or mm: C starts as the bias or as zeros, then every K-block is added.
   const float* start = linear.bias ? linear.bias->data.data() : kernels::zero_row(packed.N);
   kernels::gemm_chains_packed(rows, packed.N, kernels::ConstMat{x, packed.K, false}, packed, out, packed.N, nullptr,
-                              start);
+                              start, kernels::TwoChainView{&out_two_, 0});
 }
 
 void PreparedMultiHeadAttention::forward(TorchGenerator& gen, const Tensor& x, Tensor& y) {
@@ -52,15 +52,30 @@ void PreparedMultiHeadAttention::forward(TorchGenerator& gen, const Tensor& x, T
   // The packed weights reproduce OpenBLAS's blocked kernel, which nn.Linear reaches for
   // every size the fused pass handles but the smallest: there, the step-by-step forward.
   const int64_t rows = x.dim() == 3 ? x.size(0) * x.size(1) : 0;
-  if (!fusable(mha, x) || x.size(2) != d_in_ ||
-      kernels::sgemm_kernel(rows, mha.d_out, d_in_, true) != kernels::SgemmKernel::Blocked ||
-      kernels::sgemm_kernel(rows, mha.d_out, mha.d_out, true) != kernels::SgemmKernel::Blocked) {
+  const auto blocked = [](kernels::SgemmKernel k) {
+    return k == kernels::SgemmKernel::Blocked || k == kernels::SgemmKernel::HaswellBlocked;
+  };
+  if (!fusable(mha, x) || x.size(2) != d_in_ || !blocked(kernels::sgemm_kernel(rows, mha.d_out, d_in_, true)) ||
+      !blocked(kernels::sgemm_kernel(rows, mha.d_out, mha.d_out, true))) {
     y = mha.forward_traced(gen, x).context_vecs;
     fused_ = false;
     return;
   }
   fused_ = true;
   const int64_t b = x.size(0), num_tokens = x.size(1), d_out = mha.d_out;
+  // The K-blocks follow the driver OpenBLAS runs each product on, which can depend on the
+  // rows (one thread or several): repacked in the rare case they differ from the packing's.
+  // Haswell's kernel sums some outputs in two chains, depending on the rows too.
+  const Linear* all[4] = {&mha.W_query, &mha.W_key, &mha.W_value, &mha.out_proj};
+  kernels::PackedB* all_packed[4] = {&query_, &key_, &value_, &out_};
+  for (int p = 0; p < 4; ++p) {
+    const kernels::ChainOrder order = kernels::product_chain_order(rows, all_packed[p]->N, all_packed[p]->K);
+    if (order.k_bounds != all_packed[p]->order.k_bounds)
+      kernels::pack_b(all_packed[p]->K, all_packed[p]->N,
+                      kernels::ConstMat{all[p]->weight.data.data(), all_packed[p]->K, true}, order, *all_packed[p]);
+  }
+  proj_two_ = kernels::two_chain_outputs(rows, d_out, d_in_);
+  out_two_ = kernels::two_chain_outputs(rows, d_out, d_out);
   const size_t size = static_cast<size_t>(rows * d_out);
   for (auto* buffer : {&queries_, &keys_, &values_, &context_})
     if (buffer->size() != size) buffer->resize(size);
@@ -83,7 +98,7 @@ void PreparedMultiHeadAttention::forward(TorchGenerator& gen, const Tensor& x, T
       const int64_t* last_part = parts_.data() + 4 * (last % per_product);
       const int64_t i0 = first_part[0], j0 = first_part[2];
       kernels::gemm_chains_packed_part(i0, last_part[0] + last_part[1] - i0, j0, last_part[2] + last_part[3] - j0, xs,
-                                       *packed[p], outs[p], d_out, starts[p]);
+                                       *packed[p], outs[p], d_out, starts[p], kernels::TwoChainView{&proj_two_, 0});
       begin = last + 1;
     }
   });

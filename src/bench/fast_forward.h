@@ -40,6 +40,7 @@ class PreparedMultiHeadAttention {
   const MultiHeadAttention& mha_;
   int64_t d_in_;
   kernels::PackedB query_, key_, value_, out_;
+  kernels::TwoChainOutputs proj_two_, out_two_;  // the last forward's, for Haswell's order
   // On cache-line boundaries, so that the kernels' vector loads and stores of them never split.
   std::vector<float, kernels::CacheLineAllocator<float>> queries_, keys_, values_, context_;
   std::vector<int64_t> parts_;

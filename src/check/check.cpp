@@ -6,6 +6,7 @@
 #include <set>
 
 #include "check/diagnoses.h"
+#include "check/gpt.h"
 #include "input/embeddings.h"
 #include "stages/common.h"
 #include "stages/stages.h"
@@ -139,8 +140,11 @@ std::string choose_stage(const Dump& dump, const Config& cfg, std::string* chose
 CheckReport check_dump(const Dump& dump, const Config& cfg, const std::string& stage,
                        const std::string& chosen_by, const Tolerance& tol, const std::string& source) {
   const StageInfo* info = find_stage(stage);
-  const Walk walk = info->run(cfg);
   const auto given = tensors_of(dump, stage);
+  std::set<std::string> given_names;
+  for (const auto& [name, tensor] : given) given_names.insert(name);
+  // Chapter 4's GPTModel: module paths (every block opened) and state-dict names (check/gpt.h).
+  const Walk walk = stage == "gpt" ? gpt_check_walk(cfg, GptCells{}, &given_names) : info->run(cfg);
   if (given.empty())
     throw InputError(fmt::format("{}: no tensor of stage {} (the dump is attn-walk's output for stage {})",
                                  source, stage, dump.stage));

@@ -6,8 +6,10 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <set>
 
 #include "check/consistent.h"
+#include "check/gpt_diagnoses.h"
 #include "check/lines.h"
 #include "check/measured.h"
 #include "check/training.h"
@@ -186,7 +188,8 @@ std::vector<Variant> input_row_picked_wrong(const DiagnosisInput& in) {
   return {v};
 }
 
-// Every stage.
+// Every stage of chapter 3 (and the bonus stages, and chapter 5's loop); chapter 4's GPTModel
+// (--stage gpt) has rows of its own.
 constexpr const char* kAnyStage = "";
 
 }  // namespace
@@ -241,6 +244,12 @@ const std::vector<Mistake>& known_mistakes() {
       {"grad_zeroed_before_step", kAnyStage, {}, grad_zeroed_before_step},
       {"optimizer_step_forgotten", kAnyStage, {}, optimizer_step_forgotten},
       {"dropout_off_in_training", kAnyStage, {}, dropout_off_in_training},
+      // Chapter 4's GPTModel (check/gpt_lines.h), and chapter 5's loading of GPT-2's weights.
+      {"layer_norm_var_unbiased", "gpt", {}, gpt_slips::layer_norm_var_unbiased},
+      {"layer_norm_wrong_dim", "gpt", {}, gpt_slips::layer_norm_wrong_dim},
+      {"shortcut_missing", "gpt", {}, gpt_slips::shortcut_missing},
+      {"gelu_exact", "gpt", {}, gpt_slips::gelu_exact},
+      {"conv1d_not_transposed", "gpt", {}, gpt_slips::conv1d_not_transposed},
   };
   return mistakes;
 }
@@ -249,6 +258,8 @@ std::vector<Variant> ways_of_writing(const Mistake& mistake, const DiagnosisInpu
   if (*mistake.stages) {  // a space-separated list of stages
     const std::string stages = std::string(" ") + mistake.stages + " ";
     if (stages.find(" " + in.stage + " ") == std::string::npos) return {};
+  } else if (in.stage == "gpt") {
+    return {};  // a row of chapter 3's
   }
   std::vector<Variant> out = mistake.variants ? mistake.variants(in) : std::vector<Variant>{};
   for (const Line& line : mistake.lines) {
@@ -263,9 +274,11 @@ std::vector<Variant> ways_of_writing(const Mistake& mistake, const DiagnosisInpu
 
 std::vector<Diagnosis> diagnose(const DiagnosisInput& in) {
   std::vector<Diagnosis> found;
+  std::set<std::string> given;  // --stage gpt: the large parameters are recomputed only if given
+  for (const auto& [name, tensor] : in.given) given.insert(name);
   for (const auto& mistake : known_mistakes())
     for (const Variant& v : ways_of_writing(mistake, in)) {
-      LearnerSteps steps = learner_stage(in.stage, v.config, v.cells, v.loop);
+      LearnerSteps steps = learner_stage(in.stage, v.config, v.cells, v.loop, &given);
       for (const auto& [learner, step] : v.dumped_as)  // the learner's name for another step's tensor
         if (steps.count(step)) steps[learner] = steps[step];
       const auto it = steps.find(in.step);

@@ -2,6 +2,7 @@
 
 #include <exception>
 
+#include "check/gpt.h"
 #include "stages/backward.h"
 #include "stages/stages.h"
 
@@ -31,7 +32,20 @@ bool chapter_loop(const TrainChoices& loop) {
          loop.zero_grad_before_step == chapter.zero_grad_before_step;
 }
 
-LearnerSteps learner_stage(const std::string& stage, const Config& cfg, const Slips& s, const TrainChoices& loop) {
+LearnerSteps learner_stage(const std::string& stage, const Config& cfg, const Slips& s, const TrainChoices& loop,
+                           const std::set<std::string>* given) {
+  if (stage == "gpt") {  // chapter 4's GPTModel with the learner's lines in its cells (check/gpt.h)
+    if (!s.book() || !chapter_loop(loop)) return {};
+    LearnerSteps out;
+    try {
+      Walk walk = gpt_check_walk(cfg, s.gpt, given);
+      for (Step& step : walk.steps) out.emplace(step.name, std::move(step.value));
+    } catch (const std::exception&) {
+      if (s.gpt.book()) throw;
+      return {};  // shapes that cannot meet: the learner's code stops with an error
+    }
+    return out;
+  }
   const bool backward = stage == "backward";
   const RunWithCells run = runner(stage);
   const StageInfo* info = find_stage(stage);

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <map>
+#include <set>
 #include <string>
 
 #include "core/config.h"
@@ -24,9 +25,10 @@ using LearnerSteps = std::map<std::string, Tensor>;
 // The stage's tensors by step name (the first of a name), computed with the cells `s`
 // (trainable, causal, dropout, multi-head; the other stages only with the book's, on `cfg`),
 // and, for --stage backward, chapter 5's loop written as `loop` says (modules/train.h).
-// Empty if the learner's code stops with an error.
+// --stage gpt: also the vocabulary-sized (or GPT-2-sized) parameters that `given` names
+// (check/gpt.h). Empty if the learner's code stops with an error.
 LearnerSteps learner_stage(const std::string& stage, const Config& cfg, const Slips& s,
-                           const TrainChoices& loop = {});
+                           const TrainChoices& loop = {}, const std::set<std::string>* given = nullptr);
 
 // Every choice of the loop the chapter's.
 bool chapter_loop(const TrainChoices& loop);

@@ -33,9 +33,12 @@ SgemmKernel scores_kernel(int64_t batch, int64_t T, int64_t hd) { return sgemm_k
 // attn_weights (T, T) @ values (T, hd).
 SgemmKernel context_kernel(int64_t T, int64_t hd) { return sgemm_kernel(T, hd, T, false); }
 
-// The chain order of a product that needs no dot-like outputs (see causal_attention_fusable).
-ChainOrder order_of(SgemmKernel kernel, int64_t K) {
-  return kernel == SgemmKernel::Blocked ? blocked_chain_order(K) : single_chain(K);
+bool blocked(SgemmKernel kernel) { return kernel == SgemmKernel::Blocked || kernel == SgemmKernel::HaswellBlocked; }
+
+// The chain order of an (M, N) x K product that needs no dot-like outputs (see
+// causal_attention_fusable).
+ChainOrder order_of(SgemmKernel kernel, int64_t M, int64_t N, int64_t K) {
+  return blocked(kernel) ? product_chain_order(M, N, K) : single_chain(K);
 }
 
 // A block of rows x T weights owned by one thread. Columns past what a row last wrote are
@@ -59,10 +62,10 @@ bool causal_attention_fusable(int64_t batch, int64_t T, int64_t head_dim) {
   // bmm loops by itself below 400 multiply-adds per matrix.
   if (T * T * head_dim < 400) return false;
   const SgemmKernel scores = scores_kernel(batch, T, head_dim), context = context_kernel(T, head_dim);
-  if (scores != SgemmKernel::Blocked) return false;  // small kernels: dot-like columns
+  if (!blocked(scores)) return false;  // small kernels: dot-like columns
   // The context product may use the small NN kernel if it has no dot-like columns.
   const bool dot_like_tail = head_dim % 16 != 0 && head_dim % 16 <= 8 && T >= 32 && head_dim > 1;
-  return context == SgemmKernel::Blocked || (context == SgemmKernel::SmallNN && !dot_like_tail);
+  return blocked(context) || (context == SgemmKernel::SmallNN && !dot_like_tail);
 }
 
 namespace {
@@ -97,6 +100,7 @@ struct AttentionCall {
   float* context;
   int64_t T, H, hd, D;
   ChainOrder scores_order, context_order;
+  TwoChainOutputs scores_two, context_two;  // Haswell's two-chain outputs of each (T, T) product
   float divisor;    // sqrt(head_dim), as a float32
   bool scaling;     // dividing by it is a scaling by 2^scale_exp (head_dim 64: 8)
   int scale_exp;
@@ -122,10 +126,12 @@ void row_block(const AttentionCall& c, int64_t bh, int64_t block, const PackedB&
   const ConstMat q_rows{q + i0 * D, D, false};
   float left_max[kRowBlock];
   bool left_unchecked[kRowBlock];
+  const TwoChainView scores_two{&c.scores_two, i0};
   const bool fused = c.scaling && i0 > 0 &&
-                     gemm_scores_scaled_max(m, i0, q_rows, keys_t, w, T, c.scale_exp, left_max, left_unchecked);
-  if (fused) gemm_chains_packed_part(0, m, i0, i1 - i0, q_rows, keys_t, w, T, zero_row(i1));  // C starts at 0
-  else gemm_chains_packed(m, i1, q_rows, keys_t, w, T, nullptr, zero_row(i1));
+                     gemm_scores_scaled_max(m, i0, q_rows, keys_t, w, T, c.scale_exp, left_max, left_unchecked,
+                                            scores_two);
+  if (fused) gemm_chains_packed_part(0, m, i0, i1 - i0, q_rows, keys_t, w, T, zero_row(i1), scores_two);  // C starts at 0
+  else gemm_chains_packed(m, i1, q_rows, keys_t, w, T, nullptr, zero_row(i1), scores_two);
   // The query rows of the block before, usually this thread's next: asked for now, they
   // arrive while this block's softmax runs (they are apart, D floats, and not yet cached).
   for (int64_t i = std::max<int64_t>(0, i0 - rows); i < i0; ++i)
@@ -145,7 +151,8 @@ void row_block(const AttentionCall& c, int64_t bh, int64_t block, const PackedB&
   }
 
   // 3. context rows = weights @ v, straight into (b, T, H, head_dim); masked weights skipped
-  gemm_chains_packed(m, hd, ConstMat{w, T, false}, vals, ctx + i0 * D, D, row_end, zero_row(hd));
+  gemm_chains_packed(m, hd, ConstMat{w, T, false}, vals, ctx + i0 * D, D, row_end, zero_row(hd),
+                     TwoChainView{&c.context_two, i0});
 }
 
 // Takes blocks of head bh (packed) until none is left.
@@ -194,9 +201,11 @@ void help_others(const AttentionCall& c, std::vector<HeadState>& state) {
 
 void causal_attention(const float* queries, const float* keys, const float* values, float* context,
                       int64_t batch, int64_t T, int64_t H, int64_t head_dim) {
-  AttentionCall c{queries, keys, values, context, T, H, head_dim, H * head_dim, {}, {}, 0.0f, false, 0, 0, 0};
-  c.scores_order = order_of(scores_kernel(batch, T, head_dim), head_dim);
-  c.context_order = order_of(context_kernel(T, head_dim), T);
+  AttentionCall c{queries, keys, values, context, T, H, head_dim, H * head_dim, {}, {}, {}, {}, 0.0f, false, 0, 0, 0};
+  c.scores_order = order_of(scores_kernel(batch, T, head_dim), T, T, head_dim);
+  c.context_order = order_of(context_kernel(T, head_dim), T, head_dim, T);
+  c.scores_two = two_chain_outputs(T, T, head_dim);
+  c.context_two = two_chain_outputs(T, head_dim, T);
   // attn_scores / keys.shape[-1] ** 0.5: a Python float, cast to float32 by the division.
   c.divisor = static_cast<float>(std::sqrt(static_cast<double>(head_dim)));
   // A power-of-two divisor (head_dim 64: 8) is a multiplication by 2^scale_exp, exactly, which

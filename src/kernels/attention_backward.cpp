@@ -30,18 +30,28 @@ struct Call {
   int64_t T, H, hd, D;
   float divisor;  // float(sqrt(head_dim))
   ChainOrder dot_order, t_order;  // products over head_dim (one block of 64) and over T
+  // Haswell's two-chain outputs of the (T, T) x head_dim products (the weights, their
+  // gradient), of the (T, head_dim) x T ones (the queries' and values' gradients), and of the
+  // keys' gradient, which autograd computes as (queries.T @ grad_scores).T: an (head_dim, T) x
+  // T product's outputs, transposed.
+  TwoChainOutputs dot_two, t_two, keys_two;
 };
 
 // A thread's storage for one head: one block of rows of the weights, of their gradient and of
 // the scores' gradient; the chains of grad_keys and grad_values over the slab so far (the
 // rows of one K-block of the products over T: see slab_chains_done); and the head's packed operands.
 // So the storage grows as T, not T^2.
+// With Haswell's order, the two-chain outputs of grad_keys and grad_values keep their even and
+// odd chains apart (keys_even, keys_odd, values_even, values_odd).
 struct HeadBuffers {
   Buffer weights, grad_scores, grad_weights, keys_chains, values_chains;
+  Buffer keys_even, keys_odd, values_even, values_odd;
   PackedB keys_t, values_t, keys;
-  void size_for(int64_t T, int64_t hd) {
+  void size_for(int64_t T, int64_t hd, bool two) {
     for (Buffer* block : {&weights, &grad_scores, &grad_weights}) block->resize(static_cast<size_t>(kRows * T));
     for (Buffer* chains : {&keys_chains, &values_chains}) chains->resize(static_cast<size_t>(T * hd));
+    if (two)
+      for (Buffer* chains : {&keys_even, &keys_odd, &values_even, &values_odd}) chains->resize(static_cast<size_t>(T * hd));
   }
 };
 
@@ -76,16 +86,17 @@ float zero_sum_row(const Call& c, const float* gc_row, const float* v, const flo
 // gradient rows, and the slab's chains of grad_keys and grad_values continued over these rows
 // (slab_chains_done says how they end).
 void backward_row_block(const Call& c, HeadBuffers& hb, const float* q, const float* v, const float* gc, float* gq,
-               int64_t i0, int64_t i1) {
+               int64_t i0, int64_t i1, int64_t s0, int64_t s1) {
   const int64_t T = c.T, D = c.D, m = i1 - i0;
   float* w = hb.weights.data();
   float* gw = hb.grad_weights.data();
   float* gs = hb.grad_scores.data();
   // 1. the weights, as the forward computes them: q @ k.T, then mask, / sqrt(d), softmax
-  gemm_chains_packed(m, i1, ConstMat{q + i0 * D, D, false}, hb.keys_t, w, T, nullptr, zero_row(i1));
+  const TwoChainView dot_two{&c.dot_two, i0};
+  gemm_chains_packed(m, i1, ConstMat{q + i0 * D, D, false}, hb.keys_t, w, T, nullptr, zero_row(i1), dot_two);
   masked_softmax_rows(w, m, T, i0 + 1, i1, T, c.divisor);
   // 2. their gradient, grad_context @ values.T, for the columns the block can see
-  gemm_chains_packed(m, i1, ConstMat{gc + i0 * D, D, false}, hb.values_t, gw, T, nullptr, zero_row(i1));
+  gemm_chains_packed(m, i1, ConstMat{gc + i0 * D, D, false}, hb.values_t, gw, T, nullptr, zero_row(i1), dot_two);
   // 3. the scores' gradient: ((g - sum(g * w)) * w) / sqrt(d), +0 above the diagonal: what
   //    MaskedFillBackward0 hands the products below (softmax's own -0.0 there, which the walk's
   //    attn_scores.grad shows, never reaches them)
@@ -102,7 +113,8 @@ void backward_row_block(const Call& c, HeadBuffers& hb, const float* q, const fl
     row_end[r] = valid;
   }
   // 4. grad_queries rows = grad_scores @ keys (the zeros past each row's diagonal skipped)
-  gemm_chains_packed(m, c.hd, ConstMat{gs, T, false}, hb.keys, gq + i0 * D, D, row_end, zero_row(c.hd));
+  gemm_chains_packed(m, c.hd, ConstMat{gs, T, false}, hb.keys, gq + i0 * D, D, row_end, zero_row(c.hd),
+                     TwoChainView{&c.t_two, i0});
   // 5. grad_keys = grad_scores.T @ queries and grad_values = weights.T @ grad_context, as bmm's
   //    backward hands them to OpenBLAS (A the transposed view of a (T, T) matrix): their chains
   //    over the slab continue over this block's rows, read from the block while it is in cache.
@@ -110,6 +122,24 @@ void backward_row_block(const Call& c, HeadBuffers& hb, const float* q, const fl
   gemm_chains_resume(i1, c.hd, m, ConstMat{gs, T, true}, ConstMat{q + i0 * D, D, false}, hb.keys_chains.data(), c.hd);
   gemm_chains_resume(i1, c.hd, m, ConstMat{w, T, true}, ConstMat{gc + i0 * D, D, false}, hb.values_chains.data(),
                      c.hd);
+  //    Haswell's two-chain outputs among them: their even and odd chains, over the block's
+  //    steps [i0 - s0, i1 - s0) of the slab's K-block.
+  if (!c.t_two.empty() || !c.keys_two.empty()) {
+    gemm_two_chains_resume(i1, c.hd, m, ConstMat{gs, T, true}, ConstMat{q + i0 * D, D, false}, hb.keys_even.data(),
+                           hb.keys_odd.data(), c.hd, i0 - s0, s1 - s0, TwoChainView{&c.keys_two, 0});
+    gemm_two_chains_resume(i1, c.hd, m, ConstMat{w, T, true}, ConstMat{gc + i0 * D, D, false}, hb.values_even.data(),
+                           hb.values_odd.data(), c.hd, i0 - s0, s1 - s0, TwoChainView{&c.t_two, 0});
+  }
+}
+
+// The slab's sums of Haswell's two-chain outputs, odd + even, where slab_chains_done takes
+// the one-chain sums.
+void two_chain_sums(const TwoChainOutputs& two, const float* even, const float* odd, float* chains, int64_t s1,
+                    int64_t hd) {
+  for (const OutputRect& r : two.rects)
+    for (int64_t j = r.i0; j < std::min(r.i1, s1); ++j)
+      for (int64_t d = std::max<int64_t>(r.j0, 0); d < std::min(r.j1, hd); ++d)
+        chains[j * hd + d] = odd[j * hd + d] + even[j * hd + d];
 }
 
 // The end of one K-block [s0, s1) of C (T, hd) = M.T @ B (T, hd), for a causal (T, T) matrix M
@@ -130,7 +160,8 @@ void one_head(const Call& c, int64_t bh) {
   const float *q = c.q + offset, *k = c.k + offset, *v = c.v + offset, *gc = c.gc + offset;
   const std::vector<int64_t>& slabs = c.t_order.k_bounds;  // OpenBLAS's K-blocks over T
   thread_local HeadBuffers hb;
-  hb.size_for(T, hd);
+  const bool two = !c.t_two.empty() || !c.keys_two.empty();
+  hb.size_for(T, hd, two);
   pack_b(hd, T, ConstMat{k, D, true}, c.dot_order, hb.keys_t);
   pack_b(hd, T, ConstMat{v, D, true}, c.dot_order, hb.values_t);
   pack_b(T, hd, ConstMat{k, D, false}, c.t_order, hb.keys, /*check_finite=*/true);
@@ -139,7 +170,15 @@ void one_head(const Call& c, int64_t bh) {
     // Each slab's chains start from 0.
     std::fill(hb.keys_chains.begin(), hb.keys_chains.begin() + s1 * hd, 0.0f);
     std::fill(hb.values_chains.begin(), hb.values_chains.begin() + s1 * hd, 0.0f);
-    for (int64_t i0 = s0; i0 < s1; i0 += kRows) backward_row_block(c, hb, q, v, gc, c.gq + offset, i0, std::min(s1, i0 + kRows));
+    if (two)
+      for (Buffer* chains : {&hb.keys_even, &hb.keys_odd, &hb.values_even, &hb.values_odd})
+        std::fill(chains->begin(), chains->begin() + s1 * hd, 0.0f);
+    for (int64_t i0 = s0; i0 < s1; i0 += kRows)
+      backward_row_block(c, hb, q, v, gc, c.gq + offset, i0, std::min(s1, i0 + kRows), s0, s1);
+    if (two) {
+      two_chain_sums(c.keys_two, hb.keys_even.data(), hb.keys_odd.data(), hb.keys_chains.data(), s1, hd);
+      two_chain_sums(c.t_two, hb.values_even.data(), hb.values_odd.data(), hb.values_chains.data(), s1, hd);
+    }
     slab_chains_done(hb.keys_chains.data(), c.gk + offset, s0, s1, hd, D);
     slab_chains_done(hb.values_chains.data(), c.gv + offset, s0, s1, hd, D);
   }
@@ -190,8 +229,11 @@ bool causal_attention_backward(const float* queries, const float* keys, const fl
   // a masked weight's 0 is NaN in autograd), and the masked weights' gradients must be finite.
   if (any_nonfinite(queries, batch * T * D) || !bounded(grad_context, values, batch * T, D)) return false;
   Call c{queries, keys, values, grad_context, grad_queries, grad_keys, grad_values, T, H, head_dim, D,
-         static_cast<float>(std::sqrt(static_cast<double>(head_dim))), blocked_chain_order(head_dim),
-         blocked_chain_order(T)};
+         static_cast<float>(std::sqrt(static_cast<double>(head_dim))), product_chain_order(T, T, head_dim),
+         product_chain_order(T, head_dim, T), two_chain_outputs(T, T, head_dim), two_chain_outputs(T, head_dim, T),
+         two_chain_outputs_transposed(T, head_dim, T)};
+  // The keys' gradient, an (head_dim, T) x T product, must share the others' K-blocks over T.
+  if (product_chain_order(head_dim, T, T).k_bounds != c.t_order.k_bounds) return false;
   parallel_for(batch * H, [&](int64_t bh) { one_head(c, bh); });
   return true;
 }

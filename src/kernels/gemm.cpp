@@ -1,6 +1,7 @@
 #include "kernels/gemm.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -82,7 +83,102 @@ std::vector<int64_t> trailing_zero_bounds(int64_t M, int64_t K, ConstMat A) {
   return end;
 }
 
+TwoChainOutputs two_chain_outputs(int64_t M, int64_t N, int64_t K) {
+  TwoChainOutputs out;
+  const BlasOrder o = blas_order();
+  if (o.kernel != BlasKernel::Haswell || M <= 0 || N <= 0) return out;
+  out.rects = haswell_two_chain_rects(M, N, K, o.threads);
+  std::stable_sort(out.rects.begin(), out.rects.end(),
+                   [](const OutputRect& a, const OutputRect& b) { return a.i0 < b.i0; });
+  for (const OutputRect& r : out.rects) out.max_height = std::max(out.max_height, r.i1 - r.i0);
+  return out;
+}
+
+TwoChainOutputs two_chain_outputs_transposed(int64_t M, int64_t N, int64_t K) {
+  TwoChainOutputs out = two_chain_outputs(N, M, K);
+  for (OutputRect& r : out.rects) r = OutputRect{r.j0, r.j1, r.i0, r.i1};
+  std::stable_sort(out.rects.begin(), out.rects.end(),
+                   [](const OutputRect& a, const OutputRect& b) { return a.i0 < b.i0; });
+  out.max_height = 0;
+  for (const OutputRect& r : out.rects) out.max_height = std::max(out.max_height, r.i1 - r.i0);
+  return out;
+}
+
 namespace {
+std::atomic<int64_t> two_chain_tile_count{0};
+}  // namespace
+
+int64_t two_chain_tiles_run() { return two_chain_tile_count.load(std::memory_order_relaxed); }
+
+ChainOrder product_chain_order(int64_t M, int64_t N, int64_t K) {
+  const BlasOrder o = blas_order();
+  return blocked_chain_order(K, o.kernel, openblas_threaded(M, N, K, o.threads));
+}
+
+namespace {
+
+// Calls f(rect) for every two-chain rectangle meeting rows [lo, hi) of the view's call (its
+// own rows, not the product's), each clipped to those rows and shifted into them.
+template <class F>
+void for_two_chain_rects(const TwoChainView& two, int64_t lo, int64_t hi, F&& f) {
+  if (!two.any() || lo >= hi) return;
+  const std::vector<OutputRect>& rects = two.outputs->rects;
+  const int64_t first = two.row0 + lo - two.outputs->max_height;
+  auto it = std::lower_bound(rects.begin(), rects.end(), first,
+                             [](const OutputRect& r, int64_t row) { return r.i0 < row; });
+  for (; it != rects.end() && it->i0 < two.row0 + hi; ++it) {
+    const int64_t i0 = std::max(it->i0 - two.row0, lo), i1 = std::min(it->i1 - two.row0, hi);
+    if (i0 < i1) f(OutputRect{i0, i1, it->j0, it->j1});
+  }
+}
+
+bool is_two_chain(const TwoChainView& two, int64_t i, int64_t j) {
+  bool found = false;
+  for_two_chain_rects(two, i, i + 1, [&](const OutputRect& r) { found = found || (j >= r.j0 && j < r.j1); });
+  return found;
+}
+
+// The definition's two chains of one output (sgemm_order.cpp's block_sum, every block).
+float two_chain_element(int64_t i, int64_t j, ConstMat A, ConstMat B, float c, const ChainOrder& order) {
+  for (size_t b = 0; b + 1 < order.k_bounds.size(); ++b) {
+    const int64_t k0 = order.k_bounds[b], k1 = order.k_bounds[b + 1], paired = k0 + (k1 - k0) / 8 * 8;
+    float even = 0.0f, odd = 0.0f;
+    for (int64_t k = k0; k < k1; ++k) {
+      float& acc = k < paired && (k - k0) % 2 == 1 ? odd : even;
+      acc = fma32(A.at(i, k), B.at(k, j), acc);
+    }
+    const float sum = odd + even;
+    c = (b == 0 && !order.add_to_c) ? sum : sum + c;
+  }
+  return c;
+}
+
+// The scalar path's two chains (and the page's), lane by lane with fma32.
+void two_chain_steps_scalar(const detail::TwoChainSteps& t) {
+  for (int r = 0; r < t.rows; ++r)
+    for (int c = 0; c < t.cols; ++c) {
+      float even = t.sums ? 0.0f : t.even[r * 8 + c], odd = t.sums ? 0.0f : t.odd[r * 8 + c];
+      for (int64_t s = t.from; s < t.to; ++s) {
+        float& acc = s < t.paired && s % 2 == 1 ? odd : even;
+        acc = fma32(t.a[r][(s - t.from) * t.a_k], t.b[(s - t.from) * t.b_k + c], acc);
+      }
+      if (t.sums) {
+        float& sum = t.sums[r * 8 + c];
+        sum = t.store_sum ? odd + even : (odd + even) + sum;
+        continue;
+      }
+      t.even[r * 8 + c] = even;
+      t.odd[r * 8 + c] = odd;
+    }
+}
+
+// `vectors`: B's 8 columns are readable in full (packed panels, zero-padded).
+void two_chain_steps(const detail::TwoChainSteps& t, bool vectors) {
+  const Isa isa = active_isa();
+  if (vectors && x86_vectors(isa)) detail::two_chain_steps_avx2(t);
+  else if (vectors && isa == Isa::Neon) detail::two_chain_steps_neon(t);
+  else two_chain_steps_scalar(t);
+}
 
 int64_t panel_width(Isa isa) {
   return isa == Isa::Avx512 ? detail::kPanelAvx512 : isa == Isa::Avx2 ? detail::kPanelAvx2
@@ -127,22 +223,76 @@ int64_t last_nonfinite_row(int64_t K, int64_t N, ConstMat B) {
   return -1;
 }
 
+// Recomputes in two chains the two-chain outputs among rows [i0, i0 + m) x columns [j0, j1)
+// of a call whose one-chain tiles are done: A and C at the call's row 0 (C and c_init indexed by
+// the product's columns), every K-block of P's order from c_init, stored over the tiles'
+// values (times `scale`, a power of two, where the scores' fused kernel scaled its own).
+void fix_two_chains(const TwoChainView& two, int64_t i0, int64_t m, int64_t j0, int64_t j1, ConstMat A,
+                    const PackedB& P, float* C, int64_t ldc, const float* c_init, const int64_t* row_k_end,
+                    float scale = 1.0f) {
+  const ChainOrder& order = P.order;
+  if (order.add_to_c && !c_init) throw std::logic_error("gemm: two-chain outputs need C's start values");
+  const Isa isa = static_cast<Isa>(P.isa);
+  const bool panels = isa != Isa::Scalar || kSimd128;  // else B is kept row-major
+  const int64_t nr = panel_width(isa);
+  constexpr int R = detail::kTwoChainRows;
+  int64_t tiles = 0;
+  for_two_chain_rects(two, i0, i0 + m, [&](const OutputRect& rect) {
+    const int64_t c0 = std::max(rect.j0, j0), c1 = std::min(rect.j1, j1);
+    for (int64_t r0 = rect.i0; r0 < rect.i1; r0 += R) {
+      const int rows = static_cast<int>(std::min<int64_t>(R, rect.i1 - r0));
+      for (int64_t g = c0 / 8 * 8; g < c1; g += 8) {
+        const int64_t l0 = std::max(c0, g) - g, l1 = std::min(c1, g + 8) - g;
+        float c[R * 8] = {};  // the outputs' values so far: C's start values, then every block added
+        for (int r = 0; r < rows; ++r)
+          for (int64_t l = l0; l < l1; ++l) c[r * 8 + l] = order.add_to_c ? c_init[g + l] : 0.0f;
+        detail::TwoChainSteps t;
+        t.rows = rows;
+        t.cols = static_cast<int>(std::min<int64_t>(8, P.N - g));
+        t.a_k = A.transposed ? A.ld : 1;
+        for (size_t b = 0; b + 1 < order.k_bounds.size(); ++b) {
+          const int64_t k0 = order.k_bounds[b], k1 = order.k_bounds[b + 1], kc = k1 - k0;
+          int64_t k_end = k1;  // with the zero-tail hint: after the rows' last nonzero
+          if (row_k_end) {
+            k_end = k0;
+            for (int r = 0; r < rows; ++r) k_end = std::max(k_end, std::min(k1, row_k_end[r0 + r]));
+          }
+          for (int r = 0; r < rows; ++r) t.a[r] = &A.data[A.transposed ? k0 * A.ld + r0 + r : (r0 + r) * A.ld + k0];
+          t.b = panels ? P.data.data() + k0 * P.n_padded + (g / nr) * kc * nr + g % nr : P.data.data() + k0 * P.N + g;
+          t.b_k = panels ? nr : P.N;
+          t.from = 0;
+          t.to = k_end - k0;
+          t.paired = kc / 8 * 8;
+          t.sums = c;
+          t.store_sum = b == 0 && !order.add_to_c;
+          two_chain_steps(t, panels);
+        }
+        for (int r = 0; r < rows; ++r)
+          for (int64_t l = l0; l < l1; ++l) C[(r0 + r) * ldc + g + l] = c[r * 8 + l] * scale;
+        ++tiles;
+      }
+    }
+  });
+  if (tiles) two_chain_tile_count.fetch_add(tiles, std::memory_order_relaxed);
+}
+
 // The tiles: rows in blocks of kTaskRows x columns in blocks of kTaskCols, computed on the
 // calling thread (on Intel the row blocks within each column block, elsewhere the column
 // blocks within each row block); or, `threaded`, blocks of whole rows shared out among the
 // threads (parallel_for_shares).
 // Columns [j_begin, j_begin + n) of C (j_begin a multiple of every NR).
 // `resume` (one K-block, no c_init): the chains start from C's values and are stored as they end.
+// `two`: the two-chain outputs among them (the call's row 0 is the view's row0).
 void run_tiles(int64_t M, int64_t n, ConstMat A, const PackedB& P, float* C, int64_t ldc,
                const int64_t* row_k_end, bool threaded, const float* c_init, int64_t j_begin = 0,
-               bool resume = false) {
+               bool resume = false, TwoChainView two = {}) {
   if (!P.order.add_to_c) c_init = nullptr;  // the first block is stored: no start values
   if (threaded && M > kFewRows) {
     // Whole rows: a thread then reuses its rows of A across all the columns.
     parallel_for_shares((M + kItemRows - 1) / kItemRows, item_run(), [&](int64_t begin, int64_t end) {
       const int64_t i0 = begin * kItemRows, rows = std::min(M, end * kItemRows) - i0;
       run_tiles(rows, n, A.offset(i0, 0), P, C + i0 * ldc, ldc, row_k_end ? row_k_end + i0 : nullptr, false, c_init,
-                j_begin, resume);
+                j_begin, resume, TwoChainView{two.outputs, two.row0 + i0});
     });
     return;
   }
@@ -169,6 +319,7 @@ void run_tiles(int64_t M, int64_t n, ConstMat A, const PackedB& P, float* C, int
         for (int64_t i = i0; i < i0 + m; ++i) std::copy_n(c_init + j0, cols, C + i * ldc + j0);
       gemm_chains_reference(m, cols, K, A.offset(i0, 0), ConstMat{P.data.data() + j0, P.N, false},
                             C + i0 * ldc + j0, ldc, P.order);
+      if (two.any()) fix_two_chains(two, i0, m, j0, j0 + cols, A, P, C, ldc, c_init, row_k_end);
       return;
     }
     thread_local std::vector<float, CacheLineAllocator<float>> scratch;  // for a transposed A
@@ -194,6 +345,7 @@ void run_tiles(int64_t M, int64_t n, ConstMat A, const PackedB& P, float* C, int
     else if (isa == Isa::Avx2) detail::gemm_region_avx2(r);
     else if (isa == Isa::Neon) detail::gemm_region_neon(r);
     else detail::gemm_region_simd128(r);
+    if (two.any()) fix_two_chains(two, i0, m, j0, j0 + cols, A, P, C, ldc, c_init, row_k_end);
   };
   if (threaded && tasks > 1) parallel_for(tasks, task);
   else for (int64_t t = 0; t < tasks; ++t) task(t);
@@ -202,7 +354,7 @@ void run_tiles(int64_t M, int64_t n, ConstMat A, const PackedB& P, float* C, int
 // A skipped suffix of zero products can only have changed the sign of a zero result
 // (-0 where the full chain gives +0): recompute exactly those elements in full.
 void fix_negative_zeros(int64_t M, int64_t n, ConstMat A, ConstMat B, float* C, int64_t ldc,
-                        const ChainOrder& order, const int64_t* row_k_end) {
+                        const ChainOrder& order, const int64_t* row_k_end, const TwoChainView& two) {
   for (int64_t i = 0; i < M; ++i) {
     if (row_k_end[i] >= order.k_bounds.back()) continue;
     float* row = C + i * ldc;
@@ -213,7 +365,9 @@ void fix_negative_zeros(int64_t M, int64_t n, ConstMat A, ConstMat B, float* C, 
       if (!is_negative_zero(row[j])) continue;
       // A sum is -0 only if both terms were -0, so with add_to_c the start value was -0
       // too, and c still holds it; without add_to_c the start value is not used.
-      row[j] = chain_element(i, j, A, B, order.add_to_c ? row[j] : 0.0f, order);
+      const float start = order.add_to_c ? row[j] : 0.0f;
+      row[j] = is_two_chain(two, i, j) ? two_chain_element(i, j, A, B, start, order)
+                                       : chain_element(i, j, A, B, start, order);
     }
   }
 }
@@ -259,14 +413,15 @@ int64_t gemm_tasks_packed(int64_t M, int64_t N, std::vector<int64_t>& tasks) {
 }
 
 void gemm_chains_packed_part(int64_t i0, int64_t m, int64_t j0, int64_t n, ConstMat A, const PackedB& B, float* C,
-                             int64_t ldc, const float* c_init) {
+                             int64_t ldc, const float* c_init, TwoChainView two) {
   if (m <= 0 || n <= 0) return;
   if (j0 + n > B.N) throw std::logic_error("gemm_chains_packed_part: more columns than B has");
-  run_tiles(m, n, A.offset(i0, 0), B, C + i0 * ldc, ldc, nullptr, false, c_init, j0);
+  run_tiles(m, n, A.offset(i0, 0), B, C + i0 * ldc, ldc, nullptr, false, c_init, j0, false,
+            TwoChainView{two.outputs, two.row0 + i0});
 }
 
 bool gemm_scores_scaled_max(int64_t M, int64_t n, ConstMat A, const PackedB& B, float* C, int64_t ldc, int scale_exp,
-                            float* row_max, bool* row_unchecked) {
+                            float* row_max, bool* row_unchecked, TwoChainView two) {
   constexpr int64_t kSteps = 64, MR = detail::kTileRowsAvx512, NR = detail::kPanelAvx512;
   const bool applies = active_isa() == Isa::Avx512 && static_cast<Isa>(B.isa) == Isa::Avx512 && B.K == kSteps &&
                        B.order.add_to_c && B.order.k_bounds == std::vector<int64_t>{0, kSteps} && !A.transposed &&
@@ -284,6 +439,15 @@ bool gemm_scores_scaled_max(int64_t M, int64_t n, ConstMat A, const PackedB& B, 
   g.row_max = row_max;
   g.row_unchecked = row_unchecked;
   detail::scores_scaled_max_avx512(g);
+  if (two.any()) {
+    // Haswell's two-chain outputs: recomputed, scaled as the kernel scales (C = (acc + 0) *
+    // 2^scale_exp, exact), and their rows' maxima left to the softmax.
+    fix_two_chains(two, 0, M, 0, n, A, B, C, ldc, zero_row(n), nullptr, std::ldexp(1.0f, scale_exp));
+    for_two_chain_rects(two, 0, M, [&](const OutputRect& r) {
+      if (r.j0 < n && r.j1 > 0)
+        for (int64_t i = r.i0; i < r.i1; ++i) row_unchecked[i] = true;
+    });
+  }
   return true;
 }
 
@@ -304,12 +468,12 @@ const float* zero_row(int64_t n) {
 }
 
 void gemm_chains_packed(int64_t M, int64_t n, ConstMat A, const PackedB& B, float* C, int64_t ldc,
-                        const int64_t* row_k_end, const float* c_init) {
+                        const int64_t* row_k_end, const float* c_init, TwoChainView two) {
   if (M <= 0 || n <= 0) return;
   if (n > B.N) throw std::logic_error("gemm_chains_packed: more columns than B has");
   if (!use_hint(M, B.K, row_k_end, B.last_nonfinite_row)) row_k_end = nullptr;
-  run_tiles(M, n, A, B, C, ldc, row_k_end, M * n * B.K >= (int64_t{1} << 16), c_init);
-  if (row_k_end) fix_negative_zeros(M, n, A, B.source, C, ldc, B.order, row_k_end);
+  run_tiles(M, n, A, B, C, ldc, row_k_end, M * n * B.K >= (int64_t{1} << 16), c_init, 0, false, two);
+  if (row_k_end) fix_negative_zeros(M, n, A, B.source, C, ldc, B.order, row_k_end, two);
 }
 
 void gemm_chains_resume(int64_t M, int64_t N, int64_t K, ConstMat A, ConstMat B, float* C, int64_t ldc) {
@@ -331,7 +495,7 @@ void gemm_chains_resume(int64_t M, int64_t N, int64_t K, ConstMat A, ConstMat B,
 }
 
 void gemm_chains(int64_t M, int64_t N, int64_t K, ConstMat A, ConstMat B, float* C, int64_t ldc,
-                 const ChainOrder& order, const int64_t* row_k_end, const float* c_init) {
+                 const ChainOrder& order, const int64_t* row_k_end, const float* c_init, TwoChainView two) {
   check_order(K, order);
   if (M <= 0 || N <= 0) return;
   const bool threaded = M * N * K >= (int64_t{1} << 16);
@@ -358,8 +522,54 @@ void gemm_chains(int64_t M, int64_t N, int64_t K, ConstMat A, ConstMat B, float*
   else for (int64_t t = 0; t < col_chunks; ++t) pack_chunk(t);
 
   // 2. The tiles of C.
-  run_tiles(M, N, A, P, C, ldc, row_k_end, threaded, c_init);
-  if (row_k_end) fix_negative_zeros(M, N, A, B, C, ldc, order, row_k_end);
+  run_tiles(M, N, A, P, C, ldc, row_k_end, threaded, c_init, 0, false, two);
+  if (row_k_end) fix_negative_zeros(M, N, A, B, C, ldc, order, row_k_end, two);
+}
+
+void gemm_two_chains_resume(int64_t M, int64_t N, int64_t K, ConstMat A, ConstMat B, float* even, float* odd,
+                            int64_t ldc, int64_t from, int64_t block_len, TwoChainView two) {
+  if (M <= 0 || N <= 0 || K <= 0 || !two.any()) return;
+  // B's K rows, 8 columns per group, zero-padded: every group's 8 lanes readable.
+  const int64_t n8 = (N + 7) / 8 * 8;
+  thread_local std::vector<float, CacheLineAllocator<float>> rows_b;
+  rows_b.assign(static_cast<size_t>(K * n8), 0.0f);
+  for (int64_t k = 0; k < K; ++k)
+    for (int64_t j = 0; j < N; ++j) rows_b[static_cast<size_t>(k * n8 + j)] = B.at(k, j);
+  constexpr int R = detail::kTwoChainRows;
+  for_two_chain_rects(two, 0, M, [&](const OutputRect& rect) {
+    const int64_t c0 = std::max<int64_t>(rect.j0, 0), c1 = std::min(rect.j1, N);
+    for (int64_t r0 = rect.i0; r0 < rect.i1; r0 += R) {
+      const int rows = static_cast<int>(std::min<int64_t>(R, rect.i1 - r0));
+      for (int64_t g = c0 / 8 * 8; g < c1; g += 8) {
+        const int64_t l0 = std::max(c0, g) - g, l1 = std::min(c1, g + 8) - g;
+        float e[R * 8] = {}, o[R * 8] = {};
+        for (int r = 0; r < rows; ++r)
+          for (int64_t l = l0; l < l1; ++l) {
+            e[r * 8 + l] = even[(r0 + r) * ldc + g + l];
+            o[r * 8 + l] = odd[(r0 + r) * ldc + g + l];
+          }
+        detail::TwoChainSteps t;
+        t.rows = rows;
+        t.cols = static_cast<int>(std::min<int64_t>(8, N - g));
+        for (int r = 0; r < rows; ++r) t.a[r] = &A.data[A.transposed ? r0 + r : (r0 + r) * A.ld];
+        t.a_k = A.transposed ? A.ld : 1;
+        t.b = rows_b.data() + g;
+        t.b_k = n8;
+        t.from = from;
+        t.to = from + K;
+        t.paired = block_len / 8 * 8;
+        t.even = e;
+        t.odd = o;
+        two_chain_steps(t, true);
+        for (int r = 0; r < rows; ++r)
+          for (int64_t l = l0; l < l1; ++l) {
+            even[(r0 + r) * ldc + g + l] = e[r * 8 + l];
+            odd[(r0 + r) * ldc + g + l] = o[r * 8 + l];
+          }
+        two_chain_tile_count.fetch_add(1, std::memory_order_relaxed);
+      }
+    }
+  });
 }
 
 }  // namespace attn::kernels

@@ -46,6 +46,39 @@ struct CacheLineAllocator {
   bool operator!=(const CacheLineAllocator<U>&) const { return false; }
 };
 
+// Haswell's two chains. OpenBLAS's Haswell kernel sums some outputs of a blocked product in
+// two chains per K-block (torch/sgemm_order.h: haswell_two_chain_rects): even steps of the
+// block, and its last (k1 - k0) % 8 steps, in one; odd steps in the other; odd + even is the
+// block's sum, added to C as above. Which outputs depends on the whole product's shape and
+// OpenBLAS's thread count. The kernels compute every output in one chain, then recompute
+// those outputs in two (vector tiles of up to 6 rows x 8 columns, every K-block, from C's
+// start values), and store them over the one-chain ones: the same bits as the definition.
+struct TwoChainOutputs {
+  std::vector<OutputRect> rects;  // sorted by first row
+  int64_t max_height = 0;         // the tallest rectangle's rows
+  bool empty() const { return rects.empty(); }
+};
+// The two-chain outputs of an (M, N) x K product under the order in use: none unless its
+// kernel is Haswell's blocked one.
+TwoChainOutputs two_chain_outputs(int64_t M, int64_t N, int64_t K);
+// The same for C (M, N) computed as OpenBLAS computes it when PyTorch asks for C.T, an (N, M)
+// x K product (autograd's keys.T gradient), its outputs transposed back.
+TwoChainOutputs two_chain_outputs_transposed(int64_t M, int64_t N, int64_t K);
+// Which outputs of one call are two-chain ones: the call's row 0 is row `row0` of the product
+// `outputs` describes; columns are the product's own (B's). outputs null: none. A call with
+// two-chain outputs must give C's start values (c_init) when its order adds to C.
+struct TwoChainView {
+  const TwoChainOutputs* outputs = nullptr;
+  int64_t row0 = 0;
+  bool any() const { return outputs && !outputs->empty(); }
+};
+// How many 6 x 8 tiles of two-chain outputs the kernels have recomputed in this process (all
+// threads): the tests' evidence that the fast path, not the definition, ran.
+int64_t two_chain_tiles_run();
+// The order of an (M, N) x K product as the blocked kernel sums it (the K-blocks of the driver
+// OpenBLAS runs it on), for the kernel in use.
+ChainOrder product_chain_order(int64_t M, int64_t N, int64_t K);
+
 // C (M, N), row stride ldc, from A (M, K) and B (K, N) in the order above.
 //
 // row_k_end (optional, M entries) is a promise that A(i, k) == 0 (or -0) for every
@@ -58,13 +91,22 @@ struct CacheLineAllocator {
 // for every row (a bias, or zeros), so C need not be filled with them first: C's own
 // contents are then never read.
 void gemm_chains(int64_t M, int64_t N, int64_t K, ConstMat A, ConstMat B, float* C, int64_t ldc,
-                 const ChainOrder& order, const int64_t* row_k_end = nullptr, const float* c_init = nullptr);
+                 const ChainOrder& order, const int64_t* row_k_end = nullptr, const float* c_init = nullptr,
+                 TwoChainView two = {});
 
 // One chain per element of C (M, N), continued from C's value over K more steps and stored as
 // it ends: C(i, j) = fma(A(i, K-1), B(K-1, j), ... fma(A(i, 0), B(0, j), C(i, j))). A chain cut
 // into pieces, one call each, gives the same floats as the whole chain: what a product over a
 // K-block computes (then adds to its C) when the block's rows of A arrive a few at a time.
 void gemm_chains_resume(int64_t M, int64_t N, int64_t K, ConstMat A, ConstMat B, float* C, int64_t ldc);
+
+// Haswell's two chains of one K-block continued over a piece of it, for the outputs `two`
+// names (the others are not touched): even and odd (M, N), row stride ldc, hold the chains so
+// far; the piece's K steps are steps [from, from + K) of a block of block_len steps (its
+// parity and its paired steps, the first block_len / 8 * 8, count from the block's start).
+// What gemm_chains_resume computes for one chain, in two; the block's sum is then odd + even.
+void gemm_two_chains_resume(int64_t M, int64_t N, int64_t K, ConstMat A, ConstMat B, float* even, float* odd,
+                            int64_t ldc, int64_t from, int64_t block_len, TwoChainView two);
 
 // The definition: scalar loops, one element at a time.
 void gemm_chains_reference(int64_t M, int64_t N, int64_t K, ConstMat A, ConstMat B, float* C,
@@ -90,7 +132,7 @@ struct PackedB {
 void pack_b(int64_t K, int64_t N, ConstMat B, const ChainOrder& order, PackedB& out, bool check_finite = false);
 // C (M, n) = A (M, K) @ the first n <= N columns of the packed B, as gemm_chains().
 void gemm_chains_packed(int64_t M, int64_t n, ConstMat A, const PackedB& B, float* C, int64_t ldc,
-                        const int64_t* row_k_end = nullptr, const float* c_init = nullptr);
+                        const int64_t* row_k_end = nullptr, const float* c_init = nullptr, TwoChainView two = {});
 
 // Several products in one parallel job (one wake-up of the threads instead of one each):
 // gemm_tasks_packed cuts an (M, N) product into parts, 4 values each (i0, m, j0, n), in
@@ -101,7 +143,7 @@ void gemm_chains_packed(int64_t M, int64_t n, ConstMat A, const PackedB& B, floa
 // would.
 int64_t gemm_tasks_packed(int64_t M, int64_t N, std::vector<int64_t>& tasks);
 void gemm_chains_packed_part(int64_t i0, int64_t m, int64_t j0, int64_t n, ConstMat A, const PackedB& B, float* C,
-                             int64_t ldc, const float* c_init = nullptr);
+                             int64_t ldc, const float* c_init = nullptr, TwoChainView two = {});
 
 // The scores of a block of causal-attention rows fused with the first step of their
 // softmax, where a kernel for it exists (AVX-512; B packed from 64 steps, one block of the
@@ -113,8 +155,10 @@ void gemm_chains_packed_part(int64_t i0, int64_t m, int64_t j0, int64_t n, Const
 // true means the row's tile met a NaN or an infinity (or values so large that their sum
 // overflowed), and the maximum must not be used. Returns false, computing nothing, where the
 // fused kernel does not apply.
+// With two-chain outputs among them, those are recomputed (then scaled) and their rows marked
+// unchecked.
 bool gemm_scores_scaled_max(int64_t M, int64_t n, ConstMat A, const PackedB& B, float* C, int64_t ldc, int scale_exp,
-                            float* row_max, bool* row_unchecked);
+                            float* row_max, bool* row_unchecked, TwoChainView two = {});
 
 // Rows of C per register tile (MR) of the active kernel: 8 with AVX-512, 6 with AVX2, 1 in
 // the scalar definition; in the page 4 with the fused tiles, else 3.

@@ -65,11 +65,104 @@ void pack_b_avx2(const ConstMat& B, int64_t N, const int64_t* k_bounds, int n_bo
 
 void gemm_region_avx2(const Region& r) { Kernel::region(r); }
 
+namespace {
+
+// Haswell's two chains with A read in place (a_k = 1): each row's steps k and k + 1 are
+// broadcast together (vbroadcastsd: a_k, a_k+1, a_k, a_k+1, ...) against rows k and k + 1 of B
+// interleaved (unpacklo/hi: b(k, c), b(k+1, c), ...), so that one FMA advances both chains of
+// four columns: lo holds (even, odd) of columns 0, 1, 4, 5, hi of 2, 3, 6, 7. Half the broadcasts
+// of TwoChainKernel's step by step; every lane runs the same chain of fused multiply-adds.
+// A lone step (the odd one a piece may start with, the steps past the paired ones) updates one
+// chain of each pair: the other lanes are blended back unchanged.
+struct TwoChainPairsAvx2 {
+  static constexpr int R = kTwoChainRows;
+
+  __attribute__((always_inline)) static inline void pair(__m256 (&lo)[R], __m256 (&hi)[R], const float* const* a,
+                                                         int64_t t, const float* b0, const float* b1) {
+    const __m256 r0 = _mm256_loadu_ps(b0), r1 = _mm256_loadu_ps(b1);
+    const __m256 blo = _mm256_unpacklo_ps(r0, r1), bhi = _mm256_unpackhi_ps(r0, r1);
+    #pragma GCC unroll 8
+    for (int r = 0; r < R; ++r) {
+      double two;  // A(r, k) and A(r, k + 1), as 8 bytes
+      __builtin_memcpy(&two, a[r] + t, sizeof two);
+      const __m256 ap = _mm256_castpd_ps(_mm256_set1_pd(two));
+      lo[r] = _mm256_fmadd_ps(ap, blo, lo[r]);
+      hi[r] = _mm256_fmadd_ps(ap, bhi, hi[r]);
+    }
+  }
+
+  // One step into the even lanes (Keep = 0xAA keeps the odd ones) or the odd lanes (0x55).
+  template <int Keep>
+  __attribute__((always_inline)) static inline void lone(__m256 (&lo)[R], __m256 (&hi)[R], const float* const* a,
+                                                         int64_t t, const float* bk) {
+    const __m256 row = _mm256_loadu_ps(bk);
+    const __m256 blo = _mm256_unpacklo_ps(row, row), bhi = _mm256_unpackhi_ps(row, row);
+    #pragma GCC unroll 8
+    for (int r = 0; r < R; ++r) {
+      const __m256 av = _mm256_broadcast_ss(a[r] + t);
+      lo[r] = _mm256_blend_ps(_mm256_fmadd_ps(av, blo, lo[r]), lo[r], Keep);
+      hi[r] = _mm256_blend_ps(_mm256_fmadd_ps(av, bhi, hi[r]), hi[r], Keep);
+    }
+  }
+
+  static void run(const TwoChainSteps& ts) {
+    __m256 lo[R], hi[R];
+    const bool whole_block = ts.sums != nullptr;
+    #pragma GCC unroll 8
+    for (int r = 0; r < R; ++r) {
+      const __m256 e = whole_block ? _mm256_setzero_ps() : _mm256_loadu_ps(ts.even + r * 8);
+      const __m256 o = whole_block ? _mm256_setzero_ps() : _mm256_loadu_ps(ts.odd + r * 8);
+      lo[r] = _mm256_unpacklo_ps(e, o);
+      hi[r] = _mm256_unpackhi_ps(e, o);
+    }
+    const float* a[R];
+    const int last = ts.rows > 1 && ts.rows <= R ? ts.rows - 1 : 0;
+    #pragma GCC unroll 8
+    for (int r = 0; r < R; ++r) a[r] = ts.a[r <= last ? r : last];  // edge: repeat a row
+    const int64_t lim = ts.to < ts.paired ? ts.to : ts.paired, to = ts.to, b_k = ts.b_k;
+    int64_t s = ts.from, t = 0;
+    const float* b = ts.b;
+    if (s < lim && (s & 1)) {
+      lone<0x55>(lo, hi, a, t, b);
+      ++s, ++t, b += b_k;
+    }
+    for (; s + 8 <= lim; s += 8, t += 8, b += 8 * b_k) {  // Haswell's turn of 8 steps
+      pair(lo, hi, a, t, b, b + b_k);
+      pair(lo, hi, a, t + 2, b + 2 * b_k, b + 3 * b_k);
+      pair(lo, hi, a, t + 4, b + 4 * b_k, b + 5 * b_k);
+      pair(lo, hi, a, t + 6, b + 6 * b_k, b + 7 * b_k);
+    }
+    for (; s + 2 <= lim; s += 2, t += 2, b += 2 * b_k) pair(lo, hi, a, t, b, b + b_k);
+    for (; s < to; ++s, ++t, b += b_k) lone<0xAA>(lo, hi, a, t, b);  // an even step, or past the paired ones
+    #pragma GCC unroll 8
+    for (int r = 0; r < R; ++r) {
+      const __m256 even = _mm256_shuffle_ps(lo[r], hi[r], _MM_SHUFFLE(2, 0, 2, 0));
+      const __m256 odd = _mm256_shuffle_ps(lo[r], hi[r], _MM_SHUFFLE(3, 1, 3, 1));
+      if (whole_block) {  // the block's sum, odd + even, stored or added to the sums so far
+        float* sum = ts.sums + r * 8;
+        const __m256 block = _mm256_add_ps(odd, even);
+        _mm256_storeu_ps(sum, ts.store_sum ? block : _mm256_add_ps(block, _mm256_loadu_ps(sum)));
+      } else {
+        _mm256_storeu_ps(ts.even + r * 8, even);
+        _mm256_storeu_ps(ts.odd + r * 8, odd);
+      }
+    }
+  }
+};
+
+}  // namespace
+
+void two_chain_steps_avx2(const TwoChainSteps& t) {
+  if (t.a_k == 1) TwoChainPairsAvx2::run(t);
+  else TwoChainKernel<Avx2>::run(t);
+}
+
 #else
 
 // Not built for this instruction set (another architecture): never selected at run time.
 void pack_b_avx2(const ConstMat&, int64_t, const int64_t*, int, int64_t, int64_t, int64_t, int64_t, float*) { std::abort(); }
 void gemm_region_avx2(const Region&) { std::abort(); }
+void two_chain_steps_avx2(const TwoChainSteps&) { std::abort(); }
 
 #endif
 

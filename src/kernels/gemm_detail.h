@@ -70,6 +70,28 @@ void gemm_region_avx2(const Region& r);
 void pack_b_neon(const ConstMat& B, int64_t N, const int64_t* k_bounds, int n_bounds, int64_t k_limit,
                  int64_t j_begin, int64_t j_end, int64_t n_padded, float* out);
 void gemm_region_neon(const Region& r);
+// Haswell's two chains (kernels/gemm.h) for up to kTwoChainRows rows x 8 columns: steps
+// [from, to) of a K-block, continued from even and odd (kTwoChainRows x 8 each, rows past
+// `rows` ignored) and stored back. Step s is even (s - 0 even, or s >= paired) or odd.
+constexpr int kTwoChainRows = 6;
+struct TwoChainSteps {
+  int rows = 0;                        // 1 .. kTwoChainRows
+  int cols = 8;                        // columns that exist (the scalar path reads only those)
+  const float* a[kTwoChainRows] = {};  // A(r, step from + t) = a[r][t * a_k]
+  int64_t a_k = 1;
+  const float* b = nullptr;            // B(step from + t, 8 columns) = b + t * b_k
+  int64_t b_k = 8;
+  int64_t from = 0, to = 0, paired = 0;
+  float* even = nullptr;  // with `sums`: not used (the chains start from 0)
+  float* odd = nullptr;
+  // A whole K-block's chains from 0 instead: then sums = odd + even (the first block stored,
+  // store_sum) or sums = (odd + even) + sums (kTwoChainRows x 8 each).
+  float* sums = nullptr;
+  bool store_sum = false;
+};
+void two_chain_steps_avx2(const TwoChainSteps& t);  // AVX2 + FMA (also on AVX-512 CPUs)
+void two_chain_steps_neon(const TwoChainSteps& t);
+
 // The page's (WebAssembly SIMD128); they abort in a native build.
 void pack_b_simd128(const ConstMat& B, int64_t N, const int64_t* k_bounds, int n_bounds,
                     int64_t k_limit, int64_t j_begin, int64_t j_end, int64_t n_padded, float* out);

@@ -64,11 +64,14 @@ void pack_b_neon(const ConstMat& B, int64_t N, const int64_t* k_bounds, int n_bo
 
 void gemm_region_neon(const Region& r) { Kernel::region(r); }
 
+void two_chain_steps_neon(const TwoChainSteps& t) { TwoChainKernel<Neon>::run(t); }
+
 #else
 
 // Not built for this instruction set (another architecture): never selected at run time.
 void pack_b_neon(const ConstMat&, int64_t, const int64_t*, int, int64_t, int64_t, int64_t, int64_t, float*) { std::abort(); }
 void gemm_region_neon(const Region&) { std::abort(); }
+void two_chain_steps_neon(const TwoChainSteps&) { std::abort(); }
 
 #endif
 

@@ -293,4 +293,81 @@ struct TileKernel {
   }
 };
 
+// Haswell's two chains (gemm_detail.h: TwoChainSteps) for up to kTwoChainRows rows x 8
+// columns, one even and one odd accumulator per output: 12 of AVX2's 16 registers, 24 of
+// NEON's 32. Steps [from, to) of a K-block, in its order: the paired steps (below `paired`)
+// alternate even, odd, ...; the rest go to the even chain.
+template <class V>
+struct TwoChainKernel {
+  static constexpr int W = V::width, G = 8 / W, R = kTwoChainRows;
+  static_assert(G * W == 8, "8 columns");
+  using vec = typename V::vec;
+
+  __attribute__((always_inline)) static inline void step(vec (&acc)[R][G], const float* const* a, int64_t a_k,
+                                                         const float* b, int64_t b_k, int64_t t) {
+    vec bv[G];
+    #pragma GCC unroll 8
+    for (int g = 0; g < G; ++g) bv[g] = V::load(b + t * b_k + g * W);
+    #pragma GCC unroll 8
+    for (int r = 0; r < R; ++r) {
+      const vec av = V::broadcast(a[r] + t * a_k);
+      #pragma GCC unroll 8
+      for (int g = 0; g < G; ++g) acc[r][g] = V::fma(av, bv[g], acc[r][g]);
+    }
+  }
+
+  static void run(const TwoChainSteps& ts) {
+    vec even[R][G], odd[R][G];
+    const bool whole_block = ts.sums != nullptr;
+    #pragma GCC unroll 8
+    for (int r = 0; r < R; ++r)
+      #pragma GCC unroll 8
+      for (int g = 0; g < G; ++g) {
+        even[r][g] = whole_block ? V::zero() : V::load(ts.even + r * 8 + g * W);
+        odd[r][g] = whole_block ? V::zero() : V::load(ts.odd + r * 8 + g * W);
+      }
+    const float* a[R];
+    const int last = ts.rows > 1 && ts.rows <= R ? ts.rows - 1 : 0;
+    #pragma GCC unroll 8
+    for (int r = 0; r < R; ++r) a[r] = ts.a[r <= last ? r : last];  // edge: repeat a row
+    const int64_t from = ts.from, lim = ts.to < ts.paired ? ts.to : ts.paired;
+    int64_t s = from;
+    if (s < lim && (s & 1)) step(odd, a, ts.a_k, ts.b, ts.b_k, s++ - from);
+    for (; s + 8 <= lim; s += 8) {  // Haswell's turn of 8 steps
+      step(even, a, ts.a_k, ts.b, ts.b_k, s - from);
+      step(odd, a, ts.a_k, ts.b, ts.b_k, s + 1 - from);
+      step(even, a, ts.a_k, ts.b, ts.b_k, s + 2 - from);
+      step(odd, a, ts.a_k, ts.b, ts.b_k, s + 3 - from);
+      step(even, a, ts.a_k, ts.b, ts.b_k, s + 4 - from);
+      step(odd, a, ts.a_k, ts.b, ts.b_k, s + 5 - from);
+      step(even, a, ts.a_k, ts.b, ts.b_k, s + 6 - from);
+      step(odd, a, ts.a_k, ts.b, ts.b_k, s + 7 - from);
+    }
+    for (; s + 2 <= lim; s += 2) {
+      step(even, a, ts.a_k, ts.b, ts.b_k, s - from);
+      step(odd, a, ts.a_k, ts.b, ts.b_k, s + 1 - from);
+    }
+    if (s < lim) step(even, a, ts.a_k, ts.b, ts.b_k, s++ - from);
+    for (; s < ts.to; ++s) step(even, a, ts.a_k, ts.b, ts.b_k, s - from);  // past the paired steps
+    if (whole_block) {  // the block's sum, odd + even, stored or added to the sums so far
+      #pragma GCC unroll 8
+      for (int r = 0; r < R; ++r)
+        #pragma GCC unroll 8
+        for (int g = 0; g < G; ++g) {
+          float* sum = ts.sums + r * 8 + g * W;
+          const vec block = V::add(odd[r][g], even[r][g]);
+          V::store(sum, ts.store_sum ? block : V::add(block, V::load(sum)));
+        }
+      return;
+    }
+    #pragma GCC unroll 8
+    for (int r = 0; r < R; ++r)
+      #pragma GCC unroll 8
+      for (int g = 0; g < G; ++g) {
+        V::store(ts.even + r * 8 + g * W, even[r][g]);
+        V::store(ts.odd + r * 8 + g * W, odd[r][g]);
+      }
+  }
+};
+
 }  // namespace attn::kernels::detail

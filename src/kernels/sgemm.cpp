@@ -10,8 +10,7 @@ namespace attn::kernels {
 void sgemm(const SgemmCall& g) {
   if (g.M <= 0 || g.N <= 0) return;
   const SgemmKernel kernel = sgemm_kernel(g.M, g.N, g.K, g.B.transposed, g.a_transposed);
-  // Haswell's two chains per output in some tiles: not in the register tiles; the definition.
-  if (kernel == SgemmKernel::HaswellBlocked) return sgemm_reference(g);
+  const bool blocked = kernel == SgemmKernel::Blocked || kernel == SgemmKernel::HaswellBlocked;
   const int64_t first_dot = first_dot_like_column(g, kernel);
   const ConstMat A{g.A, g.lda, g.a_transposed};
 
@@ -20,11 +19,14 @@ void sgemm(const SgemmCall& g) {
   if (g.K >= 64 && first_dot >= 16) row_k_end = trailing_zero_bounds(g.M, g.K, A);
   const int64_t* hint = row_k_end.empty() ? nullptr : row_k_end.data();
 
-  if (kernel == SgemmKernel::Blocked) {
+  if (blocked) {
     // C starts as the bias or as zeros (beta = 0), given to the kernel rather than filled in.
+    // Haswell's kernel sums some outputs in two chains: the tiles recompute those.
     std::vector<float> zeros;
     if (!g.bias) zeros.assign(static_cast<size_t>(g.N), 0.0f);
-    gemm_chains(g.M, g.N, g.K, A, g.B, g.C, g.ldc, blocked_chain_order(g.K), hint, g.bias ? g.bias : zeros.data());
+    const TwoChainOutputs two = two_chain_outputs(g.M, g.N, g.K);
+    gemm_chains(g.M, g.N, g.K, A, g.B, g.C, g.ldc, product_chain_order(g.M, g.N, g.K), hint,
+                g.bias ? g.bias : zeros.data(), TwoChainView{&two, 0});
     return;
   }
   // Small kernels: chains for the leading columns, dot-like for the rest, then the bias.

@@ -8,6 +8,7 @@ LangTable check_en() {
   t.code = "en";
   t.ui = {
       {"check.heading", "attn-walk check: stage {stage} (section {section}), {chosen_by}"},
+      {"check.chosen_by.weights", "as --weights asked (a GPT-2 model: its stage is gpt)."},
       {"check.chosen_by.option", "as --stage asked."},
       {"check.chosen_by.dump", "the stage of the attn-walk output given."},
       {"check.chosen_by.names", "chosen because its steps include {matched} of the {given} names given (--stage picks another)."},
@@ -159,6 +160,25 @@ LangTable check_en() {
        "your {step} equals what chapter 5's loop without optimizer.step() would give (the same as lr = 0): the gradients are computed and never applied, so no parameter moves{spread_text}{losses}. Call optimizer.step() after loss.backward()."},
       {"check.mistake.dropout_off_in_training",
        "your {step} equals what training without the attention dropout would give: model.eval() (to look at the weights, say) with no model.train() after it turns nn.Dropout({attn_p}) off for the whole loop{losses}. Call model.train() before the loop."},
+      {"check.mistake.layer_norm_var_unbiased",
+       "your {step} equals what LayerNorm with var = x.var(dim=-1, keepdim=True) would give: unbiased=True, PyTorch's default, divides by emb_dim - 1 = {n_minus_1}, not by emb_dim = {n}, so every normalised value is about sqrt({n_minus_1}/{n}) = {book_ratio} of the chapter's{measured}. Write x.var(dim=-1, keepdim=True, unbiased=False), as the book does."},
+      {"check.mistake.layer_norm_wrong_dim",
+       "your {step} equals what LayerNorm taking the mean and the variance over dim={dim} would give, {over}{measured}. The model's input is (batch, num_tokens, emb_dim): normalise each token's row, x.mean(dim=-1, keepdim=True) and x.var(dim=-1, keepdim=True, unbiased=False)."},
+      {"check.mistake.shortcut_missing",
+       "your {step} equals what a TransformerBlock without {which} would give. Keep both: shortcut = x before self.norm1 (and again before self.norm2), and x = x + shortcut after self.att and after self.ff."},
+      {"check.mistake.gelu_exact",
+       "your {step} equals what the exact GELU would give, 0.5 * x * (1 + erf(x / sqrt(2))) (nn.GELU()'s default), not the book's tanh form (your largest difference here is {largest}; on block 0's GELU inputs the two forms are {gap} apart at most, at x = {at_x}). GPT-2 was trained with the tanh form: write the book's GELU, 0.5 * x * (1 + torch.tanh(torch.sqrt(torch.tensor(2.0 / torch.pi)) * (x + 0.044715 * torch.pow(x, 3)))), or nn.GELU(approximate=\"tanh\")."},
+      {"check.mistake.conv1d_not_transposed",
+       "your {step} equals what load_weights_into_gpt without .T would give for {which}: Hugging Face's Conv1D stores its weights (in, out), nn.Linear (out, in). These are {emb} x {emb}, so assign's shape check lets them through, used the wrong way round (c_fc's {emb} x {ff} would have raised a shape mismatch). Assign params[...].T for every Conv1D weight: c_attn's three chunks, c_proj, c_fc and mlp.c_proj."},
+      {"check.gpt.norm_not_given", ""},
+      {"check.gpt.norm_ratio", " (your {norm}'s normalised values, (out - shift) / scale, are {ratio} times the chapter's, the median)"},
+      {"check.gpt.norm_means",
+       " (your {norm}'s normalised values, (out - shift) / scale, have mean {dim_mean} at most over that dimension, but up to {row_mean} along a row, where the chapter's rows have mean 0)"},
+      {"check.gpt.over_tokens", "over the tokens: each feature is normalised across the sentence, so a token's row depends on the tokens after it"},
+      {"check.gpt.over_batch", "over the batch: with one sequence each value is its own mean, the variance is 0, and only the shift is left"},
+      {"check.gpt.shortcut_first", "the first shortcut (x = x + shortcut after the attention; block 0's input, of norm {input_norm}, was not added back)"},
+      {"check.gpt.shortcut_second", "the second shortcut (x = x + shortcut after the feed-forward; block 0's first sum, of norm {x1_norm}, was not added back)"},
+      {"check.gpt.shortcut_both", "either shortcut (block 0's input, of norm {input_norm}, and what it carries were never added back)"},
   };
   return t;
 }

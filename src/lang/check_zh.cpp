@@ -8,6 +8,7 @@ LangTable check_zh() {
   t.code = "zh";
   t.ui = {
       {"check.heading", "attn-walk check：阶段 {stage}（第 {section} 节），{chosen_by}"},
+      {"check.chosen_by.weights", "由 --weights 决定（一个 GPT-2 模型：阶段为 gpt）。"},
       {"check.chosen_by.option", "由 --stage 指定。"},
       {"check.chosen_by.dump", "即所给 attn-walk 输出的阶段。"},
       {"check.chosen_by.names", "因为所给的 {given} 个名字中有 {matched} 个是它的步骤（可用 --stage 另选）。"},
@@ -155,6 +156,25 @@ LangTable check_zh() {
        "你的 {step} 等于第 5 章的训练循环没有调用 optimizer.step() 的结果（与 lr = 0 相同）：梯度算出来了却从未应用，所以参数一动不动{spread_text}{losses}。请在 loss.backward() 之后调用 optimizer.step()。"},
       {"check.mistake.dropout_off_in_training",
        "你的 {step} 等于训练时没有注意力 dropout 的结果：调用了 model.eval()（比如为了看权重）之后没有再调用 model.train()，于是整个循环中 nn.Dropout({attn_p}) 都是关闭的{losses}。请在循环之前调用 model.train()。"},
+      {"check.mistake.layer_norm_var_unbiased",
+       "你的 {step} 等于 LayerNorm 中写成 var = x.var(dim=-1, keepdim=True) 的结果：PyTorch 默认 unbiased=True，除以 emb_dim - 1 = {n_minus_1} 而不是 emb_dim = {n}，所以每个归一化后的值大约是书中的 sqrt({n_minus_1}/{n}) = {book_ratio} 倍{measured}。请像书中那样写 x.var(dim=-1, keepdim=True, unbiased=False)。"},
+      {"check.mistake.layer_norm_wrong_dim",
+       "你的 {step} 等于 LayerNorm 在 dim={dim} 上求均值和方差的结果，即{over}{measured}。模型的输入形状是 (batch, num_tokens, emb_dim)：应对每个词元的那一行归一化，x.mean(dim=-1, keepdim=True) 和 x.var(dim=-1, keepdim=True, unbiased=False)。"},
+      {"check.mistake.shortcut_missing",
+       "你的 {step} 等于 TransformerBlock 缺少{which}的结果。两处都要保留：在 self.norm1 之前（以及 self.norm2 之前）写 shortcut = x，在 self.att 和 self.ff 之后写 x = x + shortcut。"},
+      {"check.mistake.gelu_exact",
+       "你的 {step} 等于精确 GELU 的结果，0.5 * x * (1 + erf(x / sqrt(2)))（nn.GELU() 的默认形式），而不是书中的 tanh 形式（你在这里的最大差值是 {largest}；在第 0 块的 GELU 输入上两种形式最多相差 {gap}，出现在 x = {at_x}）。GPT-2 是用 tanh 形式训练的：请写书中的 GELU，0.5 * x * (1 + torch.tanh(torch.sqrt(torch.tensor(2.0 / torch.pi)) * (x + 0.044715 * torch.pow(x, 3))))，或 nn.GELU(approximate=\"tanh\")。"},
+      {"check.mistake.conv1d_not_transposed",
+       "你的 {step} 等于 load_weights_into_gpt 中 {which} 没有 .T 的结果：Hugging Face 的 Conv1D 权重形状是 (in, out)，nn.Linear 的是 (out, in)。这些权重是 {emb} x {emb}，assign 的形状检查放行了它们，于是被反过来使用（c_fc 的 {emb} x {ff} 则会报形状不匹配）。每个 Conv1D 权重都要赋值 params[...].T：c_attn 的三块、c_proj、c_fc 和 mlp.c_proj。"},
+      {"check.gpt.norm_not_given", ""},
+      {"check.gpt.norm_ratio", "（你的 {norm} 归一化后的值 (out - shift) / scale 是书中的 {ratio} 倍，取中位数）"},
+      {"check.gpt.norm_means",
+       "（你的 {norm} 归一化后的值 (out - shift) / scale 在该维度上的均值至多为 {dim_mean}，而沿一行的均值可达 {row_mean}；书中每一行的均值为 0）"},
+      {"check.gpt.over_tokens", "对词元归一化：每个特征在整句话上归一化，于是一个词元的行取决于它后面的词元"},
+      {"check.gpt.over_batch", "对批次归一化：只有一个序列时每个值就是它自己的均值，方差为 0，只剩下 shift"},
+      {"check.gpt.shortcut_first", "第一个捷径连接（注意力之后的 x = x + shortcut；第 0 块范数为 {input_norm} 的输入没有加回去）"},
+      {"check.gpt.shortcut_second", "第二个捷径连接（前馈网络之后的 x = x + shortcut；第 0 块范数为 {x1_norm} 的第一个和没有加回去）"},
+      {"check.gpt.shortcut_both", "两个捷径连接（第 0 块范数为 {input_norm} 的输入及其携带的信息从未加回去）"},
   };
   return t;
 }

@@ -17,6 +17,8 @@ LangTable web_en();  // web_en.cpp: the page's controls
 LangTable web_zh();  // web_zh.cpp
 LangTable page_tour_en();  // page_tour_en.cpp: the page for a first-time learner (issue 42)
 LangTable page_tour_zh();
+LangTable web_weights_en();  // web_weights_en.cpp: the page's weights file (issue 41, the page)
+LangTable web_weights_zh();
 LangTable text_en();  // text_en.cpp: --text and the tokens stage
 LangTable text_zh();  // text_zh.cpp
 LangTable check_html_en();  // check_html_en.cpp: attn-walk check --format html's headings
@@ -44,6 +46,7 @@ const std::vector<LangPart>& lang_parts() {
       {"en", bonus_b_en}, {"zh", bonus_b_zh},      // swa, rope, flash
       {"en", web_en}, {"zh", web_zh},              // the browser page's controls
       {"en", page_tour_en}, {"zh", page_tour_zh},  // the page for a first-time learner
+      {"en", web_weights_en}, {"zh", web_weights_zh},  // the page's weights file and --stage gpt
       {"en", text_en}, {"zh", text_zh},            // --text and the tokens stage
       {"en", backward_en}, {"zh", backward_zh},    // the backward stage: gradients and training
       {"en", gpt_en}, {"zh", gpt_zh},              // chapter 4's GPTModel on trained weights

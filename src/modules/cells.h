@@ -6,17 +6,21 @@
 // cell to recompute a learner's line with this very code. Cells::book() says every cell is
 // the book's: only then do the fused fast kernels run.
 //
-// Chapter 4's GPT will have its own cells of the same kind (GptCells: LayerNorm, GELU, the
-// shortcut), beside these.
+// Chapter 4's GPTModel has its own cells of the same kind (GptCells, below: LayerNorm, GELU,
+// the two shortcuts, and the parameters as the loading code leaves them), used by
+// modules/gpt.cpp; Cells::gpt holds them beside chapter 3's.
 #pragma once
 
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <string>
 #include <utility>
 #include <vector>
 
 #include "core/tensor.h"
+#include "ops/ops_gpt.h"
+#include "weights/gpt_weights.h"
 
 namespace attn {
 
@@ -118,7 +122,31 @@ std::array<Tensor, 3> copy_weights(const Tensor& W_query, const Tensor& W_key, c
 // second_head = a[0, 1, :, :]
 Tensor second_head(const Tensor& a);
 
+// Chapter 4 (ch04/01_main-chapter-code/gpt.py), the lines where a learner's GPTModel may differ.
+// LayerNorm.forward: mean = x.mean(dim=-1, keepdim=True); var = x.var(dim=-1, keepdim=True,
+// unbiased=False); norm_x = (x - mean) / torch.sqrt(var + self.eps); self.scale * norm_x + self.shift
+Tensor layer_norm(const Tensor& x, const MatView& scale, const MatView& shift);
+// GELU.forward: 0.5 * x * (1 + torch.tanh(torch.sqrt(torch.tensor(2.0 / torch.pi)) * (x + 0.044715 * torch.pow(x, 3))))
+Tensor gelu(const Tensor& x);
+// TransformerBlock.forward: x = x + shortcut, after the attention (`which` 1) and after the
+// feed-forward (2).
+Tensor shortcut(const Tensor& x, const Tensor& shortcut, int which);
+// A parameter as the model holds it once loaded, by its state-dict name: load_state_dict's
+// copy, or load_weights_into_gpt's assign(left, right.T) of a Hugging Face Conv1D weight (a
+// transposed view).
+MatView param(const std::string& name, const ParamView& p);
+
 }  // namespace book
+
+// Every line of chapter 4's GPTModel a learner's code may change, by default the book's.
+struct GptCells {
+  Cell<Tensor(const Tensor&, const MatView&, const MatView&)> layer_norm = book::layer_norm;
+  Cell<Tensor(const Tensor&)> gelu = book::gelu;
+  Cell<Tensor(const Tensor&, const Tensor&, int)> shortcut = book::shortcut;
+  Cell<MatView(const std::string&, const ParamView&)> param = book::param;
+
+  bool book() const { return layer_norm.is_book() && gelu.is_book() && shortcut.is_book() && param.is_book(); }
+};
 
 // Every line of chapter 3 a learner's code may change, by default the book's.
 struct Cells {
@@ -148,8 +176,10 @@ struct Cells {
   Cell<Tensor(const CausalWeights&, const DropoutFn&)> drop_weights = book::drop_weights;
   Cell<std::array<Tensor, 3>(const Tensor&, const Tensor&, const Tensor&)> copy_weights = book::copy_weights;
   Cell<Tensor(const Tensor&)> second_head = book::second_head;
+  // Chapter 4's GPTModel (modules/gpt.h).
+  GptCells gpt;
 
-  bool book() const;  // every cell the book's
+  bool book() const;  // every chapter 3 cell the book's (gpt.book() says it of chapter 4's)
 };
 
 // The book's cells, for defaults.

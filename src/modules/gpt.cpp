@@ -40,13 +40,27 @@ void show(const GptTracer& trace, const std::string& path, const Tensor& value) 
 }
 
 // An optional bias as the ops take it.
-const MatView* bias_of(const std::optional<ParamView>& b, MatView& storage) {
+const MatView* bias_of(const GptModel& m, const std::string& name, const std::optional<ParamView>& b, MatView& storage) {
   if (!b) return nullptr;
-  storage = mat(*b);
+  storage = m.param(name, *b);
   return &storage;
 }
 
 }  // namespace
+
+namespace book {
+
+Tensor layer_norm(const Tensor& x, const MatView& scale, const MatView& shift) { return attn::layer_norm(x, scale, shift); }
+Tensor gelu(const Tensor& x) { return attn::gelu(x); }
+Tensor shortcut(const Tensor& x, const Tensor& shortcut, int /*which*/) { return add(x, shortcut); }
+MatView param(const std::string& /*name*/, const ParamView& p) { return mat(p); }
+
+}  // namespace book
+
+const GptCells& book_gpt_cells() {
+  static const GptCells cells;
+  return cells;
+}
 
 Tensor GptModel::attention(int64_t index, const Tensor& x, const GptTracer& trace) const {
   const GptBlockParams& w = p.blocks.at(static_cast<size_t>(index));
@@ -54,9 +68,9 @@ Tensor GptModel::attention(int64_t index, const Tensor& x, const GptTracer& trac
   const int64_t b = x.size(0), num_tokens = x.size(1), d_out = p.cfg.emb_dim, H = p.cfg.n_heads;
   const int64_t head_dim = d_out / H;
   MatView qb, kb, vb;
-  Tensor keys = linear(x, mat(w.W_key_w), bias_of(w.W_key_b, kb));        // (b, T, d_out)
-  Tensor queries = linear(x, mat(w.W_query_w), bias_of(w.W_query_b, qb));
-  Tensor values = linear(x, mat(w.W_value_w), bias_of(w.W_value_b, vb));
+  Tensor keys = linear(x, param(at + "W_key.weight", w.W_key_w), bias_of(*this, at + "W_key.bias", w.W_key_b, kb));  // (b, T, d_out)
+  Tensor queries = linear(x, param(at + "W_query.weight", w.W_query_w), bias_of(*this, at + "W_query.bias", w.W_query_b, qb));
+  Tensor values = linear(x, param(at + "W_value.weight", w.W_value_w), bias_of(*this, at + "W_value.bias", w.W_value_b, vb));
   show(trace, at + "keys", keys);
   show(trace, at + "queries", queries);
   show(trace, at + "values", values);
@@ -73,8 +87,8 @@ Tensor GptModel::attention(int64_t index, const Tensor& x, const GptTracer& trac
   Tensor context_vec = transpose(book::context(attn_weights, values_t), 1, 2);  // (b, T, H, head_dim)
   show(trace, at + "context_vec", context_vec);
   const Tensor merged = view(std::move(context_vec), {b, num_tokens, d_out});
-  const MatView out_b = mat(w.out_proj_b);
-  return linear(merged, mat(w.out_proj_w), &out_b);
+  const MatView out_b = param(at + "out_proj.bias", w.out_proj_b);
+  return linear(merged, param(at + "out_proj.weight", w.out_proj_w), &out_b);
 }
 
 Tensor GptModel::block(int64_t index, const Tensor& x, const GptTracer& trace, bool open) const {
@@ -82,25 +96,25 @@ Tensor GptModel::block(int64_t index, const Tensor& x, const GptTracer& trace, b
   const std::string path = "trf_blocks." + std::to_string(index);
   // Shortcut connection for the attention block (drop_shortcut: eval(), nothing dropped)
   const Tensor& shortcut = x;
-  const Tensor norm1 = layer_norm(x, mat(w.norm1_scale), mat(w.norm1_shift));
+  const Tensor norm1 = cells.layer_norm(x, param(path + ".norm1.scale", w.norm1_scale), param(path + ".norm1.shift", w.norm1_shift));
   show(trace, path + ".norm1", norm1);
   const Tensor att = attention(index, norm1, open ? trace : GptTracer());
   show(trace, path + ".att", att);
-  const Tensor x1 = add(att, shortcut);  // x = x + shortcut
+  const Tensor x1 = cells.shortcut(att, shortcut, 1);  // x = x + shortcut
   show(trace, path + ".shortcut1", x1);
   // Shortcut connection for the feed-forward block
-  const Tensor norm2 = layer_norm(x1, mat(w.norm2_scale), mat(w.norm2_shift));
+  const Tensor norm2 = cells.layer_norm(x1, param(path + ".norm2.scale", w.norm2_scale), param(path + ".norm2.shift", w.norm2_shift));
   show(trace, path + ".norm2", norm2);
-  const MatView b0 = mat(w.ff0_b), b2 = mat(w.ff2_b);
-  const Tensor h = linear(norm2, mat(w.ff0_w), &b0);  // (1, T, 4 * emb)
+  const MatView b0 = param(path + ".ff.layers.0.bias", w.ff0_b), b2 = param(path + ".ff.layers.2.bias", w.ff2_b);
+  const Tensor h = linear(norm2, param(path + ".ff.layers.0.weight", w.ff0_w), &b0);  // (1, T, 4 * emb)
   show(trace, path + ".ff.layers.0", h);
-  const Tensor g = gelu(h);
+  const Tensor g = cells.gelu(h);
   show(trace, path + ".ff.layers.1", g);
-  const Tensor ff = linear(g, mat(w.ff2_w), &b2);     // (1, T, emb)
+  const Tensor ff = linear(g, param(path + ".ff.layers.2.weight", w.ff2_w), &b2);     // (1, T, emb)
   show(trace, path + ".ff.layers.2", ff);
   show(trace, path + ".ff.layers", ff);  // the nn.Sequential's output: its last layer's
   show(trace, path + ".ff", ff);         // FeedForward.forward returns self.layers(x)
-  Tensor out = add(ff, x1);
+  Tensor out = cells.shortcut(ff, x1, 2);  // x = x + shortcut
   show(trace, path, out);
   return out;
 }
@@ -109,9 +123,9 @@ Tensor GptModel::embed(const std::vector<int64_t>& ids, const GptTracer& trace) 
   const int64_t T = static_cast<int64_t>(ids.size()), emb = p.cfg.emb_dim;
   std::vector<int64_t> positions(static_cast<size_t>(T));
   for (int64_t i = 0; i < T; ++i) positions[static_cast<size_t>(i)] = i;  // torch.arange(seq_len)
-  const Tensor tok_embeds = view(embedding(mat(p.tok_emb), ids), {1, T, emb});
+  const Tensor tok_embeds = view(embedding(param("tok_emb.weight", p.tok_emb), ids), {1, T, emb});
   show(trace, "tok_emb", tok_embeds);
-  const Tensor pos_embeds = embedding(mat(p.pos_emb), positions);  // (T, emb)
+  const Tensor pos_embeds = embedding(param("pos_emb.weight", p.pos_emb), positions);  // (T, emb)
   show(trace, "pos_emb", pos_embeds);
   Tensor pos_broadcast = stack_copies(pos_embeds, 1);  // (1, T, emb): the sum broadcasts it
   Tensor x = add(tok_embeds, pos_broadcast);
@@ -121,10 +135,11 @@ Tensor GptModel::embed(const std::vector<int64_t>& ids, const GptTracer& trace) 
 
 Tensor GptModel::forward(const std::vector<int64_t>& ids, const GptTracer& trace, int64_t open_layer) const {
   Tensor x = embed(ids, trace);
-  for (int64_t b = 0; b < static_cast<int64_t>(p.blocks.size()); ++b) x = block(b, x, trace, b == open_layer);
-  x = layer_norm(x, mat(p.final_norm_scale), mat(p.final_norm_shift));
+  for (int64_t b = 0; b < static_cast<int64_t>(p.blocks.size()); ++b)
+    x = block(b, x, trace, b == open_layer || open_layer == kEveryBlock);
+  x = cells.layer_norm(x, param("final_norm.scale", p.final_norm_scale), param("final_norm.shift", p.final_norm_shift));
   show(trace, "final_norm", x);
-  Tensor logits = linear(x, mat(p.out_head), nullptr);  // (1, T, vocab_size)
+  Tensor logits = linear(x, param("out_head.weight", p.out_head), nullptr);  // (1, T, vocab_size)
   show(trace, "out_head", logits);
   return logits;
 }

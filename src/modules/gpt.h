@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/tensor.h"
+#include "modules/cells.h"
 #include "ops/ops_gpt.h"
 #include "weights/gpt_weights.h"
 
@@ -27,9 +28,16 @@ MatView mat(const ParamView& p);
 // intermediates; -1 none): tok_emb, pos_emb, emb_sum, trf_blocks.0.norm1, ... , out_head.
 std::vector<std::string> gpt_step_paths(int64_t n_layers, int64_t open_layer);
 
+// forward()'s open_layer: every block's attention opened (attn-walk check grades them all).
+constexpr int64_t kEveryBlock = -2;
+
+// The book's cells of chapter 4 (modules/cells.h).
+const GptCells& book_gpt_cells();
+
 struct GptModel {
   const GptParams& p;
-  explicit GptModel(const GptParams& params) : p(params) {}
+  const GptCells& cells;  // the book's lines, or a learner's (check/)
+  explicit GptModel(const GptParams& params, const GptCells& cells_ = book_gpt_cells()) : p(params), cells(cells_) {}
 
   // model(in_idx) for one sequence of token ids (batch 1): the logits (1, T, vocab_size).
   // `trace`, if given, sees every module's output (tok_emb (1, T, emb), pos_emb (T, emb), ...
@@ -37,7 +45,7 @@ struct GptModel {
   // first shortcut, trf_blocks.N.shortcut1 = att's output + the block's input; the second is
   // the block's own output), and, for block `open_layer`, its attention's steps under
   // trf_blocks.L.att: keys, queries, values (1, T, emb), attn_scores, attn_scores_masked,
-  // attn_weights (1, H, T, T), context_vec (1, T, H, head_dim).
+  // attn_weights (1, H, T, T), context_vec (1, T, H, head_dim); open_layer kEveryBlock: every block's.
   Tensor forward(const std::vector<int64_t>& ids, const GptTracer& trace = nullptr, int64_t open_layer = -1) const;
 
   // The input of trf_blocks.0 (1, T, emb): tok_emb(in_idx) + pos_emb(arange(T)), shown to
@@ -48,6 +56,8 @@ struct GptModel {
   Tensor block(int64_t index, const Tensor& x, const GptTracer& trace, bool open) const;
   // trf_blocks.`index`.att on x (1, T, emb): MultiHeadAttention with the block's weights.
   Tensor attention(int64_t index, const Tensor& x, const GptTracer& trace) const;
+  // A parameter as the loading code leaves it (cells.param), by its state-dict name.
+  MatView param(const std::string& name, const ParamView& p) const { return cells.param(name, p); }
 };
 
 // generate_text_simple(model, idx, max_new_tokens, context_size): greedy, each new id the

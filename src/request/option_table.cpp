@@ -270,21 +270,24 @@ std::vector<OptionRow> gpt_rows() {
                             "dict as `.safetensors` or `.pth` (chapter 5), or Hugging Face's `model.safetensors` "
                             "(docs/gpt.md). Stage multi-head walks block --layer's attention on them; the other "
                             "stages refuse it")
-          .shows("trained GPT-2 weights (a file)", G::Input, "gpt multi-head").no_default().not_on_page().not_in_state()
+          .shows("trained GPT-2 weights (a file)", G::Input, "gpt multi-head").no_default().check_too()
+          .not_in_state()  // the page opens the file itself (its picker); a link cannot carry it
           .records({"gpt.weights"}, nullptr),
       row("--layer", FIELD(walk.gpt.layer),
           "The block whose attention --stage gpt opens (multi-head with --weights: walks; default 0), from 0")
           .arg("L")
-          .shows("block to open", G::Model, "gpt multi-head").range(0, 1 << 16).no_default().not_on_page()
-          .records({"gpt.layer"}, nullptr),
+          .shows("block to open", G::Model, "gpt multi-head").range(0, 1 << 16).no_default()
+          .records({"gpt.layer"},
+                   [](const Config& c) { return c.gpt.layer < 0 ? std::string() : std::to_string(c.gpt.layer); }),
       row("--head", FIELD(walk.gpt.head), "The head of --layer's block to show alone, from 0")
           .arg("H")
-          .shows("head to show", G::Model, "gpt").range(0, 1 << 16).no_default().not_on_page()
-          .records({"gpt.head"}, nullptr),
+          .shows("head to show", G::Model, "gpt").range(0, 1 << 16).no_default()
+          .records({"gpt.head"},
+                   [](const Config& c) { return c.gpt.head < 0 ? std::string() : std::to_string(c.gpt.head); }),
       row("--max-new-tokens", FIELD(walk.gpt.max_new_tokens), "Token ids --stage gpt generates greedily (generate_text_simple)")
           .arg("N")
-          .shows("new tokens to generate", G::Model, "gpt").range(0, 1 << 16).not_on_page()
-          .records({"gpt.max_new_tokens"}, nullptr),
+          .shows("new tokens to generate", G::Model, "gpt").range(0, 1 << 16)
+          .records({"gpt.max_new_tokens"}, [](const Config& c) { return std::to_string(c.gpt.max_new_tokens); }),
   };
 }
 

@@ -139,8 +139,11 @@ namespace {
 // (the columns j) and its n our M (the rows i).
 struct OpenBlasSplit {
   int64_t m, n;
-  std::vector<uint8_t>* two;  // (our M, our N), row-major
-  void mark(int64_t om, int64_t on) { (*two)[static_cast<size_t>(on * m + om)] = 1; }
+  std::vector<OutputRect>* two;  // in our terms
+  // OpenBLAS's rows [om, om + rows) x columns [on, on + cols): our rows [on, ...) x columns [om, ...).
+  void mark(int64_t om, int64_t rows, int64_t on, int64_t cols) {
+    if (rows > 0 && cols > 0) two->push_back(OutputRect{on, on + cols, om, om + rows});
+  }
 };
 
 // One call of Haswell's kernel (sgemm_kernel_8x4_haswell_2.c) on OpenBLAS's rows
@@ -156,15 +159,13 @@ void haswell_kernel_call(OpenBlasSplit& s, int64_t m0, int64_t mlen, int64_t n0,
   for (int64_t c = n0, left = nlen; left > 0;) {
     const int64_t w = left > 11 ? 12 : left > 7 ? 8 : left > 3 ? 4 : left > 1 ? 2 : 1;
     if (w == 4) {
-      for (int64_t r = 0; r < 8 * blocks; ++r)
-        for (int64_t x = 0; x < 4; ++x) s.mark(m0 + r, c + x);
+      s.mark(m0, 8 * blocks, c, 4);
     } else if (w == 12 && mlen >= 16) {
-      for (int64_t r = 0; r < 8 * blocks; ++r) {
-        const int64_t b = r / 8;
+      for (int64_t b = 0; b < blocks; ++b) {
         const bool left_pair = b == 0 || (blocks % 2 == 0 && b == blocks - 1);
         const bool right_pair = blocks % 2 == 1 && b == blocks - 1;
-        for (int64_t x = 0; x < 12; ++x)
-          if (x < 6 ? left_pair : right_pair) s.mark(m0 + r, c + x);
+        if (left_pair) s.mark(m0 + 8 * b, 8, c, 6);
+        if (right_pair) s.mark(m0 + 8 * b, 8, c + 6, 6);
       }
     }
     c += w;
@@ -204,6 +205,14 @@ std::vector<int64_t> partition(int64_t len, int64_t parts, int64_t least) {
 
 std::vector<uint8_t> haswell_two_chain_outputs(int64_t M, int64_t N, int64_t K, int threads) {
   std::vector<uint8_t> two(static_cast<size_t>(M * N), 0);
+  for (const OutputRect& r : haswell_two_chain_rects(M, N, K, threads))
+    for (int64_t i = r.i0; i < r.i1; ++i)
+      for (int64_t j = r.j0; j < r.j1; ++j) two[static_cast<size_t>(i * N + j)] = 1;
+  return two;
+}
+
+std::vector<OutputRect> haswell_two_chain_rects(int64_t M, int64_t N, int64_t K, int threads) {
+  std::vector<OutputRect> two;
   OpenBlasSplit s{N, M, &two};
   const KernelParams kp = params_of(BlasKernel::Haswell);
   const double mnk = static_cast<double>(M) * static_cast<double>(N) * static_cast<double>(K);
@@ -271,11 +280,9 @@ std::vector<uint8_t> haswell_two_chain_outputs(int64_t M, int64_t N, int64_t K, 
   return two;
 }
 
-namespace {
-
 // Whether OpenBLAS runs the product on its threaded driver (interface/gemm.c and
 // level3_thread.c's split; the one-thread driver otherwise).
-bool threaded_driver(int64_t M, int64_t N, int64_t K, int threads) {
+bool openblas_threaded(int64_t M, int64_t N, int64_t K, int threads) {
   const double mnk = static_cast<double>(M) * static_cast<double>(N) * static_cast<double>(K);
   if (threads <= 1 || mnk <= kThreadedMinMNK) return false;
   const int64_t m = N, n = M;  // OpenBLAS's
@@ -290,6 +297,8 @@ bool threaded_driver(int64_t M, int64_t N, int64_t K, int threads) {
   }
   return threads_m * threads_n > 1;
 }
+
+namespace {
 
 // One block [k0, k1) of one output's sum as the blocked kernels add it: one chain of fused
 // multiply-adds from 0, or Haswell's two: even k steps and the last (k1 - k0) % 8 steps in
@@ -313,7 +322,7 @@ void sgemm_reference(const SgemmCall& g) {
   const BlasOrder order = blas_order();
   const bool blocked = kernel == SgemmKernel::Blocked || kernel == SgemmKernel::HaswellBlocked;
   const ChainOrder blocks =
-      blocked_chain_order(g.K, order.kernel, threaded_driver(g.M, g.N, g.K, order.threads));
+      blocked_chain_order(g.K, order.kernel, openblas_threaded(g.M, g.N, g.K, order.threads));
   std::vector<uint8_t> two;
   if (kernel == SgemmKernel::HaswellBlocked) two = haswell_two_chain_outputs(g.M, g.N, g.K, order.threads);
   for (int64_t i = 0; i < g.M; ++i) {

@@ -85,7 +85,7 @@ struct SgemmCall {
 // Which kernel OpenBLAS 0.3.21 runs for the call under the order in use (see sgemm_order.cpp).
 // HaswellBlocked: Haswell's blocked kernel, which has no small-matrix kernels and sums some
 // outputs in two chains (even and odd k), depending on where the driver's tiles put them; the
-// fast kernels do not reproduce it and leave such products to sgemm_reference.
+// fast kernels recompute those outputs in two chains (kernels/gemm.h).
 enum class SgemmKernel { SmallNN, SmallTN, SmallNT, Blocked, HaswellBlocked };
 SgemmKernel sgemm_kernel(int64_t M, int64_t N, int64_t K, bool b_transposed, bool a_transposed = false);
 // The blocked kernel's K-blocks and their order (OpenBLAS's level-3 driver) under the order in
@@ -97,6 +97,15 @@ ChainOrder blocked_chain_order(int64_t K, BlasKernel kernel, bool threaded);
 // Haswell's tiles: which outputs C(i, j) of an (M, N) product its kernel sums in two chains
 // (1 at i * N + j), as OpenBLAS's driver with `threads` threads cuts the product into calls.
 std::vector<uint8_t> haswell_two_chain_outputs(int64_t M, int64_t N, int64_t K, int threads);
+// The same outputs as rectangles of C, rows [i0, i1) x columns [j0, j1), in the order the driver
+// meets them (they may overlap): what the fast kernels recompute in two chains.
+struct OutputRect {
+  int64_t i0, i1, j0, j1;
+};
+std::vector<OutputRect> haswell_two_chain_rects(int64_t M, int64_t N, int64_t K, int threads);
+// Whether OpenBLAS runs an (M, N) x K product on its threaded driver with `threads` threads
+// (level3_thread.c; the one-thread driver level3.c otherwise), which cuts K-blocks differently.
+bool openblas_threaded(int64_t M, int64_t N, int64_t K, int threads);
 
 // The small kernels' "dot-like" outputs: the columns [first, N) they compute that way
 // (first == N: none; every column for SmallTN, none for SmallNT or Blocked), and one such output

@@ -72,9 +72,11 @@ std::string page_data_json(const std::vector<Walk>& walks, const RenderOptions& 
     if (o.value("on_page", false)) options.push_back(o);
   json stages = json::array();
   for (const auto& s : all_stages()) {
-    // --stage gpt needs --weights FILE, which the page cannot open yet (no file picker): not offered.
-    if (std::string(s.name) == "gpt") continue;
-    stages.push_back({{"name", s.name}, {"section", s.section}});
+    json stage = {{"name", s.name}, {"section", s.section}};
+    // --stage gpt walks a trained model: the page offers it once the learner has opened a
+    // weights file (its picker, src/render/page/weights.js), and warms it up with none.
+    if (std::string(s.name) == "gpt") stage["needs"] = "weights";
+    stages.push_back(stage);
   }
   json texts = json::object();
   for (const LangTable* t : languages()) {

@@ -12,7 +12,7 @@
 namespace attn {
 
 // {"options": [...options_json()'s rows that are on_page...],
-//  "stages": [{"name", "section"}], "langs": ["en", ...], "texts": {"en": {"web.*": ...}},
+//  "stages": [{"name", "section"[, "needs": the option it cannot walk without, "weights"]}], "langs": ["en", ...], "texts": {"en": {"web.*": ...}},
 //  "default_input": {"tokens", "embeddings"}, "engine": bool,
 //  "state": {"stage": "causal", "seed": "7", "qkv-bias": "1", ...}   options by long name
 //  "input": {"tokens", "embeddings"} or null,

@@ -5,8 +5,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
+#include <string>
 
 #include "weights/gpt_weights.h"
 
@@ -36,6 +39,30 @@ MappedFile::MappedFile(const std::string& path) {
     throw WeightsError(path + ": is empty, not a weights file");
   }
   size_ = static_cast<size_t>(st.st_size);
+#ifdef __EMSCRIPTEN__
+  // The page's engine: WORKERFS (src/render/page/worker.js) has no mmap. Read the file in 16 MiB
+  // pieces, each a slice of the learner's File copied straight into this buffer, so that no
+  // second whole copy of a 650 MB file is ever made.
+  addr_ = std::malloc(size_);
+  if (!addr_) {
+    ::close(fd);
+    throw WeightsError(path + ": cannot read the weights file: not enough memory for its " +
+                       std::to_string(size_) + " bytes");
+  }
+  read_ = true;
+  for (size_t done = 0; done < size_;) {
+    const ssize_t got = ::read(fd, static_cast<char*>(addr_) + done, std::min<size_t>(size_ - done, size_t{16} << 20));
+    if (got <= 0) {
+      const int err = got < 0 ? errno : EIO;
+      ::close(fd);
+      std::free(addr_);  // a constructor that throws runs no destructor
+      throw WeightsError(path + ": cannot read the weights file: " + std::strerror(err));
+    }
+    done += static_cast<size_t>(got);
+  }
+  ::close(fd);
+  return;
+#endif
   addr_ = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
   const int err = errno;
   ::close(fd);  // the mapping stays valid
@@ -46,7 +73,8 @@ MappedFile::MappedFile(const std::string& path) {
 }
 
 MappedFile::~MappedFile() {
-  if (addr_) ::munmap(addr_, size_);
+  if (read_) std::free(addr_);
+  else if (addr_) ::munmap(addr_, size_);
 }
 
 }  // namespace attn::weights

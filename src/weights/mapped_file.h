@@ -1,5 +1,8 @@
 // A weights file mapped read-only: the parameters are read where they lie, and pages the model
 // never touches are never read. Refuses a directory, an empty file, and anything it cannot map.
+// In the page's engine (WebAssembly) the file is the learner's File, which emscripten's WORKERFS
+// reads but cannot map: there it is read into the engine's memory once, whole (the only copy;
+// WebAssembly addresses nothing outside its own memory).
 #pragma once
 
 #include <string>
@@ -19,6 +22,7 @@ class MappedFile {
  private:
   void* addr_ = nullptr;
   size_t size_ = 0;
+  bool read_ = false;  // read into memory (WebAssembly), not mapped: free(), not munmap()
 };
 
 }  // namespace attn::weights

@@ -226,6 +226,32 @@ first_res = first_head @ first_head.T
 second_head = a[0, 1, :, :]
 second_res = second_head @ second_head.T"""]
 
+# Chapter 4's GPTModel, as the book types it: tests/golden/book_gpt.py's copy of ch04's gpt.py,
+# from MultiHeadAttention to GPTModel, one cell per class; then a small GPT-2-shaped model
+# loaded from tests/data/gpt/book.pth (make_gpt_models.py) as chapter 5 loads a state dict.
+def _book_gpt_classes():
+    with open(os.path.join(os.path.dirname(HERE), "golden", "book_gpt.py"), encoding="utf-8") as f:
+        source = f.read()
+    body = source[source.index("class MultiHeadAttention"):source.index("def generate_text_simple")]
+    cells = ["class " + c.strip() for c in body.split("\nclass ") if c.strip()]
+    cells[0] = cells[0][len("class "):]
+    return [c.split("\n\n\n####")[0].strip() for c in cells]
+
+
+GPT_CLASSES = _book_gpt_classes()
+GPT_LOAD = ["""import os
+# The test model beside attn_walk's package: GPT-2's vocabulary, emb_dim 8, 2 heads, 2 blocks.
+WEIGHTS = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(attn_walk.__file__))),
+                       "tests", "data", "gpt", "book.pth")
+GPT_CONFIG_TEST = {"vocab_size": 50257, "context_length": 16, "emb_dim": 8, "n_heads": 2,
+                   "n_layers": 2, "drop_rate": 0.0, "qkv_bias": True}
+model = GPTModel(GPT_CONFIG_TEST)
+model.load_state_dict(torch.load(WEIGHTS, weights_only=True))
+model.eval()
+idx = torch.tensor([[6109, 3626, 6100, 345]])  # tokenizer.encode("Every effort moves you")
+idx"""]
+GPT_ASK = "report = attn_walk.check_module(model, idx, weights=WEIGHTS, heads=2)\nreport"
+
 CHAPTER = {
     "dot-product": DOT_PRODUCT,
     "trainable": DOT_PRODUCT + TRAINABLE,
@@ -304,6 +330,34 @@ def notebooks():
         mha_cells, "report = attn_walk.check_module(mha, batch)\nreport",
         {"ok": False, "first_step": "attn_weights", "cause": "wrong_divisor", "hooks_left": 0},
         ("print('ATTN_WALK_HOOKS', sum(len(m._forward_hooks) for m in mha.modules()))",))
+    # Issue 42's families on the whole notebook to section 3.5.3 (every name check() reads): the
+    # slip typed into the learner's CausalAttention.
+    causal_class_mask = """        attn_scores.masked_fill_(  # New, _ ops are in-place
+            self.mask.bool()[:num_tokens, :num_tokens], -torch.inf)
+        attn_weights = torch.softmax(
+            attn_scores / keys.shape[-1]**0.5, dim=-1
+        )"""
+    out["mistake_mask_after_softmax"] = notebook(
+        replaced(CHAPTER["dropout"], causal_class_mask, """        attn_weights = torch.softmax(
+            attn_scores / keys.shape[-1]**0.5, dim=-1
+        )
+        attn_weights = attn_weights.masked_fill(  # the mask after the softmax, no renormalising
+            self.mask.bool()[:num_tokens, :num_tokens], 0)"""),
+        "report = attn_walk.check()\nreport",
+        {"ok": False, "first_step": "causal_attention_context_vecs", "cause": "mask_after_softmax"})
+    out["mistake_attn_weights_transposed"] = notebook(
+        replaced(CHAPTER["dropout"], "        attn_weights = self.dropout(attn_weights) # New\n\n        context_vec = attn_weights @ values",
+                 "        attn_weights = self.dropout(attn_weights) # New\n\n        context_vec = attn_weights.transpose(1, 2) @ values"),
+        "report = attn_walk.check()\nreport",
+        {"ok": False, "first_step": "causal_attention_context_vecs", "cause": "attn_weights_transposed"})
+    # Chapter 4's GPTModel run by check_module: the book's, and one with var's default unbiased=True.
+    out["module_gpt_correct"] = notebook(GPT_CLASSES + GPT_LOAD, GPT_ASK, {"ok": True, "stage": "gpt"})
+    out["module_gpt_var_unbiased"] = notebook(
+        replaced(GPT_CLASSES + GPT_LOAD, "var = x.var(dim=-1, keepdim=True, unbiased=False)",
+                 "var = x.var(dim=-1, keepdim=True)"),
+        GPT_ASK, {"ok": False, "first_step": "trf_blocks.0.norm1", "cause": "layer_norm_var_unbiased",
+                  "hooks_left": 0},
+        ("print('ATTN_WALK_HOOKS', sum(len(m._forward_hooks) for m in model.modules()))",))
     return out
 
 

@@ -250,6 +250,50 @@ class CheckModule(unittest.TestCase):
 
 
 @needs_torch
+class Grads(unittest.TestCase):
+    def test_prefix_names_grads_as_the_models_named_parameters(self):
+        # chapter 5's out_head, holding the walk's own gradient: named with the prefix, check
+        # finds the step and grades it equal; without it ("weight.grad"), check says which name.
+        ref = attn_walk.walk("backward")["out_head.weight.grad"]
+        out_head = nn.Linear(ref.shape[1], ref.shape[0], bias=False)
+        out_head.weight.grad = ref.clone()
+        frozen = nn.Parameter(torch.zeros(2), requires_grad=False)  # no .grad: left out
+        named = list(out_head.named_parameters()) + [("frozen", frozen)]
+        g = attn_walk.grads(named, prefix="out_head.")
+        self.assertEqual(list(g), ["out_head.weight.grad"])
+        self.assertIs(g["out_head.weight.grad"], out_head.weight.grad)
+        r = attn_walk.check(g, stage="backward")
+        self.assertTrue(r.ok, str(r))
+        self.assertEqual([(s.name, s.status) for s in r.steps], [("out_head.weight.grad", "equal")])
+        self.assertEqual(list(attn_walk.grads(out_head.named_parameters())), ["weight.grad"])
+        with self.assertRaises(AttnWalkError) as e:
+            attn_walk.check(attn_walk.grads(out_head.named_parameters()), stage="backward")
+        self.assertIn('"out_head.weight.grad"', str(e.exception))
+        self.assertIn('prefix="<module>."', str(e.exception))
+
+
+@needs_torch
+class CheckModuleGpt(unittest.TestCase):
+    def test_a_gpt_model_in_training_mode_is_refused_before_any_hook(self):
+        sys.path.insert(0, os.path.join(REPO, "tests", "golden"))
+        from book_gpt import GPTModel
+        cfg = {"vocab_size": 50257, "context_length": 16, "emb_dim": 8, "n_heads": 2, "n_layers": 1,
+               "drop_rate": 0.1, "qkv_bias": True}
+        torch.manual_seed(123)
+        model = GPTModel(cfg)  # nn.Module starts in training mode
+        idx = torch.tensor([[6109, 3626, 6100, 345]])
+        with self.assertRaises(AttnWalkError) as e:
+            attn_walk.check_module(model, idx, weights="unused.pth")
+        self.assertIn("model.eval()", str(e.exception))
+        self.assertEqual(sum(len(m._forward_hooks) for m in model.modules()), 0)
+        model.eval()
+        with self.assertRaises(AttnWalkError) as e:  # eval(), but no weights file to grade against
+            attn_walk.check_module(model, idx)
+        self.assertIn("weights=", str(e.exception))
+        self.assertTrue(not model.training)
+
+
+@needs_torch
 class NoFiles(unittest.TestCase):
     def test_check_writes_no_file(self):
         calls = []

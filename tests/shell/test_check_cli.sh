@@ -56,6 +56,16 @@ expect 2 "" "--heads" -- check "$tmp/walk.json" --stage multi-head --d-out 3 --h
 expect 2 "" "--stage: causl is not a stage; did you mean causal?" -- check "$golden/causal_scale_missing.json" --stage causl
 STDIN="$tmp/walk.json" expect 2 "" "--input" -- check - --input -
 
+# --stage gpt: a learner's GPTModel dump (forward hooks' names) with the model file, on chapter
+# 4's own text by default; a Hugging Face file's slip named; --weights is required.
+gpt="$2/golden/learner_gpt"
+expect 0 "All 70 tensors given match" "" -- check "$gpt/book_correct_all.json" --stage gpt --weights "$2/data/gpt/book.safetensors" --heads 2
+expect 3 "conv1d_not_transposed: " "" -- check "$gpt/hf_conv1d_not_transposed_all.json" --stage gpt --weights "$2/data/gpt/hf/model.safetensors"
+expect 3 "First difference: tok_emb" "" -- check "$gpt/book_correct_all.json" --stage gpt --weights "$2/data/gpt/book.safetensors" --heads 2 --text "Every effort moves me"
+expect 2 "" "--weights" -- check "$gpt/book_correct_all.json" --stage gpt
+# --weights alone chooses stage gpt, and the report says so.
+expect 3 "stage gpt (section 4.6), as --weights asked" "" -- check "$gpt/book_shortcut_missing_outputs.json" --weights "$2/data/gpt/book.safetensors" --heads 2
+
 # --output: written whole; not at all on error.
 expect 3 "" "" -- check "$golden/causal_scale_missing.json" --output "$tmp/report.txt"
 grep -q "scale_missing" "$tmp/report.txt" || fail "--output: report lacks the diagnosis"

@@ -4,7 +4,8 @@
 // from the options the C++ binding exports, keeps the state in the URL fragment (the CLI's long
 // option names; flags as =1; input as URL-encoded JSON), sends each change to the engine and puts
 // its HTML into the page, shows how far a long walk has come, and has hover.js highlight what a
-// hovered attention weight connects. The embeddings' table is embeddings.js's.
+// hovered attention weight connects. The embeddings' table is embeddings.js's; the learner's
+// GPT-2 weights file, its picker and drop zone, weights.js's (read in the worker: worker.js).
 (function () {
   "use strict";
   var data = JSON.parse(document.getElementById("aw-data").textContent);
@@ -33,6 +34,8 @@
   var embeddings = AttnWalkEmbeddings({el: el, text: text, textWith: textWith, data: data, form: form,
                                        errorBox: errorBox, walkBox: walkBox, change: change, fieldError: fieldError,
                                        state: function () { return state; }});
+  // The learner's weights file (weights.js): its control, and openWeights below when one is chosen.
+  var weights = AttnWalkWeights({el: el, text: text, textWith: textWith, open: openWeights});
 
   function copy(o) { var c = {}; for (var k in o) c[k] = o[k]; return c; }
   function el(tag, attrs, kids) {
@@ -54,8 +57,12 @@
   }
 
   // ---- the URL fragment: #stage=causal&seed=7&qkv-bias=1&input=... ----
+  // A stage that needs a file (data.stages' "needs": gpt, --weights) is offered once the learner
+  // has opened one; the file's option is no link's: a link cannot carry the file.
+  var NEEDED = {};
+  data.stages.forEach(function (s) { if (s.needs) NEEDED[s.needs] = true; });
   var known = {input: true};
-  data.options.forEach(function (o) { known[o.name] = o; });
+  data.options.forEach(function (o) { if (!NEEDED[o.name]) known[o.name] = o; });
   function readHash() {
     var s = {};
     location.hash.replace(/^#/, "").split("&").forEach(function (kv) {
@@ -70,7 +77,7 @@
     var parts = [];
     data.options.forEach(function (o) {
       var v = state[o.name];
-      if (v === undefined || v === "" || v === (o.flag ? "0" : stageDefault(o))) return;
+      if (v === undefined || v === "" || v === (o.flag ? "0" : stageDefault(o)) || NEEDED[o.name]) return;
       parts.push(encodeURIComponent(o.name) + "=" + encodeURIComponent(v));
     });
     if (state.input) parts.push("input=" + encodeURIComponent(state.input));
@@ -122,6 +129,7 @@
       return false;
     }
     errorBox.textContent = "";
+    if (weights.waiting() && next.heads && next.weights) readWeights(next.weights, next.heads);  // --heads given at last
     walkBox.innerHTML = r.html;
     walkValues = {used: r.used || {}, defaults: r.defaults || {}, tokens: r.tokens || 0};
     var ms = performance.now() - t0;
@@ -229,23 +237,27 @@
   // The stages in the chapter's groups: chapter 3 (with all), chapter 2, the bonus stages, training.
   function stageOptions(select, o) {
     var groups = [["ch3", CHAPTER.concat(["all"])], ["ch2", ["tokens"]], ["bonus", BONUS.concat(["bonus"])],
-                  ["training", ["backward"]]];
+                  ["ch4", ["gpt"]], ["training", ["backward"]]];
     var placed = {};
     groups.forEach(function (g) {
       var og = el("optgroup", {label: text("web.stages." + g[0])});
       g[1].forEach(function (c) {
-        if (o.choices.indexOf(c) < 0) return;
+        if (o.choices.indexOf(c) < 0 || !offered(c)) return;
         placed[c] = true;
         og.appendChild(el("option", {value: c, text: choiceText(o, c)}));
       });
       if (og.childNodes.length) select.appendChild(og);
     });
-    // A stage of the page's data that no group names yet: at the end, by name. (A stage the data
-    // leaves out, as gpt, which needs a weights file the page cannot open yet, is not offered.)
+    // A stage of the page's data that no group names yet: at the end, by name.
     o.choices.forEach(function (c) {
       var known = data.stages.some(function (s) { return s.name === c; });
-      if (!placed[c] && known) select.appendChild(el("option", {value: c, text: choiceText(o, c)}));
+      if (!placed[c] && known && offered(c)) select.appendChild(el("option", {value: c, text: choiceText(o, c)}));
     });
+  }
+  // A stage that needs a file is offered once the file is open (or when it is the stage shown).
+  function offered(c) {
+    var st = data.stages.filter(function (s) { return s.name === c; })[0];
+    return !st || !st.needs || !!state[st.needs] || stageName() === c;
   }
   // The value a box shows: the learner's, else the one the walk on the page used.
   function shownValue(o) {
@@ -265,6 +277,7 @@
   function optionControl(o) {
     var v = state[o.name], input;
     var hint = el("code", {"class": "hint", text: "--" + o.name});
+    if (o.name === "weights") return weights.control(o, optionText(o), hint);
     if (o.flag) {
       input = el("input", {type: "checkbox", name: o.name, checked: v === "1"});
       input.addEventListener("change", function () { change(o.name, input.checked ? "1" : undefined); });
@@ -310,12 +323,16 @@
     GROUPS.forEach(function (g) { byGroup[g] = el("div", {"class": "opts"}); });
     data.options.forEach(function (o) {
       if (DROPPED[o.name]) return;
+      // Only for a stage not offered yet (gpt before a file is open): not shown until it is.
+      if (!NEEDED[o.name] && o.stages && o.stages !== "*" && !o.stages.split(" ").some(offered)) return;
       if (o.name === FIRST) {
         box.appendChild(el("fieldset", {"class": "group first", "data-group": "stage"},
                            [el("legend", {text: text("web.group.stage")}), el("div", {"class": "opts"}, [optionControl(o)])]));
         return;
       }
-      (changesStage(o) ? byGroup[o.group] : more).appendChild(optionControl(o));
+      // A file a stage needs is where the learner looks for it whatever the stage (opening one
+      // is how that stage is reached).
+      (changesStage(o) || NEEDED[o.name] ? byGroup[o.group] : more).appendChild(optionControl(o));
     });
     GROUPS.forEach(function (g) {
       if (!byGroup[g].childNodes.length) return;
@@ -350,7 +367,10 @@
     });
     var fields = el("fieldset", {disabled: !data.engine});
     fields.appendChild(optionGroups());
-    fields.appendChild(embeddings.editor());
+    // A stage that walks a file of its own (gpt: its model embeds the text's ids itself, and
+    // refuses embeddings) has no table.
+    var shown = data.stages.filter(function (st) { return st.name === stageName(); })[0];
+    if (!(shown && shown.needs)) fields.appendChild(embeddings.editor());
     var said = status ? status.textContent : "";  // the last walk's time stays
     status = el("p", {"class": "status", text: data.engine ? said : text("web.static")});
     fold.appendChild(status);
@@ -367,7 +387,11 @@
     if (s < 0.3) return;
     var p = job.progress, secs = s.toFixed(1), line;
     if (p && p.total && p.done >= p.total + (p.phase === "part" ? 0 : 1)) p.total = 0;  // a plan that was wrong: no total
+    var model = weights.info();
     if (!p) line = textWith("web.progress_wait", secs);
+    // --stage gpt: the blocks go by ("block 3 of 12").
+    else if (p.phase === "step" && p.block > 0 && model) line = textWith("web.progress_block", p.block, model.n_layers, p.step, secs);
+    else if (p.phase === "read") line = textWith("web.progress_read", p.step, secs);
     else if (p.phase === "render") line = textWith("web.progress_render", p.done, secs);
     // With the number of steps the walk will record (engine.cpp plans a long --text walk): "step 3 of 12".
     else if (p.phase === "part" && p.total > 0) line = textWith("web.progress_part_of", p.done + 1, p.total, p.step, p.part, p.parts, secs);
@@ -378,6 +402,7 @@
     busyBox.querySelector("button.stop").textContent = text("web.stop");
     busyBox.setAttribute("data-done", String(p ? p.done : 0));
     busyBox.setAttribute("data-total", String(p && p.total ? p.total : 0));
+    busyBox.setAttribute("data-block", String(p && p.block ? p.block : 0));
     busyBox.hidden = false;
     walkBox.classList.add("stale");
   }
@@ -403,6 +428,63 @@
     errorBox.textContent = text("web.stopped");
     errorBox.classList.add("stopped");  // the learner's doing, not an error: said plainly
   });
+
+  // ---- the learner's weights file: read in the worker, never sent anywhere ----
+  // The files (the weights, and a config.json beside them if the learner chose one) go to the
+  // worker as File objects; the engine reads the weights as --weights reads a path (the reader's
+  // own message if it cannot), and the stage that needs them is offered and walked.
+  var weightsTries = 0, goodFiles = null;
+  function optionNamed(name) { return data.options.filter(function (o) { return o.name === name; })[0]; }
+  function openWeights(files) {
+    if (!client) return;  // a page written by the CLI computes nothing
+    var file = files.filter(function (f) { return f.name !== "config.json"; })[0];
+    if (!file) { weights.set({kind: "none"}); return; }
+    var tryNo = ++weightsTries;
+    weights.set({kind: "reading", name: file.name});
+    client.call({kind: "files", files: files}).then(function () {
+      return weightsAnswer(file.name, latest.heads);  // a book's file does not record its heads
+    }).then(function (answer) {
+      if (tryNo !== weightsTries) return;  // another file was chosen meanwhile
+      if (answer === null) { weights.set(null); return; }  // the worker was stopped
+      var r = JSON.parse(answer), next = copy(latest);
+      if (!r.ok && r.kind !== "usage") {
+        // Not a GPT-2 model: the reader's own words; the file opened before stays open.
+        weights.set({kind: "bad", name: file.name, message: r.message});
+        if (goodFiles) client.call({kind: "files", files: goodFiles});
+        return;
+      }
+      goodFiles = files;
+      next.weights = file.name;
+      var o = optionNamed("weights"), needer = data.stages.filter(function (st) { return st.needs === "weights"; })[0];
+      if (o && needer && o.stages.split(" ").indexOf(next.stage || "dot-product") < 0) next.stage = needer.name;
+      if (!r.ok) {
+        // The head count cannot be told (the book's files do not record it): the stage is
+        // offered with the message beside --heads, and the walk comes when the learner gives it.
+        weights.set({kind: "heads", name: file.name, message: r.message});
+        state = latest = next;
+        buildControls();
+        markFields(["heads"], r.shown || r.message);
+        return;
+      }
+      weights.set({kind: "loaded", name: file.name, info: r});
+      changed = "weights";
+      return compute(next).then(function () { buildControls(); });
+    });
+  }
+
+  // The engine's reading of the open file `name` (with --heads `heads`, if given): its answer's text.
+  function weightsAnswer(name, heads) {
+    var a = ["--weights", name, "--lang", lang()];
+    if (heads) a.push("--heads", heads);
+    return client.call({kind: "weights", args: a});
+  }
+  // The file read again once --heads is given, for what the control says and the blocks' count.
+  function readWeights(name, heads) {
+    weightsAnswer(name, heads).then(function (answer) {
+      var r = answer && JSON.parse(answer);
+      if (r && r.ok && weights.waiting()) weights.set({kind: "loaded", name: name, info: r});
+    });
+  }
 
   function engineCall(request) {
     return client ? client.call(request).then(function (a) { return a === null ? null : JSON.parse(a); })
@@ -431,10 +513,11 @@
       return e ? parseAnswer(AttnWalkWorker.answer(e, {kind: "walk", args: argList, input: input, json: withJson}))
                : null;
     },
-    // The same from the page's worker: a promise (null if the worker was stopped meanwhile).
-    walk: function (argList, input, withJson) {
+    // The same from the page's worker: a promise (null if the worker was stopped meanwhile);
+    // onProgress(message) is given the worker's progress messages ({phase, step, done, block ...}).
+    walk: function (argList, input, withJson, onProgress) {
       if (!client) return Promise.resolve(null);
-      return client.call({kind: "walk", args: argList, input: input || "", json: withJson ? 1 : 0}).then(function (a) {
+      return client.call({kind: "walk", args: argList, input: input || "", json: withJson ? 1 : 0}, onProgress).then(function (a) {
         return a === null ? null : parseAnswer(a);
       });
     },
@@ -517,7 +600,7 @@
       if (location.hash && JSON.stringify(s) !== JSON.stringify(latest)) compute(s).then(buildControls);
     });
     document.body.setAttribute("data-ready", "1");
-    warmUp(data.stages.map(function (s) { return s.name; }));
+    warmUp(data.stages.filter(function (s) { return !s.needs; }).map(function (s) { return s.name; }));
   }, function (e) {
     errorBox.classList.remove("stopped");
     errorBox.textContent = "The engine did not start: " + e;

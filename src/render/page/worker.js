@@ -9,35 +9,57 @@ var AttnWalkWorker = (function () {
   "use strict";
 
   // One request to an engine (the loader's module object): {kind: "walk", args, input, json},
-  // {kind: "bench", args} or {kind: "data"}; the engine's answer, its text. The worker's and
-  // window.attnWalk.run's (the worker's copy of it goes into its Blob, below).
+  // {kind: "bench", args}, {kind: "files", files}, {kind: "weights", args} or {kind: "data"};
+  // the engine's answer, its text. The worker's and window.attnWalk.run's (the worker's copy of
+  // it goes into its Blob, below).
   function engineAnswer(engine, m) {
     if (m.kind === "walk")
       return engine.ccall("attn_walk_run", "string", ["string", "string", "number"],
                           [JSON.stringify(m.args), m.input || "", m.json ? 1 : 0]);
     if (m.kind === "bench")
       return engine.ccall("attn_walk_bench", "string", ["number", "number", "number", "number"], m.args);
+    if (m.kind === "files") {
+      // The files the learner opened (File objects: handles, not bytes), in emscripten's WORKERFS
+      // at /weights, the engine's working directory, so that --weights names a file by its own
+      // name (and config.json, opened beside it, is beside it). WORKERFS reads a File slice by
+      // slice where it lies; the engine reads it once into its own memory (src/weights/
+      // mapped_file.cpp), the only copy. MEMFS would first need the whole file in JavaScript.
+      // Only in a worker: WORKERFS reads with FileReaderSync.
+      var FS = engine.FS, dir = "/weights";
+      FS.chdir("/");
+      try { FS.unmount(dir); } catch (e) { /* nothing mounted yet */ }
+      try { FS.mkdir(dir); } catch (e) { /* made before */ }
+      FS.mount(FS.filesystems.WORKERFS, {files: m.files}, dir);
+      FS.chdir(dir);
+      return JSON.stringify({ok: true});
+    }
+    if (m.kind === "weights")
+      return engine.ccall("attn_walk_weights", "string", ["string"], [JSON.stringify(m.args)]);
     return engine.ccall("attn_walk_data", "string", [], []);
   }
 
   // ---- in the worker: the engine, one request at a time ----
   function workerMain() {
-    var engine = null, queue = [], current = null, lastPost = 0;
+    var engine = null, queue = [], current = null, lastPost = 0, lastBlock = 0;
     // The engine's progress (src/web/wasm/engine.cpp: each step as it is recorded, the parts
     // of a long step as they are done, then the rendering; with the steps the walk will
-    // record, or 0 if not known), passed on at most every 40 ms: a
-    // small walk records dozens of steps in a few milliseconds.
-    function progress(phase, step, done, part, parts, total) {
-      var now = performance.now();
-      if (current === null || (phase !== "render" && now - lastPost < 40)) return;
+    // record, or 0 if not known, and the GPT block of the step, or 0), passed on at most every
+    // 40 ms (a small walk records dozens of steps in a few milliseconds), and whenever a new
+    // block of --stage gpt begins: the page shows the blocks go by, each of them.
+    function progress(phase, step, done, part, parts, total, block) {
+      var now = performance.now(), newBlock = block > 0 && block !== lastBlock;
+      if (current === null || (phase !== "render" && phase !== "read" && !newBlock && now - lastPost < 40)) return;
       lastPost = now;
-      postMessage({id: current, phase: phase, step: step, done: done, part: part, parts: parts, total: total});
+      if (block > 0) lastBlock = block;
+      postMessage({id: current, phase: phase, step: step, done: done, part: part, parts: parts, total: total,
+                   block: block});
     }
     function drain() {
       while (engine && queue.length) {
         var m = queue.shift(), out, broken = false;
         current = m.id;
         lastPost = performance.now();
+        lastBlock = 0;
         try {
           out = engineAnswer(engine, m);
         } catch (e) {
@@ -74,6 +96,7 @@ var AttnWalkWorker = (function () {
     var source = [loader, "\n", engineAnswer.toString(), "\n(", workerMain.toString(), ")();\n"];
     var url = URL.createObjectURL(new Blob(source, {type: "text/javascript"}));
     var worker = null, calls = {}, nextId = 1, module, given = false, dead = false;
+    var files = null;  // the weights files the learner opened: every new worker mounts them again
     function init(m) {
       module = m;
       given = true;
@@ -96,6 +119,7 @@ var AttnWalkWorker = (function () {
         if (own === worker) fail(e.message || "the worker stopped");
       };
       if (given) worker.postMessage({kind: "init", module: module});
+      if (files) worker.postMessage({kind: "files", files: files, id: 0});  // answered to no call
     }
     // Stops the worker: whatever it computes is dropped (its calls resolve to null).
     function drop() {
@@ -114,12 +138,14 @@ var AttnWalkWorker = (function () {
       drop();
       start();
     }
-    // A request ({kind: "walk", args, input, json} | {kind: "bench", args} | {kind: "data"}):
+    // A request ({kind: "walk", args, input, json} | {kind: "bench", args} | {kind: "files", files}
+    // | {kind: "weights", args} | {kind: "data"}; files are kept for the workers started later):
     // a promise of the engine's answer (its text), or null if the worker was stopped first.
     // progress(message) is called with {phase, step, done, part, parts} while it runs.
     function call(request, progress) {
       var id = nextId++;
       request.id = id;
+      if (request.kind === "files") files = request.files;
       if (dead) { dead = false; start(); }
       return new Promise(function (resolve) {
         calls[id] = {resolve: resolve, progress: progress};

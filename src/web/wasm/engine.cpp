@@ -6,6 +6,7 @@
 #include <exception>
 #include <new>
 #include <numeric>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -19,6 +20,7 @@
 #include "web/page_data.h"
 #include "web/page_errors.h"
 #include "web/walk_values.h"
+#include "weights/gpt_weights.h"
 
 namespace {
 
@@ -28,11 +30,26 @@ std::string result;  // what the last call returned; the page copies it before t
 
 // How far the walk has come, for the page to show while it waits: "step" with the name of the
 // step just recorded and how many are done; "part" with the step being computed and `part` of
-// its `parts` done (a long step's pieces); then "render" when the walk's HTML is being written.
+// its `parts` done (a long step's pieces); then "render" when the walk's HTML is being written;
+// "read" with the weights file's name while --stage gpt reads it, before its first step.
+// `block`: the GPT block (from 1) the step belongs to, 0 for none (block_of).
 // The page's worker sets Module.onProgress (and posts it to the page); nobody else listens.
-EM_JS(void, attn_walk_progress, (const char* phase, const char* step, int done, int part, int parts, int total), {
-  if (Module["onProgress"]) Module["onProgress"](UTF8ToString(phase), UTF8ToString(step), done, part, parts, total);
+EM_JS(void, attn_walk_progress, (const char* phase, const char* step, int done, int part, int parts, int total, int block), {
+  if (Module["onProgress"]) Module["onProgress"](UTF8ToString(phase), UTF8ToString(step), done, part, parts, total, block);
 });
+
+// The block of --stage gpt a step belongs to, from 1: its steps are named by module path as
+// model.named_modules() names them ("trf_blocks.3.att.queries" is block 4); 0 for a step of no
+// block. The page says "block 4 of 12" with the model's n_layers (attn_walk_weights).
+int block_of(const std::string& step) {
+  const std::string prefix = "trf_blocks.";
+  if (step.rfind(prefix, 0) != 0) return 0;
+  int n = 0;
+  size_t i = prefix.size();
+  if (i >= step.size() || step[i] < '0' || step[i] > '9') return 0;
+  for (; i < step.size() && step[i] >= '0' && step[i] <= '9' && n < (1 << 20); ++i) n = n * 10 + (step[i] - '0');
+  return n + 1;
+}
 
 // The page's JSON embeddings with the same tokens and every row `width` zeros wide, for a
 // plan; "" if the text is not plain JSON of one of the two forms (the loader says why).
@@ -112,14 +129,18 @@ json run(const std::string& args_json, const std::string& input, bool with_json,
   int done = 0;
   const int total = planned_steps(r);
   r.on_step = [&done, total](const std::string&, const std::string& step) {
-    attn_walk_progress("step", step.c_str(), ++done, 0, 0, total);
+    attn_walk_progress("step", step.c_str(), ++done, 0, 0, total, block_of(step));
   };
   r.on_part = [&done, total](const std::string&, const std::string& step, int64_t part, int64_t parts) {
-    attn_walk_progress("part", step.c_str(), done, static_cast<int>(part), static_cast<int>(parts), total);
+    attn_walk_progress("part", step.c_str(), done, static_cast<int>(part), static_cast<int>(parts), total,
+                       block_of(step));
   };
   attn::RenderOptions ro;
+  // --stage gpt reads its weights file first (request.cpp, load_weights), before any step: a
+  // GPT-2 small file takes a second or more to come from the browser's File.
+  if (r.stage == attn::StageChoice::Gpt && !r.gpt.weights_path.empty()) attn_walk_progress("read", r.gpt.weights_path.c_str(), 0, 0, 0, total, 0);
   const auto walks = attn::make_walks(r, &ro);
-  attn_walk_progress("render", "", done, 0, 0, total);
+  attn_walk_progress("render", "", done, 0, 0, total, 0);
   json out = {{"ok", true},
               {"title", attn::html_title(walks, ro.lang)},
               {"lang", ro.lang == attn::Lang::Zh ? "zh-CN" : "en"},
@@ -206,6 +227,37 @@ EMSCRIPTEN_KEEPALIVE const char* attn_walk_bench(int tokens, int d_model, int he
     if (tokens < 1 || d_model < 1 || heads < 1 || repeat < 1 || d_model % heads != 0)
       throw attn::UsageError("bench: sizes must be positive and heads must divide d_model");
     return json{{"ok", true}, {"bench", json(attn::bench_json(attn::run_bench(b)))}};
+  });
+}
+
+// The weights file the learner opened (the worker has put it at the path --weights names, in
+// emscripten's WORKERFS: src/render/page/worker.js), read as --stage gpt reads it, with the
+// same --heads: {"ok": true, "file", "n_layers", "n_heads", "emb_dim", "vocab_size",
+// "context_length", "qkv_bias", "notes"}, or the reader's own message (a failure of kind
+// "input", or "usage" when the head count cannot be told without --heads). Nothing is kept: each
+// walk reads the file again, as the command line does.
+EMSCRIPTEN_KEEPALIVE const char* attn_walk_weights(const char* args_json) {
+  page_lang = lang_of(args_json);
+  return answer([&] {
+    std::vector<std::string> args;
+    try {
+      args = json::parse(args_json).get<std::vector<std::string>>();
+    } catch (const json::exception& e) {
+      throw attn::UsageError(std::string("the page passed arguments that are not a JSON list of strings: ") + e.what());
+    }
+    const attn::WalkRequest r = attn::parse_walk_options(args).walk;
+    if (r.gpt.weights_path.empty()) throw attn::UsageError("--weights: the page opened no file");
+    attn::GptParams p;
+    try {
+      p = attn::load_gpt_weights(r.gpt.weights_path, r.heads_given ? std::optional<int64_t>(r.heads) : std::nullopt);
+    } catch (const attn::WeightsError& e) {
+      if (e.usage) throw attn::UsageError(e.what());
+      throw attn::InputError(e.what());
+    }
+    const attn::GptConfig& m = p.cfg;
+    return json{{"ok", true},          {"file", r.gpt.weights_path},       {"n_layers", m.n_layers},
+                {"n_heads", m.n_heads}, {"emb_dim", m.emb_dim},   {"vocab_size", m.vocab_size},
+                {"context_length", m.context_length}, {"qkv_bias", m.qkv_bias}, {"notes", p.notes}};
   });
 }
 
