@@ -160,10 +160,19 @@ class GptWeightsReader {
 
   std::vector<WeightsNote> notes() const {  // texts: src/lang/gpt_*.cpp, "note.weights.*"
     std::vector<WeightsNote> n;
-    if (widened_f16_) n.push_back({"note.weights.float16", {{"float16_tensors", std::to_string(widened_f16_)}}});
-    if (widened_bf16_) n.push_back({"note.weights.bfloat16", {{"bfloat16_tensors", std::to_string(widened_bf16_)}}});
-    if (misaligned_) n.push_back({"note.weights.misaligned", {{"misaligned_tensors", std::to_string(misaligned_)}}});
-    if (strided_) n.push_back({"note.weights.strided", {{"strided_tensors", std::to_string(strided_)}}});
+    if (widened_f16_)
+      n.push_back({"note.weights.float16", {{"float16_tensors", std::to_string(widened_f16_)}},
+                   "float16 parameters widened to float32 exactly (" + std::to_string(widened_f16_) + " tensors)"});
+    if (widened_bf16_)
+      n.push_back({"note.weights.bfloat16", {{"bfloat16_tensors", std::to_string(widened_bf16_)}},
+                   "bfloat16 parameters widened to float32 exactly (" + std::to_string(widened_bf16_) + " tensors)"});
+    if (misaligned_)
+      n.push_back({"note.weights.misaligned", {{"misaligned_tensors", std::to_string(misaligned_)}},
+                   std::to_string(misaligned_) + " float32 tensors lie at file offsets that are not a multiple of 4: "
+                   "copied, bit for bit"});
+    if (strided_)
+      n.push_back({"note.weights.strided", {{"strided_tensors", std::to_string(strided_)}},
+                   std::to_string(strided_) + " strided tensors copied into row-major order, as load_state_dict copies them"});
     return n;
   }
 
@@ -332,7 +341,7 @@ void map_hf(GptWeightsReader& r, const std::string& prefix, GptParams& out) {
   out.final_norm_scale = r.row_major(prefix + "ln_f.weight", {E}, from_e);
   out.final_norm_shift = r.row_major(prefix + "ln_f.bias", {E}, from_e);
   out.out_head = out.tok_emb;  // gpt.out_head.weight = assign(..., params["wte.weight"])
-  out.notes.push_back({"note.weights.tied", {}});  // out_head tied to wte
+  out.notes.push_back({"note.weights.tied", {}, "out_head tied to wte, as the book's load_weights_into_gpt assigns it"});
 }
 
 // The head count: --heads, else config.json beside the file, else GPT-2's for the width.
@@ -366,12 +375,14 @@ int64_t choose_heads(const std::string& path, const GptConfig& cfg, std::optiona
           cfg.emb_dim % j["n_head"].get<int64_t>() != 0)
         throw WeightsError(config + ": n_head " + j["n_head"].dump() + " does not divide the width " + width +
                            " of " + path);
-      notes.push_back({"note.weights.heads_config", {{"heads_found", j["n_head"].dump()}, {"heads_config", config}}});
+      notes.push_back({"note.weights.heads_config", {{"heads_found", j["n_head"].dump()}, {"heads_config", config}},
+                       "n_heads " + j["n_head"].dump() + " from " + config});
       return j["n_head"].get<int64_t>();
     }
   }
   if (const auto h = gpt2_heads_for_width(cfg.emb_dim)) {
-    notes.push_back({"note.weights.heads_gpt2", {{"heads_found", std::to_string(*h)}, {"heads_width", width}}});
+    notes.push_back({"note.weights.heads_gpt2", {{"heads_found", std::to_string(*h)}, {"heads_width", width}},
+                     "n_heads " + std::to_string(*h) + ": GPT-2's for width " + width + " (no --heads, no config.json)"});
     return *h;
   }
   throw WeightsError("cannot tell the number of attention heads of " + path + " (width " + width +

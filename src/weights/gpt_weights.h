@@ -24,6 +24,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "core/tensor.h"
 
 namespace attn {
@@ -71,7 +73,10 @@ enum class WeightsFormat { BookSafetensors, BookPth, HfSafetensors, HfPth };
 struct WeightsNote {
   std::string key;
   std::map<std::string, std::string> vars;
+  std::string text;  // the same in English words, for a caller without src/lang/ (the page's file summary)
 };
+// A note in JSON is its English words (the page's engine lists them as strings).
+inline void to_json(nlohmann::json& j, const WeightsNote& n) { j = n.text; }
 
 struct GptParams {
   GptConfig cfg;
