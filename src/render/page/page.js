@@ -200,7 +200,8 @@
   // and options that matter only beside another one.
   var CHAPTER = ["dot-product", "softmax", "trainable", "causal", "dropout", "multi-head"];
   var BONUS = ["efficient", "kv-cache", "gqa", "swa", "rope", "flash", "mla"];
-  var NEEDS = {"embed-dim": "text", "max-tokens": "text", "torch-threads": "softmax-dim"};
+  // --layer means something only with a weights file (gpt's block, or multi-head's trained one).
+  var NEEDS = {"embed-dim": "text", "max-tokens": "text", "torch-threads": "softmax-dim", "layer": "weights"};
   var DROPPED = {"text-file": true, "max-input-mb": true};
   var GROUPS = ["input", "model", "show"];
   var FIRST = "stage";  // where a learner starts: above the groups, in a group of its own
@@ -323,6 +324,8 @@
     GROUPS.forEach(function (g) { byGroup[g] = el("div", {"class": "opts"}); });
     data.options.forEach(function (o) {
       if (DROPPED[o.name]) return;
+      // An option beside a file (--layer beside --weights): not shown until the file is open.
+      if (NEEDS[o.name] && NEEDED[NEEDS[o.name]] && !state[NEEDS[o.name]]) return;
       // Only for a stage not offered yet (gpt before a file is open): not shown until it is.
       if (!NEEDED[o.name] && o.stages && o.stages !== "*" && !o.stages.split(" ").some(offered)) return;
       if (o.name === FIRST) {
