@@ -57,7 +57,10 @@ struct CheckRenderer {
   std::string (*render)(const CheckReport& report, Lang lang);
 };
 const CheckRenderer kCheckRenderers[] = {{CheckFormat::Text, render_check_text},
-                                         {CheckFormat::Json, render_check_json},
+                                         {CheckFormat::Json,
+                                          [](const CheckReport& r, Lang lang) {
+                                            return render_check_json(r, lang, config_record(r.config));
+                                          }},
                                          {CheckFormat::Html, render_check_html}};
 
 struct BenchRenderer {

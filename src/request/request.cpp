@@ -205,6 +205,7 @@ std::vector<Walk> make_walks(const WalkRequest& r, RenderOptions* ro) {
     prepend_steps(walks.front(), std::move(steps));
   }
   apply_only(walks, r.only);
+  for (auto& w : walks) w.config_record = config_record(w.config);  // the JSON's "config"
   return walks;
 }
 
