@@ -145,8 +145,8 @@ void check_bench(const BenchOptions& b) {
   if (b.d_model % b.heads != 0)
     throw UsageError(fmt::format("--heads: must divide --d-model, got d_model {} and {} heads", b.d_model, b.heads));
   WalkSize w;
-  w.stage = "bench";
-  w.format = "text";
+  w.name = "bench";
+  w.walks = {CostedWalk::Bench};  // and its text report
   w.tokens = static_cast<double>(b.tokens);
   w.d_in = w.d_out = static_cast<double>(b.d_model);
   w.heads = static_cast<double>(b.heads);
