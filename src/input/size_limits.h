@@ -22,7 +22,7 @@ struct WalkSize {
   std::string name;               // what the message calls the walk: a stage, "all", "bench"
   std::vector<CostedWalk> walks;  // the costed walks it runs (none: only its vectors count)
   std::string document;           // the document it becomes ("json", "html"), or empty for text
-  double tokens = 0;         // T
+  double tokens = 0;              // T
   double d_in = 0;
   double d_out = 0;
   double heads = 1;
