@@ -141,6 +141,7 @@ goldens: torch-deps
 	/usr/bin/python3 tests/golden/make_check_training_goldens.py
 	/usr/bin/python3 tests/golden/make_gpt_models.py
 	/usr/bin/python3 tests/golden/make_gpt_goldens.py
+	/usr/bin/python3 tests/golden/make_gpt_multi_head_goldens.py
 	/usr/bin/python3 tests/golden/make_learner_gpt_goldens.py
 
 # The --text goldens: tiktoken's and gpt-3-encoder's ids (node), embeddings and walks (PyTorch).
@@ -166,9 +167,14 @@ bench-deps:
 	  npm install --prefix $(BUILD_DIR)/bench-node --ignore-scripts --no-audit --no-fund \
 	    onnxruntime-node@$(ORT_VERSION)
 
+# The GPT rows (bench_compare_gpt.py): the whole GPTModel forward against PyTorch's, and the 20-token
+# --stage gpt walk against PyTorch loading the same file; its GPT-2-small-shaped model (random weights,
+# about 700 MB) is made by PyTorch into $(BUILD_DIR) on the first run and never committed.
 bench-compare: build bench-deps
 	/usr/bin/python3 tests/bench/bench_compare.py --binary $(BUILD_DIR)/attn-walk \
 	  --ort $(BUILD_DIR)/bench-node/node_modules
+	/usr/bin/python3 tests/bench/bench_compare_gpt.py --binary $(BUILD_DIR)/attn-walk \
+	  --model $(BUILD_DIR)/gpt2-small-random.safetensors
 
 # aarch64 (Apple silicon under Linux, Graviton, Raspberry Pi): the whole suite cross-compiled with
 # Debian's g++-aarch64-linux-gnu against the :arm64 libraries, each test run under qemu-user

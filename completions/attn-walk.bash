@@ -33,6 +33,7 @@ _attn_walk() {
       return ;;  # a value to type
     "bench --format") COMPREPLY=($(compgen -W "text json" -- "$cur")); return ;;
     "bench --save-output") COMPREPLY=($(compgen -f -- "$cur")); return ;;
+    "bench --weights") COMPREPLY=($(compgen -f -- "$cur")); return ;;
     "bench --tokens"|"bench --d-model"|"bench --heads"|"bench --batch"|"bench --repeat"|"bench --threads"|"bench --seed")
       return ;;  # a value to type
     "check -s"|"check --stage") COMPREPLY=($(compgen -W "tokens dot-product softmax trainable causal dropout multi-head efficient kv-cache gqa swa rope flash mla backward gpt" -- "$cur")); return ;;
@@ -55,7 +56,7 @@ _attn_walk() {
       if (( COMP_CWORD == 1 )) && [[ $cur != -* ]]; then
         COMPREPLY=($(compgen -W "bench check" -- "$cur"))
       else COMPREPLY=($(compgen -W "--stage --format --output --list-stages --list-steps --only --input --random-input --text --text-file --embed-dim --max-tokens --query --seed --d-out --heads --dropout --attn-dropout --batch --qkv-bias --init --dropout-rng --blas-kernel --softmax-dim --torch-threads --kv-groups --window --rope-base --block --latent-dim --steps --lr --weight-decay --grad-step --optimizer --weights --layer --head --max-new-tokens --explain --lang --heatmap --heatmap-scale --color --step --stats --max-input-mb --help --version" -- "$cur")); fi ;;
-    bench) COMPREPLY=($(compgen -W "--tokens --d-model --heads --batch --repeat --threads --seed --format --no-probe --save-output --backward --help" -- "$cur")) ;;
+    bench) COMPREPLY=($(compgen -W "--tokens --d-model --heads --batch --repeat --threads --seed --format --no-probe --save-output --gpt --weights --backward --help" -- "$cur")) ;;
     check)  # an option, or the dump
       if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--stage --format --output --lang --rtol --atol --input --random-input --text --text-file --embed-dim --max-tokens --query --seed --d-out --heads --dropout --attn-dropout --batch --qkv-bias --init --dropout-rng --blas-kernel --softmax-dim --torch-threads --steps --lr --weight-decay --grad-step --optimizer --weights --help" -- "$cur"))
       else COMPREPLY=($(compgen -f -- "$cur")); fi ;;

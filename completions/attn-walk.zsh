@@ -60,8 +60,8 @@ _attn_walk() {
           '--weight-decay[Weight decay of the backward stage'\''s optimizer, in \[0, 10\] (default...]:WD: ' \
           '--grad-step[Which training step'\''s gradients the backward stage shows (1..--steps)]:N: ' \
           '--optimizer[Optimizer of the backward stage\: adamw or sgd]:optimizer:(adamw sgd)' \
-          '--weights[GPT-2 weights for --stage gpt\: the book'\''s .safetensors or .pth, or ...]:FILE:_files' \
-          '--layer[The block whose attention --stage gpt opens, from 0]:L: ' \
+          '--weights[GPT-2 weights for --stage gpt and multi-head\: the book'\''s .safetenso...]:FILE:_files' \
+          '--layer[The block whose attention --stage gpt opens (multi-head with --weig...]:L: ' \
           '--head[The head of --layer'\''s block to show alone, from 0]:H: ' \
           '--max-new-tokens[Token ids --stage gpt generates greedily (generate_text_simple)]:N: ' \
           '--explain[Explain each step\: what, why, and how shapes change]' \
@@ -87,6 +87,8 @@ _attn_walk() {
         '--format[text or json]:format:(text json)' \
         '--no-probe[Skip the FMA probe that measures the machine'\''s peak]' \
         '--save-output[Write the output y to FILE as .npy (float32)]:FILE:_files' \
+        '--gpt[Time chapter 4'\''s whole GPTModel forward (every block, final_norm, o...]' \
+        '--weights[The GPT-2 weights file --gpt runs (the formats of --stage gpt)]:FILE:_files' \
         '--backward[Time the forward plus y.backward(grad_y), grad_y = torch.randn_like...]' \
         '(-h --help)'{-h,--help}'[Print this help message and exit]' ;;
     check)
@@ -122,7 +124,7 @@ _attn_walk() {
         '--weight-decay[Weight decay of the backward stage'\''s optimizer, in \[0, 10\] (default...]:WD: ' \
         '--grad-step[Which training step'\''s gradients the backward stage shows (1..--steps)]:N: ' \
         '--optimizer[Optimizer of the backward stage\: adamw or sgd]:optimizer:(adamw sgd)' \
-        '--weights[GPT-2 weights for --stage gpt\: the book'\''s .safetensors or .pth, or ...]:FILE:_files' \
+        '--weights[GPT-2 weights for --stage gpt and multi-head\: the book'\''s .safetenso...]:FILE:_files' \
         '(-h --help)'{-h,--help}'[Print this help message and exit]' ;;
   esac
 }

@@ -124,6 +124,7 @@ const std::vector<std::pair<std::string, Walk>>& all_walks() {
     g.gpt.head = 0;
     g.gpt.max_new_tokens = 2;
     out.emplace_back("gpt", find_stage("gpt")->run(g));
+    out.emplace_back("gpt", find_stage("multi-head")->run(g));  // --weights: block 1's MultiHeadAttention
     return out;
   }();
   return walks;

@@ -236,6 +236,14 @@ TEST(OptionTable, StagesNamedAreTheStagesChanged) {
     std::string changed, named;  // in all_stages()' order
     for (const auto& stage : all_stages()) {
       std::vector<std::string> base = sample.base;
+      // A stage that does not take --weights refuses it (make_walks): the sample's --weights,
+      // there for the stages that do, is left out of its walks.
+      if (!listed(*find_option("weights"), stage.name))
+        for (auto at = base.begin(); at != base.end(); ++at)
+          if (*at == "--weights" && at + 1 != base.end()) {
+            base.erase(at, at + 2);
+            break;
+          }
       base.insert(base.end(), {"--stage", stage.name});
       std::vector<std::string> with = base;
       with.insert(with.end(), sample.with.begin(), sample.with.end());

@@ -54,9 +54,10 @@ void expect_config(const GptParams& p) {
   EXPECT_EQ(p.cfg.qkv_bias, c["qkv_bias"].get<bool>());
 }
 
-bool has_note(const GptParams& p, const std::string& part) {
+// The reader's note `key` is there, quoting `var` as `value` ("" when it quotes nothing).
+bool has_note(const GptParams& p, const std::string& key, const std::string& var = "", const std::string& value = "") {
   for (const auto& n : p.notes)
-    if (n.find(part) != std::string::npos) return true;
+    if (n.key == key && (var.empty() || (n.vars.count(var) && n.vars.at(var) == value))) return true;
   return false;
 }
 
@@ -65,7 +66,7 @@ TEST(Weights, BookSafetensorsEqualsLoadStateDict) {
   EXPECT_EQ(p.format, WeightsFormat::BookSafetensors);
   expect_config(p);
   expect_params_match_pytorch("book.safetensors", p);
-  EXPECT_TRUE(p.notes.empty()) << p.notes.front();  // float32, aligned: nothing copied
+  EXPECT_TRUE(p.notes.empty()) << p.notes.front().key;  // float32, aligned: nothing copied
 }
 
 TEST(Weights, BookPthEqualsTorchLoadWeightsOnly) {
@@ -80,7 +81,7 @@ TEST(Weights, Float16IsWidenedExactly) {
   const GptParams p = load_gpt_weights(gpt_data("book-f16.safetensors"), 2);
   expect_config(p);
   expect_params_match_pytorch("book-f16.safetensors", p);
-  EXPECT_TRUE(has_note(p, "float16 parameters widened to float32 exactly"));
+  EXPECT_TRUE(has_note(p, "note.weights.float16", "float16_tensors", std::to_string(p.blocks.size() * 16 + 5)));
 }
 
 TEST(Weights, HuggingFaceAsLoadWeightsIntoGpt) {
@@ -88,7 +89,8 @@ TEST(Weights, HuggingFaceAsLoadWeightsIntoGpt) {
   EXPECT_EQ(p.format, WeightsFormat::HfSafetensors);
   expect_config(p);  // n_heads from hf/config.json
   expect_params_match_pytorch("hf/model.safetensors", p);
-  EXPECT_TRUE(has_note(p, "config.json"));
+  EXPECT_TRUE(has_note(p, "note.weights.heads_config", "heads_found", "2"));
+  EXPECT_TRUE(has_note(p, "note.weights.tied"));
   EXPECT_EQ(p.out_head.data, p.tok_emb.data);  // tied, not copied
   // c_proj.T: a view into the file's (in, out) matrix, which is (out, in) column-major.
   EXPECT_TRUE(p.blocks[0].out_proj_w.transposed);
@@ -100,7 +102,7 @@ TEST(Weights, HuggingFacePrefixedBfloat16TakesHeadsFromTheOption) {
   const GptParams p = load_gpt_weights(gpt_data("hf-prefixed-bf16.safetensors"), 2);
   expect_config(p);
   expect_params_match_pytorch("hf-prefixed-bf16.safetensors", p);
-  EXPECT_TRUE(has_note(p, "bfloat16 parameters widened to float32 exactly"));
+  EXPECT_TRUE(has_note(p, "note.weights.bfloat16"));
 }
 
 TEST(Weights, ParamsOutliveNothingButTheirStorage) {
@@ -117,7 +119,7 @@ TEST(Weights, MisalignedFloat32IsCopiedBitForBit) {
   const std::string path = SafetensorsParts::read(gpt_data("book.safetensors")).write(dir, "odd.safetensors", 1);
   const GptParams p = load_gpt_weights(path, 2);
   expect_params_match_pytorch("book.safetensors", p);
-  EXPECT_TRUE(has_note(p, "not a multiple of 4"));
+  EXPECT_TRUE(has_note(p, "note.weights.misaligned"));
 }
 
 // The same state dict in a Zip64 archive (every size in the Zip64 fields) reads the same.
@@ -199,7 +201,7 @@ TEST(Weights, StridedTensorsInAPthAreCopiedRowMajor) {
       dir.write("strided.pth", pth_from_safetensors(SafetensorsParts::read(gpt_data("book.safetensors")), true));
   const GptParams p = load_gpt_weights(path, 2);
   expect_params_match_pytorch("book.safetensors", p);
-  EXPECT_TRUE(has_note(p, "strided tensors copied into row-major order"));
+  EXPECT_TRUE(has_note(p, "note.weights.strided"));
 }
 
 // The fuzzers' seeds (fuzz/corpus/, from make_gpt_models.py) read, so that fuzzing starts from

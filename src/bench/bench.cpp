@@ -15,6 +15,7 @@
 
 #include "bench/fast_backward.h"
 #include "bench/fast_forward.h"
+#include "bench/gpt_bench.h"
 #include "bench/mha_backward.h"
 #include "bench/fma_probe.h"
 #include "core/cpu.h"
@@ -156,7 +157,8 @@ Timings time_training(const BenchOptions& o, const MultiHeadAttention& mha, Prep
   return t;
 }
 
-// y as a NumPy .npy file (float32, C order), for comparing every element with a peer.
+}  // namespace
+
 void save_npy(const std::string& path, const Tensor& y) {
   std::string shape;
   for (int64_t d : y.shape) shape += std::to_string(d) + ", ";
@@ -172,9 +174,8 @@ void save_npy(const std::string& path, const Tensor& y) {
   write_output(path, bytes);
 }
 
-}  // namespace
-
 BenchReport run_bench(const BenchOptions& o) {
+  if (o.gpt) return run_gpt_bench(o);  // --gpt: the whole GPTModel on a weights file
   kernels::set_num_threads(static_cast<int>(o.threads));
 
   // PyTorch's order of random draws: the input first, then the module's parameters.

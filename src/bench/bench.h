@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/tensor.h"
+#include "weights/gpt_weights.h"  // GptConfig
 
 namespace attn {
 
@@ -22,6 +23,8 @@ struct BenchOptions {
   bool probe = true;         // measure the FMA peak and report the rate as a fraction of it
   std::string save_output;   // write y to this .npy file, to compare every element with a peer
   bool backward = false;     // time the forward plus y.backward(grad_y) (a training step's gradients)
+  bool gpt = false;          // time chapter 4's whole GPTModel forward on `weights` instead (bench/gpt_bench.h)
+  std::string weights;       // --weights FILE: the model --gpt runs (heads: `heads`)
 };
 
 // Peak resident memory of this process so far, in MiB.
@@ -70,7 +73,12 @@ struct BenchReport {
   // in ms, in the order a step runs them: "forward", then the backward's (bench/fast_backward.h:
   // "out_proj", "attention", "weights", "inputs").
   std::vector<std::pair<std::string, double>> parts_ms;
+  // With options.gpt: the model's sizes, as its file gave them (y is then the logits).
+  GptConfig gpt_model;
 };
+
+// y as a NumPy .npy file (float32, C order), for comparing every element with a peer.
+void save_npy(const std::string& path, const Tensor& y);
 
 // Runs the benchmark (and writes y to options.save_output if set).
 BenchReport run_bench(const BenchOptions& opts);

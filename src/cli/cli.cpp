@@ -24,6 +24,7 @@
 #include "request/request.h"
 #include "stages/stages.h"
 #include "web/page_data.h"
+#include "weights/gpt_weights.h"
 
 namespace attn {
 
@@ -124,7 +125,13 @@ int run_check(ParsedArgs& p) {
 // attn-walk bench: the timings, as text or JSON on stdout.
 int run_bench_command(ParsedArgs& p) {
   check_bench(p.bench);
-  const BenchReport report = run_bench(p.bench);
+  BenchReport report;
+  try {
+    report = run_bench(p.bench);
+  } catch (const WeightsError& e) {  // --gpt's file, or --tokens past its context (usage)
+    if (e.usage) throw UsageError(e.what());
+    throw InputError(e.what());
+  }
   write_output("-", renderer_for(kBenchRenderers, p.bench_format)(report));
   return 0;
 }

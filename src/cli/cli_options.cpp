@@ -74,7 +74,8 @@ void bind(CLI::App& app, Options& o) {
 const std::map<std::string, std::string>& bench_metavars() {
   static const std::map<std::string, std::string> m = {{"tokens", "T"},   {"d-model", "D"},  {"heads", "H"},
                                                        {"batch", "B"},    {"repeat", "R"},   {"threads", "N"},
-                                                       {"seed", "S"},     {"save-output", "FILE"}};
+                                                       {"seed", "S"},     {"save-output", "FILE"},
+                                                       {"weights", "FILE"}};
   return m;
 }
 const std::map<std::string, std::string>& check_metavars() {
@@ -101,6 +102,10 @@ void bind_bench(CLI::App& bench, BenchOptions& b, ReportFormat& format) {
   add_report_format(bench, "--format", format);
   bench.add_flag("!--no-probe", b.probe, "Skip the FMA probe that measures the machine's peak");
   bench.add_option("--save-output", b.save_output, "Write the output y to FILE as .npy (float32)");
+  bench.add_flag("--gpt", b.gpt,
+                 "Time chapter 4's whole GPTModel forward (every block, final_norm, out_head) on --weights, "
+                 "bit for bit the --stage gpt walk's logits; --heads is the model's head count");
+  bench.add_option("--weights", b.weights, "The GPT-2 weights file --gpt runs (the formats of --stage gpt)");
   bench.add_flag("--backward", b.backward,
                  "Time the forward plus y.backward(grad_y), grad_y = torch.randn_like(y): the gradients of x, "
                  "W_query, W_key, W_value and out_proj, each reported by digest (and with --save-output, each "
@@ -142,6 +147,10 @@ void bind_check(CLI::App& check, CheckOptions& c, Options& o) {
 }  // namespace
 
 void check_bench(const BenchOptions& b) {
+  if (b.gpt && b.weights.empty()) throw UsageError("--gpt: needs --weights FILE (a GPT-2 model, as --stage gpt reads)");
+  if (!b.gpt && !b.weights.empty()) throw UsageError("--weights: bench reads a weights file only with --gpt");
+  if (b.gpt && b.backward) throw UsageError("--backward: not with --gpt (the GPT bench times the forward)");
+  if (b.gpt) return;  // the sizes are the file's: run_gpt_bench checks --tokens against its context
   if (b.d_model % b.heads != 0)
     throw UsageError(fmt::format("--heads: must divide --d-model, got d_model {} and {} heads", b.d_model, b.heads));
   WalkSize w;

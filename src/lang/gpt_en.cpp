@@ -123,6 +123,20 @@ LangTable gpt_en() {
   for (const auto& [rest, text] : block) t.steps.emplace(gpt_block_key(rest), text);
   t.ui = {
       {"stage.gpt", "chapter 4's GPTModel on trained weights (--weights): every module, the next token"},
+      // What the weights reader did (src/weights/gpt_weights.cpp), for --weights walks' headers.
+      {"note.weights.float16",
+       "float16 parameters widened to float32 exactly ({float16_tensors} tensors), as load_state_dict copies them "
+       "into the float32 model"},
+      {"note.weights.bfloat16",
+       "bfloat16 parameters widened to float32 exactly ({bfloat16_tensors} tensors), as load_state_dict copies them "
+       "into the float32 model"},
+      {"note.weights.misaligned",
+       "{misaligned_tensors} float32 tensors lie at file offsets that are not a multiple of 4: copied, bit for bit"},
+      {"note.weights.strided",
+       "{strided_tensors} strided tensors copied into row-major order, as load_state_dict copies them"},
+      {"note.weights.tied", "out_head tied to wte, as the book's load_weights_into_gpt assigns it"},
+      {"note.weights.heads_config", "n_heads {heads_found} from {heads_config}"},
+      {"note.weights.heads_gpt2", "n_heads {heads_found}: GPT-2's for width {heads_width} (no --heads, no config.json)"},
   };
   return t;
 }

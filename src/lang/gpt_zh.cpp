@@ -110,6 +110,20 @@ LangTable gpt_zh() {
   for (const auto& [rest, text] : block) t.steps.emplace(gpt_block_key(rest), text);
   t.ui = {
       {"stage.gpt", "第 4 章的 GPTModel 载入训练好的权重（--weights）：每个模块，以及下一个词元"},
+      // 权重读取器做了什么（src/weights/gpt_weights.cpp），写在 --weights 走查的开头。
+      {"note.weights.float16",
+       "float16 参数已精确扩展为 float32（{float16_tensors} 个张量），与 load_state_dict 把它们复制进 float32 "
+       "模型时相同"},
+      {"note.weights.bfloat16",
+       "bfloat16 参数已精确扩展为 float32（{bfloat16_tensors} 个张量），与 load_state_dict 把它们复制进 float32 "
+       "模型时相同"},
+      {"note.weights.misaligned",
+       "{misaligned_tensors} 个 float32 张量在文件中的偏移不是 4 的倍数：已逐位复制"},
+      {"note.weights.strided",
+       "{strided_tensors} 个带步长的张量已按行优先顺序复制，与 load_state_dict 的复制方式相同"},
+      {"note.weights.tied", "out_head 与 wte 共享权重，与本书的 load_weights_into_gpt 的赋值方式相同"},
+      {"note.weights.heads_config", "n_heads {heads_found}，取自 {heads_config}"},
+      {"note.weights.heads_gpt2", "n_heads {heads_found}：GPT-2 在宽度 {heads_width} 时的头数（未给 --heads，也没有 config.json）"},
   };
   return t;
 }

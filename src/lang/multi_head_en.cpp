@@ -41,6 +41,35 @@ std::map<std::string, StepText> wrapper_texts_en() {
   };
 }
 
+// --weights: block {layer}'s MultiHeadAttention of a trained GPT (src/stages/multi_head_weights.cpp),
+// where the plain texts would say something untrue of it.
+std::map<std::string, StepText> weights_texts_en() {
+  return {
+      {"multi-head/in_idx",
+       {"torch.tensor(tokenizer.encode(text)).unsqueeze(0): the {T} token ids",
+        "The text's GPT-2 token ids, a batch of one sequence, as chapter 4 feeds them to GPTModel."}},
+      {"multi-head/batch#weights",
+       {"model.trf_blocks[{layer}].norm1(x): block {layer}'s real input, the one MultiHeadAttention sees",
+        "What the model hands block {layer}'s attention for this text: the ids embedded by tok_emb + pos_emb, "
+        "through blocks 0 to {layer} - 1, then the block's LayerNorm norm1. One sequence (batch 1), shape "
+        "(1, {T}, {d_in})."}},
+      {"multi-head/keys#weights",
+       {"W_key(x) of trf_blocks[{layer}].att, MultiHeadAttention({d_in}, {d_out}, {context_length}, 0.0, "
+        "num_heads={heads}{bias_arg}) with the file's weights",
+        "The trained model's own projections: W_query, W_key and W_value are each one nn.Linear({d_in}, "
+        "{d_out}) with the weights the file holds for block {layer}. Keys, shape (1, {T}, {d_out})."}},
+      {"multi-head/out_proj.weight#weights",
+       {"out_proj.weight of trf_blocks[{layer}].att, as trained",
+        "The output projection that mixes the heads' outputs, shape ({d_out}, {d_out}), from the file."}},
+      {"multi-head/out_proj.bias#weights",
+       {"out_proj.bias, as trained", "Its bias, shape ({d_out},), from the file."}},
+      {"multi-head/mha_context_vecs#weights",
+       {"out_proj(context_vec_merged): the module's output, trf_blocks[{layer}].att(x)",
+        "Block {layer}'s attention output, shape (1, {T}, {d_out}): the numbers the model adds to the block's "
+        "input (the first shortcut). --stage gpt --layer {layer} shows it as trf_blocks.{layer}.att."}},
+  };
+}
+
 // 3.6.2: MultiHeadAttention's intermediates; exercises 3.2 and 3.3.
 std::map<std::string, StepText> mha_texts_en() {
   return {
@@ -145,7 +174,14 @@ LangTable multi_head_en() {
   t.code = "en";
   t.steps = wrapper_texts_en();
   t.steps.merge(mha_texts_en());
+  t.steps.merge(weights_texts_en());
   t.ui = {
+      {"note.multi_head_weights",
+       "--weights: block {layer} of {n_layers} of {weights}, MultiHeadAttention alone (section 3.6.2) on "
+       "the text's real input, in eval() (no dropout) and under torch.no_grad(). The model sets d_out, the "
+       "heads and qkv_bias; --d-out, --batch, --qkv-bias, --attn-dropout and --seed do not apply. The "
+       "wrapper, the batched-product demonstration and the exercises need no trained weights: walk them "
+       "without --weights."},
       {"stage.multi-head",
        "MultiHeadAttentionWrapper and MultiHeadAttention, every intermediate; exercises 3.2 "
        "and 3.3"},

@@ -41,6 +41,33 @@ std::map<std::string, StepText> wrapper_texts_zh() {
   };
 }
 
+// --weights：训练好的 GPT 第 {layer} 块的 MultiHeadAttention（src/stages/multi_head_weights.cpp）。
+std::map<std::string, StepText> weights_texts_zh() {
+  return {
+      {"multi-head/in_idx",
+       {"torch.tensor(tokenizer.encode(text)).unsqueeze(0)：{T} 个词元 ID",
+        "文本的 GPT-2 词元 ID，一个序列组成的批次，和第 4 章送入 GPTModel 的方式相同。"}},
+      {"multi-head/batch#weights",
+       {"model.trf_blocks[{layer}].norm1(x)：第 {layer} 块的真实输入，即 MultiHeadAttention 看到的输入",
+        "对这段文本，模型交给第 {layer} 块注意力的输入：词元 ID 经 tok_emb + pos_emb 嵌入，依次通过第 0 "
+        "到第 {layer} - 1 块，再经过该块的 LayerNorm norm1。一个序列（批次大小 1），形状为 (1, {T}, {d_in})。"}},
+      {"multi-head/keys#weights",
+       {"trf_blocks[{layer}].att 的 W_key(x)，即用文件中权重的 MultiHeadAttention({d_in}, {d_out}, "
+        "{context_length}, 0.0, num_heads={heads}{bias_arg})",
+        "训练好的模型自己的投影：W_query、W_key、W_value 各是一个 nn.Linear({d_in}, {d_out})，权重取自文件中"
+        "第 {layer} 块。这是键，形状为 (1, {T}, {d_out})。"}},
+      {"multi-head/out_proj.weight#weights",
+       {"trf_blocks[{layer}].att 的 out_proj.weight，训练所得",
+        "把各头输出混合起来的输出投影，形状为 ({d_out}, {d_out})，取自文件。"}},
+      {"multi-head/out_proj.bias#weights",
+       {"out_proj.bias，训练所得", "它的偏置，形状为 ({d_out},)，取自文件。"}},
+      {"multi-head/mha_context_vecs#weights",
+       {"out_proj(context_vec_merged)：模块的输出，即 trf_blocks[{layer}].att(x)",
+        "第 {layer} 块注意力的输出，形状为 (1, {T}, {d_out})：模型把它加到该块的输入上（第一条快捷连接）。"
+        "--stage gpt --layer {layer} 把它显示为 trf_blocks.{layer}.att。"}},
+  };
+}
+
 // 3.6.2: MultiHeadAttention's intermediates; exercises 3.2 and 3.3.
 std::map<std::string, StepText> mha_texts_zh() {
   return {
@@ -140,7 +167,13 @@ LangTable multi_head_zh() {
   t.code = "zh";
   t.steps = wrapper_texts_zh();
   t.steps.merge(mha_texts_zh());
+  t.steps.merge(weights_texts_zh());
   t.ui = {
+      {"note.multi_head_weights",
+       "--weights：{weights} 的第 {layer} 块（共 {n_layers} 块），只走 MultiHeadAttention（3.6.2 节），输入是这段"
+       "文本的真实输入，在 eval() 模式下（没有 dropout）并在 torch.no_grad() 之下运行。d_out、头数和 qkv_bias "
+       "由模型决定；--d-out、--batch、--qkv-bias、--attn-dropout 和 --seed 不起作用。包装类、批量矩阵乘法的演示"
+       "和练习用不到训练好的权重：不加 --weights 即可查看。"},
       {"stage.multi-head",
        "MultiHeadAttentionWrapper 与 MultiHeadAttention 的每个中间结果；练习 3.2 和 3.3"},
       {"word.total", "合计"},

@@ -119,7 +119,7 @@ Tensor GptModel::block(int64_t index, const Tensor& x, const GptTracer& trace, b
   return out;
 }
 
-Tensor GptModel::forward(const std::vector<int64_t>& ids, const GptTracer& trace, int64_t open_layer) const {
+Tensor GptModel::embed(const std::vector<int64_t>& ids, const GptTracer& trace) const {
   const int64_t T = static_cast<int64_t>(ids.size()), emb = p.cfg.emb_dim;
   std::vector<int64_t> positions(static_cast<size_t>(T));
   for (int64_t i = 0; i < T; ++i) positions[static_cast<size_t>(i)] = i;  // torch.arange(seq_len)
@@ -130,6 +130,11 @@ Tensor GptModel::forward(const std::vector<int64_t>& ids, const GptTracer& trace
   Tensor pos_broadcast = stack_copies(pos_embeds, 1);  // (1, T, emb): the sum broadcasts it
   Tensor x = add(tok_embeds, pos_broadcast);
   show(trace, "emb_sum", x);
+  return x;
+}
+
+Tensor GptModel::forward(const std::vector<int64_t>& ids, const GptTracer& trace, int64_t open_layer) const {
+  Tensor x = embed(ids, trace);
   for (int64_t b = 0; b < static_cast<int64_t>(p.blocks.size()); ++b)
     x = block(b, x, trace, b == open_layer || open_layer == kEveryBlock);
   x = cells.layer_norm(x, param("final_norm.scale", p.final_norm_scale), param("final_norm.shift", p.final_norm_shift));

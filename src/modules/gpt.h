@@ -48,6 +48,10 @@ struct GptModel {
   // attn_weights (1, H, T, T), context_vec (1, T, H, head_dim); open_layer kEveryBlock: every block's.
   Tensor forward(const std::vector<int64_t>& ids, const GptTracer& trace = nullptr, int64_t open_layer = -1) const;
 
+  // The input of trf_blocks.0 (1, T, emb): tok_emb(in_idx) + pos_emb(arange(T)), shown to
+  // `trace` as tok_emb, pos_emb and emb_sum (drop_emb: eval(), the identity).
+  Tensor embed(const std::vector<int64_t>& ids, const GptTracer& trace = nullptr) const;
+
   // One TransformerBlock (trf_blocks.`index`) on x (1, T, emb).
   Tensor block(int64_t index, const Tensor& x, const GptTracer& trace, bool open) const;
   // trf_blocks.`index`.att on x (1, T, emb): MultiHeadAttention with the block's weights.

@@ -20,10 +20,37 @@ std::string peak_line(const BenchReport& r) {
   return line;
 }
 
+// bench --gpt: the model, the timings, the logits' digest.
+std::string render_gpt_bench_text(const BenchReport& r) {
+  const BenchOptions& o = r.options;
+  const GptConfig& m = r.gpt_model;
+  std::string out = fmt::format(
+      "GPTModel forward ({l} blocks, emb_dim {d}, {h} heads, vocab {v}, context {c}) of {w}\n"
+      "on {t} token ids ((seed {s} + 9973 i) % {v}), eval(), threads {th} ({isa}), {r} timed runs after one warm-up\n"
+      "  median   {med:.2f} ms\n"
+      "  min      {min:.2f} ms\n"
+      "  rate     {gf:.1f} GFLOP/s ({gfl:.2f} GFLOP per forward: the blocks' products, full (T, T) attention, out_head)\n"
+      "  peak RSS {rss:.1f} MiB\n",
+      fmt::arg("l", m.n_layers), fmt::arg("d", m.emb_dim), fmt::arg("h", m.n_heads), fmt::arg("v", m.vocab_size),
+      fmt::arg("c", m.context_length), fmt::arg("w", o.weights), fmt::arg("t", o.tokens), fmt::arg("s", o.seed),
+      fmt::arg("th", r.threads), fmt::arg("isa", r.isa), fmt::arg("r", o.repeat), fmt::arg("med", r.median_ms),
+      fmt::arg("min", r.min_ms), fmt::arg("gf", r.gflops), fmt::arg("gfl", r.gflop_per_forward),
+      fmt::arg("rss", r.peak_rss_mib));
+  for (const auto& d : r.digests) {
+    std::string shape;
+    for (int64_t n : d.shape) shape += (shape.empty() ? "" : ", ") + std::to_string(n);
+    out += fmt::format("{}: shape ({}), fnv1a64 {}, sum {:.6f}, abs sum {:.6f}\nfirst values:", d.name, shape,
+                       d.fnv1a64, r.sum, r.abs_sum);
+  }
+  for (float v : r.first) out += fmt::format(" {:.6g}", v);
+  return out + "\n";
+}
+
 }  // namespace
 
 std::string render_bench_text(const BenchReport& r) {
   const BenchOptions& o = r.options;
+  if (o.gpt) return render_gpt_bench_text(r);
   std::string out = fmt::format(
       "MultiHeadAttention({d}, {d}, {t}, 0.0, num_heads={h}) {what} on torch.randn({b}, {t}, {d}), seed {s}\n"
       "threads {th} ({isa}), {r} timed runs after one warm-up\n"
@@ -88,6 +115,13 @@ nlohmann::ordered_json bench_json(const BenchReport& r) {
   j["shape"] = r.shape;
   j["repeat"] = r.options.repeat;
   j["isa"] = r.isa;
+  if (r.options.gpt) {
+    const GptConfig& m = r.gpt_model;
+    j["gpt"] = {{"weights", r.options.weights}, {"tokens", r.options.tokens}, {"seed", r.options.seed},
+                {"n_layers", m.n_layers}, {"emb_dim", m.emb_dim}, {"n_heads", m.n_heads},
+                {"vocab_size", m.vocab_size}, {"context_length", m.context_length},
+                {"logits_fnv1a64", r.digests.empty() ? std::string() : r.digests.front().fnv1a64}};
+  }
   if (r.options.backward) {
     nlohmann::ordered_json b;
     b["path"] = r.backward_path;

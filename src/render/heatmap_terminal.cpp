@@ -55,7 +55,7 @@ std::string rtrim(std::string s) {
 }
 
 // What one cell (two terminal columns) shows: its text and, with colour, its SGR colours.
-struct Cell {
+struct HeatmapGlyphCell {
   const char* text;
   int bg = -1;  // -1: the terminal's own background
   int fg = -1;  // -1: the terminal's own foreground
@@ -63,12 +63,12 @@ struct Cell {
 
 constexpr int kZeroFg = 250, kMaskedFg = 244, kInvalidBg = 196, kInvalidFg = 15;
 
-Cell cell(const HeatmapBlock& scale, float v, bool color) {
+HeatmapGlyphCell cell(const HeatmapBlock& scale, float v, bool color) {
   switch (cell_kind(v)) {
     case CellKind::Masked: return {kMaskedGlyph, -1, color ? kMaskedFg : -1};
-    case CellKind::Invalid: return color ? Cell{kInvalidGlyph, kInvalidBg, kInvalidFg} : Cell{kInvalidGlyph};
+    case CellKind::Invalid: return color ? HeatmapGlyphCell{kInvalidGlyph, kInvalidBg, kInvalidFg} : HeatmapGlyphCell{kInvalidGlyph};
     case CellKind::Zero:
-      return color ? Cell{kZeroGlyph, color_of_level(cell_level(scale, v)), kZeroFg} : Cell{kZeroGlyph};
+      return color ? HeatmapGlyphCell{kZeroGlyph, color_of_level(cell_level(scale, v)), kZeroFg} : HeatmapGlyphCell{kZeroGlyph};
     case CellKind::Value: break;
   }
   const double t = cell_level(scale, v);
@@ -80,7 +80,7 @@ Cell cell(const HeatmapBlock& scale, float v, bool color) {
 struct CellWriter {
   std::string& out;
   int bg = -1, fg = -1;
-  void put(const Cell& c) {
+  void put(const HeatmapGlyphCell& c) {
     if (c.bg != bg || c.fg != fg) {
       std::string codes;
       if ((c.bg == -1 && bg != -1) || (c.fg == -1 && fg != -1)) {
@@ -176,7 +176,7 @@ void put_number_cell(CellWriter& w, const HeatmapBlock& scale, float v, int deci
     w.out += body;
     return;
   }
-  Cell c{""};
+  HeatmapGlyphCell c{""};
   if (kind == CellKind::Value) c = {"", color_of_level(t), t >= 0.75 ? 16 : 231};  // dark text on light colours
   else if (kind == CellKind::Invalid) c = {"", kInvalidBg, kInvalidFg};
   else c = {"", -1, kind == CellKind::Zero ? kZeroFg : kMaskedFg};

@@ -269,15 +269,19 @@ std::vector<OptionRow> gpt_rows() {
   using G = OptionGroup;
   return {
       row("--weights", FIELD(walk.gpt.weights_path),
-          "GPT-2 weights for --stage gpt: the book's .safetensors or .pth, or Hugging Face's model.safetensors")
-          .arg("FILE").docs("Stage gpt: a GPT-2 model's weights, read without Python: the book's state dict as "
-                            "`.safetensors` or `.pth` (chapter 5), or Hugging Face's `model.safetensors` (docs/gpt.md)")
-          .shows("trained GPT-2 weights (a file)", G::Input, "gpt").no_default().check_too()
+          "GPT-2 weights for --stage gpt and multi-head: the book's .safetensors or .pth, or Hugging Face's "
+          "model.safetensors")
+          .arg("FILE").docs("Stages gpt and multi-head: a GPT-2 model's weights, read without Python: the book's state "
+                            "dict as `.safetensors` or `.pth` (chapter 5), or Hugging Face's `model.safetensors` "
+                            "(docs/gpt.md). Stage multi-head walks block --layer's attention on them; the other "
+                            "stages refuse it")
+          .shows("trained GPT-2 weights (a file)", G::Input, "gpt multi-head").no_default().check_too()
           .not_in_state()  // the page opens the file itself (its picker); a link cannot carry it
           .records({"gpt.weights"}, nullptr),
-      row("--layer", FIELD(walk.gpt.layer), "The block whose attention --stage gpt opens, from 0")
+      row("--layer", FIELD(walk.gpt.layer),
+          "The block whose attention --stage gpt opens (multi-head with --weights: walks; default 0), from 0")
           .arg("L")
-          .shows("block to open", G::Model, "gpt").range(0, 1 << 16).no_default()
+          .shows("block to open", G::Model, "gpt multi-head").range(0, 1 << 16).no_default()
           .records({"gpt.layer"},
                    [](const Config& c) { return c.gpt.layer < 0 ? std::string() : std::to_string(c.gpt.layer); }),
       row("--head", FIELD(walk.gpt.head), "The head of --layer's block to show alone, from 0")

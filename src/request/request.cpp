@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <set>
+#include <sstream>
 
 #include "input/size_limits.h"
 #include "lang/lang.h"
@@ -56,12 +57,31 @@ void apply_only(std::vector<Walk>& walks, const std::vector<std::string>& only) 
 // --random-input's and --text's: the first seed (the chapter's 123 unless --seed is given).
 uint64_t seed_of(const WalkRequest& r) { return r.seed1; }
 
-// --stage gpt reads token ids, from --text or chapter 4's own "Every effort moves you".
-bool walks_gpt(const WalkRequest& r) { return r.stage == StageChoice::Gpt; }
+// The stages that take --weights: the "weights" row's (gpt, multi-head).
+bool takes_weights(StageChoice stage) {
+  std::istringstream names(find_option("weights")->stages);
+  for (std::string n; names >> n;)
+    if (n == enum_name(stage)) return true;
+  return false;
+}
+
+// --stage gpt, and a stage walked on --weights, read token ids, from --text or chapter 4's
+// own "Every effort moves you", and embed them with the model's own tables.
+bool walks_gpt(const WalkRequest& r) {
+  return r.stage == StageChoice::Gpt || (!r.gpt.weights_path.empty() && takes_weights(r.stage));
+}
 constexpr const char* kGptText = "Every effort moves you";
 
-// --stage gpt: the weights file, read once (exit 1 for a file that is no GPT-2 model, 2 when
-// its head count cannot be told without --heads).
+// --weights given to stages that walk the chapter's own weights: a usage error, not a note.
+void refuse_weights_elsewhere(const WalkRequest& r) {
+  if (r.gpt.weights_path.empty() || takes_weights(r.stage)) return;
+  throw UsageError(fmt::format("--weights: --stage {} walks the chapter's own weights; only --stage {} take a weights "
+                               "file (docs/gpt.md)",
+                               enum_name(r.stage), find_option("weights")->stages));
+}
+
+// --stage gpt (and multi-head on --weights): the weights file, read once (exit 1 for a file
+// that is no GPT-2 model, 2 when its head count cannot be told without --heads).
 std::shared_ptr<const GptParams> load_weights(const WalkRequest& r) {
   if (!walks_gpt(r) || r.gpt.weights_path.empty()) return nullptr;
   try {
@@ -147,7 +167,8 @@ void check_walk_options(const WalkRequest& r, const Config& c) {
 LoadedInput load_input(const WalkRequest& r) {
   LoadedInput in;
   if (walks_gpt(r) && (!r.input.empty() || !r.random_input.empty() || !r.input_json.empty()))
-    throw UsageError("--stage gpt: the model embeds token ids itself; give --text, not embeddings");
+    throw UsageError(std::string("--stage ") + enum_name(r.stage) + (r.stage == StageChoice::Gpt ? "" : " --weights") +
+                     ": the model embeds token ids itself; give --text, not embeddings");
   if (walks_gpt(r) && !r.text.given && r.text.text.empty()) {
     WalkRequest with_text = r;
     with_text.text.text = kGptText;
@@ -212,13 +233,14 @@ Config make_config(const WalkRequest& r, LoadedInput in) {
 }
 
 std::vector<Walk> make_walks(const WalkRequest& r, RenderOptions* ro) {
+  refuse_weights_elsewhere(r);
   LoadedInput in = load_input(r);
   const auto text = in.text;  // chapter 2's steps from the text to its embeddings come first
   const Config cfg = make_config(r, std::move(in));
   std::vector<Walk> walks = run_walks(r, cfg);
   set_render_options(r, *ro);
   for (auto& w : walks) localize(w, ro->lang, r.explain);
-  if (text && !walks_gpt(r)) {  // the gpt stage's model embeds the ids with its own tables
+  if (text && !walks_gpt(r)) {  // a GPT model embeds the ids with its own tables
     Walk steps = run_text_steps(*text, cfg);
     localize(steps, ro->lang, r.explain);
     prepend_steps(walks.front(), std::move(steps));

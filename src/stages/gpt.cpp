@@ -15,6 +15,7 @@
 #include "core/utf8.h"
 #include "stages/common.h"
 #include "stages/stages.h"
+#include "stages/weights_notes.h"
 #include "text/readable.h"
 #include "text/tokenizer.h"
 
@@ -164,7 +165,7 @@ Walk run_gpt(const Config& cfg) {
   walk.vars["layer"] = std::to_string(L);
   walk.vars["head_dim"] = std::to_string(m.emb_dim / std::max<int64_t>(m.n_heads, 1));
   walk.vars["weights"] = cfg.gpt.weights_path;
-  for (const std::string& n : params.notes) walk.notes.push_back(n);
+  add_weights_notes(walk, params);
 
   // encoded_tensor = torch.tensor(encoded).unsqueeze(0): (1, T)
   Tensor in_idx = Tensor::zeros({1, T});
@@ -183,6 +184,8 @@ Walk run_gpt(const Config& cfg) {
     const int64_t block = in_block ? std::stoll(path.substr(blocks.size(), dot - blocks.size())) : -1;
     const bool block_output = in_block && dot == std::string::npos;
     const std::string rest = !in_block ? path : block_output ? "" : path.substr(dot + 1);
+    // The walk's input, as its header names it: the T tokens as the model embeds them (T, emb).
+    if (path == "emb_sum") walk.config.inputs = view(value, {T, m.emb_dim});
     if (!every_step && in_block && block != L && !block_output) {
       facts.note(nullptr, rest, in_block, value);  // not shown; its numbers still count
       return;

@@ -180,7 +180,10 @@ void walk_exercise_3_3(Walk& walk) {
 
 }  // namespace
 
-Walk run_multi_head(const Config& cfg) { return run_multi_head_with(cfg, book_cells()); }
+Walk run_multi_head(const Config& cfg) {
+  if (cfg.gpt.params) return run_multi_head_on_weights(cfg);  // --weights: a trained block's module
+  return run_multi_head_with(cfg, book_cells());
+}
 
 Walk run_multi_head_with(const Config& cfg, const Cells& cells) {
   Walk walk("multi-head", cfg);

@@ -23,6 +23,7 @@ const char* summary(const char* stage) {
 
 // Here, not in multi_head.cpp, which holds the chapter's steps alone.
 std::string multi_head_misuse(const Config& cfg) {
+  if (cfg.gpt.params) return gpt_misuse(cfg);  // --weights: the model's sizes, --layer, the text's ids
   if (cfg.d_out % cfg.heads == 0) return "";
   return fmt::format("--heads: MultiHeadAttention needs --d-out divisible by --heads, got d_out {} and {} heads",
                      cfg.d_out, cfg.heads);

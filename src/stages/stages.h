@@ -17,6 +17,9 @@ Walk run_trainable(const Config& cfg);    // 3.4          W_query, W_key, W_valu
 Walk run_causal(const Config& cfg);       // 3.5.1        hiding future words
 Walk run_dropout(const Config& cfg);      // 3.5.2-3.5.3  dropout masks; CausalAttention
 Walk run_multi_head(const Config& cfg);   // 3.6          the wrapper and MultiHeadAttention
+// 3.6.2's MultiHeadAttention alone, with block --layer's weights of --weights (multi_head_weights.cpp);
+// run_multi_head walks it when the Config holds a model.
+Walk run_multi_head_on_weights(const Config& cfg);
 std::string multi_head_misuse(const Config& cfg);  // --d-out must split into --heads
 Walk run_tokens(const Config& cfg);       // 2.5-2.7      chapter 2's cells: nn.Embedding, GPT-2's BPE
 

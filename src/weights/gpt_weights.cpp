@@ -126,6 +126,7 @@ class GptWeightsReader {
     expect_shape(t, want, "the context length");
     if (t.dtype == DType::Other)
       throw WeightsError(path_ + ": '" + key + "' is of dtype " + t.dtype_name + ", not a mask's");
+    if (float32_mask_is_causal(t, n, above)) return;  // the usual case, row by row; else find the element
     for (int64_t i = 0; i < n; ++i)
       for (int64_t j = 0; j < n; ++j) {
         const float want_v = (above ? j > i : j <= i) ? 1.0f : 0.0f;
@@ -138,18 +139,40 @@ class GptWeightsReader {
       }
   }
 
-  std::vector<std::string> notes() const {
-    std::vector<std::string> n;
+  // A row-major float32 (n, n) mask compared row by row with memcmp against the bytes of 0.0f and
+  // 1.0f (GPT-2 small's twelve 1024 x 1024 masks are 48 MB, most of a short walk's reading);
+  // false for any other mask, or one that differs somewhere (the caller then finds the element).
+  static bool float32_mask_is_causal(const RawTensor& t, int64_t n, bool above) {
+    if (t.dtype != DType::F32 || !t.row_major()) return false;
+    static const uint8_t kOne[4] = {0x00, 0x00, 0x80, 0x3f};  // 1.0f, little-endian
+    std::vector<uint8_t> zeros(static_cast<size_t>(n) * 4, 0), ones(static_cast<size_t>(n) * 4);
+    for (size_t k = 0; k < ones.size(); ++k) ones[k] = kOne[k % 4];
+    for (int64_t i = 0; i < n; ++i) {
+      const uint8_t* row = t.data + static_cast<size_t>(i * n) * 4;
+      // above (triu, diagonal=1): row i is 0 up to column i, then 1; else (tril): 1 up to i, then 0.
+      const size_t first = static_cast<size_t>(i + 1) * 4, rest = static_cast<size_t>(n - i - 1) * 4;
+      const uint8_t* head = above ? zeros.data() : ones.data();
+      const uint8_t* tail = above ? ones.data() : zeros.data();
+      if (std::memcmp(row, head, first) != 0 || std::memcmp(row + first, tail, rest) != 0) return false;
+    }
+    return true;
+  }
+
+  std::vector<WeightsNote> notes() const {  // texts: src/lang/gpt_*.cpp, "note.weights.*"
+    std::vector<WeightsNote> n;
     if (widened_f16_)
-      n.push_back("float16 parameters widened to float32 exactly (" + std::to_string(widened_f16_) + " tensors)");
+      n.push_back({"note.weights.float16", {{"float16_tensors", std::to_string(widened_f16_)}},
+                   "float16 parameters widened to float32 exactly (" + std::to_string(widened_f16_) + " tensors)"});
     if (widened_bf16_)
-      n.push_back("bfloat16 parameters widened to float32 exactly (" + std::to_string(widened_bf16_) + " tensors)");
+      n.push_back({"note.weights.bfloat16", {{"bfloat16_tensors", std::to_string(widened_bf16_)}},
+                   "bfloat16 parameters widened to float32 exactly (" + std::to_string(widened_bf16_) + " tensors)"});
     if (misaligned_)
-      n.push_back(std::to_string(misaligned_) + " float32 tensors lie at file offsets that are not a multiple "
-                  "of 4: copied, bit for bit");
+      n.push_back({"note.weights.misaligned", {{"misaligned_tensors", std::to_string(misaligned_)}},
+                   std::to_string(misaligned_) + " float32 tensors lie at file offsets that are not a multiple of 4: "
+                   "copied, bit for bit"});
     if (strided_)
-      n.push_back(std::to_string(strided_) +
-                  " strided tensors copied into row-major order, as load_state_dict copies them");
+      n.push_back({"note.weights.strided", {{"strided_tensors", std::to_string(strided_)}},
+                   std::to_string(strided_) + " strided tensors copied into row-major order, as load_state_dict copies them"});
     return n;
   }
 
@@ -318,12 +341,12 @@ void map_hf(GptWeightsReader& r, const std::string& prefix, GptParams& out) {
   out.final_norm_scale = r.row_major(prefix + "ln_f.weight", {E}, from_e);
   out.final_norm_shift = r.row_major(prefix + "ln_f.bias", {E}, from_e);
   out.out_head = out.tok_emb;  // gpt.out_head.weight = assign(..., params["wte.weight"])
-  out.notes.push_back("out_head tied to wte, as the book's load_weights_into_gpt assigns it");
+  out.notes.push_back({"note.weights.tied", {}, "out_head tied to wte, as the book's load_weights_into_gpt assigns it"});
 }
 
 // The head count: --heads, else config.json beside the file, else GPT-2's for the width.
 int64_t choose_heads(const std::string& path, const GptConfig& cfg, std::optional<int64_t> heads,
-                     std::vector<std::string>& notes) {
+                     std::vector<WeightsNote>& notes) {
   const std::string width = std::to_string(cfg.emb_dim);
   if (heads) {
     if (*heads < 1 || cfg.emb_dim % *heads != 0)
@@ -352,12 +375,14 @@ int64_t choose_heads(const std::string& path, const GptConfig& cfg, std::optiona
           cfg.emb_dim % j["n_head"].get<int64_t>() != 0)
         throw WeightsError(config + ": n_head " + j["n_head"].dump() + " does not divide the width " + width +
                            " of " + path);
-      notes.push_back("n_heads " + j["n_head"].dump() + " from " + config);
+      notes.push_back({"note.weights.heads_config", {{"heads_found", j["n_head"].dump()}, {"heads_config", config}},
+                       "n_heads " + j["n_head"].dump() + " from " + config});
       return j["n_head"].get<int64_t>();
     }
   }
   if (const auto h = gpt2_heads_for_width(cfg.emb_dim)) {
-    notes.push_back("n_heads " + std::to_string(*h) + ": GPT-2's for width " + width + " (no --heads, no config.json)");
+    notes.push_back({"note.weights.heads_gpt2", {{"heads_found", std::to_string(*h)}, {"heads_width", width}},
+                     "n_heads " + std::to_string(*h) + ": GPT-2's for width " + width + " (no --heads, no config.json)"});
     return *h;
   }
   throw WeightsError("cannot tell the number of attention heads of " + path + " (width " + width +

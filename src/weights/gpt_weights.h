@@ -17,11 +17,14 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "core/tensor.h"
 
@@ -64,6 +67,17 @@ struct GptBlockParams {  // trf_blocks.N
 // HfPth: Hugging Face's keys in PyTorch's zip format (pytorch_model.bin), mapped as HfSafetensors.
 enum class WeightsFormat { BookSafetensors, BookPth, HfSafetensors, HfPth };
 
+// What the reader did that a learner should know (float16 widened, out_head tied, where the head
+// count came from): the key of its text in src/lang/ ("note.weights.*", en and zh) and the values
+// the text quotes, by placeholder name.
+struct WeightsNote {
+  std::string key;
+  std::map<std::string, std::string> vars;
+  std::string text;  // the same in English words, for a caller without src/lang/ (the page's file summary)
+};
+// A note in JSON is its English words (the page's engine lists them as strings).
+inline void to_json(nlohmann::json& j, const WeightsNote& n) { j = n.text; }
+
 struct GptParams {
   GptConfig cfg;
   WeightsFormat format = WeightsFormat::BookSafetensors;
@@ -71,7 +85,7 @@ struct GptParams {
   std::vector<GptBlockParams> blocks;
   ParamView final_norm_scale, final_norm_shift;
   ParamView out_head;                         // (vocab, emb); Hugging Face's: tied to wte
-  std::vector<std::string> notes;             // e.g. "float16 widened to float32 exactly"
+  std::vector<WeightsNote> notes;             // e.g. float16 widened to float32 exactly
   std::shared_ptr<const void> storage;        // keeps the mapping and any widened buffers alive
 };
 
