@@ -15,6 +15,7 @@
 #include "check/diagnoses.h"
 #include "cli/docs.h"
 #include "render/json_config.h"
+#include "request/option_table.h"
 #include "render/render.h"
 #include "input/embeddings.h"
 #include "request/option_table.h"
@@ -203,7 +204,7 @@ TEST(Docs, EveryPathTheDocsNameExists) {
 TEST(Docs, JsonSchemaNamesEveryField) {
   const std::string schema = read_text(kRoot + "/docs/json-schema.md");
   const Config cfg = test::book_config();
-  const nlohmann::json config = config_json(cfg);
+  const nlohmann::json config = config_json(config_record(cfg));
   for (const auto& [key, value] : config.items()) {
     EXPECT_NE(schema.find("\"" + key + "\""), std::string::npos) << "config." << key;
     if (value.is_object())

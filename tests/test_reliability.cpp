@@ -139,18 +139,19 @@ TEST(WalkTooLarge, RandomInputAndBenchAreRefusedBeforeAllocating) {
 }
 
 TEST(WalkTooLarge, EstimateGrowsWithTokensBatchHeadsAndFormat) {
-  WalkSize w{"multi-head", "text", 1024, 768, 768, 12, 1};
+  WalkSize w{"multi-head", {CostedWalk::MultiHead}, "", 1024, 768, 768, 12, 1};
   const double base = estimate_walk_bytes(w);
   EXPECT_GT(base, 12.0 * 1024 * 1024 * 4);  // at least the 12 heads' attention weights
-  EXPECT_LT(base, 4.0e9);                    // GPT-2 size must fit a small machine
+  EXPECT_LT(base, 4.0e9);                   // GPT-2 size must fit a small machine
   WalkSize more = w;
   more.batch = 2;
   EXPECT_GT(estimate_walk_bytes(more), base);
   more = w;
-  more.format = "json";
+  more.document = "json";
   EXPECT_GT(estimate_walk_bytes(more), base);
   more = w;
-  more.stage = "all";
+  more.walks = {CostedWalk::DotProduct, CostedWalk::Softmax, CostedWalk::Trainable,
+                CostedWalk::Causal, CostedWalk::Dropout, CostedWalk::MultiHead};
   EXPECT_GT(estimate_walk_bytes(more), base);
   EXPECT_GT(available_memory_bytes(), 0.0);
   EXPECT_NO_THROW(check_fits(w, "gpt2"));

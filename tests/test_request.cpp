@@ -11,6 +11,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "render/json_config.h"
@@ -120,20 +121,81 @@ void flat_keys(const nlohmann::json& object, const std::string& prefix, std::set
   }
 }
 
-// The JSON output's "config" holds exactly the keys the table's rows record (each row of a
-// Config field names its keys) and the input's own: an option missing from the JSON, or a key
-// that no option records any more, fails here.
+// The JSON output's "config" is generated from the table: it holds exactly the keys the rows
+// record (each row of a Config field names its keys) and the input's own, each once, and the
+// walks that make_walks hands to the renderers carry it.
 TEST(OptionTable, TheJsonConfigHoldsTheKeysTheRowsRecord) {
-  std::set<std::string> expected = {"input", "num_tokens", "d_in", "blas_threads"};  // the input's, OpenBLAS's
+  std::set<std::string> expected;
+  for (const auto& k : input_config_keys()) expected.insert(k.key);
+  EXPECT_EQ(expected, (std::set<std::string>{"input", "num_tokens", "d_in", "blas_threads"}));
   for (const auto& key : recorded_config_keys()) EXPECT_TRUE(expected.insert(key).second) << key << " recorded twice";
   std::set<std::string> written;
   const WalkRequest r = parse_walk_options({}).walk;
-  flat_keys(config_json(make_config(r, load_input(r))), "", &written);
+  const Config c = make_config(r, load_input(r));
+  flat_keys(config_json(config_record(c)), "", &written);
   EXPECT_EQ(written, expected);
+  RenderOptions ro;
+  const auto walks = make_walks(r, &ro);
+  ASSERT_FALSE(walks.empty());
+  EXPECT_EQ(config_json(walks.front().config_record), config_json(config_record(walks.front().config)));
+  EXPECT_EQ(nlohmann::json::parse(render_json(walks)).at("config"), config_json(config_record(c)));
   // Every row that fills a Config field records it.
   for (const auto& row : option_table())
     if (row.in_config())
       EXPECT_FALSE(row.recorded_as.empty()) << "--" << row.long_name() << " sets the Config but records no key";
+}
+
+// A row that records a key adds it to the JSON's "config" with no other edit: a bare key
+// records the row's field (an enum by its name; null while an option without a default is not
+// given), RECORD-style readers another field.
+TEST(OptionTable, ARowThatRecordsAKeyAddsItToTheJsonConfig) {
+  std::vector<OptionRow> rows = option_table();
+  OptionRow lr;
+  lr.names = "--test-lr";
+  lr.field = [](Options& o) -> double& { return o.walk.train.lr; };
+  lr.records({"train.test_lr", {"test.steps_twice", [](const Config& c) -> RecordValue { return 2 * c.train.steps; }}},
+             nullptr);
+  OptionRow init;
+  init.names = "--test-init";
+  init.field = [](Options& o) -> InitKind& { return o.walk.init; };
+  init.records({"test.init"}, nullptr);
+  OptionRow layer;
+  layer.names = "--test-layer";
+  layer.field = [](Options& o) -> int64_t& { return o.walk.gpt.layer; };
+  layer.no_default().records({"test.layer"}, nullptr);
+  rows.insert(rows.end(), {lr, init, layer});
+
+  Config c;
+  c.inputs = Tensor::zeros({2, 3});
+  c.train.lr = 0.25;
+  c.train.steps = 7;
+  c.init = InitKind::Randn;
+  const nlohmann::json with = config_json(config_record(c, rows));
+  EXPECT_EQ(with.at("train").at("test_lr"), 0.25);
+  EXPECT_EQ(with.at("test").at("steps_twice"), 14);
+  EXPECT_EQ(with.at("test").at("init"), "randn");
+  EXPECT_TRUE(with.at("test").at("layer").is_null());  // not given
+  c.gpt.layer = 3;
+  EXPECT_EQ(config_json(config_record(c, rows)).at("test").at("layer"), 3);
+  // Everything else is the table's own record.
+  nlohmann::json without = with;
+  without["train"].erase("test_lr");
+  without.erase("test");
+  c.gpt.layer = -1;
+  EXPECT_EQ(without, config_json(config_record(c)));
+}
+
+// A bare key reads its row's field from a request holding the Config: the field must be one of
+// the Config's (a field of the request alone would always record its default).
+TEST(OptionTable, BareKeysRecordFieldsOfTheConfig) {
+  Options o;
+  const char* begin = reinterpret_cast<const char*>(static_cast<Config*>(&o.walk));
+  for (const auto& row : option_table())
+    for (const auto& k : row.recorded_as)
+      if (!k.value) {
+        const char* at = std::visit([&o](auto field) { return reinterpret_cast<const char*>(&field(o)); }, row.field);
+        EXPECT_TRUE(at >= begin && at < begin + sizeof(Config)) << "--" << row.long_name() << " records " << k.key;
+      }
 }
 
 // --stage's names are the stages' own (core/stage_place.h), in their order, then the groups.
@@ -157,7 +219,7 @@ TEST(OptionTable, StageChoicesAreTheStagesThenTheGroups) {
 TEST(OptionTable, TheJsonConfigRecordsEveryKnob) {
   const auto config_of = [](const std::vector<std::string>& args) {
     const WalkRequest r = parse_walk_options(args).walk;
-    return config_json(make_config(r, load_input(r))).dump();
+    return config_json(config_record(make_config(r, load_input(r)))).dump();
   };
   for (const auto& [name, sample] : samples()) {
     std::vector<std::string> with = sample.base;

@@ -58,7 +58,10 @@ struct CheckRenderer {
   std::string (*render)(const CheckReport& report, Lang lang);
 };
 const CheckRenderer kCheckRenderers[] = {{CheckFormat::Text, render_check_text},
-                                         {CheckFormat::Json, render_check_json},
+                                         {CheckFormat::Json,
+                                          [](const CheckReport& r, Lang lang) {
+                                            return render_check_json(r, lang, config_record(r.config));
+                                          }},
                                          {CheckFormat::Html, render_check_html}};
 
 struct BenchRenderer {
@@ -86,15 +89,15 @@ int run_check(ParsedArgs& p) {
   const Dump dump = load_dump(c.dump);
   r.keep_all_values = true;  // each value is graded
   // --weights is --stage gpt's alone: without --stage, it chooses the stage.
-  const bool by_weights = c.stage.empty() && !r.gpt.weights_path.empty();
-  if (c.stage == "gpt" || by_weights) r.stage = StageChoice::Gpt;  // load_input reads --stage gpt's own text by default
+  const bool by_weights = !c.stage_given && !r.gpt.weights_path.empty();
+  if ((c.stage_given && c.stage == StageChoice::Gpt) || by_weights) r.stage = StageChoice::Gpt;  // load_input reads --stage gpt's own text by default
   LoadedInput in = load_input(r);
   std::string chosen_by = by_weights ? "weights" : "option";
   // check's --stage is one of the stages (cli_options.cpp); make_config checks --heads for multi-head.
   r.stage = by_weights ? StageChoice::Gpt : StageChoice::DotProduct;
-  if (!c.stage.empty()) parse_stage_choice(c.stage, &r.stage);
+  if (c.stage_given) r.stage = c.stage;
   Config cfg = make_config(r, in);
-  if (c.stage.empty() && !by_weights) {
+  if (!c.stage_given && !by_weights) {
     parse_stage_choice(choose_stage(dump, cfg, &chosen_by), &r.stage);
     cfg = make_config(r, std::move(in));
   }

@@ -30,7 +30,9 @@ namespace cli_detail {
 // attn-walk check DUMP: its own --stage (chosen from the dump when missing), format and
 // tolerances, plus every option that decides the walk's numbers.
 struct CheckOptions {
-  std::string dump, stage;
+  std::string dump;
+  StageChoice stage = StageChoice::DotProduct;  // one stage, not a group
+  bool stage_given = false;                     // else chosen from the dump (or --weights)
   CheckFormat format = CheckFormat::Text;
   Tolerance tol;
 };

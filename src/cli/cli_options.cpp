@@ -117,16 +117,23 @@ void bind_check(CLI::App& check, CheckOptions& c, Options& o) {
                     "the first step that differs, and the known mistake that reproduces it. "
                     "Exit 0: all equal or close; 3: something differs.");
   check.add_option("dump", c.dump, "The dump (JSON; '-' reads stdin): see tools/attn_walk_dump.py")->required();
-  std::vector<std::string> stages;
+  std::vector<std::string> stages;  // one stage: check grades no group (all, bonus)
   for (const auto& s : all_stages()) stages.push_back(s.name);
+  // Bound as the walk's --stage is (a StageChoice by its name), refusing a group or a
+  // misspelling as a misspelled step name is: with the closest stage.
   check.add_option("-s,--stage", c.stage, "The stage to grade (default: the one whose steps the dump names most)")
-      ->check(CLI::Validator(
-          [stages](std::string& v) {  // as for a misspelled step name: the closest stage
-            if (std::find(stages.begin(), stages.end(), v) != stages.end()) return std::string();
+      ->transform(CLI::Validator(
+          [stages](std::string& v) {
+            StageChoice choice = StageChoice::DotProduct;
+            if (std::find(stages.begin(), stages.end(), v) != stages.end() && parse_stage_choice(v, &choice)) {
+              v = std::to_string(static_cast<int>(choice));  // CLI11 reads the enum as its number
+              return std::string();
+            }
             return fmt::format("{} is not a stage; did you mean {}? (attn-walk --list-stages lists them)", v,
                                closest_name(v, stages));
           },
-          fmt::format("{{{}}}", fmt::join(stages, ","))));
+          fmt::format("{{{}}}", fmt::join(stages, ","))))
+      ->type_name("TEXT");
   add_report_format(check, "-f,--format", c.format);
   check.add_option("-o,--output", o.output, "Write to FILE (whole or not at all); '-' is stdout")->capture_default_str();
   check.add_option("--lang", o.walk.lang, fmt::format("Language of the report: {}", fmt::join(lang_codes(), ", ")))
@@ -147,8 +154,8 @@ void check_bench(const BenchOptions& b) {
   if (b.d_model % b.heads != 0)
     throw UsageError(fmt::format("--heads: must divide --d-model, got d_model {} and {} heads", b.d_model, b.heads));
   WalkSize w;
-  w.stage = "bench";
-  w.format = "text";
+  w.name = "bench";
+  w.walks = {CostedWalk::Bench};  // and its text report
   w.tokens = static_cast<double>(b.tokens);
   w.d_in = w.d_out = static_cast<double>(b.d_model);
   w.heads = static_cast<double>(b.heads);
@@ -167,6 +174,7 @@ void bind_all(CLI::App& app, ParsedArgs& p, const Commands& commands) {
   // check takes the walk's options on its own command line.
   check->callback([&p, check, commands] {
     mark_given(*check, p.o);
+    p.check.stage_given = check->count("--stage") > 0;
     p.command = commands.check;
   });
   // After the subcommands' callbacks (CLI11 runs the main app's last).

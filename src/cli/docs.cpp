@@ -446,7 +446,7 @@ std::string schema_config_keys() {
   for (const auto& row : option_table()) {
     if (row.recorded_as.empty()) continue;
     std::string keys;
-    for (const auto& key : row.recorded_as) keys += (keys.empty() ? "`" : ", `") + key + "`";
+    for (const auto& key : row.recorded_as) keys += (keys.empty() ? "`" : ", `") + key.key + "`";
     out += "| " + keys + " | `--" + row.long_name() + "` |\n";
   }
   return out;

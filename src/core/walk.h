@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/config.h"
+#include "core/config_record.h"
 #include "core/tensor.h"
 
 namespace attn {
@@ -136,6 +137,9 @@ struct Walk {
 
   std::string stage;                // "causal"
   Config config;                    // everything that shaped the numbers, tokens included
+  // The JSON output's "config": set by the request layer (make_walks) from the option table;
+  // empty for a walk made otherwise (a test's).
+  ConfigRecord config_record;
   std::deque<Step> steps;           // a deque: add() hands out references that must stay valid
   std::vector<std::string> notes;   // one-line remarks shown once (e.g. which dropout kernel)
   std::vector<Check> checks;

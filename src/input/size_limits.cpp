@@ -22,14 +22,17 @@ namespace {
 // then rounded up: causal keeps the scores, the mask, the masked scores and the weights of
 // both methods; the multi-head stage keeps scores, weights and context per head.
 struct StageCost {
-  const char* name;
+  CostedWalk walk;
   double text_fixed, text_per_bh, doc_fixed, doc_per_bh;
 };
 constexpr StageCost kCosts[] = {
-    {"dot-product", 10, 0, 128, 0}, {"softmax", 10, 0, 72, 0},  {"trainable", 16, 0, 24, 0},
-    {"causal", 44, 0, 232, 0},      {"dropout", 20, 0, 84, 0},  {"multi-head", 32, 16, 60, 80},
-    {"bench", 0, 16, 0, 16},
+    {CostedWalk::DotProduct, 10, 0, 128, 0}, {CostedWalk::Softmax, 10, 0, 72, 0},
+    {CostedWalk::Trainable, 16, 0, 24, 0},   {CostedWalk::Causal, 44, 0, 232, 0},
+    {CostedWalk::Dropout, 20, 0, 84, 0},     {CostedWalk::MultiHead, 32, 16, 60, 80},
+    {CostedWalk::Bench, 0, 16, 0, 16},
 };
+
+bool runs(const WalkSize& w, CostedWalk c) { return std::find(w.walks.begin(), w.walks.end(), c) != w.walks.end(); }
 
 // A number from /proc/meminfo-style "Key:   1234 kB" lines, in bytes; -1 if absent.
 double meminfo_bytes(const char* key) {
@@ -61,12 +64,11 @@ double cgroup_bytes(const char* file) {
 }  // namespace
 
 double estimate_walk_bytes(const WalkSize& w) {
-  const bool text = w.format == "text";
+  const bool text = w.document.empty();
   const double T = w.tokens, bh = w.batch * w.heads;
   double per_t2 = 0;
   for (const auto& c : kCosts)
-    if (w.stage == c.name || (w.stage == "all" && std::string(c.name) != "bench"))
-      per_t2 += text ? c.text_fixed + c.text_per_bh * bh : c.doc_fixed + c.doc_per_bh * bh;
+    if (runs(w, c.walk)) per_t2 += text ? c.text_fixed + c.text_per_bh * bh : c.doc_fixed + c.doc_per_bh * bh;
   // Inputs, batches, projections and context vectors: a few dozen float32 (B, T, d) tensors.
   const double vectors = 4.0 * (16 * w.batch * T * (w.d_in + w.d_out) + 8 * w.d_in * w.d_out);
   return per_t2 * T * T + vectors * (text ? 1 : 8);
@@ -95,15 +97,15 @@ std::string human_bytes(double bytes) {
 void check_fits(const WalkSize& w, const std::string& what) {
   const double need = estimate_walk_bytes(w), avail = available_memory_bytes();
   if (need <= avail) return;
-  const std::string bh = w.stage == "multi-head" || w.stage == "all" || w.stage == "bench"
+  const std::string bh = runs(w, CostedWalk::MultiHead) || runs(w, CostedWalk::Bench)  // B x H matrices
                              ? fmt::format(", batch {:.0f} x {:.0f} heads", w.batch, w.heads)
                              : "";
   const std::string need_bytes = need < 1e18 ? fmt::format("{:.0f} bytes", need) : fmt::format("{:.3g} bytes", need);
   throw InputError(fmt::format(
       "{}: the {} walk on {:.0f} tokens x {:.0f}{} needs about {} ({}) of memory for its ({:.0f}, {:.0f}) attention matrices{}, "
       "but only {} is available; use fewer tokens{}",
-      what, w.stage, w.tokens, w.d_in, bh, need_bytes, human_bytes(need), w.tokens, w.tokens,
-      w.format == "text" || w.stage == "bench" ? "" : " and the " + w.format + " document",
+      what, w.name, w.tokens, w.d_in, bh, need_bytes, human_bytes(need), w.tokens, w.tokens,
+      w.document.empty() ? "" : " and the " + w.document + " document",
       human_bytes(avail), bh.empty() ? "" : ", a smaller --batch or fewer --heads"));
 }
 

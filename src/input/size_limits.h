@@ -9,13 +9,20 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace attn {
 
+// The walks whose (T, T) attention matrices the estimate counts, each at its measured cost
+// (the other stages hold few or small ones), and bench's forward. The request layer says
+// which a walk runs (input does not know its stages).
+enum class CostedWalk { DotProduct, Softmax, Trainable, Causal, Dropout, MultiHead, Bench };
+
 struct WalkSize {
-  std::string stage;         // a stage name, "all", or "bench"
-  std::string format;        // text, json or html
-  double tokens = 0;         // T
+  std::string name;               // what the message calls the walk: a stage, "all", "bench"
+  std::vector<CostedWalk> walks;  // the costed walks it runs (none: only its vectors count)
+  std::string document;           // the document it becomes ("json", "html"), or empty for text
+  double tokens = 0;              // T
   double d_in = 0;
   double d_out = 0;
   double heads = 1;

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "check/check.h"
+#include "core/config_record.h"
 #include "lang/lang.h"
 
 namespace attn {
@@ -14,8 +15,9 @@ namespace attn {
 std::string render_check_text(const CheckReport& r, Lang lang);
 
 // {"tool", "version", "command": "check", "stage", "config", "results", "first_difference",
-//  "diagnoses"}: docs/json-schema.md.
-std::string render_check_json(const CheckReport& r, Lang lang);
+//  "diagnoses"}: docs/json-schema.md. "config" writes `config`, the record of r.config
+// (request/option_table.h's config_record; empty: {}).
+std::string render_check_json(const CheckReport& r, Lang lang, const ConfigRecord& config = {});
 
 // The training setup the report grades against (--stage backward): chapter 5's loop's
 // optimizer, lr, weight decay, steps, batch, seed and the step whose gradients the walk

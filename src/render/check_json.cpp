@@ -17,7 +17,7 @@ nlohmann::ordered_json number(double v) {
 
 }  // namespace
 
-std::string render_check_json(const CheckReport& r, Lang lang) {
+std::string render_check_json(const CheckReport& r, Lang lang, const ConfigRecord& config) {
   const Config& c = r.config;
   nlohmann::ordered_json results = nlohmann::ordered_json::array();
   for (const auto& s : r.results) {
@@ -63,7 +63,7 @@ std::string render_check_json(const CheckReport& r, Lang lang) {
       {"stage", r.stage},
       {"stage_chosen_by", r.chosen_by},
       // The walk's config object (json, sorted keys) carried into this ordered document.
-      {"config", nlohmann::ordered_json::parse(config_json(c).dump())},
+      {"config", nlohmann::ordered_json::parse(config_json(config).dump())},
       {"tolerance", {{"rtol", r.tol.rtol}, {"atol", r.tol.atol}}},
       // --stage backward: the loop graded against (null for the other stages).
       {"training", r.stage != "backward" ? nlohmann::ordered_json()

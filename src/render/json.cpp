@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <variant>
 #include <nlohmann/json.hpp>
 
 #include "render/details.h"
@@ -156,42 +157,17 @@ nlohmann::json checks_json(const std::vector<Walk>& walks) {
 
 }  // namespace
 
-nlohmann::json config_json(const Config& c) {
-  return {{"input", c.input_name},
-          {"num_tokens", c.num_tokens()},
-          {"d_in", c.d_in()},
-          {"query", c.query},
-          {"seed1", c.seed1},
-          {"seed2", c.seed2},
-          {"d_out", c.d_out},
-          {"heads", c.heads},
-          {"dropout", c.dropout},
-          {"attn_dropout", c.attn_dropout},
-          {"batch", c.batch},
-          {"qkv_bias", c.qkv_bias},
-          {"init", to_string(c.init)},
-          {"dropout_rng", to_string(c.dropout_rng)},
-          {"blas_kernel", c.blas_kernel_used},
-          {"blas_threads", c.blas_threads},
-          {"softmax_dim", c.causal_softmax.dim},
-          {"torch_threads", c.causal_softmax.torch_threads},
-          {"bonus", {{"d_out", c.bonus.d_out},
-                     {"heads", c.bonus.heads},
-                     {"kv_groups", c.bonus.kv_groups},
-                     {"window", c.bonus.window},
-                     {"rope_base", c.bonus.rope_base},
-                     {"block", c.bonus.block},
-                     {"latent_dim", c.bonus.latent_dim}}},
-          {"train", {{"steps", c.train.steps},
-                     {"lr", c.train.lr},
-                     {"weight_decay", c.train.weight_decay},
-                     {"optimizer", to_string(c.train.optimizer)},
-                     {"grad_step", c.train.grad_step}}},
-          // --stage gpt's knobs: null where not given.
-          {"gpt", {{"weights", c.gpt.weights_path.empty() ? nlohmann::json() : nlohmann::json(c.gpt.weights_path)},
-                   {"layer", c.gpt.layer < 0 ? nlohmann::json() : nlohmann::json(c.gpt.layer)},
-                   {"head", c.gpt.head < 0 ? nlohmann::json() : nlohmann::json(c.gpt.head)},
-                   {"max_new_tokens", c.gpt.max_new_tokens}}}};
+nlohmann::json config_json(const ConfigRecord& record) {
+  nlohmann::json config = nlohmann::json::object();
+  for (const auto& [key, value] : record) {
+    // "train.lr" is config["train"]["lr"]
+    nlohmann::json* at = &config;
+    size_t start = 0;
+    for (size_t dot; (dot = key.find('.', start)) != std::string::npos; start = dot + 1)
+      at = &(*at)[key.substr(start, dot - start)];
+    (*at)[key.substr(start)] = std::visit([](const auto& v) { return nlohmann::json(v); }, value);
+  }
+  return config;
 }
 
 std::string render_json(const std::vector<Walk>& walks, bool compact) {
@@ -206,7 +182,7 @@ std::string render_json(const std::vector<Walk>& walks, bool compact) {
   nlohmann::json head = {{"tool", "attn-walk"},
                          {"version", ATTN_WALK_VERSION},
                          {"stage", several ? std::string(bonus ? "bonus" : "all") : first_walk.stage},
-                         {"config", config_json(first_walk.config)},
+                         {"config", config_json(first_walk.config_record)},
                          {"tokens", first_walk.config.tokens},
                          {"notes", notes},
                          {"checks", checks_json(walks)}};

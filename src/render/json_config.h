@@ -3,10 +3,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/config.h"
+#include "core/config_record.h"
 
 namespace attn {
 
-nlohmann::json config_json(const Config& c);
+// The record as a JSON object: each dotted key ("bonus.heads") in its nested object, each
+// object's keys sorted. The record (request/option_table.h's config_record) names every key.
+nlohmann::json config_json(const ConfigRecord& record);
 
 }  // namespace attn

@@ -11,8 +11,9 @@
 //       .records({"train.steps"}, [](const Config& c) { return std::to_string(c.train.steps); }),
 //
 // .records() names the keys of the JSON output's "config" that record the field (nested ones
-// joined by dots; src/render/json.cpp writes them, tests/test_request.cpp holds the two to each
-// other) and reads the field back as the page's state writes it; .then() sets what else in the
+// joined by dots; a bare key records the row's field, RECORD(member) another field of the
+// Config; config_record() builds the "config" from them, and src/render/json.cpp writes it)
+// and reads the field back as the page's state writes it; .then() sets what else in the
 // Config follows from the option (--seed is both seeds).
 // The binding, --help, the page's control, its URL fragment and state, and the Config (or,
 // for how the walk is shown, the RenderOptions: .renders()) all follow from the row;
@@ -26,6 +27,8 @@
 
 #include <algorithm>
 #include <string>
+#include <type_traits>
+#include <variant>
 #include <vector>
 
 #include "lang/lang.h"
@@ -37,6 +40,8 @@ namespace {
 
 // The request field a row fills, and whether it was given.
 #define FIELD(member) [](Options& o) -> auto& { return o.member; }
+// A key of the JSON output's "config" that records another field of the Config than the row's.
+#define RECORD(member) [](const Config& c) -> RecordValue { return c.member; }
 
 OptionRow row(std::string names, OptionField field, std::string help) {
   OptionRow r;
@@ -117,7 +122,7 @@ std::vector<OptionRow> model_rows() {
                 "whose weights the causal and dropout stages reuse)")
           .shows("random seed", G::Model, kWeights).no_default().check_too().counts(FIELD(walk.seed_given))
           .checked(seed_check).also_draws_inputs()
-          .records({"seed1", "seed2"},
+          .records({{"seed1", RECORD(seed1)}, {"seed2", RECORD(seed2)}},  // the default is two seeds
                    [](const Config& c) {
                      const Config d;
                      return c.seed1 == d.seed1 && c.seed2 == d.seed2 ? std::string() : std::to_string(c.seed1);
@@ -128,7 +133,7 @@ std::vector<OptionRow> model_rows() {
           .docs("Output width of W_query/W_key/W_value (at least 1); the bonus stages use 8 unless it is given")
           .shows("width of queries, keys and values (d_out)", G::Model, kWeights).range(1, 1 << 16).check_too()
           .counts(FIELD(walk.d_out_given))
-          .records({"d_out", "bonus.d_out"}, [](const Config& c) { return std::to_string(c.d_out); })
+          .records({"d_out", {"bonus.d_out", RECORD(bonus.d_out)}}, [](const Config& c) { return std::to_string(c.d_out); })
           .then([](const WalkRequest& r, Config& c) { if (r.d_out_given) c.bonus.d_out = c.d_out; }),
       row("--heads", FIELD(walk.heads), "Number of attention heads (multi-head; must divide --d-out)")
           .arg("H")
@@ -137,7 +142,7 @@ std::vector<OptionRow> model_rows() {
                 "record (else config.json's n_head, else GPT-2's own sizes)")
           .shows("attention heads", G::Model, "multi-head efficient kv-cache gqa swa rope flash mla backward gpt")
           .range(1, 1 << 16).check_too().counts(FIELD(walk.heads_given))
-          .records({"heads", "bonus.heads"}, [](const Config& c) { return std::to_string(c.heads); })
+          .records({"heads", {"bonus.heads", RECORD(bonus.heads)}}, [](const Config& c) { return std::to_string(c.heads); })
           .then([](const WalkRequest& r, Config& c) { if (r.heads_given) c.bonus.heads = c.heads; }),
       row("--dropout", FIELD(walk.dropout), "Dropout rate of the dropout demonstrations, in [0, 1]")
           .arg("P").docs("Rate of the `nn.Dropout` demonstrations, in [0, 1]")
@@ -178,7 +183,7 @@ std::vector<OptionRow> model_rows() {
           .shows("OpenBLAS's matrix-product kernel", G::More,
                  "dot-product softmax trainable causal dropout multi-head efficient kv-cache gqa swa rope flash mla backward")
           .no_default().check_too()
-          .records({"blas_kernel"}, [](const Config& c) { return std::string(enum_name(c.blas_kernel)); }),
+          .records({{"blas_kernel", RECORD(blas_kernel_used)}}, [](const Config& c) { return std::string(enum_name(c.blas_kernel)); }),
       row("--softmax-dim", FIELD(walk.causal_softmax.dim),
           "CausalAttention's softmax: -1 over the keys (the chapter) or 1 over the queries "
           "(the first ch03.ipynb, as exercise 3.2's solution prints)")
@@ -408,8 +413,57 @@ void set_knobs(const WalkRequest& r, Config& c) {
 
 std::vector<std::string> recorded_config_keys() {
   std::vector<std::string> keys;
-  for (const auto& row : option_table()) keys.insert(keys.end(), row.recorded_as.begin(), row.recorded_as.end());
+  for (const auto& row : option_table())
+    for (const auto& k : row.recorded_as) keys.push_back(k.key);
   return keys;
+}
+
+const std::vector<RecordedKey>& input_config_keys() {
+  static const std::vector<RecordedKey> keys = {
+      {"input", RECORD(input_name)},
+      {"num_tokens", RECORD(num_tokens())},
+      {"d_in", RECORD(d_in())},
+      {"blas_threads", RECORD(blas_threads)},  // make_config's, with the kernel it set
+  };
+  return keys;
+}
+
+namespace {
+
+// A row's field as the JSON records it: an enum by its name.
+struct FieldAsRecord {
+  template <class T>
+  RecordValue operator()(const T& v) const {
+    if constexpr (std::is_enum_v<T>) return std::string(enum_name(v));
+    else if constexpr (std::is_same_v<T, std::vector<std::string>>) return fmt::format("{}", fmt::join(v, ","));
+    else return v;
+  }
+};
+
+RecordValue read_field(const OptionRow& row, Options& o) {
+  return std::visit([&o](auto field) { return FieldAsRecord{}(field(o)); }, row.field);
+}
+
+}  // namespace
+
+ConfigRecord config_record(const Config& c, const std::vector<OptionRow>& rows) {
+  ConfigRecord record;
+  for (const auto& k : input_config_keys()) record.push_back({k.key, k.value(c)});
+  // A bare key reads the row's field from a request holding c (its Config part), and from
+  // the default request to tell an option without a default that was not given.
+  Options holding, defaults;
+  static_cast<Config&>(holding.walk) = c;
+  for (const auto& row : rows)
+    for (const auto& k : row.recorded_as) {
+      if (k.value) {
+        record.push_back({k.key, k.value(c)});
+        continue;
+      }
+      RecordValue v = read_field(row, holding);
+      if (!row.show_default && v == read_field(row, defaults)) v = nullptr;
+      record.push_back({k.key, std::move(v)});
+    }
+  return record;
 }
 
 void set_render_options(const WalkRequest& r, RenderOptions& ro) {
@@ -418,3 +472,5 @@ void set_render_options(const WalkRequest& r, RenderOptions& ro) {
 }
 
 }  // namespace attn
+
+#undef RECORD

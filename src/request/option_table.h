@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/config.h"
+#include "core/config_record.h"
 #include "render/render.h"
 #include "request/walk_request.h"
 
@@ -36,6 +37,16 @@ using OptionField = std::variant<OptionFieldOf<bool>, OptionFieldOf<int64_t>, Op
 
 // --seed: what a seed is, when the text is not one.
 CLI::Validator seed_check();
+
+// A key of the JSON output's "config" and how it reads its value from the Config. Without a
+// reader, the key records the row's own field: an enum by its name, and null while the field
+// holds the default request's value if the row has no default (.no_default(): --layer).
+struct RecordedKey {
+  std::string key;  // nested objects' keys joined by dots: "bonus.latent_dim"
+  RecordValue (*value)(const Config&) = nullptr;
+  RecordedKey(const char* k) : key(k) {}  // NOLINT: a bare key reads as the row's field
+  RecordedKey(std::string k, RecordValue (*v)(const Config&) = nullptr) : key(std::move(k)), value(v) {}
+};
 
 struct OptionRow {
   std::string names;   // CLI11's spelling: "-q,--query"
@@ -62,9 +73,9 @@ struct OptionRow {
   char delimiter = 0;                  // a list: "a,b"
   CLI::Validator (*validator)() = nullptr;  // a check of its own (--seed's)
   // A field of the request's Config (the walk's numbers): the keys of the JSON output's
-  // "config" that record it (nested objects' keys joined by dots: "bonus.latent_dim"). None
-  // for an option the Config does not hold.
-  std::vector<std::string> recorded_as;
+  // "config" that record it, which config_record() writes from the rows. None for an option
+  // the Config does not hold.
+  std::vector<RecordedKey> recorded_as;
   // What else of the Config follows from the option (make_config, after the input is in
   // place), or, for a value the request holds beside its Config, how it sets the Config.
   void (*to_config)(const WalkRequest&, Config&) = nullptr;
@@ -96,7 +107,7 @@ struct OptionRow {
   OptionRow& counts(bool& (*g)(Options&)) { given = g; return *this; }
   OptionRow& list(char d) { delimiter = d; return *this; }
   OptionRow& checked(CLI::Validator (*v)()) { validator = v; return *this; }
-  OptionRow& records(std::vector<std::string> keys, std::string (*from)(const Config&)) {
+  OptionRow& records(std::vector<RecordedKey> keys, std::string (*from)(const Config&)) {
     recorded_as = std::move(keys), from_config = from;
     return *this;
   }
@@ -178,6 +189,11 @@ std::vector<std::string> option_choices(const CLI::Option& opt);
 void set_knobs(const WalkRequest& r, Config& c);
 // The keys of the JSON output's "config" that the rows record (OptionRow::recorded_as).
 std::vector<std::string> recorded_config_keys();
+// The keys no option sets: the input's name and size, and OpenBLAS's thread count.
+const std::vector<RecordedKey>& input_config_keys();
+// The JSON output's "config" of `c`: input_config_keys(), then each row's recorded keys, in
+// the table's order. make_walks sets it on every walk (Walk::config_record).
+ConfigRecord config_record(const Config& c, const std::vector<OptionRow>& rows = option_table());
 // Sets how `r` asks its walks to be shown in `ro` (each row's to_render).
 void set_render_options(const WalkRequest& r, RenderOptions& ro);
 

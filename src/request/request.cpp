@@ -119,12 +119,31 @@ std::pair<int64_t, int64_t> parse_size(const std::string& s) {
   }
 }
 
+// The walks of --stage `s` whose attention matrices size_limits.h costs: `all` runs the
+// chapter's; the other stages' matrices are few or small.
+namespace {
+std::vector<CostedWalk> costed_walks(StageChoice s) {
+  using C = CostedWalk;
+  switch (s) {
+    case StageChoice::DotProduct: return {C::DotProduct};
+    case StageChoice::Softmax: return {C::Softmax};
+    case StageChoice::Trainable: return {C::Trainable};
+    case StageChoice::Causal: return {C::Causal};
+    case StageChoice::Dropout: return {C::Dropout};
+    case StageChoice::MultiHead: return {C::MultiHead};
+    case StageChoice::All: return {C::DotProduct, C::Softmax, C::Trainable, C::Causal, C::Dropout, C::MultiHead};
+    default: return {};  // tokens, the bonus stages, backward, gpt, bonus
+  }
+}
+}  // namespace
+
 // Refuses, before anything is allocated, a walk whose tensors cannot fit in memory (exit 1:
 // the options are well formed, the machine is too small for them, as with a huge input).
 void check_walk_fits(const WalkRequest& r, int64_t T, int64_t d_in, const std::string& what) {
   WalkSize w;
-  w.stage = enum_name(r.stage);
-  w.format = enum_name(r.document);
+  w.name = enum_name(r.stage);
+  w.walks = costed_walks(r.stage);
+  if (r.document != Format::Text) w.document = enum_name(r.document);
   w.tokens = static_cast<double>(T);
   w.d_in = static_cast<double>(d_in);
   w.d_out = static_cast<double>(r.d_out);
@@ -227,6 +246,7 @@ std::vector<Walk> make_walks(const WalkRequest& r, RenderOptions* ro) {
     prepend_steps(walks.front(), std::move(steps));
   }
   apply_only(walks, r.only);
+  for (auto& w : walks) w.config_record = config_record(w.config);  // the JSON's "config"
   return walks;
 }
 
