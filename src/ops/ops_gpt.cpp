@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "kernels/gelu.h"
 #include "kernels/sgemm.h"
 #include "ops/ops.h"
 #include "torch/torch_kernels.h"
@@ -90,18 +91,18 @@ Tensor add_vector(const Tensor& x, const MatView& v) {
 }
 
 Tensor layer_norm(const Tensor& x, const MatView& scale, const MatView& shift) {
-  const Tensor mean = mean_lastdim(x);                         // (..., 1)
-  const Tensor var = var_lastdim(x);                           // (..., 1)
+  const Tensor mean = mean_lastdim(x);  // (..., 1)
+  const Tensor var = var_lastdim(x);    // (..., 1)
   const Tensor norm_x = div_keepdim(sub_keepdim(x, mean), sqrt_values(add_scalar(var, 1e-5)));
   return add_vector(mul_vector(scale, norm_x), shift);
 }
 
 Tensor gelu(const Tensor& x) {
-  // torch.sqrt(torch.tensor(2.0 / torch.pi)): the double rounded to float32, then its sqrt.
-  const float c = std::sqrt(static_cast<float>(2.0 / M_PI));
-  const Tensor inner = add(x, mul_scalar(pow3(x), 0.044715));  // x + 0.044715 * x^3
-  const Tensor t = add_scalar(tanh_values(mul_scalar(inner, c)), 1.0); // 1 + tanh(c * inner)
-  return mul(mul_scalar(x, 0.5), t);                           // (0.5 * x) * (...)
+  // x + 0.044715 * x^3, then 1 + tanh(c * inner), then (0.5 * x) * (...): each of the book's
+  // elementwise ops rounded to float32 as PyTorch's, fused into one pass (kernels/gelu.h).
+  Tensor out = x;
+  kernels::gelu_values(out.data.data(), out.data.data(), out.numel());
+  return out;
 }
 
 Tensor linear(const Tensor& x, const MatView& weight, const MatView* bias) {
