@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "kernels/gelu.h"
+#include "kernels/parallel.h"
 #include "kernels/sgemm.h"
 #include "ops/ops.h"
 #include "torch/torch_kernels.h"
@@ -23,6 +24,19 @@ Tensor map_values(const Tensor& x, F f) {
   return out;
 }
 
+// x.var(unbiased=False) of one row: WelfordOps<float, double, int64_t, double>, one element at
+// a time in double, M2 / n rounded once to float (correction 0: divide by n).
+float welford_var_row(const float* row, int64_t n) {
+  double mean = 0.0, m2 = 0.0;
+  for (int64_t k = 0; k < n; ++k) {
+    const double value = row[k];
+    const double delta = value - mean;
+    mean += delta / static_cast<double>(k + 1);
+    m2 += delta * (value - mean);
+  }
+  return static_cast<float>(m2 / static_cast<double>(n));
+}
+
 }  // namespace
 
 Tensor mean_lastdim(const Tensor& x) {
@@ -36,18 +50,7 @@ Tensor var_lastdim(const Tensor& x) {
   Shape shape = x.shape;
   if (!shape.empty()) shape.back() = 1;
   Tensor out = Tensor::zeros(shape);
-  for (int64_t r = 0; r < out.numel(); ++r) {
-    // WelfordOps<float, double, int64_t, double>: one element at a time, in double.
-    const float* row = x.data.data() + r * n;
-    double mean = 0.0, m2 = 0.0;
-    for (int64_t k = 0; k < n; ++k) {
-      const double value = row[k];
-      const double delta = value - mean;
-      mean += delta / static_cast<double>(k + 1);
-      m2 += delta * (value - mean);
-    }
-    out.data[r] = static_cast<float>(m2 / static_cast<double>(n));  // correction 0: divide by n
-  }
+  for (int64_t r = 0; r < out.numel(); ++r) out.data[r] = welford_var_row(x.data.data() + r * n, n);
   return out;
 }
 
@@ -91,10 +94,26 @@ Tensor add_vector(const Tensor& x, const MatView& v) {
 }
 
 Tensor layer_norm(const Tensor& x, const MatView& scale, const MatView& shift) {
+  // scale * ((x - mean) / torch.sqrt(var + eps)) + shift, each op rounded to float32 as the
+  // separate ops (sub_keepdim, div_keepdim, mul_vector, add_vector) round it, in one pass per
+  // row into one buffer; rows apart over the pool (each row's values computed alone).
+  const int64_t n = row_length(x);
+  if (scale.rows * scale.cols != n) shape_error("mul", {scale.rows * scale.cols}, x.shape);
+  if (shift.rows * shift.cols != n) shape_error("add", x.shape, {shift.rows * shift.cols});
   const Tensor mean = mean_lastdim(x);  // (..., 1)
-  const Tensor var = var_lastdim(x);    // (..., 1)
-  const Tensor norm_x = div_keepdim(sub_keepdim(x, mean), sqrt_values(add_scalar(var, 1e-5)));
-  return add_vector(mul_vector(scale, norm_x), shift);
+  Tensor out = x;
+  if (n == 0) return out;
+  const float eps = static_cast<float>(1e-5);
+  kernels::parallel_for_shares(x.numel() / n, 8, [&](int64_t begin, int64_t end) {
+    for (int64_t r = begin; r < end; ++r) {
+      const float* row = x.data.data() + r * n;
+      float* dst = out.data.data() + r * n;
+      const float m = mean.data[r];
+      const float std_dev = std::sqrt(welford_var_row(row, n) + eps);  // torch.sqrt(var + eps)
+      for (int64_t k = 0; k < n; ++k) dst[k] = scale.data[k] * ((row[k] - m) / std_dev) + shift.data[k];
+    }
+  });
+  return out;
 }
 
 Tensor gelu(const Tensor& x) {
