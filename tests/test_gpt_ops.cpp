@@ -59,6 +59,13 @@ TEST(GptOps, LayerNormsMeanVarianceAndOutputAreTorchs) {
   const Tensor rows = view(vector_of("rows"), {8, 768});
   EXPECT_EQ(differing(mean_lastdim(rows), golden()["mean"]), 0);
   EXPECT_EQ(differing(var_lastdim(rows), golden()["var"]), 0);
+  // Fewer rows than the four var_lastdim takes side by side, and a remainder after them.
+  const std::vector<float> want_var = floats_of(golden()["var"]);
+  for (int64_t count : {1, 3, 5, 7}) {
+    const std::vector<float> part(rows.data.begin(), rows.data.begin() + count * 768);
+    const Tensor var = var_lastdim(Tensor({count, 768}, part));
+    for (int64_t r = 0; r < count; ++r) EXPECT_TRUE(test::same_float(var.data[r], want_var[r])) << count << " rows, row " << r;
+  }
   const Tensor scale = vector_of("scale"), shift = vector_of("shift");
   const MatView s{scale.data.data(), 1, 768, false}, b{shift.data.data(), 1, 768, false};
   EXPECT_EQ(test::fnv1a64(layer_norm(rows, s, b).data), golden()["layer_norm_digest"].get<std::string>());

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "kernels/gelu.h"
 #include "kernels/parallel.h"
@@ -37,6 +38,28 @@ float welford_var_row(const float* row, int64_t n) {
   return static_cast<float>(m2 / static_cast<double>(n));
 }
 
+// welford_var_row of `rows` consecutive rows into out: four rows side by side, each with its
+// own running mean and M2 and the very same operations, so that the processor overlaps the four
+// chains of dependent divisions (one row's chain alone waits on each division in turn).
+void welford_var_rows(const float* x, int64_t n, int64_t rows, float* out) {
+  constexpr int kSide = 4;
+  int64_t r = 0;
+  for (; r + kSide <= rows; r += kSide) {
+    double mean[kSide] = {}, m2[kSide] = {};
+    for (int64_t k = 0; k < n; ++k) {
+      const double count = static_cast<double>(k + 1);
+      for (int j = 0; j < kSide; ++j) {
+        const double value = x[(r + j) * n + k];
+        const double delta = value - mean[j];
+        mean[j] += delta / count;
+        m2[j] += delta * (value - mean[j]);
+      }
+    }
+    for (int j = 0; j < kSide; ++j) out[r + j] = static_cast<float>(m2[j] / static_cast<double>(n));
+  }
+  for (; r < rows; ++r) out[r] = welford_var_row(x + r * n, n);
+}
+
 }  // namespace
 
 Tensor mean_lastdim(const Tensor& x) {
@@ -50,7 +73,7 @@ Tensor var_lastdim(const Tensor& x) {
   Shape shape = x.shape;
   if (!shape.empty()) shape.back() = 1;
   Tensor out = Tensor::zeros(shape);
-  for (int64_t r = 0; r < out.numel(); ++r) out.data[r] = welford_var_row(x.data.data() + r * n, n);
+  welford_var_rows(x.data.data(), n, out.numel(), out.data.data());
   return out;
 }
 
@@ -105,11 +128,13 @@ Tensor layer_norm(const Tensor& x, const MatView& scale, const MatView& shift) {
   if (n == 0) return out;
   const float eps = static_cast<float>(1e-5);
   kernels::parallel_for_shares(x.numel() / n, 8, [&](int64_t begin, int64_t end) {
+    std::vector<float> var(static_cast<size_t>(end - begin));
+    welford_var_rows(x.data.data() + begin * n, n, end - begin, var.data());
     for (int64_t r = begin; r < end; ++r) {
       const float* row = x.data.data() + r * n;
       float* dst = out.data.data() + r * n;
       const float m = mean.data[r];
-      const float std_dev = std::sqrt(welford_var_row(row, n) + eps);  // torch.sqrt(var + eps)
+      const float std_dev = std::sqrt(var[r - begin] + eps);  // torch.sqrt(var + eps)
       for (int64_t k = 0; k < n; ++k) dst[k] = scale.data[k] * ((row[k] - m) / std_dev) + shift.data[k];
     }
   });
