@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
+#include "kernels/gelu.h"
+#include "kernels/parallel.h"
 #include "kernels/sgemm.h"
 #include "ops/ops.h"
 #include "torch/torch_kernels.h"
@@ -22,6 +25,41 @@ Tensor map_values(const Tensor& x, F f) {
   return out;
 }
 
+// x.var(unbiased=False) of one row: WelfordOps<float, double, int64_t, double>, one element at
+// a time in double, M2 / n rounded once to float (correction 0: divide by n).
+float welford_var_row(const float* row, int64_t n) {
+  double mean = 0.0, m2 = 0.0;
+  for (int64_t k = 0; k < n; ++k) {
+    const double value = row[k];
+    const double delta = value - mean;
+    mean += delta / static_cast<double>(k + 1);
+    m2 += delta * (value - mean);
+  }
+  return static_cast<float>(m2 / static_cast<double>(n));
+}
+
+// welford_var_row of `rows` consecutive rows into out: four rows side by side, each with its
+// own running mean and M2 and the very same operations, so that the processor overlaps the four
+// chains of dependent divisions (one row's chain alone waits on each division in turn).
+void welford_var_rows(const float* x, int64_t n, int64_t rows, float* out) {
+  constexpr int kSide = 4;
+  int64_t r = 0;
+  for (; r + kSide <= rows; r += kSide) {
+    double mean[kSide] = {}, m2[kSide] = {};
+    for (int64_t k = 0; k < n; ++k) {
+      const double count = static_cast<double>(k + 1);
+      for (int j = 0; j < kSide; ++j) {
+        const double value = x[(r + j) * n + k];
+        const double delta = value - mean[j];
+        mean[j] += delta / count;
+        m2[j] += delta * (value - mean[j]);
+      }
+    }
+    for (int j = 0; j < kSide; ++j) out[r + j] = static_cast<float>(m2[j] / static_cast<double>(n));
+  }
+  for (; r < rows; ++r) out[r] = welford_var_row(x + r * n, n);
+}
+
 }  // namespace
 
 Tensor mean_lastdim(const Tensor& x) {
@@ -35,18 +73,7 @@ Tensor var_lastdim(const Tensor& x) {
   Shape shape = x.shape;
   if (!shape.empty()) shape.back() = 1;
   Tensor out = Tensor::zeros(shape);
-  for (int64_t r = 0; r < out.numel(); ++r) {
-    // WelfordOps<float, double, int64_t, double>: one element at a time, in double.
-    const float* row = x.data.data() + r * n;
-    double mean = 0.0, m2 = 0.0;
-    for (int64_t k = 0; k < n; ++k) {
-      const double value = row[k];
-      const double delta = value - mean;
-      mean += delta / static_cast<double>(k + 1);
-      m2 += delta * (value - mean);
-    }
-    out.data[r] = static_cast<float>(m2 / static_cast<double>(n));  // correction 0: divide by n
-  }
+  welford_var_rows(x.data.data(), n, out.numel(), out.data.data());
   return out;
 }
 
@@ -90,18 +117,36 @@ Tensor add_vector(const Tensor& x, const MatView& v) {
 }
 
 Tensor layer_norm(const Tensor& x, const MatView& scale, const MatView& shift) {
-  const Tensor mean = mean_lastdim(x);                         // (..., 1)
-  const Tensor var = var_lastdim(x);                           // (..., 1)
-  const Tensor norm_x = div_keepdim(sub_keepdim(x, mean), sqrt_values(add_scalar(var, 1e-5)));
-  return add_vector(mul_vector(scale, norm_x), shift);
+  // scale * ((x - mean) / torch.sqrt(var + eps)) + shift, each op rounded to float32 as the
+  // separate ops (sub_keepdim, div_keepdim, mul_vector, add_vector) round it, in one pass per
+  // row into one buffer; rows apart over the pool (each row's values computed alone).
+  const int64_t n = row_length(x);
+  if (scale.rows * scale.cols != n) shape_error("mul", {scale.rows * scale.cols}, x.shape);
+  if (shift.rows * shift.cols != n) shape_error("add", x.shape, {shift.rows * shift.cols});
+  const Tensor mean = mean_lastdim(x);  // (..., 1)
+  Tensor out = x;
+  if (n == 0) return out;
+  const float eps = static_cast<float>(1e-5);
+  kernels::parallel_for_shares(x.numel() / n, 8, [&](int64_t begin, int64_t end) {
+    std::vector<float> var(static_cast<size_t>(end - begin));
+    welford_var_rows(x.data.data() + begin * n, n, end - begin, var.data());
+    for (int64_t r = begin; r < end; ++r) {
+      const float* row = x.data.data() + r * n;
+      float* dst = out.data.data() + r * n;
+      const float m = mean.data[r];
+      const float std_dev = std::sqrt(var[r - begin] + eps);  // torch.sqrt(var + eps)
+      for (int64_t k = 0; k < n; ++k) dst[k] = scale.data[k] * ((row[k] - m) / std_dev) + shift.data[k];
+    }
+  });
+  return out;
 }
 
 Tensor gelu(const Tensor& x) {
-  // torch.sqrt(torch.tensor(2.0 / torch.pi)): the double rounded to float32, then its sqrt.
-  const float c = std::sqrt(static_cast<float>(2.0 / M_PI));
-  const Tensor inner = add(x, mul_scalar(pow3(x), 0.044715));  // x + 0.044715 * x^3
-  const Tensor t = add_scalar(tanh_values(mul_scalar(inner, c)), 1.0); // 1 + tanh(c * inner)
-  return mul(mul_scalar(x, 0.5), t);                           // (0.5 * x) * (...)
+  // x + 0.044715 * x^3, then 1 + tanh(c * inner), then (0.5 * x) * (...): each of the book's
+  // elementwise ops rounded to float32 as PyTorch's, fused into one pass (kernels/gelu.h).
+  Tensor out = x;
+  kernels::gelu_values(out.data.data(), out.data.data(), out.numel());
+  return out;
 }
 
 Tensor linear(const Tensor& x, const MatView& weight, const MatView* bias) {

@@ -25,20 +25,22 @@ struct MatView {
   bool transposed = false;
 };
 
-Tensor mean_lastdim(const Tensor& x);           // x.mean(dim=-1, keepdim=True)
-Tensor var_lastdim(const Tensor& x);            // x.var(dim=-1, keepdim=True, unbiased=False)
+Tensor mean_lastdim(const Tensor& x);                  // x.mean(dim=-1, keepdim=True)
+Tensor var_lastdim(const Tensor& x);                   // x.var(dim=-1, keepdim=True, unbiased=False)
 Tensor sub_keepdim(const Tensor& x, const Tensor& m);  // x - m, m (..., 1) broadcast along the rows
-Tensor add_scalar(const Tensor& x, double s);   // x + s (s cast to float) or s + x
-Tensor sqrt_values(const Tensor& x);            // torch.sqrt
-Tensor tanh_values(const Tensor& x);            // torch.tanh (SLEEF)
-Tensor pow3(const Tensor& x);                   // torch.pow(x, 3) = x * x * x
+Tensor add_scalar(const Tensor& x, double s);          // x + s (s cast to float) or s + x
+Tensor sqrt_values(const Tensor& x);                   // torch.sqrt
+Tensor tanh_values(const Tensor& x);                   // torch.tanh (SLEEF)
+Tensor pow3(const Tensor& x);                          // torch.pow(x, 3) = x * x * x
 // v * x and x + v for a 1-D parameter v (N) broadcast over x (..., N): scale * norm_x + shift.
 Tensor mul_vector(const MatView& v, const Tensor& x);
 Tensor add_vector(const Tensor& x, const MatView& v);
-// The book's LayerNorm: scale * (x - mean) / torch.sqrt(var + eps) + shift, eps = 1e-5.
+// The book's LayerNorm: scale * (x - mean) / torch.sqrt(var + eps) + shift, eps = 1e-5; each
+// op's float32 rounding as the ops above, fused into one pass per row.
 Tensor layer_norm(const Tensor& x, const MatView& scale, const MatView& shift);
 // The book's GELU: 0.5 * x * (1 + torch.tanh(torch.sqrt(torch.tensor(2.0 / torch.pi)) *
-// (x + 0.044715 * torch.pow(x, 3)))), in that order.
+// (x + 0.044715 * torch.pow(x, 3)))), in that order, each op rounded to float32; one fused,
+// vectorised pass (kernels/gelu.h).
 Tensor gelu(const Tensor& x);
 // nn.Linear's F.linear(x, weight, bias) on a weight where it lies: (out, in), row-major or a
 // transposed view. x (..., in). With a bias and 2-D or 3-D x, addmm from the bias (ops.h's
