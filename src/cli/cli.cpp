@@ -88,7 +88,7 @@ int run_check(ParsedArgs& p) {
     throw UsageError("--input: the dump already reads stdin ('-'); give the embeddings as a file");
   const Dump dump = load_dump(c.dump);
   r.keep_all_values = true;  // each value is graded
-  // --weights is --stage gpt's alone: without --stage, it chooses the stage.
+  // --weights without --stage chooses gpt (multi-head takes a weights file too, when it is named).
   const bool by_weights = !c.stage_given && !r.gpt.weights_path.empty();
   if ((c.stage_given && c.stage == StageChoice::Gpt) || by_weights) r.stage = StageChoice::Gpt;  // load_input reads --stage gpt's own text by default
   LoadedInput in = load_input(r);
