@@ -35,13 +35,11 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 GOLDEN = os.path.join(HERE, "..", "golden")
 sys.path.insert(0, GOLDEN)
+sys.path.insert(0, HERE)
 import torch_env  # noqa: E402,F401  (before numpy/torch: OpenBLAS reads it when it loads)
+from bench_compare import JEMALLOC, TCMALLOC, base_env  # noqa: E402  (the forward's peers' environment)
 
 import numpy as np  # noqa: E402
-
-LIB = "/usr/lib/x86_64-linux-gnu"
-TCMALLOC = f"{LIB}/libtcmalloc_minimal.so.4"
-JEMALLOC = f"{LIB}/libjemalloc.so.2"
 # 20 GPT-2 tokens (tokenizer.encode gives 20 ids; checked by the walk's in_idx below).
 TEXT = "Every effort moves you forward, and the book walks every step of attention with numbers you can check."
 
@@ -131,12 +129,6 @@ def run(cmd, env=None):
         text = out.read().decode()
         peak_kib = int(rss.read().split()[-1])
         return (json.loads(text) if text.strip().startswith("{") else text), peak_kib / 1024, seconds
-
-
-def base_env(threads):
-    env = dict(os.environ)
-    env["OPENBLAS_NUM_THREADS"] = env["OMP_NUM_THREADS"] = str(threads)
-    return env
 
 
 def torch_variants(threads):
