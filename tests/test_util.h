@@ -118,6 +118,21 @@ inline std::string fnv1a64(const std::vector<float>& values) {
   return hex;
 }
 
+// A step against a golden step written by the golden generators ({"shape", "digest", and "bits":
+// its float32 bits as hex, for tensors small enough to store}): the shape, the digest, and each
+// stored value's bits.
+inline void expect_step_is_golden(const attn::Step& step, const nlohmann::json& want) {
+  EXPECT_EQ(step.value.shape, want["shape"].get<attn::Shape>());
+  EXPECT_EQ(fnv1a64(step.value.data), want["digest"].get<std::string>());
+  if (!want.contains("bits")) return;
+  const auto stored = want["bits"].get<std::vector<std::string>>();
+  ASSERT_EQ(stored.size(), step.value.data.size());
+  int64_t differ = 0;
+  for (size_t i = 0; i < stored.size(); ++i)
+    differ += bits(step.value.data[i]) != static_cast<uint32_t>(std::stoul(stored[i], nullptr, 16));
+  EXPECT_EQ(differ, 0);
+}
+
 // Same float32, bit for bit (any NaN equals any NaN). Returns the number of differences
 // and the largest absolute difference through *max_diff.
 inline int64_t count_bit_differences(const std::vector<float>& got, const std::vector<float>& want,
