@@ -27,6 +27,7 @@ torch_env.require_bit_exact("make_gpt_multi_head_goldens.py")
 import torch  # noqa: E402
 
 import make_gpt_goldens as gpt  # noqa: E402
+import torch_walk  # noqa: E402  (the chapter's MultiHeadAttention, recording its steps)
 
 TEXT = gpt.TEXT
 IDS = gpt.IDS
@@ -34,41 +35,10 @@ LAYER = 1
 
 
 def traced_mha(mha, x, record):
-    """MultiHeadAttention.forward (book_gpt.py, chapter 3's) line by line, in the walk's names."""
-    b, num_tokens, d_in = x.shape
-    keys = mha.W_key(x)  # Shape: (b, num_tokens, d_out)
-    queries = mha.W_query(x)
-    values = mha.W_value(x)
-    record("keys", keys)
-    record("queries", queries)
-    record("values", values)
-    keys = keys.view(b, num_tokens, mha.num_heads, mha.head_dim)
-    values = values.view(b, num_tokens, mha.num_heads, mha.head_dim)
-    queries = queries.view(b, num_tokens, mha.num_heads, mha.head_dim)
-    record("keys_viewed", keys)
-    record("queries_viewed", queries)
-    record("values_viewed", values)
-    keys = keys.transpose(1, 2)
-    queries = queries.transpose(1, 2)
-    values = values.transpose(1, 2)
-    record("keys_transposed", keys)
-    record("queries_transposed", queries)
-    record("values_transposed", values)
-    attn_scores = queries @ keys.transpose(2, 3)
-    record("attn_scores", attn_scores)
-    mask_bool = mha.mask.bool()[:num_tokens, :num_tokens]
-    attn_scores.masked_fill_(mask_bool, -torch.inf)
-    record("attn_scores_masked", attn_scores)
-    attn_weights = torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=-1)
-    attn_weights = mha.dropout(attn_weights)
-    record("attn_weights", attn_weights)
-    context_vec = (attn_weights @ values).transpose(1, 2)
-    record("context_vec", context_vec)
-    context_vec = context_vec.contiguous().view(b, num_tokens, mha.d_out)
-    record("context_vec_merged", context_vec)
-    record("out_proj.weight", mha.out_proj.weight)
-    record("out_proj.bias", mha.out_proj.bias)
-    context_vec = mha.out_proj(context_vec)
+    """MultiHeadAttention.forward line by line, in the walk's names: the oracle's recorded forward
+    (torch_walk.py, chapter 3's module) run on the block's module (book_gpt.py's, the same code and
+    attributes), then the module's output as the walk's last step."""
+    context_vec = torch_walk.MultiHeadAttention.forward(mha, x, record)
     record("mha_context_vecs", context_vec)
     return context_vec
 
