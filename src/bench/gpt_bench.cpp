@@ -8,6 +8,7 @@
 #include <cmath>
 #include <string>
 
+#include "bench/mha_backward.h"  // fnv1a64
 #include "core/output.h"
 #include "kernels/parallel.h"
 #include "kernels/gemm.h"
