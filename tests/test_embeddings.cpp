@@ -208,8 +208,10 @@ TEST(Embeddings, BuiltinJourneyIsTheChaptersInputs) {
   EXPECT_EQ(e.tokens,
             (std::vector<std::string>{"Your", "journey", "starts", "with", "one", "step"}));
   EXPECT_EQ(e.inputs.shape, (attn::Shape{6, 3}));
+  // clang-format off
   const double expected[6][3] = {{0.43, 0.15, 0.89}, {0.55, 0.87, 0.66}, {0.57, 0.85, 0.64},
                                  {0.22, 0.58, 0.33}, {0.77, 0.25, 0.10}, {0.05, 0.80, 0.55}};
+  // clang-format on
   for (int i = 0; i < 6; ++i)
     for (int j = 0; j < 3; ++j)
       EXPECT_EQ(e.inputs(i, j), static_cast<float>(expected[i][j])) << i << "," << j;
@@ -316,11 +318,13 @@ const BadCase kBadCases[] = {
     {"empty_matrix.json", "line 1, column 30: ", {"embeddings matrix is empty"}},
     {"empty_row.json", "line 1, column 2: ", {"row 1 is empty", "at least one number"}},
     {"empty_row_later.json", "line 3, column 3: ", {"row 2 is empty", "expected 3 numbers"}},
+    // clang-format off
     {"one_d.json", "line 1, column 2: ",
      {"expected a 2-D array of numbers (tokens x embedding width), got a 1-D array"}},
     {"three_d.json", "line 2, column 4: ",
      {"expected a 2-D array of numbers (tokens x embedding width), got a 3-D array",
       "row 1, column 1 is an array"}},
+    // clang-format on
     {"row_not_array.json", "line 1, column 22: ", {"row 2 is a string (\"journey\"), not an array"}},
     // elements
     {"string_element.json", "line 3, column 16: ",

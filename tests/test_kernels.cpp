@@ -242,10 +242,12 @@ TEST(HaswellTwoChains, SgemmEqualsTheDefinition) {
     int64_t M, N, K;
     bool a_t, b_t, bias, causal;
   };
+  // clang-format off
   const Shape shapes[] = {{77, 70, 333, false, false, false, true},  {300, 45, 700, false, true, true, false},
                           {50, 101, 1000, true, false, false, true}, {13, 37, 50, false, false, true, false},
                           {130, 150, 64, false, true, true, true},   {64, 300, 96, true, true, false, false},
                           {203, 64, 203, false, false, false, true}, {24, 768, 768, false, true, true, false}};
+  // clang-format on
   std::mt19937 rng(44);
   for (int blas_threads : {1, 2}) {
     HaswellOrder order(blas_threads);

@@ -121,8 +121,10 @@ Walk run_efficient(const Config& cfg) {
   const Tensor stacked = cat({mha.W_query.weight, mha.W_key.weight, mha.W_value.weight}, 0);
   if (!cfg.qkv_bias) {
     mha_out_step.variant = "same_draws";
+    // clang-format off
     add_check(walk, "efficient_same_draws", both(compare_close(combined.qkv.weight, stacked, 0, 0),
                                                  compare_close(context_vec, mha_out, 0, 0)));
+    // clang-format on
   } else {
     const Comparison same = compare_close(context_vec, mha_out);
     add_check(walk, "efficient_outputs_differ_by_weights", {!same.passed, same.max_diff});

@@ -29,6 +29,8 @@ namespace {
 double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
 // Steps of the tile's loop; with Clocked, each step also waits on 4 dependent imuls.
+// Not clang-format: it would move each #pragma GCC unroll to column 0, away from its loop.
+// clang-format off
 template <bool Loads, bool Clocked>
 __attribute__((noinline)) uint64_t steps(long n, const float* A, const float* B, float* C, uint64_t x) {
   __m512 acc[8][2];
@@ -54,6 +56,7 @@ __attribute__((noinline)) uint64_t steps(long n, const float* A, const float* B,
   }
   return x;
 }
+// clang-format on
 
 template <bool Loads, bool Clocked>
 double seconds(long n, const float* A, const float* B, float* C, uint64_t& x) {
@@ -65,6 +68,8 @@ double seconds(long n, const float* A, const float* B, float* C, uint64_t& x) {
 // MR rows x NV vectors: per step NV loads of B, MR broadcasts of A, MR * NV multiply-adds;
 // 256 steps per tile, then the accumulators are added to C, tile after tile over the same
 // operands (A: MR x 256, B: 256 x 16 NV floats, at most 64 KiB). FLOP per second.
+// Not clang-format: it would move each #pragma GCC unroll to column 0, away from its loop.
+// clang-format off
 template <int MR, int NV>
 __attribute__((noinline)) double tile_rate(long tiles, const float* A, const float* B, float* C) {
   const double t0 = now();
@@ -94,6 +99,7 @@ __attribute__((noinline)) double tile_rate(long tiles, const float* A, const flo
   }
   return tiles * 256.0 * MR * NV * 32 / (now() - t0);
 }
+// clang-format on
 
 // One k-step of the 8 x 32 tile in assembly: 2 vector loads of B (zmm0, zmm1) and 8 broadcasts
 // of A (into zmm30, zmm31 in turn). Tile: the 16 FMAs use them. Unused: the same loads, the
