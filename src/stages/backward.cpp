@@ -273,6 +273,7 @@ Walk run_backward_with(const Config& cfg, const TrainChoices& choices) {
     walk.last().variant = variant;
   }
   walk.add("losses", Role::Series, Tensor({static_cast<int64_t>(losses.size())}, losses));  // HTML: a line plot too
+  walk.last().series_axes = {"series.losses.x", "series.losses.y"};  // training step, loss
   for (const auto& [name, p] : params) walk.add_parameter(name, *p);
   walk.add("attn_weights_untrained", Role::Weights, untrained);
   walk.add("attn_weights_trained", Role::Weights, eval_attention(model, data));
