@@ -304,6 +304,7 @@ TEST_P(EmbeddingsBadFile, ThrowsInputErrorNamingFileAndPlace) {
                  c.fragments);
 }
 
+// clang-format off
 const BadCase kBadCases[] = {
     // invalid JSON
     {"syntax_missing_comma.json", "line 5, column 5: ", {"invalid JSON", "unexpected '['", "expected ']'"}},
@@ -318,13 +319,11 @@ const BadCase kBadCases[] = {
     {"empty_matrix.json", "line 1, column 30: ", {"embeddings matrix is empty"}},
     {"empty_row.json", "line 1, column 2: ", {"row 1 is empty", "at least one number"}},
     {"empty_row_later.json", "line 3, column 3: ", {"row 2 is empty", "expected 3 numbers"}},
-    // clang-format off
     {"one_d.json", "line 1, column 2: ",
      {"expected a 2-D array of numbers (tokens x embedding width), got a 1-D array"}},
     {"three_d.json", "line 2, column 4: ",
      {"expected a 2-D array of numbers (tokens x embedding width), got a 3-D array",
       "row 1, column 1 is an array"}},
-    // clang-format on
     {"row_not_array.json", "line 1, column 22: ", {"row 2 is a string (\"journey\"), not an array"}},
     // elements
     {"string_element.json", "line 3, column 16: ",
@@ -358,6 +357,7 @@ const BadCase kBadCases[] = {
     {"invalid_utf8.json", "line 2, column 18: ", {"invalid UTF-8 (byte 0xe9)"}},
     {"utf16.json", "", {"UTF-16", "save it as UTF-8"}},
 };
+// clang-format on
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, EmbeddingsBadFile, ::testing::ValuesIn(kBadCases),
                          [](const ::testing::TestParamInfo<BadCase>& info) {

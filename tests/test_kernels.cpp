@@ -535,6 +535,7 @@ TEST(Sgemm, FastEqualsReference) {
     int64_t M, N, K;
     bool b_transposed, bias;
   };
+  // clang-format off
   const Case cases[] = {
       {6, 3, 3, false, false},     {41, 8, 41, false, false},   {30, 20, 40, false, true},  // small NN, dot-like tail
       {16, 64, 64, true, false},   {7, 13, 33, true, true},     {3, 5, 500, true, false},   // small TN
@@ -543,6 +544,7 @@ TEST(Sgemm, FastEqualsReference) {
       {300, 1, 768, true, true},   {2000, 1, 768, true, false},                              // one output
 
   };
+  // clang-format on
   for (Isa isa : isas()) {
     for (const auto& c : cases) {
       const auto A = random_values(rng, static_cast<size_t>(c.M * c.K));

@@ -63,9 +63,11 @@ Tensor walk_torch_mha(Walk& walk, const Config& cfg, const Tensor& batch, const 
   walk.vars["xavier_bound"] = format_number(std::sqrt(6.0 / static_cast<double>(4 * bc.d_out)));
   const char* bias_kv = cfg.qkv_bias ? "bias_kv" : "";  // the texts of a mask and an output with bias_k
   walk.vars["keys_seen"] = std::to_string(cfg.num_tokens() + (cfg.qkv_bias ? 1 : 0));
+  // clang-format off
   walk.add_parameter("torch_mha.in_proj_weight", pt.multihead_attn.in_proj_weight);   // (3 * d_out, d_out)
   walk.add_parameter("torch_mha.out_proj.weight", pt.multihead_attn.out_proj.weight); // (d_out, d_out)
   if (pt.multihead_attn.bias_k) walk.add_parameter("torch_mha.bias_k", *pt.multihead_attn.bias_k);  // (1, 1, d_out)
+  // clang-format on
   MHAPyTorchClass::Trace t = pt.forward_traced(batch);
   walk.add("torch_mha_attn_mask", std::move(t.attn_mask));        // (1, T, S)
   walk.last().variant = bias_kv;

@@ -346,6 +346,7 @@ std::vector<PickledTensor> RestrictedUnpickler::run() {
   while (true) {
     op_at_ = pos_;
     const uint8_t op = *take(1);
+    // clang-format off
     switch (op) {
       case 0x80: take(1); break;                      // PROTO
       case 'c': op_global(); break;                   // GLOBAL
@@ -466,6 +467,7 @@ std::vector<PickledTensor> RestrictedUnpickler::run() {
         fail("unsupported pickle opcode " + name + " (torch.load(weights_only=True) refuses it too)");
       }
     }
+    // clang-format on
   }
 }
 

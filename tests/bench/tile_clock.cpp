@@ -104,6 +104,7 @@ __attribute__((noinline)) double tile_rate(long tiles, const float* A, const flo
 // One k-step of the 8 x 32 tile in assembly: 2 vector loads of B (zmm0, zmm1) and 8 broadcasts
 // of A (into zmm30, zmm31 in turn). Tile: the 16 FMAs use them. Unused: the same loads, the
 // FMAs on zmm18 and zmm19, which no load writes. None: the FMAs alone.
+// clang-format off
 #define TC_LB(o) "vmovaps " #o "*128(%1),%%zmm0\n vmovaps " #o "*128+64(%1),%%zmm1\n"
 #define TC_BC(o, r, reg) "vbroadcastss " #o "*32+" #r "*4(%2),%%zmm" #reg "\n"
 #define TC_F(x, y, acc) "vfmadd231ps %%zmm" #x ",%%zmm" #y ",%%zmm" #acc "\n"
@@ -137,6 +138,7 @@ __attribute__((noinline)) double tile_rate(long tiles, const float* A, const flo
 TC_WALK(walk_tile, TC_TILE)
 TC_WALK(walk_unused, TC_UNUSED)
 TC_WALK(walk_none, TC_NONE)
+// clang-format on
 
 double walk_seconds(void (*walk)(long, const float*, const float*), long passes, const float* B, const float* A) {
   const double t0 = now();
