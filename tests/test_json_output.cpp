@@ -31,11 +31,15 @@ TEST(JsonOutput, FloatsReadBackAsFloatsWithTheirSign) {
 // recorded with each role carries its name, and the names are these (a renamed role fails).
 TEST(JsonOutput, EveryStepCarriesItsRoleByName) {
   const std::vector<std::pair<Role, std::string>> names = {
-      {Role::Value, "value"},         {Role::Parameter, "parameter"},
-      {Role::Scores, "scores"},       {Role::Weights, "weights"},
+      {Role::Value, "value"},
+      {Role::Parameter, "parameter"},
+      {Role::Scores, "scores"},
+      {Role::Weights, "weights"},
       {Role::DroppedWeights, "dropped_weights"},
-      {Role::MaskHidden, "mask_hidden"}, {Role::MaskKept, "mask_kept"},
-      {Role::Series, "series"}};
+      {Role::MaskHidden, "mask_hidden"},
+      {Role::MaskKept, "mask_kept"},
+      {Role::Series, "series"},
+  };
   Config cfg;
   cfg.tokens = {"a", "b"};
   cfg.inputs = Tensor({2, 1}, {1.0f, 2.0f});
