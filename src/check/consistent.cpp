@@ -56,8 +56,10 @@ bool consistent(const DiagnosisInput& in, const LearnerSteps& steps) {
   const std::string part = part_of(in.stage, in.step);
   for (const auto& [name, tensor] : in.given) {
     const auto it = steps.find(name);
+    // clang-format off
     if (it == steps.end()) continue;  // the mistaken code does not make it: it cannot say
     if (compare(tensor, it->second, in.tol).grade != Grade::Differs) continue;  // the mistake explains it
+    // clang-format on
     // A class typed on its own may be right where the mistake is elsewhere.
     const Tensor* chapter = chapter_step(in.walk, name);
     if (!linked(in.stage, part_of(in.stage, name), part) && chapter &&
