@@ -32,11 +32,11 @@ TEST(CheckNotebook, EachNameCountsForTheStageWhoseValueItHolds) {
     ASSERT_EQ(whole.stages.size(), c["stages"].size());
     for (size_t k = 0; k < whole.stages.size(); ++k) {
       const auto& expected = c["stages"][k];
-      EXPECT_EQ(whole.stages[k], expected["stage"].get<std::string>());
+      EXPECT_EQ(enum_name(whole.stages[k]), expected["stage"].get<std::string>());
       std::vector<std::string> names;
       for (const auto& [name, tensor] : whole.dumps[k].tensors) names.push_back(name);
       std::sort(names.begin(), names.end());
-      EXPECT_EQ(names, expected["names"].get<std::vector<std::string>>()) << whole.stages[k];
+      EXPECT_EQ(names, expected["names"].get<std::vector<std::string>>()) << enum_name(whole.stages[k]);
     }
   }
 }

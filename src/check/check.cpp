@@ -111,10 +111,11 @@ std::string closest_name(const std::string& name, const std::vector<std::string>
   return best;
 }
 
-std::string choose_stage(const Dump& dump, const Config& cfg, std::string* chosen_by) {
-  if (!dump.stage.empty() && dump.stage != "all" && find_stage(dump.stage)) {
+StageChoice choose_stage(const Dump& dump, const Config& cfg, std::string* chosen_by) {
+  StageChoice choice = StageChoice::DotProduct;
+  if (!dump.stage.empty() && dump.stage != "all" && find_stage(dump.stage) && parse_stage_choice(dump.stage, &choice)) {
     *chosen_by = "dump";
-    return dump.stage;
+    return choice;
   }
   *chosen_by = "names";
   std::string best;
@@ -134,7 +135,8 @@ std::string choose_stage(const Dump& dump, const Config& cfg, std::string* chose
         }
     if (best.empty() || score > best_score) best = s.name, best_score = score;
   }
-  return best;
+  parse_stage_choice(best, &choice);  // every stage has its choice (tests/test_request.cpp)
+  return choice;
 }
 
 NotebookStages notebook_stages(const Dump& dump, const Config& cfg) {
@@ -142,7 +144,7 @@ NotebookStages notebook_stages(const Dump& dump, const Config& cfg) {
   // A dump that one stage explains wholly is that stage's (as choose_stage has it).
   if (dump.stage.empty()) {
     std::string by;
-    if (const StageInfo* best = find_stage(choose_stage(dump, cfg, &by))) {
+    if (const StageInfo* best = find_stage(enum_name(choose_stage(dump, cfg, &by)))) {
       const Walk walk = best->run(cfg);
       const auto is_step = [&](const std::string& name) {
         return std::any_of(walk.steps.begin(), walk.steps.end(), [&](const Step& s) { return s.name == name; });
@@ -214,7 +216,9 @@ NotebookStages notebook_stages(const Dump& dump, const Config& cfg) {
         d.tensors.push_back(dump.tensors[i]);
         d.stages.push_back("");
       }
-    out.stages.push_back(chapter[k]->name);
+    StageChoice choice = StageChoice::DotProduct;
+    parse_stage_choice(chapter[k]->name, &choice);
+    out.stages.push_back(choice);
     out.dumps.push_back(std::move(d));
   }
   if (out.stages.size() < 2) return {};
@@ -251,7 +255,8 @@ CheckReport check_dump(const Dump& dump, const Config& cfg, const std::string& s
   r.names_given = r.names_matched = given.size();
   r.config = cfg;
   r.tol = tol;
-  if (whole) r.stages_graded = whole->stages;
+  if (whole)
+    for (const StageChoice s : whole->stages) r.stages_graded.push_back(enum_name(s));
   r.results = grade_walk(walk, given, tol);
   // --stage backward: a .grad printed after the loop is the last step's, the walk's are
   // --grad-step's (1 by default). Gradients that differ from those but match the last step's
@@ -274,8 +279,9 @@ CheckReport check_dump(const Dump& dump, const Config& cfg, const std::string& s
     std::vector<OtherStage> others;
     if (whole)
       for (size_t k = 0; k < whole->stages.size(); ++k)
-        if (whole->stages[k] != stage)
-          others.push_back({whole->stages[k], find_stage(whole->stages[k])->run(cfg), whole->dumps[k].tensors});
+        if (enum_name(whole->stages[k]) != stage)
+          others.push_back({enum_name(whole->stages[k]), find_stage(enum_name(whole->stages[k]))->run(cfg),
+                            whole->dumps[k].tensors});
     for (Diagnosis& d : diagnose({stage, graded_cfg, graded, given, r.results[i].name, r.got, r.expected, tol,
                                   whole ? &others : nullptr})) {
       r.diagnoses.push_back(d.id);

@@ -12,6 +12,7 @@
 #include "check/dump.h"
 #include "check/grade.h"
 #include "core/config.h"
+#include "core/stage_place.h"
 #include "core/walk.h"
 
 namespace attn {
@@ -55,8 +56,8 @@ struct CheckReport {
 
 // The stage whose steps include the most names of the dump (ties: the most whose shapes
 // also agree, then the chapter's order); attn-walk's own output names its stage. Walks are
-// run on cfg to learn the steps. Returns the stage name and sets `chosen_by`.
-std::string choose_stage(const Dump& dump, const Config& cfg, std::string* chosen_by);
+// run on cfg to learn the steps. Returns the stage and sets `chosen_by`.
+StageChoice choose_stage(const Dump& dump, const Config& cfg, std::string* chosen_by);
 
 // A whole notebook's dump: names of several of the chapter's stages (section 3.3 to 3.6), as a
 // learner who dumps everything they computed gives them. Each name counts for the stage whose
@@ -68,7 +69,7 @@ std::string choose_stage(const Dump& dump, const Config& cfg, std::string* chose
 // the stages whose chapter value is that one's; else the last of them. attn-walk's own output
 // names each tensor's stage. A stage is graded when it holds a name no other stage holds.
 struct NotebookStages {
-  std::vector<std::string> stages;  // the stages graded, in the chapter's order
+  std::vector<StageChoice> stages;  // the stages graded, in the chapter's order
   std::vector<Dump> dumps;          // stages[i]'s tensors
 };
 // Empty (no stages) when the dump is one stage's: attn-walk's output for one stage, every name

@@ -105,11 +105,11 @@ int run_check(ParsedArgs& p) {
   if (!c.stage_given && !by_weights) whole = notebook_stages(dump, cfg);
   std::vector<CheckReport> reports;
   for (size_t k = 0; k < whole.stages.size(); ++k) {
-    parse_stage_choice(whole.stages[k], &r.stage);
-    reports.push_back(check_dump(whole.dumps[k], make_config(r, in), whole.stages[k], "notebook", c.tol, source, &whole));
+    r.stage = whole.stages[k];
+    reports.push_back(check_dump(whole.dumps[k], make_config(r, in), enum_name(r.stage), "notebook", c.tol, source, &whole));
   }
   if (!c.stage_given && !by_weights && reports.empty()) {
-    parse_stage_choice(choose_stage(dump, cfg, &chosen_by), &r.stage);
+    r.stage = choose_stage(dump, cfg, &chosen_by);
     cfg = make_config(r, std::move(in));
   }
   if (reports.empty()) reports.push_back(check_dump(dump, cfg, enum_name(r.stage), chosen_by, c.tol, source));
