@@ -54,12 +54,14 @@ const char* section_text_key(const StagePlace& s) {
 const std::vector<EnumName<StageChoice>>& enum_names(StageChoice) {
   using S = StageChoice;
   static const std::vector<EnumName<StageChoice>> names = {
+      // clang-format off
       {"tokens", S::Tokens},       {"dot-product", S::DotProduct}, {"softmax", S::Softmax}, {"trainable", S::Trainable},
       {"causal", S::Causal},       {"dropout", S::Dropout},        {"multi-head", S::MultiHead},
       {"efficient", S::Efficient}, {"kv-cache", S::KvCache},       {"gqa", S::Gqa},         {"swa", S::Swa},
       {"rope", S::Rope},           {"flash", S::Flash},            {"mla", S::Mla},
       {"backward", S::Backward},   {"gpt", S::Gpt},
       {"all", S::All},             {"bonus", S::Bonus}};
+  // clang-format on
   return names;
 }
 
