@@ -134,6 +134,7 @@ goldens: torch-deps
 	/usr/bin/python3 tests/golden/make_rng_goldens.py
 	/usr/bin/python3 tests/golden/make_print_goldens.py
 	/usr/bin/python3 tests/golden/make_check_goldens.py
+	/usr/bin/python3 tests/golden/make_learner_notebook_goldens.py
 	/usr/bin/python3 tests/golden/make_bonus_goldens.py
 	/usr/bin/python3 tests/golden/make_sleef_goldens.py
 	/usr/bin/python3 tests/golden/make_softmax_dim_goldens.py

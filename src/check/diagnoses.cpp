@@ -292,7 +292,7 @@ std::vector<Diagnosis> diagnose(const DiagnosisInput& in) {
       const auto it = steps.find(in.step);
       // Only a variant that changes this step can name it: the learner's tensor differs.
       if (it == steps.end() || compare(in.got, it->second, in.tol).grade == Grade::Differs) continue;
-      if (!consistent(in, steps)) continue;
+      if (!consistent(in, steps) || !consistent_elsewhere(in, v)) continue;
       found.push_back({mistake.id, v.vars});
       break;
     }

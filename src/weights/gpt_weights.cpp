@@ -318,18 +318,11 @@ void map_hf(GptWeightsReader& r, const std::string& prefix, GptParams& out) {
     const std::string k = prefix + "h." + std::to_string(b) + ".";
     GptBlockParams blk;
     // q_w, k_w, v_w = torch.chunk(c_attn.weight, 3, axis=-1); W_query.weight = q_w.T. PyTorch's
-    // q_w.T is a view with column stride 3 * emb_dim; here each chunk is gathered into its own
-    // (in, out) block, the same column-major (out, in) matrix with stride emb_dim (sgemm reads
-    // the same values with the same transpose flags; its results do not depend on the stride).
+    // q_w.T is a view into the (in, 3 * out) matrix, column-major (out, in) with column stride
+    // 3 * emb_dim; so is each ParamView, no copy.
     const float* c_attn = r.row_major(k + "attn.c_attn.weight", {E, 3 * E}, from_e).data;
     ParamView* qkv[3] = {&blk.W_query_w, &blk.W_key_w, &blk.W_value_w};
-    for (int64_t part = 0; part < 3; ++part) {
-      std::vector<float>& buf = r.buffer(static_cast<size_t>(E * E));
-      for (int64_t in = 0; in < E; ++in)
-        for (int64_t o = 0; o < E; ++o)
-          buf[static_cast<size_t>(in * E + o)] = c_attn[in * 3 * E + part * E + o];
-      *qkv[part] = ParamView{buf.data(), {E, E}, true};
-    }
+    for (int64_t part = 0; part < 3; ++part) *qkv[part] = ParamView{c_attn + part * E, {E, E}, true, 3 * E};
     const float* c_attn_b = r.row_major(k + "attn.c_attn.bias", {3 * E}, from_e).data;
     blk.W_query_b = ParamView{c_attn_b, {E}, false};
     blk.W_key_b = ParamView{c_attn_b + E, {E}, false};
