@@ -3,8 +3,10 @@
 // (web/page_errors), the values a walk used for the page's boxes (web/walk_values), the
 // bonus stages' sizes in the page's header, the losses' plot titled and sized by its box, and
 // one-glyph heatmap column labels upright. The messages come from the real parser and loader.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,6 +17,7 @@
 #include "test_util.h"
 #include "web/page_errors.h"
 #include "web/walk_values.h"
+#include "weights/gpt_weights.h"
 
 namespace attn {
 namespace {
@@ -102,6 +105,43 @@ TEST(PageTour, TheBonusStagesShowTheSizesTheyUse) {
   const auto chapter = walk_values(make_walks(c, &ro));
   EXPECT_EQ(chapter["used"]["d-out"], "2");
   EXPECT_TRUE(chapter["defaults"].empty());
+}
+
+// A trained model's walk (--stage gpt) heads its page with the model's own sizes, as read from the
+// file (GPT_CONFIG_124M's names), and the block and head it opens, under chapter 4: not chapter
+// 3's seeds, d_out, heads and dropout, which it does not use.
+TEST(PageTour, TheGptWalksHeaderShowsTheModelsOwnSizes) {
+  const std::string file = test::tests_dir() + "/data/gpt/hf/model.safetensors";
+  const GptConfig m = load_gpt_weights(file, std::nullopt).cfg;  // its heads from the config.json beside it
+  const std::string sizes = fmt::format(
+      "emb_dim {} \xC2\xB7 n_layers {} \xC2\xB7 n_heads {} \xC2\xB7 head_dim {} \xC2\xB7 context_length {} \xC2\xB7 vocab_size {}",
+      m.emb_dim, m.n_layers, m.n_heads, m.emb_dim / m.n_heads, m.context_length, m.vocab_size);
+  for (const char* lang : {"en", "zh"}) {
+    SCOPED_TRACE(lang);
+    WalkRequest r = parse_walk_options({"--stage", "gpt", "--weights", file, "--layer", "1", "--head", "0",
+                                        "--max-new-tokens", "2", "--lang", lang}).walk;
+    r.explain = true;
+    r.keep_all_values = true;
+    RenderOptions ro;
+    const auto walks = make_walks(r, &ro);
+    const std::string body = render_html_body(walks, ro);
+    const std::string header = body.substr(0, body.find("</header>"));
+    EXPECT_NE(header.find(sizes + " \xC2\xB7 --layer 1 \xC2\xB7 --head 0 \xC2\xB7 --max-new-tokens 2"), std::string::npos) << header;
+    EXPECT_EQ(header.find("d_out"), std::string::npos) << header;
+    EXPECT_EQ(header.find("seed"), std::string::npos) << header;
+    EXPECT_EQ(header.find("dropout"), std::string::npos) << header;
+    const bool zh = std::string(lang) == "zh";
+    EXPECT_NE(header.find(zh ? "\xE7\xAC\xAC 4 \xE7\xAB\xA0" : "chapter 4"), std::string::npos) << header;  // 第 4 章
+    EXPECT_NE(header.find(zh ? "\xE6\xA8\xA1\xE5\x9E\x8B" : ">model"), std::string::npos) << header;  // 模型
+  }
+  // Without --layer: the sizes alone. A chapter-3 stage keeps its settings line and chapter 3.
+  WalkRequest plain = parse_walk_options({"--stage", "gpt", "--weights", file}).walk;
+  RenderOptions ro;
+  const std::string body = render_html_body(make_walks(plain, &ro), ro);
+  EXPECT_NE(body.find(sizes + "</p>"), std::string::npos);
+  const std::string causal = render_html_body(make_walks(parse_walk_options({"--stage", "causal"}).walk, &ro), ro);
+  EXPECT_NE(causal.find("seed 123 / 789 \xC2\xB7 d_out 2"), std::string::npos);
+  EXPECT_NE(causal.find("chapter 3"), std::string::npos);
 }
 
 TEST(PageTour, TheLossesPlotHasTitledAxesAndNoFixedSize) {

@@ -524,6 +524,10 @@
         return a === null ? null : parseAnswer(a);
       });
     },
+    // The engine's reading of the open file `argList` names (["--weights", name, ...]) in the
+    // page's worker: a promise of its answer, with what the engine holds (weights_reads,
+    // malloc_bytes: tests/browser/test_web_gpt.js counts the file's reads).
+    weights: function (argList) { return engineCall({kind: "weights", args: argList}); },
     state: function () { return copy(state); },
     // A control changed: a promise of true once its walk is on the page (as compute()).
     set: function (name, value) { return change(name, value); },
