@@ -144,6 +144,45 @@ TEST(PageTour, TheGptWalksHeaderShowsTheModelsOwnSizes) {
   EXPECT_NE(causal.find("chapter 3"), std::string::npos);
 }
 
+// --stage gpt's refusals (a block or head the model does not have, --head without --layer, a text
+// past its context) in the page's language and plain words, with the option to mark; the
+// numbers are the model's own, from the refusal.
+TEST(PageTour, GptRefusalsAreSaidInThePagesLanguage) {
+  const std::string file = test::tests_dir() + "/data/gpt/hf/model.safetensors";
+  const GptConfig m = load_gpt_weights(file, std::nullopt).cfg;
+  const std::vector<std::string> gpt = {"--stage", "gpt", "--weights", file};
+  const auto with = [&](std::vector<std::string> more) { more.insert(more.begin(), gpt.begin(), gpt.end()); return more; };
+  const std::string blocks = refusal(with({"--layer", std::to_string(m.n_layers + 3)}));
+  const std::string heads = refusal(with({"--layer", "0", "--head", std::to_string(m.n_heads)}));
+  const std::string alone = refusal(with({"--head", "0"}));
+  std::string words;
+  for (int64_t i = 0; i <= m.context_length; ++i) words += " you";
+  const std::string longer = refusal(with({"--text", words}));
+  ASSERT_FALSE(blocks.empty() || heads.empty() || alone.empty() || longer.empty());
+  const std::string n = std::to_string(m.n_layers), h = std::to_string(m.n_heads);
+  const std::string last = std::to_string(m.n_layers - 1), last_head = std::to_string(m.n_heads - 1);
+  const std::string past = std::to_string(m.n_layers + 3), ctx = std::to_string(m.context_length);
+  struct Want { std::string message, option, en, zh; };
+  const std::vector<Want> wants = {
+      {blocks, "layer", "--layer: the model has " + n + " blocks, numbered 0 to " + last + "; " + past + " is not one of them",
+       "--layer\xEF\xBC\x9A\xE6\xA8\xA1\xE5\x9E\x8B\xE6\x9C\x89 " + n + " \xE4\xB8\xAA\xE5\x9D\x97"},  // 模型有 n 个块
+      {heads, "head", "--head: the model has " + h + " heads, numbered 0 to " + last_head + "; " + h + " is not one of them",
+       "--head\xEF\xBC\x9A\xE6\xA8\xA1\xE5\x9E\x8B\xE6\x9C\x89 " + h + " \xE4\xB8\xAA\xE5\xA4\xB4"},  // 模型有 h 个头
+      {alone, "head", "--head: choose a block first (--layer)", "--head\xEF\xBC\x9A\xE8\xAF\xB7\xE5\x85\x88"},  // 请先
+      {longer, "text", "more than the model's context of " + ctx + " tokens",
+       "\xE4\xB8\x8A\xE4\xB8\x8B\xE6\x96\x87\xE9\x95\xBF\xE5\xBA\xA6 " + ctx},  // 上下文长度
+  };
+  for (const Want& w : wants) {
+    SCOPED_TRACE(w.message);
+    const PageError en = page_error(w.message, Lang::En), zh = page_error(w.message, Lang::Zh);
+    EXPECT_EQ(en.option, w.option);
+    EXPECT_EQ(zh.option, w.option);
+    EXPECT_NE(en.text.find(w.en), std::string::npos) << en.text;
+    EXPECT_NE(zh.text.find(w.zh), std::string::npos) << zh.text;
+    EXPECT_EQ(zh.text.find("the model"), std::string::npos) << zh.text;
+  }
+}
+
 TEST(PageTour, TheLossesPlotHasTitledAxesAndNoFixedSize) {
   Step s = test::make_step("losses", Tensor({3}, {2.0f, 1.5f, 1.0f}));
   s.role = Role::Series;

@@ -130,6 +130,15 @@ async function headerShows(tab, model, extra) {
   check(/chapter 4/.test(h.all), "the gpt walk's header does not say chapter 4: " + h.all);
 }
 
+// Each control's plain label (its first words, before the flag), by option name.
+function plainLabels(tab) {
+  return evaluate(tab, `(function () { var out = {};
+    document.querySelectorAll("#aw-controls label").forEach(function (l) {
+      var f = l.querySelector("[name]"), p = l.querySelector(".lbl > span, :scope > span");
+      if (f && p) out[f.getAttribute("name")] = p.textContent; });
+    return out; })()`);
+}
+
 // Waits until the weights control has said how the file went, then for the walk it started.
 async function settled(tab, kind) {
   await waitFor(tab, `(function () { var w = document.querySelector(".weights");
@@ -175,6 +184,9 @@ async function main(browser) {
         (read0 && read0.weights_reads) + " times, not once");
   await pickerAgrees(tab, "model.safetensors", "Open: model.safetensors", "Choose a file…");
   await headerShows(tab, read0, "");
+  const enLabels = await plainLabels(tab);
+  const enDefaults = await evaluate(tab, `["layer", "head"].map(function (n) { var d = document.getElementById("aw-default-" + n); return d ? d.textContent : null; })`);
+  check(/^none/.test(enDefaults[0] || "") && /^none/.test(enDefaults[1] || ""), "no default said beside the empty --layer and --head: " + JSON.stringify(enDefaults));
 
   // The gpt stage's controls come from the option table; set through them, the CLI's walk.
   const controls = await evaluate(tab, `["layer", "head", "max-new-tokens"].map(function (n) {
@@ -284,6 +296,21 @@ async function main(browser) {
   await pickerAgrees(tab, "model.safetensors", "已打开：model.safetensors", "选择文件…");
   const zhHeader = await evaluate(tab, `document.querySelector("#aw-walk header").textContent`);
   check(/第 4 章/.test(zhHeader) && /模型/.test(zhHeader) && !/d_out/.test(zhHeader), "the zh gpt header: " + zhHeader);
+  // The reader's notes, the controls' labels, the defaults beside the empty boxes and an error
+  // of --layer: Chinese on a Chinese page.
+  const zhNotes = await evaluate(tab, `Array.from(document.querySelectorAll(".weights .weights-note")).map(function (n) { return n.textContent; })`);
+  check(zhNotes.length > 0 && zhNotes.every((t) => /[\u4e00-\u9fff]/.test(t)), "the file's notes on a zh page: " + JSON.stringify(zhNotes));
+  const zhLabels = await plainLabels(tab);
+  const same = Object.keys(zhLabels).filter((k) => enLabels[k] !== undefined && zhLabels[k] === enLabels[k] && /[a-z]{3}/i.test(zhLabels[k]));
+  check(Object.keys(zhLabels).length >= 20 && same.length === 0, "controls labelled in English on a zh page: " + same.join(", "));
+  const zhDefaults = await evaluate(tab, `["layer", "head"].map(function (n) { var d = document.getElementById("aw-default-" + n); return d ? d.textContent : null; })`);
+  check(zhDefaults.every((t) => /^不填/.test(t || "")), "the defaults beside --layer and --head on a zh page: " + JSON.stringify(zhDefaults));
+  await setControl(tab, 'input[name="layer"]', String(read0.n_layers + 3));
+  const bad = await evaluate(tab, `(function () { var f = document.querySelector('input[name="layer"]'), n = f.closest("label").querySelector(".field-error");
+    var r = n ? n.getBoundingClientRect() : null;
+    return {invalid: f.getAttribute("aria-invalid"), note: n ? n.textContent : null, on: !!r && r.top >= 0 && r.bottom <= innerHeight}; })()`);
+  check(bad.invalid === "true" && bad.on && bad.note === `--layer：模型有 ${read0.n_layers} 个块，编号 0 到 ${read0.n_layers - 1}，没有 ${read0.n_layers + 3}`,
+        "--layer past the blocks on a zh page: " + JSON.stringify(bad));
 
   // 7. Nothing left the page.
   const outside = tab.requests.filter((u) => !(u.startsWith(pageUrl.split("#")[0]) || u.startsWith("data:") ||

@@ -19,6 +19,7 @@
 
 #include "bench/bench.h"
 #include "input/embeddings.h"
+#include "lang/lang.h"
 #include "render/bench.h"
 #include "render/render.h"
 #include "request/option_table.h"
@@ -326,9 +327,15 @@ EMSCRIPTEN_KEEPALIVE const char* attn_walk_weights(const char* args_json) {
     if (r.gpt.weights_path.empty()) throw attn::UsageError("--weights: the page opened no file");
     const auto p = gpt_model(r.gpt.weights_path, r.heads_given ? std::optional<int64_t>(r.heads) : std::nullopt, {});
     const attn::GptConfig& m = p->cfg;
+    // The reader's notes in the page's language (src/lang/, note.weights.*), as the walk says them.
+    json notes = json::array();
+    for (const auto& n : p->notes) {
+      const std::string t = attn::ui_text(page_lang, n.key);
+      notes.push_back(t == n.key ? n.text : attn::fill_placeholders(t, n.vars));
+    }
     json out = {{"ok", true},          {"file", r.gpt.weights_path},       {"n_layers", m.n_layers},
                 {"n_heads", m.n_heads}, {"emb_dim", m.emb_dim},   {"vocab_size", m.vocab_size},
-                {"context_length", m.context_length}, {"qkv_bias", m.qkv_bias}, {"notes", p->notes}};
+                {"context_length", m.context_length}, {"qkv_bias", m.qkv_bias}, {"notes", notes}};
     out.update(engine_counts());
     return out;
   });
