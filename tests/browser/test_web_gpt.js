@@ -20,8 +20,8 @@
 //    reader's words), then given there: the CLI's walk.
 // 7. Nothing the page requested left it (the file is read in the worker, never sent anywhere).
 // 8. The file is read once: the engine keeps the model while the same files stay open. Opening
-//    reads it, the walks that follow (the page's own, a control's change) read nothing, and the
-//    steps are still the CLI's; the same files picked again are not read again; another file is,
+//    reads it, the walks that follow (the page's own, a control's change, another --heads) read
+//    nothing, and the steps are still the CLI's; the same files picked again are not read again; another file is,
 //    and switching back and forth holds one model at a time (malloc's bytes do not grow).
 // 9. Beside the picker, the open file's name, in the page's language, agreeing with the status
 //    line after the controls are rebuilt (the browser's own input, which forgets the file and says
@@ -272,6 +272,12 @@ async function main(browser) {
   compareSteps("HF file, kept, --layer 0 and a text", await pageSteps(tab),
                cliSteps(hfDir, {stage: "gpt", weights: "model.safetensors", heads: "2", layer: "0", text: "Every effort moves"}));
   check((await held(tab, "model.safetensors", "2")).weights_reads === 1, "a control's change read the file again");
+  // Another --heads walks the kept parameters with that head count: the CLI's steps, no read.
+  await setControl(tab, 'input[name="heads"]', "4");
+  compareSteps("HF file, kept, --heads 4", await pageSteps(tab),
+               cliSteps(hfDir, {stage: "gpt", weights: "model.safetensors", heads: "4", layer: "0", text: "Every effort moves"}));
+  check((await held(tab, "model.safetensors", "4")).weights_reads === 1, "another --heads read the file again");
+  await setControl(tab, 'input[name="heads"]', "2");
   await pick(tab, hfFiles);
   await settled(tab, "loaded");
   check((await held(tab, "model.safetensors", "2")).weights_reads === 1, "the same files picked again were read again");
