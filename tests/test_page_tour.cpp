@@ -119,7 +119,8 @@ TEST(PageTour, TheGptWalksHeaderShowsTheModelsOwnSizes) {
   for (const char* lang : {"en", "zh"}) {
     SCOPED_TRACE(lang);
     WalkRequest r = parse_walk_options({"--stage", "gpt", "--weights", file, "--layer", "1", "--head", "0",
-                                        "--max-new-tokens", "2", "--lang", lang}).walk;
+                                        "--max-new-tokens", "2", "--lang", lang})
+                        .walk;
     r.explain = true;
     r.keep_all_values = true;
     RenderOptions ro;
@@ -132,7 +133,7 @@ TEST(PageTour, TheGptWalksHeaderShowsTheModelsOwnSizes) {
     EXPECT_EQ(header.find("dropout"), std::string::npos) << header;
     const bool zh = std::string(lang) == "zh";
     EXPECT_NE(header.find(zh ? "\xE7\xAC\xAC 4 \xE7\xAB\xA0" : "chapter 4"), std::string::npos) << header;  // 第 4 章
-    EXPECT_NE(header.find(zh ? "\xE6\xA8\xA1\xE5\x9E\x8B" : ">model"), std::string::npos) << header;  // 模型
+    EXPECT_NE(header.find(zh ? "\xE6\xA8\xA1\xE5\x9E\x8B" : ">model"), std::string::npos) << header;        // 模型
   }
   // Without --layer: the sizes alone. A chapter-3 stage keeps its settings line and chapter 3.
   WalkRequest plain = parse_walk_options({"--stage", "gpt", "--weights", file}).walk;
@@ -162,12 +163,14 @@ TEST(PageTour, GptRefusalsAreSaidInThePagesLanguage) {
   const std::string n = std::to_string(m.n_layers), h = std::to_string(m.n_heads);
   const std::string last = std::to_string(m.n_layers - 1), last_head = std::to_string(m.n_heads - 1);
   const std::string past = std::to_string(m.n_layers + 3), ctx = std::to_string(m.context_length);
-  struct Want { std::string message, option, en, zh; };
+  struct Want {
+    std::string message, option, en, zh;
+  };
   const std::vector<Want> wants = {
       {blocks, "layer", "--layer: the model has " + n + " blocks, numbered 0 to " + last + "; " + past + " is not one of them",
        "--layer\xEF\xBC\x9A\xE6\xA8\xA1\xE5\x9E\x8B\xE6\x9C\x89 " + n + " \xE4\xB8\xAA\xE5\x9D\x97"},  // 模型有 n 个块
       {heads, "head", "--head: the model has " + h + " heads, numbered 0 to " + last_head + "; " + h + " is not one of them",
-       "--head\xEF\xBC\x9A\xE6\xA8\xA1\xE5\x9E\x8B\xE6\x9C\x89 " + h + " \xE4\xB8\xAA\xE5\xA4\xB4"},  // 模型有 h 个头
+       "--head\xEF\xBC\x9A\xE6\xA8\xA1\xE5\x9E\x8B\xE6\x9C\x89 " + h + " \xE4\xB8\xAA\xE5\xA4\xB4"},            // 模型有 h 个头
       {alone, "head", "--head: choose a block first (--layer)", "--head\xEF\xBC\x9A\xE8\xAF\xB7\xE5\x85\x88"},  // 请先
       {longer, "text", "more than the model's context of " + ctx + " tokens",
        "\xE4\xB8\x8A\xE4\xB8\x8B\xE6\x96\x87\xE9\x95\xBF\xE5\xBA\xA6 " + ctx},  // 上下文长度

@@ -91,8 +91,7 @@ PageError option_error(const std::string& opt, const std::string& detail, Lang l
   if (const std::string n = between(detail, "the model has ", " "); !n.empty() && detail.find(", got ") != std::string::npos) {
     const std::string what = between(detail, "the model has " + n + " ", " (");
     if (what == "blocks" || what == "heads") {
-      e.text = said(lang, "gpt_" + what, {{"opt", opt}, {"n", n}, {"max", between(detail, "(0 to ", ")")},
-                                          {"got", detail.substr(detail.rfind(", got ") + 6)}});
+      e.text = said(lang, "gpt_" + what, {{"opt", opt}, {"n", n}, {"max", between(detail, "(0 to ", ")")}, {"got", detail.substr(detail.rfind(", got ") + 6)}});
       return e;
     }
   }

@@ -123,9 +123,9 @@ int planned_steps(const attn::WalkRequest& r) {
 // one model at a time: the kept one is freed before another file is read, so the engine's memory
 // holds one model whatever the number of walks.
 struct KeptGptModel {
-  std::string files;                 // the open files' key when it was read
-  std::string path;                  // --weights
-  std::optional<int64_t> heads;      // the --heads it was read with
+  std::string files;             // the open files' key when it was read
+  std::string path;              // --weights
+  std::optional<int64_t> heads;  // the --heads it was read with
   std::shared_ptr<const attn::GptParams> params;
 };
 KeptGptModel kept_gpt;
@@ -333,9 +333,11 @@ EMSCRIPTEN_KEEPALIVE const char* attn_walk_weights(const char* args_json) {
       const std::string t = attn::ui_text(page_lang, n.key);
       notes.push_back(t == n.key ? n.text : attn::fill_placeholders(t, n.vars));
     }
+    // clang-format off
     json out = {{"ok", true},          {"file", r.gpt.weights_path},       {"n_layers", m.n_layers},
                 {"n_heads", m.n_heads}, {"emb_dim", m.emb_dim},   {"vocab_size", m.vocab_size},
                 {"context_length", m.context_length}, {"qkv_bias", m.qkv_bias}, {"notes", notes}};
+    // clang-format on
     out.update(engine_counts());
     return out;
   });
