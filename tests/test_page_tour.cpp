@@ -3,8 +3,10 @@
 // (web/page_errors), the values a walk used for the page's boxes (web/walk_values), the
 // bonus stages' sizes in the page's header, the losses' plot titled and sized by its box, and
 // one-glyph heatmap column labels upright. The messages come from the real parser and loader.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,6 +17,7 @@
 #include "test_util.h"
 #include "web/page_errors.h"
 #include "web/walk_values.h"
+#include "weights/gpt_weights.h"
 
 namespace attn {
 namespace {
@@ -102,6 +105,85 @@ TEST(PageTour, TheBonusStagesShowTheSizesTheyUse) {
   const auto chapter = walk_values(make_walks(c, &ro));
   EXPECT_EQ(chapter["used"]["d-out"], "2");
   EXPECT_TRUE(chapter["defaults"].empty());
+}
+
+// A trained model's walk (--stage gpt) heads its page with the model's own sizes, as read from the
+// file (GPT_CONFIG_124M's names), and the block and head it opens, under chapter 4: not chapter
+// 3's seeds, d_out, heads and dropout, which it does not use.
+TEST(PageTour, TheGptWalksHeaderShowsTheModelsOwnSizes) {
+  const std::string file = test::tests_dir() + "/data/gpt/hf/model.safetensors";
+  const GptConfig m = load_gpt_weights(file, std::nullopt).cfg;  // its heads from the config.json beside it
+  const std::string sizes = fmt::format(
+      "emb_dim {} \xC2\xB7 n_layers {} \xC2\xB7 n_heads {} \xC2\xB7 head_dim {} \xC2\xB7 context_length {} \xC2\xB7 vocab_size {}",
+      m.emb_dim, m.n_layers, m.n_heads, m.emb_dim / m.n_heads, m.context_length, m.vocab_size);
+  for (const char* lang : {"en", "zh"}) {
+    SCOPED_TRACE(lang);
+    WalkRequest r = parse_walk_options({"--stage", "gpt", "--weights", file, "--layer", "1", "--head", "0",
+                                        "--max-new-tokens", "2", "--lang", lang})
+                        .walk;
+    r.explain = true;
+    r.keep_all_values = true;
+    RenderOptions ro;
+    const auto walks = make_walks(r, &ro);
+    const std::string body = render_html_body(walks, ro);
+    const std::string header = body.substr(0, body.find("</header>"));
+    EXPECT_NE(header.find(sizes + " \xC2\xB7 --layer 1 \xC2\xB7 --head 0 \xC2\xB7 --max-new-tokens 2"), std::string::npos) << header;
+    EXPECT_EQ(header.find("d_out"), std::string::npos) << header;
+    EXPECT_EQ(header.find("seed"), std::string::npos) << header;
+    EXPECT_EQ(header.find("dropout"), std::string::npos) << header;
+    const bool zh = std::string(lang) == "zh";
+    EXPECT_NE(header.find(zh ? "\xE7\xAC\xAC 4 \xE7\xAB\xA0" : "chapter 4"), std::string::npos) << header;  // 第 4 章
+    EXPECT_NE(header.find(zh ? "\xE6\xA8\xA1\xE5\x9E\x8B" : ">model"), std::string::npos) << header;        // 模型
+  }
+  // Without --layer: the sizes alone. A chapter-3 stage keeps its settings line and chapter 3.
+  WalkRequest plain = parse_walk_options({"--stage", "gpt", "--weights", file}).walk;
+  RenderOptions ro;
+  const std::string body = render_html_body(make_walks(plain, &ro), ro);
+  EXPECT_NE(body.find(sizes + "</p>"), std::string::npos);
+  const std::string causal = render_html_body(make_walks(parse_walk_options({"--stage", "causal"}).walk, &ro), ro);
+  EXPECT_NE(causal.find("seed 123 / 789 \xC2\xB7 d_out 2"), std::string::npos);
+  EXPECT_NE(causal.find("chapter 3"), std::string::npos);
+}
+
+// --stage gpt's refusals (a block or head the model does not have, --head without --layer, a text
+// past its context) in the page's language and plain words, with the option to mark; the
+// numbers are the model's own, from the refusal.
+TEST(PageTour, GptRefusalsAreSaidInThePagesLanguage) {
+  const std::string file = test::tests_dir() + "/data/gpt/hf/model.safetensors";
+  const GptConfig m = load_gpt_weights(file, std::nullopt).cfg;
+  const std::vector<std::string> gpt = {"--stage", "gpt", "--weights", file};
+  const auto with = [&](std::vector<std::string> more) { more.insert(more.begin(), gpt.begin(), gpt.end()); return more; };
+  const std::string blocks = refusal(with({"--layer", std::to_string(m.n_layers + 3)}));
+  const std::string heads = refusal(with({"--layer", "0", "--head", std::to_string(m.n_heads)}));
+  const std::string alone = refusal(with({"--head", "0"}));
+  std::string words;
+  for (int64_t i = 0; i <= m.context_length; ++i) words += " you";
+  const std::string longer = refusal(with({"--text", words}));
+  ASSERT_FALSE(blocks.empty() || heads.empty() || alone.empty() || longer.empty());
+  const std::string n = std::to_string(m.n_layers), h = std::to_string(m.n_heads);
+  const std::string last = std::to_string(m.n_layers - 1), last_head = std::to_string(m.n_heads - 1);
+  const std::string past = std::to_string(m.n_layers + 3), ctx = std::to_string(m.context_length);
+  struct Want {
+    std::string message, option, en, zh;
+  };
+  const std::vector<Want> wants = {
+      {blocks, "layer", "--layer: the model has " + n + " blocks, numbered 0 to " + last + "; " + past + " is not one of them",
+       "--layer\xEF\xBC\x9A\xE6\xA8\xA1\xE5\x9E\x8B\xE6\x9C\x89 " + n + " \xE4\xB8\xAA\xE5\x9D\x97"},  // 模型有 n 个块
+      {heads, "head", "--head: the model has " + h + " heads, numbered 0 to " + last_head + "; " + h + " is not one of them",
+       "--head\xEF\xBC\x9A\xE6\xA8\xA1\xE5\x9E\x8B\xE6\x9C\x89 " + h + " \xE4\xB8\xAA\xE5\xA4\xB4"},            // 模型有 h 个头
+      {alone, "head", "--head: choose a block first (--layer)", "--head\xEF\xBC\x9A\xE8\xAF\xB7\xE5\x85\x88"},  // 请先
+      {longer, "text", "more than the model's context of " + ctx + " tokens",
+       "\xE4\xB8\x8A\xE4\xB8\x8B\xE6\x96\x87\xE9\x95\xBF\xE5\xBA\xA6 " + ctx},  // 上下文长度
+  };
+  for (const Want& w : wants) {
+    SCOPED_TRACE(w.message);
+    const PageError en = page_error(w.message, Lang::En), zh = page_error(w.message, Lang::Zh);
+    EXPECT_EQ(en.option, w.option);
+    EXPECT_EQ(zh.option, w.option);
+    EXPECT_NE(en.text.find(w.en), std::string::npos) << en.text;
+    EXPECT_NE(zh.text.find(w.zh), std::string::npos) << zh.text;
+    EXPECT_EQ(zh.text.find("the model"), std::string::npos) << zh.text;
+  }
 }
 
 TEST(PageTour, TheLossesPlotHasTitledAxesAndNoFixedSize) {

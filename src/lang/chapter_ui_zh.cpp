@@ -32,6 +32,8 @@ LangTable chapter_ui_zh() {
       {"page.steps", "{} 个步骤"},
       {"page.all_stages", "全部阶段"},
       {"page.settings", "设置"},
+      {"page.model", "模型"},
+      {"page.chapter_n", "《从零构建大语言模型》第 {chapter} 章"},
       {"page.generated", "由 attn-walk {} 生成。张量按 PyTorch 的打印格式显示。"},
       {"page.chapter", "《从零构建大语言模型》第 3 章"},
       // The losses' line plot (render/series_svg.cpp): its axes' titles.

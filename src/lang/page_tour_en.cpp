@@ -47,6 +47,9 @@ LangTable page_tour_en() {
       {"web.opt.weight-decay", "Weight decay"},
       {"web.opt.optimizer", "Optimizer"},
       // A default that is no single value: shown beside the empty box.
+      {"web.opt.grad-step", "Gradients of step"},
+      {"web.default.layer", "none: one line for each block"},
+      {"web.default.head", "none: every head"},
       {"web.default.seed", "the chapter's seeds: 123 and 789"},
       {"web.choice.heatmap-scale.fixed", "fixed: 0 to 1"},
       {"web.choice.heatmap-scale.matrix", "each matrix its own"},
@@ -93,6 +96,10 @@ LangTable page_tour_en() {
       {"web.err.json_other", "this is not valid JSON: {detail}"},
       {"web.err.input_other", "{detail}"},
       {"web.err.other", "{detail}"},
+      {"web.err.gpt_blocks", "--{opt}: the model has {n} blocks, numbered 0 to {max}; {got} is not one of them"},
+      {"web.err.gpt_heads", "--{opt}: the model has {n} heads, numbered 0 to {max}; {got} is not one of them"},
+      {"web.err.head_needs_layer", "--head: choose a block first (--layer): the heads shown are that block's"},
+      {"web.err.gpt_context", "--{opt}: {n} tokens, more than the model's context of {max} tokens: shorten the text"},
       {"web.err.text_empty", "Your text is empty: type a sentence to tokenize"},
   };
   return t;

@@ -41,6 +41,9 @@ LangTable page_tour_zh() {
       {"web.opt.lr", "学习率"},
       {"web.opt.weight-decay", "权重衰减"},
       {"web.opt.optimizer", "优化器"},
+      {"web.opt.grad-step", "显示梯度的训练步"},
+      {"web.default.layer", "不填：每个块一行摘要"},
+      {"web.default.head", "不填：所有的头"},
       {"web.default.seed", "本章的种子：123 和 789"},
       {"web.choice.heatmap-scale.fixed", "固定：0 到 1"},
       {"web.choice.heatmap-scale.matrix", "每个矩阵各自的色标"},
@@ -79,6 +82,10 @@ LangTable page_tour_zh() {
       {"web.err.json_other", "这不是有效的 JSON：{detail}"},
       {"web.err.input_other", "内容有误（原文）：{detail}"},
       {"web.err.other", "这个设置无法使用（原文）：{detail}"},
+      {"web.err.gpt_blocks", "--{opt}：模型有 {n} 个块，编号 0 到 {max}，没有 {got}"},
+      {"web.err.gpt_heads", "--{opt}：模型有 {n} 个头，编号 0 到 {max}，没有 {got}"},
+      {"web.err.head_needs_layer", "--head：请先选一个块（--layer）：显示的是那个块的头"},
+      {"web.err.gpt_context", "--{opt}：{n} 个词元，超过了模型的上下文长度 {max}：请缩短文本"},
       {"web.err.text_empty", "你的文本是空的：请输入一句要分词的话"},
   };
   return t;

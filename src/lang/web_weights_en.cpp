@@ -17,6 +17,9 @@ LangTable web_weights_en() {
       {"web.weights_drop",
        "Choose the file, or drop it here: the book's .safetensors or .pth, or Hugging Face's model.safetensors "
        "(with its config.json, if you have it). It is read here, in this browser, and never leaves your machine."},
+      {"web.weights_choose", "Choose a file…"},
+      {"web.weights_open", "Open: {}"},
+      {"web.weights_no_file", "No file open yet"},
       {"web.weights_reading", "Reading {}…"},
       {"web.weights_loaded", "{}: {} blocks, {} heads, width {}, vocabulary {}, context {} tokens."},
       {"web.weights_bad", "{} cannot be read as a GPT-2 model. The reader says:"},

@@ -17,6 +17,9 @@ LangTable web_weights_zh() {
       {"web.weights_drop",
        "选择文件，或把它拖到这里：书中的 .safetensors 或 .pth，或 Hugging Face 的 model.safetensors"
        "（有 config.json 的话一并选上）。文件只在这个浏览器里读取，不会离开你的电脑。"},
+      {"web.weights_choose", "选择文件…"},
+      {"web.weights_open", "已打开：{}"},
+      {"web.weights_no_file", "尚未打开文件"},
       {"web.weights_reading", "正在读取 {}……"},
       {"web.weights_loaded", "{}：{} 个块，{} 个头，宽度 {}，词表 {}，上下文 {} 个词元。"},
       {"web.weights_bad", "{} 无法作为 GPT-2 模型读取。读取器的说明："},

@@ -18,6 +18,7 @@
 #include "render/page.h"
 #include "render/render.h"
 #include "core/stage_place.h"
+#include "lang/lang.h"
 
 namespace attn {
 
@@ -157,6 +158,36 @@ std::string settings_line(const Walk& w) {
                      c.qkv_bias ? "True" : "False", to_string(c.init), to_string(c.dropout_rng));
 }
 
+// A walk of a trained model (--stage gpt): the model's own sizes, by GPT_CONFIG_124M's names
+// (the stage's walk.vars, from the weights file), and the block and head it opens; the chapter's
+// seeds, d_out and dropout mean nothing there.
+std::string model_line(const Walk& w) {
+  const auto var = [&](const char* k) {
+    const auto it = w.vars.find(k);
+    return it == w.vars.end() ? std::string("?") : it->second;
+  };
+  std::string line = fmt::format("emb_dim {} \xC2\xB7 n_layers {} \xC2\xB7 n_heads {} \xC2\xB7 head_dim {} \xC2\xB7 "
+                                 "context_length {} \xC2\xB7 vocab_size {}",
+                                 var("emb_dim"), var("n_layers"), var("n_heads"), var("head_dim"),
+                                 var("context_length"), var("vocab_size"));
+  const GptRun& g = w.config.gpt;
+  if (g.layer >= 0) line += fmt::format(" \xC2\xB7 --layer {}", g.layer);
+  if (g.head >= 0) line += fmt::format(" \xC2\xB7 --head {}", g.head);
+  if (g.max_new_tokens > 0) line += fmt::format(" \xC2\xB7 --max-new-tokens {}", g.max_new_tokens);
+  return line;
+}
+bool walks_a_model(const Walk& w) { return w.vars.count("n_layers") && w.vars.count("emb_dim"); }
+
+// The book's chapter of the walk: chapter 3, but a trained model's walk (gpt) gives its stage's
+// numbered section's chapter (4.6: chapter 4).
+std::string chapter_line(const Walk* w, Lang lang) {
+  const StagePlace* place = w && walks_a_model(*w) ? find_place(w->stage) : nullptr;
+  if (place && place->section && place->section[0] >= '0' && place->section[0] <= '9' &&
+      chapter_of(place->section) != "3")
+    return fill_placeholders(page_text(lang, "chapter_n"), {{"chapter", chapter_of(place->section)}});
+  return page_text(lang, "chapter");
+}
+
 }  // namespace
 
 std::string html_title(const std::vector<Walk>& walks, Lang lang) {
@@ -176,7 +207,7 @@ std::string render_html_body(const std::vector<Walk>& walks, const RenderOptions
   const Lang lang = opts.lang;
   const std::string colon = esc(heatmap_text(lang, "colon"));
   std::string out = "<header>\n<h1>" + esc(html_title(walks, lang)) + "</h1>\n";
-  out += "<p class=\"meta\">" + esc(page_text(lang, "chapter")) + "</p>\n";
+  out += "<p class=\"meta\">" + esc(chapter_line(walks.empty() ? nullptr : &walks[0], lang)) + "</p>\n";
   if (!walks.empty()) {
     const Walk& w = walks[0];
     out += fmt::format("<p>{}{}<code>{}</code>, {} \xC3\x97 {}</p>\n", esc(ui_text(lang, "input")), colon,
@@ -187,7 +218,10 @@ std::string render_html_body(const std::vector<Walk>& walks, const RenderOptions
       out += fmt::format("<li><span class=\"ix\">{}</span>{}</li>", i + 1, esc(w.config.tokens[i]));
     if (shown < w.config.tokens.size()) out += fmt::format("<li>\xE2\x80\xA6 +{}</li>", w.config.tokens.size() - shown);
     out += "</ol>\n";
-    out += "<p class=\"meta\">" + esc(page_text(lang, "settings")) + colon + esc(settings_line(w)) + "</p>\n";
+    if (walks_a_model(w))
+      out += "<p class=\"meta model\">" + esc(page_text(lang, "model")) + colon + esc(model_line(w)) + "</p>\n";
+    else
+      out += "<p class=\"meta\">" + esc(page_text(lang, "settings")) + colon + esc(settings_line(w)) + "</p>\n";
   }
   out += "</header>\n";
   out += toc_html(walks, lang);

@@ -84,6 +84,7 @@ void refuse_weights_elsewhere(const WalkRequest& r) {
 // that is no GPT-2 model, 2 when its head count cannot be told without --heads).
 std::shared_ptr<const GptParams> load_weights(const WalkRequest& r) {
   if (!walks_gpt(r) || r.gpt.weights_path.empty()) return nullptr;
+  if (r.gpt.params) return r.gpt.params;  // read before: the page's engine keeps the open file's model
   try {
     const std::optional<int64_t> heads = r.heads_given ? std::optional<int64_t>(r.heads) : std::nullopt;
     return std::make_shared<const GptParams>(load_gpt_weights(r.gpt.weights_path, heads));

@@ -86,6 +86,23 @@ PageError option_error(const std::string& opt, const std::string& detail, Lang l
     e.text = said(lang, "divisible", {{"opt", opt}, {"d_out", d_out}, {"heads", heads}});
     return e;
   }
+  // --stage gpt: --layer or --head past the model's own blocks or heads ("the model has 2 blocks
+  // (0 to 1), got 5"), --head without --layer, a text longer than the model's context.
+  if (const std::string n = between(detail, "the model has ", " "); !n.empty() && detail.find(", got ") != std::string::npos) {
+    const std::string what = between(detail, "the model has " + n + " ", " (");
+    if (what == "blocks" || what == "heads") {
+      e.text = said(lang, "gpt_" + what, {{"opt", opt}, {"n", n}, {"max", between(detail, "(0 to ", ")")}, {"got", detail.substr(detail.rfind(", got ") + 6)}});
+      return e;
+    }
+  }
+  if (opt == "head" && detail.rfind("needs --layer", 0) == 0) {
+    e.text = said(lang, "head_needs_layer", {});
+    return e;
+  }
+  if (const std::string max = between(detail, "more than the model's context_length ", ""); !max.empty()) {
+    e.text = said(lang, "gpt_context", {{"opt", opt}, {"n", between(detail, "", " tokens")}, {"max", max}});
+    return e;
+  }
   // Any other: English keeps the CLI's words; another language says whose setting it is.
   e.text = lang == Lang::En ? "--" + opt + ": " + detail : said(lang, "option", {{"opt", opt}, {"detail", detail}});
   return e;

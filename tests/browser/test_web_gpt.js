@@ -19,6 +19,15 @@
 // 6. The book's .safetensors with no --heads: read, the count asked for beside --heads (the
 //    reader's words), then given there: the CLI's walk.
 // 7. Nothing the page requested left it (the file is read in the worker, never sent anywhere).
+// 8. The file is read once: the engine keeps the model while the same files stay open. Opening
+//    reads it, the walks that follow (the page's own, a control's change, another --heads) read
+//    nothing, and the steps are still the CLI's; the same files picked again are not read again; another file is,
+//    and switching back and forth holds one model at a time (malloc's bytes do not grow).
+// 9. Beside the picker, the open file's name, in the page's language, agreeing with the status
+//    line after the controls are rebuilt (the browser's own input, which forgets the file and says
+//    "No file chosen", is hidden); en and zh.
+// 10. The walk's header gives the model's own sizes (as the engine read them) and --layer/--head,
+//    not chapter 3's settings line.
 "use strict";
 const {execFileSync, spawnSync} = require("child_process");
 const fs = require("fs");
@@ -89,6 +98,47 @@ async function drop(tab, paths) {
     return over.defaultPrevented; })()`);
 }
 
+// The engine's reading of the open file `name` (the kept model: no read), with what it holds:
+// {ok, weights_reads, malloc_bytes, emb_dim, n_layers ...}.
+function held(tab, name, heads) {
+  return evaluate(tab, `window.attnWalk.weights(${JSON.stringify(["--weights", name].concat(heads ? ["--heads", heads] : []))})`);
+}
+
+// The picker says which file is open, in the page's words, and so does the status line; the
+// browser's own file input (which says "No file chosen" once the controls are rebuilt) is hidden.
+async function pickerAgrees(tab, name, openText, chooseText) {
+  const p = await evaluate(tab, `(function () { var w = document.querySelector(".weights"), i = w.querySelector('input[type=file]');
+    var r = i.getBoundingClientRect(), c = w.querySelector(".choose"), cr = c.getBoundingClientRect();
+    return {open: w.querySelector(".open-file").textContent, choose: c.textContent, status: w.querySelector(".weights-status").textContent,
+            hidden: r.width <= 1 && r.height <= 1 && getComputedStyle(i).opacity === "0", chooseShown: cr.width > 20 && cr.height > 10,
+            inLabel: !!i.closest("label") && i.closest("label").contains(c), files: i.files.length}; })()`);
+  check(p.open === openText, `beside the picker: ${JSON.stringify(p.open)}, expected ${JSON.stringify(openText)}`);
+  check(p.choose === chooseText && p.chooseShown, `the picker's button: ${JSON.stringify(p.choose)} (shown: ${p.chooseShown})`);
+  check(p.status.startsWith(name), `the status line names another file: ${p.status}`);
+  check(p.hidden && p.inLabel, "the browser's own file input shows, or the button does not open it: " + JSON.stringify(p));
+}
+
+// The walk's header: the model's own sizes (as the engine read them: `model`), then `extra`
+// (--layer ...), and nothing of chapter 3's settings; chapter 4.
+async function headerShows(tab, model, extra) {
+  const h = await evaluate(tab, `(function () { var h = document.querySelector("#aw-walk header");
+    var m = h && h.querySelector("p.meta.model"); return {model: m ? m.textContent : null, all: h ? h.textContent : ""}; })()`);
+  const sizes = `emb_dim ${model.emb_dim} · n_layers ${model.n_layers} · n_heads ${model.n_heads} · head_dim ${model.emb_dim / model.n_heads}` +
+                ` · context_length ${model.context_length} · vocab_size ${model.vocab_size}`;
+  check(h.model !== null && h.model.endsWith(": " + sizes + extra), `the header's model line: ${h.model}, expected …${sizes + extra}`);
+  check(!/d_out|seed|dropout/.test(h.all), "the gpt walk's header has chapter 3's settings: " + h.all);
+  check(/chapter 4/.test(h.all), "the gpt walk's header does not say chapter 4: " + h.all);
+}
+
+// Each control's plain label (its first words, before the flag), by option name.
+function plainLabels(tab) {
+  return evaluate(tab, `(function () { var out = {};
+    document.querySelectorAll("#aw-controls label").forEach(function (l) {
+      var f = l.querySelector("[name]"), p = l.querySelector(".lbl > span, :scope > span");
+      if (f && p) out[f.getAttribute("name")] = p.textContent; });
+    return out; })()`);
+}
+
 // Waits until the weights control has said how the file went, then for the walk it started.
 async function settled(tab, kind) {
   await waitFor(tab, `(function () { var w = document.querySelector(".weights");
@@ -129,6 +179,14 @@ async function main(browser) {
   check(!/weights=/.test(await evaluate(tab, `location.hash`)), "the file's name went into the link");
   check(await evaluate(tab, `document.getElementById("aw-error").textContent`) === "", "an error shows after opening the file");
   compareSteps("HF file, picked", await pageSteps(tab), cliSteps(hfDir, {stage: "gpt", weights: "model.safetensors"}));
+  const read0 = await held(tab, "model.safetensors");
+  check(read0 && read0.ok && read0.weights_reads === 1, "opening the file and walking it read it " +
+        (read0 && read0.weights_reads) + " times, not once");
+  await pickerAgrees(tab, "model.safetensors", "Open: model.safetensors", "Choose a file…");
+  await headerShows(tab, read0, "");
+  const enLabels = await plainLabels(tab);
+  const enDefaults = await evaluate(tab, `["layer", "head"].map(function (n) { var d = document.getElementById("aw-default-" + n); return d ? d.textContent : null; })`);
+  check(/^none/.test(enDefaults[0] || "") && /^none/.test(enDefaults[1] || ""), "no default said beside the empty --layer and --head: " + JSON.stringify(enDefaults));
 
   // The gpt stage's controls come from the option table; set through them, the CLI's walk.
   const controls = await evaluate(tab, `["layer", "head", "max-new-tokens"].map(function (n) {
@@ -141,6 +199,10 @@ async function main(browser) {
   check(await evaluate(tab, `document.getElementById("aw-error").textContent`) === "", "an error shows after --layer 1 --head 0");
   compareSteps("HF file, --layer 1 --head 0 --max-new-tokens 3", await pageSteps(tab),
                cliSteps(hfDir, {stage: "gpt", weights: "model.safetensors", layer: "1", head: "0", "max-new-tokens": "3"}));
+  const read1 = await held(tab, "model.safetensors");
+  check(read1 && read1.weights_reads === 1, "three control changes read the file again: " + (read1 && read1.weights_reads) + " reads");
+  await headerShows(tab, read0, " · --layer 1 · --head 0 · --max-new-tokens 3");
+  await pickerAgrees(tab, "model.safetensors", "Open: model.safetensors", "Choose a file…");
 
   // 3. The book's .pth dropped on the page, with --heads 2 from the link and a text of its own.
   const text = "Every effort moves you forward";
@@ -157,7 +219,8 @@ async function main(browser) {
       if (p.block > 0 && seen[seen.length - 1] !== p.block) seen.push(p.block);
     }).then(function (r) { return {ok: r && r.ok, seen: seen, first: first}; }); })()`);
   check(blocks.ok, "the walk with progress failed");
-  check(blocks.first === "read book.pth", "the first progress is not the file being read: " + blocks.first);
+  // The page read the file when it was dropped: this walk walks the model kept since (no read).
+  check(blocks.first !== "read book.pth", "the kept model was read again: " + blocks.first);
   check(JSON.stringify(blocks.seen) === "[1,2]", "the blocks reported: " + JSON.stringify(blocks.seen));
 
   // 5. A truncated file: the reader's own message, the CLI's.
@@ -197,6 +260,63 @@ async function main(browser) {
   compareSteps("book .safetensors, --heads given after", await pageSteps(tab),
                cliSteps(gptDir, {stage: "gpt", weights: "book.safetensors", heads: "2"}));
   await waitFor(tab, `document.querySelector(".weights").getAttribute("data-weights") === "loaded"`, 60000);
+
+  // 8. Read once, kept; the same files picked again are not read again; one model at a time.
+  await openPage(tab, pageUrl + "#heads=2");
+  const hfFiles = [path.join(hfDir, "model.safetensors"), path.join(hfDir, "config.json")];
+  await pick(tab, hfFiles);
+  await settled(tab, "loaded");
+  check((await held(tab, "model.safetensors", "2")).weights_reads === 1, "a new page's worker read the file other than once");
+  await setControl(tab, 'input[name="layer"]', "0");
+  await setControl(tab, 'textarea[name="text"]', "Every effort moves");
+  compareSteps("HF file, kept, --layer 0 and a text", await pageSteps(tab),
+               cliSteps(hfDir, {stage: "gpt", weights: "model.safetensors", heads: "2", layer: "0", text: "Every effort moves"}));
+  check((await held(tab, "model.safetensors", "2")).weights_reads === 1, "a control's change read the file again");
+  // Another --heads walks the kept parameters with that head count: the CLI's steps, no read.
+  await setControl(tab, 'input[name="heads"]', "4");
+  compareSteps("HF file, kept, --heads 4", await pageSteps(tab),
+               cliSteps(hfDir, {stage: "gpt", weights: "model.safetensors", heads: "4", layer: "0", text: "Every effort moves"}));
+  check((await held(tab, "model.safetensors", "4")).weights_reads === 1, "another --heads read the file again");
+  await setControl(tab, 'input[name="heads"]', "2");
+  await pick(tab, hfFiles);
+  await settled(tab, "loaded");
+  check((await held(tab, "model.safetensors", "2")).weights_reads === 1, "the same files picked again were read again");
+  // Another file is read (once); back and forth, malloc holds one model, not one per file read.
+  const inUse = [];
+  for (let k = 0; k < 3; k++) {
+    await drop(tab, [path.join(gptDir, "book.pth")]);
+    await settled(tab, "loaded");
+    await pick(tab, hfFiles);
+    await settled(tab, "loaded");
+    inUse.push((await held(tab, "model.safetensors", "2")).malloc_bytes);
+  }
+  const reads = (await held(tab, "model.safetensors", "2")).weights_reads;
+  check(reads === 7, `three switches between two files: ${reads} reads, expected 7 (1 + 2 each)`);
+  const bookBytes = fs.statSync(path.join(gptDir, "book.pth")).size;
+  check(inUse[2] - inUse[0] < bookBytes / 2, `malloc's bytes grow with the files read: ${inUse.join(", ")}`);
+
+  // 9. The picker in Chinese: the open file's name beside a button of the page's language.
+  await openPage(tab, pageUrl + "#lang=zh");
+  await pick(tab, hfFiles);
+  await settled(tab, "loaded");
+  await pickerAgrees(tab, "model.safetensors", "已打开：model.safetensors", "选择文件…");
+  const zhHeader = await evaluate(tab, `document.querySelector("#aw-walk header").textContent`);
+  check(/第 4 章/.test(zhHeader) && /模型/.test(zhHeader) && !/d_out/.test(zhHeader), "the zh gpt header: " + zhHeader);
+  // The reader's notes, the controls' labels, the defaults beside the empty boxes and an error
+  // of --layer: Chinese on a Chinese page.
+  const zhNotes = await evaluate(tab, `Array.from(document.querySelectorAll(".weights .weights-note")).map(function (n) { return n.textContent; })`);
+  check(zhNotes.length > 0 && zhNotes.every((t) => /[\u4e00-\u9fff]/.test(t)), "the file's notes on a zh page: " + JSON.stringify(zhNotes));
+  const zhLabels = await plainLabels(tab);
+  const same = Object.keys(zhLabels).filter((k) => enLabels[k] !== undefined && zhLabels[k] === enLabels[k] && /[a-z]{3}/i.test(zhLabels[k]));
+  check(Object.keys(zhLabels).length >= 20 && same.length === 0, "controls labelled in English on a zh page: " + same.join(", "));
+  const zhDefaults = await evaluate(tab, `["layer", "head"].map(function (n) { var d = document.getElementById("aw-default-" + n); return d ? d.textContent : null; })`);
+  check(zhDefaults.every((t) => /^不填/.test(t || "")), "the defaults beside --layer and --head on a zh page: " + JSON.stringify(zhDefaults));
+  await setControl(tab, 'input[name="layer"]', String(read0.n_layers + 3));
+  const bad = await evaluate(tab, `(function () { var f = document.querySelector('input[name="layer"]'), n = f.closest("label").querySelector(".field-error");
+    var r = n ? n.getBoundingClientRect() : null;
+    return {invalid: f.getAttribute("aria-invalid"), note: n ? n.textContent : null, on: !!r && r.top >= 0 && r.bottom <= innerHeight}; })()`);
+  check(bad.invalid === "true" && bad.on && bad.note === `--layer：模型有 ${read0.n_layers} 个块，编号 0 到 ${read0.n_layers - 1}，没有 ${read0.n_layers + 3}`,
+        "--layer past the blocks on a zh page: " + JSON.stringify(bad));
 
   // 7. Nothing left the page.
   const outside = tab.requests.filter((u) => !(u.startsWith(pageUrl.split("#")[0]) || u.startsWith("data:") ||

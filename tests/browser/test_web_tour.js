@@ -12,7 +12,7 @@
 // 3. Errors where the learner looks: heads 3 with d_out 2 marks the field and says why beside
 //    it, on screen; in Chinese on a Chinese page; bad JSON in plain words.
 // 4. Stop: a value typed during a stopped walk goes back with the walk and the fragment; the
-//    first walk of a shared link stopped keeps the link's settings and says so; the progress
+//    first walk of a shared link stopped keeps the link's settings and says so, on screen; the progress
 //    line says "step N of M" and M is the walk's number of steps.
 // 5. The losses' plot fits a phone and titles its axes.
 // 6. The rest: the embeddings' cells are named by row and column; the flag hints and the
@@ -229,6 +229,7 @@ async function stop(tab) {
   check(after.seed === "5" && after.hash === "#stage=causal&seed=5" && after.stage === "causal" && after.walk === "causal",
         `Stop with 77 typed: the box, the fragment and the walk disagree: ${JSON.stringify(after)}`);
   check(/^Stopped before the walk was done/.test(after.error), `Stop: the page says ${JSON.stringify(after.error)}`);
+  check(await onScreen(tab, "#aw-error"), "Stop: the page says so off screen");
 
   // The first walk of a shared link, stopped: the link's settings stay, the page says so.
   await tab.send("Page.navigate", {url: "about:blank"});
@@ -244,6 +245,7 @@ async function stop(tab) {
   check(link.text === longText && link.stage === "multi-head", `a shared link stopped: the settings were lost (${link.stage}, ${(link.text || "").slice(0, 30)})`);
   check(/^Stopped before the walk was done: the settings of the link are kept/.test(link.error) && link.again,
         `a shared link stopped: the page says ${JSON.stringify(link.error)}`);
+  check(await onScreen(tab, "#aw-error"), "a shared link stopped: the page says so off screen");
   check(await evaluate(tab, `getComputedStyle(document.getElementById("aw-error")).fontFamily.indexOf("mono") < 0 &&
     document.getElementById("aw-error").classList.contains("stopped")`), "a shared link stopped: said as an error, not as a notice");
   await shot(tab, "tour-stopped-link");

@@ -430,7 +430,14 @@
     buildControls();
     errorBox.textContent = text("web.stopped");
     errorBox.classList.add("stopped");  // the learner's doing, not an error: said plainly
+    inView(errorBox);
   });
+  // The learner's Stop is answered where they look: below the settings, which may fill the
+  // screen, the line is scrolled into view.
+  function inView(e) {
+    var r = e.getBoundingClientRect();
+    if (r.top < 0 || r.bottom > window.innerHeight) e.scrollIntoView({block: "nearest"});
+  }
 
   // ---- the learner's weights file: read in the worker, never sent anywhere ----
   // The files (the weights, and a config.json beside them if the learner chose one) go to the
@@ -524,6 +531,10 @@
         return a === null ? null : parseAnswer(a);
       });
     },
+    // The engine's reading of the open file `argList` names (["--weights", name, ...]) in the
+    // page's worker: a promise of its answer, with what the engine holds (weights_reads,
+    // malloc_bytes: tests/browser/test_web_gpt.js counts the file's reads).
+    weights: function (argList) { return engineCall({kind: "weights", args: argList}); },
     state: function () { return copy(state); },
     // A control changed: a promise of true once its walk is on the page (as compute()).
     set: function (name, value) { return change(name, value); },
@@ -596,6 +607,7 @@
   }).then(function () {
     firstShown = true;
     buildControls();
+    if (errorBox.classList.contains("stopped")) inView(errorBox);  // the link's first walk, stopped
     void document.body.offsetHeight;  // laid out: the first walk is on screen from here
     mark("first_walk");
     window.addEventListener("hashchange", function () {

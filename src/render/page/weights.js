@@ -12,6 +12,11 @@ var AttnWalkWeights = function (page) {
   // {kind: "heads", name, message} (read, but its head count must be given) or {kind: "none"}.
   var status = null;
   var box = null;  // the control on the page (rebuilt with the controls)
+  // The file the page walks: the last one read as a model (a file that could not be read leaves
+  // it open). Shown beside the picker: the browser's own file input is hidden, since it forgets
+  // the file when the controls are rebuilt ("No file chosen", in the browser's language, beside a
+  // status line that names the file).
+  var openName = null;
 
   function statusLines() {
     if (!status) return [];
@@ -29,21 +34,27 @@ var AttnWalkWeights = function (page) {
   }
   function redraw() {
     if (!box) return;
+    box.querySelector(".open-file").textContent = openName ? page.textWith("web.weights_open", openName)
+                                                           : page.text("web.weights_no_file");
+    box.setAttribute("data-open", openName || "");
     box.querySelectorAll(".weights-status, .weights-note").forEach(function (e) { e.remove(); });
     statusLines().forEach(function (e) { box.appendChild(e); });
     box.setAttribute("data-weights", status ? status.kind : "");
   }
 
   // The control for the option table's --weights row `o`: its label and hint, a file input
-  // (several files: the weights and a config.json beside them) and the drop hint.
+  // (several files: the weights and a config.json beside them) shown as a button in the page's
+  // language with the open file's name beside it, and the drop hint.
   function control(o, label, hint) {
-    var input = el("input", {type: "file", name: o.name, multiple: true,
+    var input = el("input", {type: "file", name: o.name, multiple: true, "class": "file-input",
                              accept: ".safetensors,.pth,.bin,.pt,.json,application/octet-stream"});
     input.addEventListener("change", function () {
       if (input.files && input.files.length) page.open(Array.prototype.slice.call(input.files));
     });
     box = el("div", {"class": "weights", title: o.help}, [
-      el("label", {}, [el("span", {"class": "lbl"}, [el("span", {text: label}), document.createTextNode(" "), hint]), input]),
+      el("label", {}, [el("span", {"class": "lbl"}, [el("span", {text: label}), document.createTextNode(" "), hint]),
+                       el("span", {"class": "picker"}, [input, el("span", {"class": "choose", text: page.text("web.weights_choose")}),
+                                                       el("span", {"class": "open-file"})])]),
       el("p", {"class": "drop-hint", text: page.text("web.weights_drop")})]);
     redraw();
     return box;
@@ -72,7 +83,11 @@ var AttnWalkWeights = function (page) {
 
   return {
     control: control,
-    set: function (s) { status = s; redraw(); },
+    set: function (s) {
+      status = s;
+      if (s && (s.kind === "loaded" || s.kind === "heads")) openName = s.name;
+      redraw();
+    },
     // The model read from the file (its blocks, heads ...), or null.
     info: function () { return status && status.kind === "loaded" ? status.info : null; },
     // True while the open file waits for its head count (--heads).

@@ -23,7 +23,8 @@ var AttnWalkWorker = (function () {
       // at /weights, the engine's working directory, so that --weights names a file by its own
       // name (and config.json, opened beside it, is beside it). WORKERFS reads a File slice by
       // slice where it lies; the engine reads it once into its own memory (src/weights/
-      // mapped_file.cpp), the only copy. MEMFS would first need the whole file in JavaScript.
+      // mapped_file.cpp), the only copy, and keeps the model for the walks that follow
+      // (engine.cpp, gpt_model). MEMFS would first need the whole file in JavaScript.
       // Only in a worker: WORKERFS reads with FileReaderSync.
       var FS = engine.FS, dir = "/weights";
       FS.chdir("/");
@@ -31,6 +32,11 @@ var AttnWalkWorker = (function () {
       try { FS.mkdir(dir); } catch (e) { /* made before */ }
       FS.mount(FS.filesystems.WORKERFS, {files: m.files}, dir);
       FS.chdir(dir);
+      // The engine keeps the model it reads from them while the same files stay open (their names,
+      // sizes and lastModified: the same file picked again is not read again; an edited one is).
+      engine.ccall("attn_walk_files", null, ["string"], [JSON.stringify(m.files.map(function (f) {
+        return [f.name, f.size, f.lastModified];
+      }))]);
       return JSON.stringify({ok: true});
     }
     if (m.kind === "weights")

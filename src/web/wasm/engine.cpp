@@ -2,17 +2,24 @@
 // WebAssembly (`make web`). The page's script calls these functions (from its Web Worker, so the
 // page stays responsive while a walk runs); it computes nothing itself.
 #include <emscripten/emscripten.h>
+#include <emscripten/heap.h>
+#include <malloc.h>
 
+#include <cstdint>
 #include <exception>
+#include <functional>
+#include <memory>
 #include <new>
 #include <numeric>
 #include <optional>
+#include <sstream>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "bench/bench.h"
 #include "input/embeddings.h"
+#include "lang/lang.h"
 #include "render/bench.h"
 #include "render/render.h"
 #include "request/option_table.h"
@@ -109,6 +116,74 @@ int planned_steps(const attn::WalkRequest& r) {
   }
 }
 
+// The model of the learner's open weights file, kept across walks: a GPT-2 small file takes a
+// second or more to come from the browser's File (WORKERFS reads it into the engine's memory
+// whole, src/weights/mapped_file.cpp), and every control's change walks again. Kept while the
+// same files stay open (the worker names them by name, size and lastModified: attn_walk_files),
+// one model at a time: the kept one is freed before another file is read, so the engine's memory
+// holds one model whatever the number of walks.
+struct KeptGptModel {
+  std::string files;             // the open files' key when it was read
+  std::string path;              // --weights
+  std::optional<int64_t> heads;  // the --heads it was read with
+  std::shared_ptr<const attn::GptParams> params;
+};
+KeptGptModel kept_gpt;
+std::string open_files;  // the key of the files the worker has mounted now
+int weights_reads = 0;   // how many times a weights file was read (the page's tests count them)
+
+// The stages that take --weights (the option table's row: gpt, and multi-head on a trained block).
+bool engine_takes_weights(attn::StageChoice stage) {
+  std::istringstream names(attn::find_option("weights")->stages);
+  for (std::string n; names >> n;)
+    if (n == attn::enum_name(stage)) return true;
+  return false;
+}
+
+// The open file's model with `heads` (--heads if given): the kept one if it is that file's, else
+// read (the reader's own message if it cannot be: exit 1's kind "input", or "usage" when the head
+// count cannot be told). Another --heads on the same file is the kept parameters with that head
+// count (the reader takes the count from --heads as it is, once it divides the width; a count
+// that does not, or none, is left to the reader's own words and reads the file again).
+// `reading` is told before a read.
+std::shared_ptr<const attn::GptParams> gpt_model(const std::string& path, std::optional<int64_t> heads,
+                                                 const std::function<void()>& reading) {
+  if (kept_gpt.params && kept_gpt.files == open_files && kept_gpt.path == path) {
+    if (kept_gpt.heads == heads) return kept_gpt.params;
+    const int64_t width = kept_gpt.params->cfg.emb_dim;
+    if (heads && *heads >= 1 && width % *heads == 0) {
+      auto p = std::make_shared<attn::GptParams>(*kept_gpt.params);  // views into the same storage
+      p->cfg.n_heads = *heads;
+      // Where the count came from (config.json, GPT-2's sizes) no longer applies: --heads gave it.
+      std::vector<attn::WeightsNote> notes;
+      for (auto& n : p->notes)
+        if (n.key.rfind("note.weights.heads_", 0) != 0) notes.push_back(n);
+      p->notes = std::move(notes);
+      return p;
+    }
+  }
+  kept_gpt = KeptGptModel{};  // one model at a time: freed before the next is read
+  if (reading) reading();
+  ++weights_reads;
+  std::shared_ptr<const attn::GptParams> p;
+  try {
+    p = std::make_shared<const attn::GptParams>(attn::load_gpt_weights(path, heads));
+  } catch (const attn::WeightsError& e) {
+    if (e.usage) throw attn::UsageError(e.what());
+    throw attn::InputError(e.what());
+  }
+  kept_gpt = KeptGptModel{open_files, path, heads, p};
+  return p;
+}
+
+// What the engine holds, for the page's tests: the reads so far, the memory's size and the
+// bytes malloc has handed out (one model kept, not one per walk).
+json engine_counts() {
+  return {{"weights_reads", weights_reads},
+          {"heap_bytes", static_cast<double>(emscripten_get_heap_size())},
+          {"malloc_bytes", static_cast<double>(mallinfo().uordblks)}};
+}
+
 // One walk: the options as the CLI takes them, and the embeddings as JSON text (empty: the
 // chapter's six tokens). Returns {"ok": true, "title", "lang"[, "json"]} and the walk's HTML
 // in *html, or throws.
@@ -136,15 +211,18 @@ json run(const std::string& args_json, const std::string& input, bool with_json,
                        block_of(step));
   };
   attn::RenderOptions ro;
-  // --stage gpt reads its weights file first (request.cpp, load_weights), before any step: a
-  // GPT-2 small file takes a second or more to come from the browser's File.
-  if (r.stage == attn::StageChoice::Gpt && !r.gpt.weights_path.empty()) attn_walk_progress("read", r.gpt.weights_path.c_str(), 0, 0, 0, total, 0);
+  // --stage gpt (and multi-head on a trained block) walks the open file's model: the kept one, or
+  // read first, before any step (the page says so: a GPT-2 small file takes a second or more).
+  if (!r.gpt.weights_path.empty() && (r.stage == attn::StageChoice::Gpt || engine_takes_weights(r.stage)))
+    r.gpt.params = gpt_model(r.gpt.weights_path, r.heads_given ? std::optional<int64_t>(r.heads) : std::nullopt,
+                             [&] { attn_walk_progress("read", r.gpt.weights_path.c_str(), 0, 0, 0, total, 0); });
   const auto walks = attn::make_walks(r, &ro);
   attn_walk_progress("render", "", done, 0, 0, total, 0);
   json out = {{"ok", true},
               {"title", attn::html_title(walks, ro.lang)},
               {"lang", ro.lang == attn::Lang::Zh ? "zh-CN" : "en"},
               {"planned", total}};
+  out.update(engine_counts());
   // The values the walk used, for the page's boxes (src/web/walk_values.h).
   out.update(attn::walk_values(walks));
   *html = attn::render_html_body(walks, ro);
@@ -234,8 +312,8 @@ EMSCRIPTEN_KEEPALIVE const char* attn_walk_bench(int tokens, int d_model, int he
 // emscripten's WORKERFS: src/render/page/worker.js), read as --stage gpt reads it, with the
 // same --heads: {"ok": true, "file", "n_layers", "n_heads", "emb_dim", "vocab_size",
 // "context_length", "qkv_bias", "notes"}, or the reader's own message (a failure of kind
-// "input", or "usage" when the head count cannot be told without --heads). Nothing is kept: each
-// walk reads the file again, as the command line does.
+// "input", or "usage" when the head count cannot be told without --heads). The model is kept
+// for the walks that follow (gpt_model), until other files are opened.
 EMSCRIPTEN_KEEPALIVE const char* attn_walk_weights(const char* args_json) {
   page_lang = lang_of(args_json);
   return answer([&] {
@@ -247,21 +325,27 @@ EMSCRIPTEN_KEEPALIVE const char* attn_walk_weights(const char* args_json) {
     }
     const attn::WalkRequest r = attn::parse_walk_options(args).walk;
     if (r.gpt.weights_path.empty()) throw attn::UsageError("--weights: the page opened no file");
-    attn::GptParams p;
-    try {
-      p = attn::load_gpt_weights(r.gpt.weights_path, r.heads_given ? std::optional<int64_t>(r.heads) : std::nullopt);
-    } catch (const attn::WeightsError& e) {
-      if (e.usage) throw attn::UsageError(e.what());
-      throw attn::InputError(e.what());
+    const auto p = gpt_model(r.gpt.weights_path, r.heads_given ? std::optional<int64_t>(r.heads) : std::nullopt, {});
+    const attn::GptConfig& m = p->cfg;
+    // The reader's notes in the page's language (src/lang/, note.weights.*), as the walk says them.
+    json notes = json::array();
+    for (const auto& n : p->notes) {
+      const std::string t = attn::ui_text(page_lang, n.key);
+      notes.push_back(t == n.key ? n.text : attn::fill_placeholders(t, n.vars));
     }
-    const attn::GptConfig& m = p.cfg;
     // clang-format off
-    return json{{"ok", true},          {"file", r.gpt.weights_path},       {"n_layers", m.n_layers},
+    json out = {{"ok", true},          {"file", r.gpt.weights_path},       {"n_layers", m.n_layers},
                 {"n_heads", m.n_heads}, {"emb_dim", m.emb_dim},   {"vocab_size", m.vocab_size},
-                {"context_length", m.context_length}, {"qkv_bias", m.qkv_bias}, {"notes", p.notes}};
+                {"context_length", m.context_length}, {"qkv_bias", m.qkv_bias}, {"notes", notes}};
     // clang-format on
+    out.update(engine_counts());
+    return out;
   });
 }
+
+// The worker has mounted other files (src/render/page/worker.js): `key` names them (each one's
+// name, size and lastModified). The kept model is the open files' only while the key is the same.
+EMSCRIPTEN_KEEPALIVE void attn_walk_files(const char* key) { open_files = key; }
 
 // The controls' data (src/web/page_data.h), for a page that has none yet.
 EMSCRIPTEN_KEEPALIVE const char* attn_walk_data() {
