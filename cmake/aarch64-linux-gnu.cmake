@@ -11,4 +11,9 @@ set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
 set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY ONLY)
 set(CMAKE_FIND_ROOT_PATH_MODE_INCLUDE BOTH)
 set(CMAKE_FIND_ROOT_PATH_MODE_PACKAGE BOTH)
-set(CMAKE_CROSSCOMPILING_EMULATOR qemu-aarch64;-L;/usr/aarch64-linux-gnu)
+# The loader and libc at run time come from the :arm64 packages (libc6:arm64, which the :arm64
+# libraries above pull in), under `-L /`. Not from the cross toolchain's /usr/aarch64-linux-gnu:
+# its ld.so (libc6-arm64-cross) is another build of glibc than the :arm64 libc.so.6 the libraries
+# resolve to, and the two disagree on glibc's private layout; there the first pthread_create loops
+# for ever in the thread-stack cache (every stage that starts a worker thread hung under qemu).
+set(CMAKE_CROSSCOMPILING_EMULATOR qemu-aarch64;-L;/)
