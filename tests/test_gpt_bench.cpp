@@ -12,6 +12,7 @@
 #include "bench/mha_backward.h"  // fnv1a64
 #include "kernels/attention.h"
 #include "kernels/parallel.h"
+#include "kernels/sgemm.h"
 #include "modules/gpt.h"
 #include "run_process.h"
 #include "stages/stages.h"
@@ -136,6 +137,9 @@ struct SyntheticGpt {
 TEST(GptBench, FusedAttentionIsTheStepByStepForwardBitForBit) {
   const SyntheticGpt m(/*emb=*/128, /*heads=*/2, /*layers=*/2, /*context=*/200, /*vocab=*/300);
   const GptModel model(m.params);
+  kernels::PackedWeights packed;  // the bench's: each weight packed once, then reused
+  GptModel prepacked(m.params);
+  prepacked.packed_weights = &packed;
   using kernels::BlasKernel;
   using kernels::BlasOrder;
   const BlasOrder before = kernels::blas_order();
@@ -152,6 +156,16 @@ TEST(GptBench, FusedAttentionIsTheStepByStepForwardBitForBit) {
         ASSERT_EQ(fused.shape, steps.shape);
         double largest = 0.0;
         EXPECT_EQ(test::count_bit_differences(fused.data, steps.data, &largest), 0) << "largest difference " << largest;
+        int64_t packs = 0;
+        for (int again = 0; again < 2; ++again) {  // packing the weights (or not), then on the kept packs
+          const Tensor kept = prepacked.forward(ids);
+          ASSERT_EQ(kept.shape, steps.shape);
+          EXPECT_EQ(test::count_bit_differences(kept.data, steps.data, &largest), 0)
+              << (again ? "kept" : "packing") << ", largest difference " << largest;
+          if (again) EXPECT_EQ(packed.count(), packs);  // nothing packed a second time
+          packs = packed.count();
+        }
+        EXPECT_GE(packs, 2 * 6 + 1);  // every block's six weights and out_head
       }
     }
   }
