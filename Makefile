@@ -39,8 +39,8 @@ all: build
 # (a NodeSource nodejs ships its own, and Debian's npm package would conflict with it).
 # clang, libFuzzer and clang's sanitizer runtimes build `make sanitize` and the fuzzers.
 # python3 runs the include-rules test (tests/layers/); universal-ctags finds the functions
-# tools/measure_src.py measures (docs/architecture.md). clang-format: make format and
-# make check-format (.clang-format).
+# tools/measure_src.py measures (docs/architecture.md). clang-format (Debian's 14): make format,
+# make check-format and the ctest format_check, which fails on a file it would change (.clang-format).
 # python3-nbclient, python3-ipykernel, python3-nbformat: the notebook tests (tests/notebook/)
 # execute learners' notebooks that `import attn_walk` in a real Jupyter kernel.
 # Install only what is missing, so a set-up machine does not touch the network.
@@ -102,17 +102,21 @@ docs: deps $(BUILD_DIR)/CMakeCache.txt
 	./$(BUILD_DIR)/make_docs .
 	python3 tests/layers/check_layers.py --picture-into docs/architecture.md
 
-# clang-format with the house's .clang-format: FORMAT_FILES (default every C++ file of src/,
-# tests/, tools/ and fuzz/) rewritten in place, or checked (exit 1 naming each file that would
-# change). Give FORMAT_FILES="$$(git diff --name-only main -- '*.cpp' '*.h')" to format your own.
-FORMAT_FILES ?= $(shell find src tests tools fuzz \( -name '*.cpp' -o -name '*.h' \) -not -path '*/node_modules/*')
+# clang-format with the house's .clang-format: FORMAT_FILES (default the C++ files git tracks
+# under src/, tests/, tools/ and fuzz/; every such file there outside a checkout) rewritten in
+# place, or checked by tests/format/check_format.sh (exit 1 naming each file that would change;
+# the ctest format_check runs it too). Give FORMAT_FILES="$$(git diff --name-only main -- '*.cpp' '*.h')"
+# to format your own.
+FORMAT_DIRS  := src tests tools fuzz
+FORMAT_FILES ?= $(shell git ls-files -- $(foreach d,$(FORMAT_DIRS),'$(d)/*.cpp' '$(d)/*.h') 2>/dev/null || \
+                  find $(FORMAT_DIRS) \( -name '*.cpp' -o -name '*.h' \) -not -path '*/node_modules/*')
 format:
 	$(call install-missing,clang-format)
 	clang-format -i --style=file $(FORMAT_FILES)
 
 check-format:
 	$(call install-missing,clang-format)
-	clang-format --dry-run -Werror --style=file $(FORMAT_FILES)
+	tests/format/check_format.sh . $(FORMAT_FILES)
 
 # The web page: one self-contained file, the same engine compiled to WebAssembly.
 web: build
@@ -130,6 +134,7 @@ goldens: torch-deps
 	/usr/bin/python3 tests/golden/make_rng_goldens.py
 	/usr/bin/python3 tests/golden/make_print_goldens.py
 	/usr/bin/python3 tests/golden/make_check_goldens.py
+	/usr/bin/python3 tests/golden/make_learner_notebook_goldens.py
 	/usr/bin/python3 tests/golden/make_bonus_goldens.py
 	/usr/bin/python3 tests/golden/make_sleef_goldens.py
 	/usr/bin/python3 tests/golden/make_softmax_dim_goldens.py

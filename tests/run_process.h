@@ -51,7 +51,9 @@ inline RunResult run_process(const std::vector<std::string>& args, const std::st
   argv.push_back(nullptr);
 
   // Writing to a child that exits without reading its stdin must not kill the test.
+  // clang-format off
   struct sigaction ignore {}, old_pipe {};
+  // clang-format on
   ignore.sa_handler = SIG_IGN;
   ::sigaction(SIGPIPE, &ignore, &old_pipe);
 

@@ -44,10 +44,12 @@ std::vector<std::string> failures_comparing(const Walk& walk, const nlohmann::js
   for (int i = 0; i < results.size(); ++i) {
     const std::string m = results.GetTestPartResult(i).message();
     EXPECT_NE(m.find("step attn_scores.grad"), std::string::npos) << m;
+    // clang-format off
     kinds.push_back(m.find("values are not PyTorch's float32") != std::string::npos ? "values are not PyTorch's float32"
                     : m.find("fnv1a64") != std::string::npos || m.find("digest") != std::string::npos ? "digest"
                     : m.find("printed") != std::string::npos ? "printed"
                                                               : m);
+    // clang-format on
   }
   return kinds;
 }

@@ -50,7 +50,7 @@ TEST_P(CheckGoldens, FirstDifferenceAndDiagnosisOfEveryDump) {
     const std::string stage = c["stage"];
     if (c["dump"].get<std::string>().find("_without_") == std::string::npos) {
       std::string by;
-      EXPECT_EQ(choose_stage(dump, cfg, &by), stage);
+      EXPECT_EQ(enum_name(choose_stage(dump, cfg, &by)), stage);
     }
     const CheckReport r = check_dump(dump, cfg, stage, "option", Tolerance{}, path);
     if (c["first_difference"].is_null()) {
@@ -238,7 +238,7 @@ TEST(CheckRender, TextAndJsonInBothLanguages) {
   const Dump d = parse_dump(read_all(path), path);
   const Config cfg = test::book_config();
   std::string by;
-  const std::string stage = choose_stage(d, cfg, &by);
+  const std::string stage = enum_name(choose_stage(d, cfg, &by));
   const CheckReport r = check_dump(d, cfg, stage, by, Tolerance{}, path);
   const std::string en = render_check_text(r, Lang::En);
   EXPECT_NE(en.find("stage causal (section 3.5.1), chosen because its steps include 11 of the 11 names"),

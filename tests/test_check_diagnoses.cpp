@@ -40,7 +40,7 @@ Diagnosed check_golden(const std::string& dump, const Config& cfg = test::book_c
   const std::string path = kCheckDir + dump;
   const Dump d = parse_dump(read_all(path), path);
   std::string by;
-  const std::string stage = choose_stage(d, cfg, &by);
+  const std::string stage = enum_name(choose_stage(d, cfg, &by));
   CheckReport r = check_dump(d, cfg, stage, by, Tolerance{}, path);
   std::string text = render_check_text(r, Lang::En);
   return {std::move(r), std::move(text)};

@@ -28,8 +28,10 @@ const std::string kDir = test::tests_dir() + "/golden/backward_mistakes/";
 
 // What a learner prints around their loop: the first loss and gradients, the losses, and
 // two trained weights.
+// clang-format off
 const std::vector<std::string> kPrinted = {"loss",          "logits.grad", "W_query.weight.grad", "out_head.weight.grad",
                                            "losses",        "W_query.weight", "out_head.weight"};
+// clang-format on
 
 // The learner's dump: those of PyTorch's tensors in the golden, as JSON (nlohmann writes
 // every float32 value so that it reads back to the same bits).

@@ -217,9 +217,15 @@ TEST(Docs, JsonSchemaNamesEveryField) {
   for (auto& w : walks)
     for (auto& step : w.steps) step.explanation = "x";  // as with --explain
   const auto doc = nlohmann::json::parse(render_json(walks));
-  for (const auto& step : doc.at("steps"))
+  std::set<std::string> roles;
+  for (const auto& step : doc.at("steps")) {
     for (const auto& [key, unused] : step.items()) step_keys.insert(key);
+    if (step.contains("role")) roles.insert(step.at("role").get<std::string>());
+  }
   EXPECT_TRUE(step_keys.count("series"));  // the backward stage's losses
+  // Each role the stages record is described by its JSON name: "scores", "mask_kept", ...
+  EXPECT_GE(roles.size(), 7u);
+  for (const auto& role : roles) EXPECT_NE(schema.find("`\"" + role + "\"`"), std::string::npos) << "role " << role;
   for (const auto& key : step_keys)
     EXPECT_NE(schema.find("`steps[]." + key + "`"), std::string::npos) << "steps[]." << key;
 }

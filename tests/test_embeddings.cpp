@@ -208,8 +208,10 @@ TEST(Embeddings, BuiltinJourneyIsTheChaptersInputs) {
   EXPECT_EQ(e.tokens,
             (std::vector<std::string>{"Your", "journey", "starts", "with", "one", "step"}));
   EXPECT_EQ(e.inputs.shape, (attn::Shape{6, 3}));
+  // clang-format off
   const double expected[6][3] = {{0.43, 0.15, 0.89}, {0.55, 0.87, 0.66}, {0.57, 0.85, 0.64},
                                  {0.22, 0.58, 0.33}, {0.77, 0.25, 0.10}, {0.05, 0.80, 0.55}};
+  // clang-format on
   for (int i = 0; i < 6; ++i)
     for (int j = 0; j < 3; ++j)
       EXPECT_EQ(e.inputs(i, j), static_cast<float>(expected[i][j])) << i << "," << j;
@@ -302,6 +304,7 @@ TEST_P(EmbeddingsBadFile, ThrowsInputErrorNamingFileAndPlace) {
                  c.fragments);
 }
 
+// clang-format off
 const BadCase kBadCases[] = {
     // invalid JSON
     {"syntax_missing_comma.json", "line 5, column 5: ", {"invalid JSON", "unexpected '['", "expected ']'"}},
@@ -354,6 +357,7 @@ const BadCase kBadCases[] = {
     {"invalid_utf8.json", "line 2, column 18: ", {"invalid UTF-8 (byte 0xe9)"}},
     {"utf16.json", "", {"UTF-16", "save it as UTF-8"}},
 };
+// clang-format on
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, EmbeddingsBadFile, ::testing::ValuesIn(kBadCases),
                          [](const ::testing::TestParamInfo<BadCase>& info) {

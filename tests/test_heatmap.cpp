@@ -114,8 +114,10 @@ TEST(WantsHeatmap, TheChaptersStages) {
   const std::map<std::string, std::set<std::string>> expected = {
       {"dot-product", {"attn_scores", "attn_weights"}},
       {"softmax", {"attn_weights"}},
+      // clang-format off
       {"causal", {"attn_scores", "attn_weights", "mask_simple", "masked_simple", "masked_simple_norm",
                   "mask", "masked", "attn_weights_causal"}},
+      // clang-format on
       {"dropout", {"attn_weights_causal", "dropout_ones", "dropout_attn_weights"}},
       {"multi-head", {"attn_scores", "attn_scores_masked", "attn_weights"}},
       {"trainable", {}},

@@ -142,6 +142,26 @@ TEST(Html, EveryStepWithItsTensorExplanationAndHeatmaps) {
   EXPECT_EQ(count(page, "<svg class=\"heatmap\""), 8u);
 }
 
+// A Series step's line plot titles its axes by the keys the stage recorded, whatever the step's
+// name: a renamed step keeps them. With no keys, the axes are untitled.
+TEST(Html, SeriesAxesComeFromTheStepNotItsName) {
+  Walk walk("backward", config_with_tokens({"a", "b"}));
+  walk.steps.push_back(test::make_step("renamed_losses", Tensor({3}, {1.5f, 1.25f, 1.0f}), Role::Series));
+  walk.steps.back().series_axes = {"series.losses.x", "series.losses.y"};
+  walk.steps.push_back(test::make_step("untitled", Tensor({2}, {2.0f, 1.0f}), Role::Series));
+  for (const Lang lang : {Lang::En, Lang::Zh}) {
+    const std::string page = render_html({walk}, opts(lang));
+    const std::string titled = between(page, "id=\"backward-1\"", "</section>");
+    EXPECT_NE(titled.find(">" + ui_text(lang, "series.losses.x") + "</text>"), std::string::npos) << titled;
+    EXPECT_NE(titled.find(">" + ui_text(lang, "series.losses.y") + "</text>"), std::string::npos) << titled;
+    const std::string untitled = between(page, "id=\"backward-2\"", "</section>");
+    EXPECT_NE(untitled.find("<text class=\"axis-y\" x=\"4\" y="), std::string::npos) << untitled;
+    EXPECT_EQ(untitled.find(ui_text(lang, "series.losses.y")), std::string::npos) << untitled;
+  }
+  EXPECT_EQ(ui_text(Lang::En, "series.losses.x"), "training step");  // the keys name these texts
+  EXPECT_EQ(ui_text(Lang::En, "series.losses.y"), "loss");
+}
+
 TEST(Html, DetailsChecksAndNotesAreShown) {
   Walk walk("causal", config_with_tokens({"a", "b"}));
   walk.steps.push_back(test::make_step("attn_weights", test::causal_matrix(2, 0), Role::Weights));

@@ -242,10 +242,12 @@ TEST(HaswellTwoChains, SgemmEqualsTheDefinition) {
     int64_t M, N, K;
     bool a_t, b_t, bias, causal;
   };
+  // clang-format off
   const Shape shapes[] = {{77, 70, 333, false, false, false, true},  {300, 45, 700, false, true, true, false},
                           {50, 101, 1000, true, false, false, true}, {13, 37, 50, false, false, true, false},
                           {130, 150, 64, false, true, true, true},   {64, 300, 96, true, true, false, false},
                           {203, 64, 203, false, false, false, true}, {24, 768, 768, false, true, true, false}};
+  // clang-format on
   std::mt19937 rng(44);
   for (int blas_threads : {1, 2}) {
     HaswellOrder order(blas_threads);
@@ -533,6 +535,7 @@ TEST(Sgemm, FastEqualsReference) {
     int64_t M, N, K;
     bool b_transposed, bias;
   };
+  // clang-format off
   const Case cases[] = {
       {6, 3, 3, false, false},     {41, 8, 41, false, false},   {30, 20, 40, false, true},  // small NN, dot-like tail
       {16, 64, 64, true, false},   {7, 13, 33, true, true},     {3, 5, 500, true, false},   // small TN
@@ -541,6 +544,7 @@ TEST(Sgemm, FastEqualsReference) {
       {300, 1, 768, true, true},   {2000, 1, 768, true, false},                              // one output
 
   };
+  // clang-format on
   for (Isa isa : isas()) {
     for (const auto& c : cases) {
       const auto A = random_values(rng, static_cast<size_t>(c.M * c.K));

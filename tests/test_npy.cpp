@@ -243,11 +243,13 @@ TEST(JsonFastPath, ReadsTheSameNumbersAsTheFullParser) {
 TEST(JsonFastPath, LeavesProblemsToTheFullParser) {
   // Each is rejected with the full parser's message (tested in test_embeddings.cpp); here:
   // the fast path does not accept any of them by mistake.
+  // clang-format off
   const char* bad[] = {"[[1, 2], [3]]",        "[[01]]",          "[[1.]]",           "[[.5]]",          "[[+1]]",
                        "[[1e]]",               "[[NaN]]",         "[[1, 2,]]",        "[[1] [2]]",       "[]",
                        "[[]]",                 "[[3.4028236e38]]", "[[1e400]]",       "{\"embeddings\": [[1]], \"embeddings\": [[2]]}",
                        "{\"tokens\": [\"a\", \"b\"], \"embeddings\": [[1]]}", "[[1]] x", "{\"embeddings\": [[1]]",
                        "[[\"1\"]]"};
+  // clang-format on
   for (const char* json : bad) EXPECT_THROW(parse_embeddings(json, "bad"), InputError) << json;
 }
 

@@ -99,9 +99,11 @@ void expect_kernel_matches(BlasKernel kernel) {
   for (const auto& jc : goldens()["cases"]) {
     const Case c(jc);
     for (int threads : {1, 2}) {
+      // clang-format off
       const std::string key = fmt::format("{}/{}", kernel == BlasKernel::Cooperlake ? "Cooperlake"
                                                    : kernel == BlasKernel::SkylakeX ? "SkylakeX"
                                                                                    : "Haswell",
+                                          // clang-format on
                                           threads);
       const auto& want = jc["kernels"][key];
       SCOPED_TRACE(c.name() + ", " + key);

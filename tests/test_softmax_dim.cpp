@@ -53,9 +53,11 @@ TEST(SoftmaxDim1, ColumnsSumToOne) {
 }
 
 TEST(SoftmaxDim1, CliRejectsOtherDimsAndThreadCounts) {
+  // clang-format off
   for (const auto& args : std::vector<std::vector<std::string>>{
            {"--softmax-dim", "0"}, {"--softmax-dim", "2"}, {"--softmax-dim", "x"},
            {"--torch-threads", "0"}, {"--dropout", "nan"}, {"--attn-dropout", "nan"}}) {
+    // clang-format on
     std::vector<std::string> argv = {"--stage", "multi-head"};
     argv.insert(argv.end(), args.begin(), args.end());
     test::expect_option_error(test::run_cli(argv), {args[0]});

@@ -98,9 +98,11 @@ TEST(WebData, ACliPageKeepsTheBonusKnobsAndTheSoftmaxDim) {
   RenderOptions ro;
   const auto walks = html_walks(o, &ro);
   const json data = json::parse(page_data_json(walks, ro, false));
+  // clang-format off
   EXPECT_EQ(data["state"], json({{"stage", "gqa"}, {"kv-groups", "1"}, {"window", "2"}, {"rope-base", "500"},
                                  {"block", "3"}, {"latent-dim", "2"}, {"softmax-dim", "1"},
                                  {"torch-threads", "3"}}));
+  // clang-format on
 }
 
 // For each option the page's state records, the command line that gives it a value other

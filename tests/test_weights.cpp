@@ -5,6 +5,13 @@
 // lie: views into the mapped file, Hugging Face's Conv1D weights as transposed views.
 #include <gtest/gtest.h>
 
+#include <climits>
+#include <cstdlib>
+#include <fstream>
+#include <limits>
+#include <sstream>
+
+#include "ops/ops_gpt.h"
 #include "test_weights_util.h"
 #include "weights/torch_zip.h"
 #include "weights/zip_reader.h"
@@ -35,7 +42,10 @@ void expect_params_match_pytorch(const std::string& file, const GptParams& p) {
     EXPECT_EQ(view.shape, w["shape"].get<Shape>());
     EXPECT_EQ(fnv1a64(view.copy().data), w["fnv1a64"].get<std::string>());
     EXPECT_EQ(view.transposed, !w["contiguous"].get<bool>());
-    if (view.transposed) EXPECT_EQ(w["stride"][0].get<int64_t>(), 1);  // column-major in PyTorch too
+    if (view.transposed) {  // column-major in PyTorch too, with the same column stride (c_attn's: 3 * emb)
+      EXPECT_EQ(w["stride"][0].get<int64_t>(), 1);
+      EXPECT_EQ(w["stride"][1].get<int64_t>(), view.ld ? view.ld : view.shape[0]);
+    }
     // The first values by their bits (signed zeros included), a check on the hash's reading.
     EXPECT_EQ(float_to_bits(view.transposed ? view.at(0, 0) : view.data[0]),
               float_to_bits(w["first"][0].get<float>()));
@@ -96,6 +106,92 @@ TEST(Weights, HuggingFaceAsLoadWeightsIntoGpt) {
   EXPECT_TRUE(p.blocks[0].out_proj_w.transposed);
   EXPECT_TRUE(p.blocks[1].ff0_w.transposed && p.blocks[1].ff2_w.transposed);
   EXPECT_EQ(p.blocks[0].ff0_w.shape, (Shape{32, 8}));
+}
+
+// Whether `p` lies in a mapping of the file `path` (/proc/self/maps): a view into the mapped
+// file, not a copy.
+bool inside_mapping_of(const void* p, const std::string& path) {
+  char real[PATH_MAX];
+  if (!::realpath(path.c_str(), real)) return false;
+  std::ifstream maps("/proc/self/maps");
+  std::string line;
+  const auto at = reinterpret_cast<uintptr_t>(p);
+  while (std::getline(maps, line)) {
+    std::istringstream fields(line);
+    std::string range, perms, offset, dev, inode, file;
+    fields >> range >> perms >> offset >> dev >> inode >> file;
+    if (file != real) continue;
+    const uintptr_t begin = std::stoull(range.substr(0, range.find('-')), nullptr, 16);
+    const uintptr_t end = std::stoull(range.substr(range.find('-') + 1), nullptr, 16);
+    if (at >= begin && at < end) return true;
+  }
+  return false;
+}
+
+// c_attn split in three as load_weights_into_gpt's torch.chunk does: views into the mapped file
+// (not copies: 85 MB saved on GPT-2 small), each q_w.T with column stride 3 * emb_dim, the three
+// side by side in each row of c_attn. Fails if the split copies again.
+TEST(Weights, HuggingFaceQkvAreStridedViewsIntoTheMappedFile) {
+  const std::string path = gpt_data("hf/model.safetensors");
+  const GptParams p = load_gpt_weights(path, std::nullopt);
+  const int64_t E = p.cfg.emb_dim;
+  for (const GptBlockParams& b : p.blocks) {
+    for (const ParamView* w : {&b.W_query_w, &b.W_key_w, &b.W_value_w}) {
+      EXPECT_TRUE(inside_mapping_of(w->data, path));
+      EXPECT_TRUE(w->transposed);
+      EXPECT_EQ(w->ld, 3 * E);
+    }
+    EXPECT_EQ(b.W_key_w.data, b.W_query_w.data + E);
+    EXPECT_EQ(b.W_value_w.data, b.W_key_w.data + E);
+  }
+  EXPECT_TRUE(inside_mapping_of(p.tok_emb.data, path));  // and the other views too
+}
+
+// Every reader of a strided parameter honours its stride: ParamView::at and copy, MatView::at,
+// and F.linear and nn.Embedding on a MatView give, bit for bit, what they give on the same
+// matrix packed. A reader that ignored `ld` would read other values here.
+TEST(Weights, ReadersHonourAStridedView) {
+  // A (3, 2) matrix W, stored as its transpose (column-major) with 5 floats between columns,
+  // and as a (3, 2) row-major matrix with 4 floats between rows; the gaps hold nan.
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const std::vector<float> W = {0.5f, -1.25f, 2.0f, 0.375f, -3.0f, 1.5f};  // row-major (3, 2)
+  std::vector<float> cols(10, nan), rows(12, nan);
+  for (int64_t i = 0; i < 3; ++i)
+    for (int64_t j = 0; j < 2; ++j) {
+      cols[static_cast<size_t>(j * 5 + i)] = W[static_cast<size_t>(i * 2 + j)];
+      rows[static_cast<size_t>(i * 4 + j)] = W[static_cast<size_t>(i * 2 + j)];
+    }
+  const ParamView pv{cols.data(), {3, 2}, true, 5};
+  EXPECT_EQ(pv.copy().data, W);
+  MatView packed;
+  packed.data = W.data();
+  packed.rows = 3;
+  packed.cols = 2;
+  MatView by_cols = packed, by_rows = packed;
+  by_cols.data = cols.data();
+  by_cols.transposed = true;
+  by_cols.ld = 5;
+  by_rows.data = rows.data();
+  by_rows.ld = 4;
+  for (int64_t i = 0; i < 3; ++i)
+    for (int64_t j = 0; j < 2; ++j) {
+      EXPECT_EQ(by_cols.at(i, j), packed.at(i, j));
+      EXPECT_EQ(by_rows.at(i, j), packed.at(i, j));
+    }
+  Tensor x = Tensor::zeros({4, 2});
+  for (int64_t k = 0; k < x.numel(); ++k) x.data[static_cast<size_t>(k)] = 0.25f * static_cast<float>(k) - 0.7f;
+  const Tensor want = linear(x, packed, nullptr);
+  EXPECT_EQ(linear(x, by_rows, nullptr).data, want.data);
+  // The transposed view against the same transposed layout packed (the same sgemm flags).
+  std::vector<float> packed_cols(6);
+  for (int64_t i = 0; i < 3; ++i)
+    for (int64_t j = 0; j < 2; ++j) packed_cols[static_cast<size_t>(j * 3 + i)] = W[static_cast<size_t>(i * 2 + j)];
+  MatView cols_packed = by_cols;
+  cols_packed.data = packed_cols.data();
+  cols_packed.ld = 0;
+  EXPECT_EQ(linear(x, by_cols, nullptr).data, linear(x, cols_packed, nullptr).data);
+  EXPECT_EQ(embedding(by_cols, {2, 0}).data, embedding(packed, {2, 0}).data);
+  EXPECT_EQ(embedding(by_rows, {1, 2}).data, embedding(packed, {1, 2}).data);
 }
 
 TEST(Weights, HuggingFacePrefixedBfloat16TakesHeadsFromTheOption) {

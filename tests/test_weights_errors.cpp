@@ -207,8 +207,10 @@ TEST(WeightsErrors, PickleWithADisallowedGlobal) {
   for (int i = 0; i < 4; ++i) arg += static_cast<char>((command.size() >> (8 * i)) & 0xFF);
   arg += command;
   const std::vector<std::pair<std::string, std::string>> evil = {
+      // clang-format off
       {"cos\nsystem\n", "os.system"}, {"cbuiltins\neval\n", "builtins.eval"},
       {"c__main__\nGPTModel\n", "__main__.GPTModel"}, {"ctorch\nload\n", "torch.load"}};
+  // clang-format on
   for (const auto& [global, name] : evil) {
     const std::string pkl = "\x80\x02"s + global + "q\x00" + arg + "\x85R.";
     auto entries = pth_entries();

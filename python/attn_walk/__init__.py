@@ -80,31 +80,18 @@ def _walk_json(stage, options):
     return json.loads(out)
 
 
-def _grade(tensors, stage, options, sources=None, stage_is_a_guess=False):
-    """Run attn-walk check on {name: value}; return the Report. When the stage is attn_walk's
-    own guess (the notebook's names), check first chooses it itself from the names given, so
-    that its report says how it was chosen; --stage only if it chose another."""
+def _grade(tensors, stage, options, sources=None):
+    """Run attn-walk check on {name: value}; return the Report. With no stage, check chooses it
+    from the names given, or grades every stage of a whole notebook's names."""
     if not tensors:
         raise AttnWalkError("nothing to grade: give tensors by the chapter's names, e.g. check(attn_weights=w)")
     text = _dump_text(tensors)
     binary = _binary_path()
+    common = (["--stage", stage] if stage else []) + _option_args(options)
 
-    def grade(with_stage):
-        common = (["--stage", stage] if with_stage and stage else []) + _option_args(options)
-
-        def render(fmt):
-            return _binary.run(binary, ["check", "-", "--format", fmt] + common, text, ok_codes=(0, 3))[1]
-        return render, json.loads(render("json"))
-
-    if stage_is_a_guess:
-        try:
-            render, data = grade(False)
-            if data["stage"] == stage:
-                return Report(data, render, sources)
-        except AttnWalkError:
-            pass  # check chose a stage some of these names are not steps of: say which one
-    render, data = grade(True)
-    return Report(data, render, sources)
+    def render(fmt):
+        return _binary.run(binary, ["check", "-", "--format", fmt] + common, text, ok_codes=(0, 3))[1]
+    return Report(json.loads(render("json")), render, sources)
 
 
 def _shape(value):
@@ -132,8 +119,8 @@ def check(stage_or_tensors=None, /, stage=None, *, namespace=None, **kwargs):
     check({"out_proj.weight": w}, stage="multi-head").
 
     With no tensors, reads the caller's variables (a notebook's globals) by the chapter's names
-    (docs/notebook.md): the stage is `stage` or the furthest of the chapter's stages your
-    variables reach. With tensors (keywords, or a dict for names such as "out_proj.weight"),
+    (docs/notebook.md): those of `stage`, or, with no stage, of every chapter stage up to the
+    furthest your variables reach, each graded on its own (Report.stages). With tensors (keywords, or a dict for names such as "out_proj.weight"),
     grades just those. Other keywords are the CLI's options: seed=789, d_out=4, heads=2,
     qkv_bias=True, lang="zh", rtol=1e-4, atol=..., input="emb.json", ..."""
     tensors = None
@@ -147,13 +134,8 @@ def check(stage_or_tensors=None, /, stage=None, *, namespace=None, **kwargs):
     if given:
         return _grade(given, stage, options)
     ns = namespace if namespace is not None else _caller_namespace()
-    guessed = stage is None
-    if guessed:
-        stage = _names.furthest_stage(ns)
-        if stage is None:
-            raise AttnWalkError("none of the chapter's names (inputs, x_2, keys, attn_weights, masked, batch, mha, "
-                                "...) is a variable here; give stage= and the tensors, e.g. "
-                                "check(attn_weights=w, stage='causal')")
+    if stage is None:
+        return _check_notebook(ns, options)
     walk = _walk_json(stage, options)
     shapes = {s["name"]: s["shape"] for s in walk["steps"]}
     found = _names.read(ns, stage, shapes, _shape)
@@ -164,7 +146,53 @@ def check(stage_or_tensors=None, /, stage=None, *, namespace=None, **kwargs):
     # Errors name the variable the learner typed, not the step it was read as.
     for step, (source, value) in found.items():
         _convert.to_lists(source, value)
-    return _grade(values, stage, options, {step: source for step, (source, _) in found.items()}, guessed)
+    return _grade(values, stage, options, {step: source for step, (source, _) in found.items()})
+
+
+def _check_notebook(ns, options):
+    """check() with no stage: every chapter stage the notebook reaches, up to the furthest,
+    read by its names (a variable bound again in a later section counts for the step whose
+    value it holds) and graded by `attn-walk check` stage by stage (Report.stages)."""
+    stages = _names.stages_reached(ns)
+    if not stages:
+        raise AttnWalkError("none of the chapter's names (inputs, x_2, keys, attn_weights, masked, batch, mha, "
+                            "...) is a variable here; give stage= and the tensors, e.g. "
+                            "check(attn_weights=w, stage='causal')")
+    walks = {s: {step["name"]: (tuple(step["shape"]), _convert.from_walk(step["data"], use_torch=False)
+                                if "data" in step else None)
+                 for step in _walk_json(s, options)["steps"]} for s in stages}
+    found = _names.read_notebook(ns, stages, walks, _shape, _convert.to_lists)
+    # Section 3.5.3's output, when `context_vecs` now holds a later section's: `ca` run again on
+    # `batch`, so that a slip in the learner's CausalAttention class is still seen.
+    step = "causal_attention_context_vecs"
+    if "dropout" in stages and step not in found and step in walks["dropout"]:
+        out = _run_again(ns, "ca", "batch", walks["dropout"][step][0])
+        if out is not None:
+            found[step] = ("ca(batch)", out)
+    if not found:
+        raise AttnWalkError(f"none of stage {stages[-1]}'s names is a variable here; give the tensors by name")
+    for step, (source, value) in found.items():  # errors name the variable the learner typed
+        _convert.to_lists(source, value)
+    values = {step: value for step, (_, value) in found.items()}
+    return _grade(values, None, options, {step: source for step, (source, _) in found.items()})
+
+
+def _run_again(ns, module_name, input_name, shape):
+    """ns[module_name](ns[input_name]) under torch.no_grad(), or None: when either is missing or
+    not a module and a tensor, when the module has a dropout that is on (its output would be
+    another draw), when its forward raises, or when the output is not of `shape`."""
+    module, x = ns.get(module_name), ns.get(input_name)
+    if not _convert.is_module(module) or not _convert.is_tensor(x):
+        return None
+    if module.training and any(type(m).__name__ == "Dropout" and m.p > 0 for m in module.modules()):
+        return None
+    import torch  # a module and a tensor are in hand: torch is there
+    try:
+        with torch.no_grad():
+            out = module(x)
+    except Exception:  # noqa: BLE001 (the learner's forward: whatever it raises, the name is not read)
+        return None
+    return out if _convert.is_tensor(out) and tuple(out.shape) == tuple(shape) else None
 
 
 def check_module(module, x, stage=None, **options):

@@ -14,7 +14,14 @@ another section is not graded as this one.
 
 Stages without a table (softmax, backward, the bonus stages ...) read every variable named as
 one of their steps.
+
+A whole notebook (check() with no stage) is read for every stage up to the furthest it reaches
+(read_notebook): a variable that two stages read under different steps (`context_vecs` is
+CausalAttention's output in section 3.5.3 and MultiHeadAttention's in 3.6.2) counts for the step
+whose chapter value it equals, else for the later section's (the notebook's last binding).
+`attn-walk check` then grades each stage on the names that hold its values (docs/check.md).
 """
+import math
 
 _SAME = object()  # the source is the step's own name
 
@@ -119,3 +126,63 @@ def read(namespace, stage, shapes, shape_of_value):
                 continue
         chosen[step] = (source, value)
     return chosen
+
+
+def stages_reached(namespace):
+    """The chapter's stages, in order, up to the furthest the namespace reaches ([] if none)."""
+    furthest = furthest_stage(namespace)
+    if furthest is None:
+        return []
+    order = list(TABLES)
+    return order[:order.index(furthest) + 1]
+
+
+def _flat(data):
+    if isinstance(data, list):
+        for v in data:
+            yield from _flat(v)
+    else:
+        yield data
+
+
+def close(lists, reference, rtol=1e-5, atol=1e-6):
+    """Whether nested lists of floats are torch.allclose to a step's data (the same shape; NaN
+    meets NaN, an infinity the same infinity), as `attn-walk check` grades them."""
+    def shape(d):
+        out = []
+        while isinstance(d, list):
+            out.append(len(d))
+            d = d[0] if d else None
+        return out
+    if reference is None or shape(lists) != shape(reference):
+        return False
+    for a, b in zip(_flat(lists), _flat(reference)):
+        if a == b or (math.isnan(a) and math.isnan(b)):
+            continue
+        if math.isnan(a) or math.isnan(b) or math.isinf(a) or math.isinf(b) or abs(a - b) > atol + rtol * abs(b):
+            return False
+    return True
+
+
+def read_notebook(namespace, stages, walks, shape_of_value, lists_of):
+    """{step: (source, value)} for a whole notebook: each stage's read(), then a variable read
+    under several steps kept for the one whose chapter value it holds. `walks` maps each stage
+    to {step: (its shape, its data from the walk's JSON as floats)}; lists_of(source, value)
+    gives a value's nested lists."""
+    claims = {}  # source -> [(order, stage, step, value)]
+    for order, stage in enumerate(stages):
+        shapes = {step: shape for step, (shape, _) in walks[stage].items()}
+        for step, (source, value) in read(namespace, stage, shapes, shape_of_value).items():
+            claims.setdefault(source, []).append((order, stage, step, value))
+    chosen = {}
+    for source, found in claims.items():
+        steps = {step for _, _, step, _ in found}
+        if len(steps) > 1:  # one variable, several steps: the one whose value it holds
+            lists = lists_of(source, found[0][3])
+            equal = [c for c in found if close(lists, walks[c[1]][c[2]][1])]
+            best = (equal or found)[-1]  # else the later section's: the notebook's last binding
+            found = [c for c in found if c[2] == best[2]]
+        for _, _, step, value in found:
+            chosen.setdefault(step, (source, value))
+    return chosen
+

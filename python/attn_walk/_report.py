@@ -28,7 +28,10 @@ class Report:
     .first_step  the first step that differs, or None
     .causes      the ids of the known mistakes that reproduce it (docs/check.md)
     .steps       the graded steps, in the stage's order (Step: .name .mark .status .max_abs_diff)
-    .stage       the stage graded; .sources {step: the variable it was read from}
+    .stage       the stage graded (of a whole notebook: the first stage that differs, else the last)
+    .stages      every stage graded, in the chapter's order (a whole notebook: each stage it reaches)
+    .reports     {stage: Report} of each stage graded
+    .sources     {step: the variable it was read from}
     .data        attn-walk check --format json's whole document
     str(report) is the text report; in a notebook it shows as HTML (check --format html).
     """
@@ -45,6 +48,10 @@ class Report:
         self.causes = [d["id"] for d in data.get("diagnoses", [])]
         self.messages = [d["message"] for d in data.get("diagnoses", [])]
         self.sources = dict(sources or {})
+        graded = data.get("stage_reports")
+        self.stages = [r["stage"] for r in graded] if graded else [self.stage]
+        self.reports = ({r["stage"]: Report(r, render, sources) for r in graded} if graded
+                        else {self.stage: self})
 
     def __bool__(self):
         return self.ok
@@ -61,7 +68,8 @@ class Report:
 
     def __repr__(self):
         verdict = "ok" if self.ok else f"first difference {self.first_step}, causes {self.causes}"
-        return f"<attn_walk.Report stage {self.stage}: {verdict}>"
+        stages = f" (stages graded: {', '.join(self.stages)})" if len(self.stages) > 1 else ""
+        return f"<attn_walk.Report stage {self.stage}: {verdict}{stages}>"
 
     def to_json(self):
         return json.dumps(self.data)

@@ -111,10 +111,11 @@ std::string closest_name(const std::string& name, const std::vector<std::string>
   return best;
 }
 
-std::string choose_stage(const Dump& dump, const Config& cfg, std::string* chosen_by) {
-  if (!dump.stage.empty() && dump.stage != "all" && find_stage(dump.stage)) {
+StageChoice choose_stage(const Dump& dump, const Config& cfg, std::string* chosen_by) {
+  StageChoice choice = StageChoice::DotProduct;
+  if (!dump.stage.empty() && dump.stage != "all" && find_stage(dump.stage) && parse_stage_choice(dump.stage, &choice)) {
     *chosen_by = "dump";
-    return dump.stage;
+    return choice;
   }
   *chosen_by = "names";
   std::string best;
@@ -134,11 +135,99 @@ std::string choose_stage(const Dump& dump, const Config& cfg, std::string* chose
         }
     if (best.empty() || score > best_score) best = s.name, best_score = score;
   }
-  return best;
+  parse_stage_choice(best, &choice);  // every stage has its choice (tests/test_request.cpp)
+  return choice;
+}
+
+NotebookStages notebook_stages(const Dump& dump, const Config& cfg) {
+  if (!dump.stage.empty() && dump.stage != "all") return {};  // attn-walk's output for one stage
+  // A dump that one stage explains wholly is that stage's (as choose_stage has it).
+  if (dump.stage.empty()) {
+    std::string by;
+    if (const StageInfo* best = find_stage(enum_name(choose_stage(dump, cfg, &by)))) {
+      const Walk walk = best->run(cfg);
+      const auto is_step = [&](const std::string& name) {
+        return std::any_of(walk.steps.begin(), walk.steps.end(), [&](const Step& s) { return s.name == name; });
+      };
+      if (std::all_of(dump.tensors.begin(), dump.tensors.end(), [&](const auto& t) { return is_step(t.first); }))
+        return {};
+    }
+  }
+  // The chapter's stages (3.3 to 3.6) and their walks.
+  std::vector<const StageInfo*> chapter;
+  std::vector<Walk> walks;
+  for (const auto& s : all_stages())
+    if (s.group == StageGroup::Chapter && s.in_all && runnable(s, cfg)) {
+      chapter.push_back(&s);
+      walks.push_back(s.run(cfg));
+    }
+  const auto value_in = [](const Walk& walk, const std::string& name) -> const Tensor* {
+    for (const auto& s : walk.steps)
+      if (s.name == name) return &s.value;
+    return nullptr;
+  };
+  // Each name's candidate stages (indices into `chapter`): those with a step of its name.
+  std::vector<std::vector<size_t>> candidates(dump.tensors.size());
+  std::vector<bool> reached(chapter.size(), false);  // by a name no other stage has
+  for (size_t i = 0; i < dump.tensors.size(); ++i) {
+    for (size_t k = 0; k < chapter.size(); ++k)
+      if ((dump.stages[i].empty() || dump.stages[i] == chapter[k]->name) && value_in(walks[k], dump.tensors[i].first))
+        candidates[i].push_back(k);
+    if (candidates[i].empty()) return {};  // no chapter stage's step: check_dump names the closest
+    if (candidates[i].size() == 1) reached[candidates[i][0]] = true;
+  }
+  // Each name's stages: those whose chapter value it equals (or is close to); else the last
+  // stage of its shape (the notebook's later binding; a stage the dump reaches first), with
+  // every stage whose chapter value is that one's; else the last stage.
+  std::vector<std::vector<size_t>> owners(dump.tensors.size());
+  for (size_t i = 0; i < dump.tensors.size(); ++i) {
+    const auto& [name, tensor] = dump.tensors[i];
+    std::vector<size_t> shaped;
+    for (const size_t k : candidates[i]) {
+      const Difference d = compare(tensor, *value_in(walks[k], name), Tolerance{});
+      if (d.grade != Grade::Differs) owners[i].push_back(k);
+      if (!d.shape_differs) shaped.push_back(k);
+    }
+    if (!owners[i].empty()) continue;
+    if (shaped.empty()) {
+      owners[i] = {candidates[i].back()};
+      continue;
+    }
+    size_t last = shaped.back();
+    for (const size_t k : shaped)
+      if (reached[k] || !std::any_of(shaped.begin(), shaped.end(), [&](size_t r) { return reached[r]; })) last = k;
+    for (const size_t k : shaped)
+      if (compare(*value_in(walks[k], name), *value_in(walks[last], name), Tolerance{0.0, 0.0}).grade == Grade::Equal)
+        owners[i].push_back(k);
+  }
+  // Graded: the stages holding a name no other stage holds; a name that only stages not graded
+  // hold makes the last of them graded (the notebook's later binding).
+  std::vector<bool> graded(chapter.size(), false);
+  for (const auto& o : owners)
+    if (o.size() == 1) graded[o[0]] = true;
+  for (const auto& o : owners)
+    if (std::none_of(o.begin(), o.end(), [&](size_t k) { return graded[k]; })) graded[o.back()] = true;
+  NotebookStages out;
+  for (size_t k = 0; k < chapter.size(); ++k) {
+    if (!graded[k]) continue;
+    Dump d;
+    for (size_t i = 0; i < dump.tensors.size(); ++i)
+      if (std::find(owners[i].begin(), owners[i].end(), k) != owners[i].end()) {
+        d.tensors.push_back(dump.tensors[i]);
+        d.stages.push_back("");
+      }
+    StageChoice choice = StageChoice::DotProduct;
+    parse_stage_choice(chapter[k]->name, &choice);
+    out.stages.push_back(choice);
+    out.dumps.push_back(std::move(d));
+  }
+  if (out.stages.size() < 2) return {};
+  return out;
 }
 
 CheckReport check_dump(const Dump& dump, const Config& cfg, const std::string& stage,
-                       const std::string& chosen_by, const Tolerance& tol, const std::string& source) {
+                       const std::string& chosen_by, const Tolerance& tol, const std::string& source,
+                       const NotebookStages* whole) {
   const StageInfo* info = find_stage(stage);
   const auto given = tensors_of(dump, stage);
   std::set<std::string> given_names;
@@ -166,6 +255,8 @@ CheckReport check_dump(const Dump& dump, const Config& cfg, const std::string& s
   r.names_given = r.names_matched = given.size();
   r.config = cfg;
   r.tol = tol;
+  if (whole)
+    for (const StageChoice s : whole->stages) r.stages_graded.push_back(enum_name(s));
   r.results = grade_walk(walk, given, tol);
   // --stage backward: a .grad printed after the loop is the last step's, the walk's are
   // --grad-step's (1 by default). Gradients that differ from those but match the last step's
@@ -184,7 +275,15 @@ CheckReport check_dump(const Dump& dump, const Config& cfg, const std::string& s
     r.expected = graded.steps[i].value;
     for (const auto& [name, tensor] : given)
       if (name == r.results[i].name) r.got = tensor;
-    for (Diagnosis& d : diagnose({stage, graded_cfg, graded, given, r.results[i].name, r.got, r.expected, tol})) {
+    // A whole notebook: the other stages' walks and tensors, against which a mistake is tested too.
+    std::vector<OtherStage> others;
+    if (whole)
+      for (size_t k = 0; k < whole->stages.size(); ++k)
+        if (enum_name(whole->stages[k]) != stage)
+          others.push_back({enum_name(whole->stages[k]), find_stage(enum_name(whole->stages[k]))->run(cfg),
+                            whole->dumps[k].tensors});
+    for (Diagnosis& d : diagnose({stage, graded_cfg, graded, given, r.results[i].name, r.got, r.expected, tol,
+                                  whole ? &others : nullptr})) {
       r.diagnoses.push_back(d.id);
       r.evidence.push_back(std::move(d.vars));
     }

@@ -1,6 +1,10 @@
 #include "check/consistent.h"
 
 #include <string>
+#include <utility>
+#include <vector>
+
+#include "core/tensor.h"
 
 namespace attn {
 
@@ -50,14 +54,46 @@ const Tensor* chapter_step(const Walk& walk, const std::string& name) {
   return nullptr;
 }
 
+// The part of a whole notebook a stage's tensor comes from, when another stage runs that part
+// again ("" otherwise).
+std::string shared_part(const std::string& stage, const std::string& step) {
+  if (stage == "causal") return "3.5.1";
+  if (stage == "dropout")
+    return step == "attn_weights_causal" ? "3.5.1" : step == "causal_attention_context_vecs" ? "CausalAttention" : "";
+  if (stage == "multi-head" && (step == "wrapper_context_vecs" || step == "exercise_3_2_context_vecs"))
+    return "CausalAttention";
+  return "";
+}
+
 }  // namespace
+
+bool consistent_elsewhere(const DiagnosisInput& in, const Variant& v) {
+  const std::string part = in.others ? shared_part(in.stage, in.step) : "";
+  if (part.empty()) return true;
+  for (const OtherStage& other : *in.others) {
+    std::vector<const std::pair<std::string, Tensor>*> shared;
+    for (const auto& named : other.given)
+      if (shared_part(other.stage, named.first) == part) shared.push_back(&named);
+    if (shared.empty()) continue;
+    LearnerSteps steps = learner_stage(other.stage, v.config, v.cells, v.loop);
+    for (const auto& [learner, step] : v.dumped_as)
+      if (steps.count(step)) steps[learner] = steps[step];
+    for (const auto* named : shared) {
+      const auto it = steps.find(named->first);
+      if (it != steps.end() && compare(named->second, it->second, in.tol).grade == Grade::Differs) return false;
+    }
+  }
+  return true;
+}
 
 bool consistent(const DiagnosisInput& in, const LearnerSteps& steps) {
   const std::string part = part_of(in.stage, in.step);
   for (const auto& [name, tensor] : in.given) {
     const auto it = steps.find(name);
+    // clang-format off
     if (it == steps.end()) continue;  // the mistaken code does not make it: it cannot say
     if (compare(tensor, it->second, in.tol).grade != Grade::Differs) continue;  // the mistake explains it
+    // clang-format on
     // A class typed on its own may be right where the mistake is elsewhere.
     const Tensor* chapter = chapter_step(in.walk, name);
     if (!linked(in.stage, part_of(in.stage, name), part) && chapter &&

@@ -11,4 +11,12 @@ namespace attn {
 
 bool consistent(const DiagnosisInput& in, const LearnerSteps& steps);
 
+// A whole notebook (in.others): the mistake, written as `v` writes it, against the other
+// stages' tensors that the same part of the notebook computes: section 3.5.1's cells (the
+// causal stage, and the causal weights the dropout stage takes from them) and the
+// CausalAttention class (the dropout stage's, run again by the wrapper and exercise 3.2). Each
+// such tensor must be what the mistaken code gives there. Tensors of other parts may hold
+// other mistakes: they are their own stage's report.
+bool consistent_elsewhere(const DiagnosisInput& in, const Variant& v);
+
 }  // namespace attn

@@ -85,10 +85,12 @@ std::vector<Variant> layers_declared_out_of_order(const DiagnosisInput& in) {
   std::array<int, 3> order = {0, 1, 2};
   std::vector<Variant> out;
   while (std::next_permutation(order.begin(), order.end())) {
+    // clang-format off
     out.push_back({{}, in.cfg,
                    {{"order", fmt::format("{}, {}, {}", names[order[0]], names[order[1]], names[order[2]])},
                     {"first", names[order[0]]},
                     {"draws", std::to_string(draws)}}});
+    // clang-format on
     lines::declared(out.back().cells, order);
   }
   return out;
@@ -127,11 +129,13 @@ std::vector<Variant> softmax_wrong_dim(const DiagnosisInput& in) {
   lines::softmax_over_queries(out.back().cells);
   if (in.stage == "dropout" || in.stage == "multi-head")
     for (const int64_t dim : {0, 1}) {
+      // clang-format off
       out.push_back({{}, in.cfg,
                      {{"dim", std::to_string(dim)},
                       {"over", dim == 0 ? "check.over.batch" : "check.over.heads"},
                       {"batch", std::to_string(in.cfg.batch)},
                       {"share", fmt::format("{:.4g}", 1.0 / static_cast<double>(in.cfg.batch))}}});
+      // clang-format on
       lines::softmax_over_dim(out.back().cells, dim);
     }
   return out;
@@ -177,6 +181,7 @@ std::vector<Variant> input_row_picked_wrong(const DiagnosisInput& in) {
   const int64_t token = in.cfg.query, T = in.cfg.num_tokens();
   if (token >= T) return {};  // inputs[T] does not exist: PyTorch stops with an IndexError
   const auto name = [&](int64_t row) { return static_cast<size_t>(row) < in.cfg.tokens.size() ? in.cfg.tokens[row] : ""; };
+  // clang-format off
   Variant v{{}, in.cfg,
             {{"row", std::to_string(token)},
              {"token", name(token)},
@@ -184,6 +189,7 @@ std::vector<Variant> input_row_picked_wrong(const DiagnosisInput& in) {
              {"chapter_row", std::to_string(token - 1)},
              {"chapter_token", name(token - 1)},
              {"chapter_x", std::to_string(token)}}};
+  // clang-format on
   lines::row_counted_from_0(v.cells);
   return {v};
 }
@@ -213,9 +219,11 @@ const std::vector<Mistake>& known_mistakes() {
       {"normalized_wrong_tensor", kAnyStage, {renormalized_mask_simple, renormalized_attn_weights}},
       {"keepdim_missing", kAnyStage, {row_sums_without_keepdim}},
       {"sum_wrong_dim", kAnyStage, {column_sums}},
+      // clang-format off
       {"mask_wrong_triangle", kAnyStage,
        {mask_past, mask_diagonal_too, hidden_mask_past, hidden_mask_diagonal_too, kept_mask_past,
         kept_mask_diagonal_too}},
+      // clang-format on
       {"masked_fill_result_discarded", kAnyStage, {masked_fill_discarded}},
       {"mask_filled_with_zero", kAnyStage, {[](Cells& c) { masked_with(c, 0.0f); }}},
       {"mask_after_softmax", kAnyStage, {}, mask_after_softmax},
@@ -284,7 +292,7 @@ std::vector<Diagnosis> diagnose(const DiagnosisInput& in) {
       const auto it = steps.find(in.step);
       // Only a variant that changes this step can name it: the learner's tensor differs.
       if (it == steps.end() || compare(in.got, it->second, in.tol).grade == Grade::Differs) continue;
-      if (!consistent(in, steps)) continue;
+      if (!consistent(in, steps) || !consistent_elsewhere(in, v)) continue;
       found.push_back({mistake.id, v.vars});
       break;
     }

@@ -14,7 +14,7 @@ Tensor gpt_param_tensor(const MatView& m, const Shape& shape) {
   Tensor t = Tensor::zeros(shape);
   for (int64_t i = 0; i < m.rows; ++i)
     for (int64_t j = 0; j < m.cols; ++j)
-      t.data[i * m.cols + j] = m.transposed ? m.data[j * m.rows + i] : m.data[i * m.cols + j];
+      t.data[i * m.cols + j] = m.at(i, j);  // its strides: a third of c_attn is a view (ld 3 * emb)
   return t;
 }
 

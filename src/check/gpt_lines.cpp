@@ -90,7 +90,9 @@ void conv1d_not_transposed(Cells& c, std::vector<std::string> names) {
     const bool square = p.shape.size() == 2 && p.shape[0] == p.shape[1];
     if (p.transposed && square)
       for (const std::string& tail : names)
-        if (ends_with(name, tail)) m.transposed = false;  // Hugging Face's (in, out) read as (out, in)
+        // Hugging Face's (in, out) read as (out, in); a third of c_attn keeps its stride, 3 * emb
+        // between rows, as the learner's q_w (a chunk of c_attn, not its .T) has.
+        if (ends_with(name, tail)) m.transposed = false;
     return m;
   };
 }

@@ -17,6 +17,14 @@
 
 namespace attn {
 
+// Another stage of a whole notebook's dump (check.h's NotebookStages): its chapter walk and
+// the learner's tensors that belong to it.
+struct OtherStage {
+  std::string stage;
+  Walk walk;
+  std::vector<std::pair<std::string, Tensor>> given;
+};
+
 // What a diagnosis sees: the stage, the chapter's walk, the learner's tensors, and the first
 // step that differs.
 struct DiagnosisInput {
@@ -28,6 +36,8 @@ struct DiagnosisInput {
   const Tensor& got;                                         // the learner's tensor there
   const Tensor& expected;                                    // the chapter's
   const Tolerance& tol;
+  // A whole notebook: the other stages graded, against which a mistake is tested too.
+  const std::vector<OtherStage>* others = nullptr;
 };
 
 // One way of writing a mistake: the book's cells with the learner's lines in some of them

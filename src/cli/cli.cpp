@@ -7,6 +7,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <iostream>
@@ -14,6 +15,7 @@
 
 #include "bench/bench.h"
 #include "check/check.h"
+#include "cli/check_notebook.h"
 #include "core/output.h"
 #include "input/input_stream.h"
 #include "lang/lang.h"
@@ -97,11 +99,21 @@ int run_check(ParsedArgs& p) {
   r.stage = by_weights ? StageChoice::Gpt : StageChoice::DotProduct;
   if (c.stage_given) r.stage = c.stage;
   Config cfg = make_config(r, in);
-  if (!c.stage_given && !by_weights) {
-    parse_stage_choice(choose_stage(dump, cfg, &chosen_by), &r.stage);
+  const std::string source = c.dump == "-" ? "<stdin>" : c.dump;
+  // A whole notebook's dump: every stage it reaches, each graded on its own tensors.
+  NotebookStages whole;
+  if (!c.stage_given && !by_weights) whole = notebook_stages(dump, cfg);
+  std::vector<CheckReport> reports;
+  for (size_t k = 0; k < whole.stages.size(); ++k) {
+    r.stage = whole.stages[k];
+    reports.push_back(check_dump(whole.dumps[k], make_config(r, in), enum_name(r.stage), "notebook", c.tol, source, &whole));
+  }
+  if (!c.stage_given && !by_weights && reports.empty()) {
+    r.stage = choose_stage(dump, cfg, &chosen_by);
     cfg = make_config(r, std::move(in));
   }
-  CheckReport report = check_dump(dump, cfg, enum_name(r.stage), chosen_by, c.tol, c.dump == "-" ? "<stdin>" : c.dump);
+  if (reports.empty()) reports.push_back(check_dump(dump, cfg, enum_name(r.stage), chosen_by, c.tol, source));
+  CheckReport& report = reports[leading_report(reports)];
   // The command the report suggests keeps the learner's options (shell-quoted where needed).
   const auto shell_word = [](const std::string& a) {
     if (!a.empty() && a.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.,/+=:") == std::string::npos)
@@ -118,8 +130,17 @@ int run_check(ParsedArgs& p) {
   }
   Lang lang;
   parse_lang(r.lang, &lang);
-  write_output(o.output, renderer_for(kCheckRenderers, c.format)(report, lang));
-  return report.passed() ? 0 : 3;
+  for (CheckReport& each : reports) each.walk_options = report.walk_options;
+  const auto render = renderer_for(kCheckRenderers, c.format);
+  if (reports.size() == 1) {
+    write_output(o.output, render(report, lang));
+    return report.passed() ? 0 : 3;
+  }
+  const auto whole_document = c.format == CheckFormat::Json   ? notebook_check_json
+                              : c.format == CheckFormat::Html ? notebook_check_html
+                                                              : notebook_check_text;
+  write_output(o.output, whole_document(reports, lang, render));
+  return std::all_of(reports.begin(), reports.end(), [](const CheckReport& each) { return each.passed(); }) ? 0 : 3;
 }
 
 // attn-walk bench: the timings, as text or JSON on stdout.

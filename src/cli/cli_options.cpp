@@ -72,10 +72,12 @@ void bind(CLI::App& app, Options& o) {
 // bench's and check's own options' value names for the man page, README and completions
 // (the walk's are the table's OptionRow::metavar).
 const std::map<std::string, std::string>& bench_metavars() {
+  // clang-format off
   static const std::map<std::string, std::string> m = {{"tokens", "T"},   {"d-model", "D"},  {"heads", "H"},
                                                        {"batch", "B"},    {"repeat", "R"},   {"threads", "N"},
                                                        {"seed", "S"},     {"save-output", "FILE"},
                                                        {"weights", "FILE"}};
+  // clang-format on
   return m;
 }
 const std::map<std::string, std::string>& check_metavars() {

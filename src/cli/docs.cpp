@@ -248,6 +248,7 @@ std::string words_of(const std::vector<DocOption>& options) {
 }
 
 // The `case "$cmd $prev"` arms of one command: choices, file names, or nothing to offer.
+// clang-format off
 std::string bash_value_arms(const std::string& cmd, const std::vector<DocOption>& options) {
   std::string out, typed;  // typed: the values to type, with nothing to offer
   for (const auto& d : options) {
@@ -275,6 +276,7 @@ std::string bash_value_arms(const std::string& cmd, const std::vector<DocOption>
   if (!typed.empty()) out += "    " + typed + ")\n      return ;;  # a value to type\n";
   return out;
 }
+// clang-format on
 
 std::string bash_completion(const DocCommands& c) {
   std::string out =
@@ -396,6 +398,7 @@ std::string zsh_arguments(const std::string& cmd, const std::vector<DocOption>& 
   return out;
 }
 
+// clang-format off
 std::string zsh_completion(const DocCommands& c) {
   std::string out =
       "#compdef attn-walk\n"
@@ -437,6 +440,7 @@ std::string zsh_completion(const DocCommands& c) {
       "_attn_walk \"$@\"\n";
   return out;
 }
+// clang-format on
 
 // ---- docs/json-schema.md ----------------------------------------------------------------
 

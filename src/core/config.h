@@ -54,11 +54,13 @@ struct CausalSoftmax {
 // 1.78 to 1.10 in 30 AdamW steps of lr 0.05 (docs/backward.md).
 enum class OptimizerKind { AdamW, SGD };
 struct TrainConfig {
+  // clang-format off
   int64_t steps = 30;          // --steps: zero_grad, loss, backward, step; at least 1
   double lr = 0.05;            // --lr
   double weight_decay = 0.1;   // --weight-decay: AdamW's, as chapter 5 trains with it (SGD: 0 unless given)
   OptimizerKind optimizer = OptimizerKind::AdamW;  // --optimizer adamw|sgd
   int64_t grad_step = 1;       // --grad-step: the step (1..steps) whose forward pass and .grad the walk shows
+  // clang-format on
 };
 
 // --stage gpt: chapter 4's GPTModel on trained weights (src/stages/gpt.cpp). The parameters

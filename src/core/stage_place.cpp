@@ -51,4 +51,27 @@ const char* section_text_key(const StagePlace& s) {
   return std::string(s.section).find("–") == std::string::npos ? "section" : "sections";
 }
 
+const std::vector<EnumName<StageChoice>>& enum_names(StageChoice) {
+  using S = StageChoice;
+  static const std::vector<EnumName<StageChoice>> names = {
+      // clang-format off
+      {"tokens", S::Tokens},       {"dot-product", S::DotProduct}, {"softmax", S::Softmax}, {"trainable", S::Trainable},
+      {"causal", S::Causal},       {"dropout", S::Dropout},        {"multi-head", S::MultiHead},
+      {"efficient", S::Efficient}, {"kv-cache", S::KvCache},       {"gqa", S::Gqa},         {"swa", S::Swa},
+      {"rope", S::Rope},           {"flash", S::Flash},            {"mla", S::Mla},
+      {"backward", S::Backward},   {"gpt", S::Gpt},
+      {"all", S::All},             {"bonus", S::Bonus}};
+  // clang-format on
+  return names;
+}
+
+bool parse_stage_choice(const std::string& name, StageChoice* choice) {
+  for (const auto& n : enum_names(StageChoice{}))
+    if (name == n.name) {
+      *choice = n.value;
+      return true;
+    }
+  return false;
+}
+
 }  // namespace attn

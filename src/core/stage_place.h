@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "core/config.h"  // EnumName
+
 namespace attn {
 
 enum class StageGroup { Chapter, Bonus, Training };
@@ -17,6 +19,20 @@ struct StagePlace {
   StageGroup group = StageGroup::Chapter;
   bool in_all = true;   // part of --stage all (chapter 3); chapter 2's tokens stage is not
 };
+
+// --stage: one stage of the places below, in their order, or a group of them (the chapter's,
+// the bonus stages). Here, beside the places it names, so that every layer that chooses a
+// stage holds it as this type: the request (--stage), and check, which chooses the stage of a
+// learner's dump. Names: enum_names (tests/test_request.cpp holds them to stage_places()).
+enum class StageChoice {
+  Tokens, DotProduct, Softmax, Trainable, Causal, Dropout, MultiHead,
+  Efficient, KvCache, Gqa, Swa, Rope, Flash, Mla,
+  Backward, Gpt,
+  All, Bonus,
+};
+const std::vector<EnumName<StageChoice>>& enum_names(StageChoice);
+// The stage or group named `name`; false if there is none.
+bool parse_stage_choice(const std::string& name, StageChoice* choice);
 
 // Every stage: the chapter's in order, then the bonus stages, then training.
 const std::vector<StagePlace>& stage_places();

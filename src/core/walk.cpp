@@ -5,6 +5,7 @@
 #include <limits>
 #include <utility>
 
+#include "core/role_name.h"
 #include "core/tensor_summary.h"
 
 namespace attn {
@@ -22,6 +23,23 @@ void summarize_step(Step& step) {
 }
 
 }  // namespace
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic error "-Wswitch"
+const char* role_name(Role r) {
+  switch (r) {
+    case Role::Value: return "value";
+    case Role::Parameter: return "parameter";
+    case Role::Scores: return "scores";
+    case Role::Weights: return "weights";
+    case Role::DroppedWeights: return "dropped_weights";
+    case Role::MaskHidden: return "mask_hidden";
+    case Role::MaskKept: return "mask_kept";
+    case Role::Series: return "series";
+  }
+  return "value";  // not reached: every role is named above
+}
+#pragma GCC diagnostic pop
 
 const Tensor& Walk::add(std::string name, Tensor value, std::vector<std::string> suffixes) {
   return add(std::move(name), Role::Value, std::move(value), std::move(suffixes));

@@ -117,6 +117,11 @@ struct Step {
   std::string head_group_text;
   // An integer tensor (token ids, exact in float32): printed as torch prints int64.
   bool is_int64 = false;
+  // A Series step's axis titles, as the ui text keys (src/lang/) the stage picks: the HTML line
+  // plot names its axes by them, not by the step's name. Empty: untitled axes.
+  struct SeriesAxes {
+    std::string x_key, y_key;
+  } series_axes;
 };
 
 // A check a learner would make, computed from the walk's own tensors.

@@ -27,10 +27,12 @@ bool looks_numeric(const std::string& s) {
 // If a spelling of NaN/infinity that neither JSON nor Python's json reads starts at
 // text[at], return it.
 std::string nonfinite_literal_at(const std::string& text, size_t at) {
+  // clang-format off
   static const char* const kSpellings[] = {"-Infinity", "+Infinity", "Infinity", "-infinity",
                                            "infinity",  "-inf",      "+inf",     "inf",
                                            "-Inf",      "Inf",       "-NaN",     "NaN",
                                            "nan",       "-nan",      "NAN"};
+  // clang-format on
   for (const char* spelling : kSpellings) {
     const size_t n = std::strlen(spelling);
     if (text.compare(at, n, spelling) == 0) {

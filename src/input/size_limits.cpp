@@ -25,12 +25,14 @@ struct StageCost {
   CostedWalk walk;
   double text_fixed, text_per_bh, doc_fixed, doc_per_bh;
 };
+// clang-format off
 constexpr StageCost kCosts[] = {
     {CostedWalk::DotProduct, 10, 0, 128, 0}, {CostedWalk::Softmax, 10, 0, 72, 0},
     {CostedWalk::Trainable, 16, 0, 24, 0},   {CostedWalk::Causal, 44, 0, 232, 0},
     {CostedWalk::Dropout, 20, 0, 84, 0},     {CostedWalk::MultiHead, 32, 16, 60, 80},
     {CostedWalk::Bench, 0, 16, 0, 16},
 };
+// clang-format on
 
 bool runs(const WalkSize& w, CostedWalk c) { return std::find(w.walks.begin(), w.walks.end(), c) != w.walks.end(); }
 

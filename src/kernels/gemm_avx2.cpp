@@ -74,6 +74,8 @@ namespace {
 // of TwoChainKernel's step by step; every lane runs the same chain of fused multiply-adds.
 // A lone step (the odd one a piece may start with, the steps past the paired ones) updates one
 // chain of each pair: the other lanes are blended back unchanged.
+// Not clang-format: it would move each #pragma GCC unroll to column 0, away from its loop.
+// clang-format off
 struct TwoChainPairsAvx2 {
   static constexpr int R = kTwoChainRows;
 
@@ -149,6 +151,7 @@ struct TwoChainPairsAvx2 {
     }
   }
 };
+// clang-format on
 
 }  // namespace
 

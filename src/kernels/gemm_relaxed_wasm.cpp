@@ -21,6 +21,7 @@ namespace {
 // The module's bytes in, a table index out (0: none). The module is under 4 KB, which
 // Chromium compiles synchronously on the main thread. It imports the engine's memory object,
 // so it sees every later growth.
+// clang-format off
 EM_JS(int, attn_relaxed_tiles_instantiate, (const unsigned char* bytes, int size), {
   if (Module["attnWalkExactFma"]) return 0;
   try {
@@ -34,6 +35,7 @@ EM_JS(int, attn_relaxed_tiles_instantiate, (const unsigned char* bytes, int size
     return 0;  // no relaxed SIMD here (a CompileError), or no room in the table
   }
 });
+// clang-format on
 
 }  // namespace
 

@@ -17,6 +17,8 @@
 
 namespace attn::kernels::detail {
 
+// Not clang-format: it would move each #pragma GCC unroll to column 0, away from its loop.
+// clang-format off
 template <class V, int MR, int NV>
 struct TileKernel {
   static constexpr int W = V::width;
@@ -292,11 +294,14 @@ struct TileKernel {
     }
   }
 };
+// clang-format on
 
 // Haswell's two chains (gemm_detail.h: TwoChainSteps) for up to kTwoChainRows rows x 8
 // columns, one even and one odd accumulator per output: 12 of AVX2's 16 registers, 24 of
 // NEON's 32. Steps [from, to) of a K-block, in its order: the paired steps (below `paired`)
 // alternate even, odd, ...; the rest go to the even chain.
+// Not clang-format: it would move each #pragma GCC unroll to column 0, away from its loop.
+// clang-format off
 template <class V>
 struct TwoChainKernel {
   static constexpr int W = V::width, G = 8 / W, R = kTwoChainRows;
@@ -369,5 +374,6 @@ struct TwoChainKernel {
       }
   }
 };
+// clang-format on
 
 }  // namespace attn::kernels::detail

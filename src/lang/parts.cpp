@@ -26,6 +26,7 @@ LangTable check_html_zh();
 
 const std::vector<LangPart>& lang_parts() {
   // One line per feature: {"en", some_feature_en}, {"zh", some_feature_zh}.
+  // clang-format off
   static const std::vector<LangPart> parts = {
       {"en", dot_product_en}, {"zh", dot_product_zh},  // chapter 3's stages
       {"en", softmax_en}, {"zh", softmax_zh},
@@ -51,6 +52,7 @@ const std::vector<LangPart>& lang_parts() {
       {"en", backward_en}, {"zh", backward_zh},    // the backward stage: gradients and training
       {"en", gpt_en}, {"zh", gpt_zh},              // chapter 4's GPTModel on trained weights
   };
+  // clang-format on
   return parts;
 }
 

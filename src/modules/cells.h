@@ -46,7 +46,9 @@ class Cell<R(Args...)> {
   bool is_book() const { return !learner_; }
 
  private:
+  // clang-format off
   R (*book_)(Args...);
+  // clang-format on
   Fn learner_;
 };
 

@@ -14,6 +14,7 @@ MatView mat(const ParamView& p) {
   m.rows = p.shape.size() == 2 ? p.shape[0] : 1;
   m.cols = p.shape.empty() ? 1 : p.shape.back();
   m.transposed = p.transposed;
+  m.ld = p.ld;
   return m;
 }
 

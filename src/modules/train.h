@@ -64,6 +64,7 @@ struct TrainChoices {
 
 // Every tensor of one forward pass (B = batch, T tokens, H heads, V labels).
 struct Activations {
+  // clang-format off
   Tensor batch;                          // (B, T, d_in)
   std::vector<int64_t> targets;          // B * T ids, row-major
   Tensor keys, queries, values;          // (B, T, d_out)
@@ -82,6 +83,7 @@ struct Activations {
   Tensor log_probs;                      // (B * T, V)
   Tensor loss;                           // 0-dim
   bool softmax_before_cross_entropy = false, loss_reduction_sum = false;  // as computed
+  // clang-format on
 };
 
 // The forward pass; `training` draws dropout masks from gen (nn.Module.train()). `choices`
@@ -122,12 +124,14 @@ struct Optimizer {
 // Chapter 5's data loader on the walk's input: the inputs are the first T tokens (T = the
 // walk's tokens - 1), the targets the last T, `--batch` copies of each.
 struct TrainData {
+  // clang-format off
   std::vector<int64_t> ids;      // the walk's T + 1 token ids: each label's (first appearance)
   int64_t vocab = 0;             // V: the distinct labels
   int64_t batch_size = 0;        // B
   Tensor batch;                  // (B, T, d_in): the first T embeddings, B copies (not with --text)
   std::vector<int64_t> targets;  // B * T ids: ids[1..T] per copy, or ids[0..T-1] not shifted
   int64_t num_inputs() const { return static_cast<int64_t>(ids.size()) - 1; }  // T
+  // clang-format on
 };
 // With --text the ids are GPT-2's and V = 50257, as GPTModel's out_head.
 constexpr int64_t kGpt2Vocab = 50257;  // text::vocab_size(), which this layer does not include

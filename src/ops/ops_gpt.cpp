@@ -167,8 +167,7 @@ Tensor linear(const Tensor& x, const MatView& weight, const MatView* bias) {
   call.K = in;
   call.A = x.data.data();
   call.lda = in;
-  call.B = weight.transposed ? kernels::ConstMat{weight.data, out_features, false}
-                             : kernels::ConstMat{weight.data, in, true};
+  call.B = kernels::ConstMat{weight.data, weight.stride(), !weight.transposed};
   call.C = out.data.data();
   call.ldc = out_features;
   const bool fused_bias = bias && (x.dim() == 2 || x.dim() == 3);
@@ -183,7 +182,7 @@ Tensor embedding(const MatView& weight, const std::vector<int64_t>& ids) {
   Tensor out = Tensor::zeros({static_cast<int64_t>(ids.size()), D});
   for (size_t i = 0; i < ids.size(); ++i)
     for (int64_t d = 0; d < D; ++d)
-      out.data[i * D + d] = weight.transposed ? weight.data[d * weight.rows + ids[i]] : weight.data[ids[i] * D + d];
+      out.data[i * D + d] = weight.at(ids[i], d);
   return out;
 }
 

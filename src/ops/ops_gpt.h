@@ -22,11 +22,18 @@ class PackedWeights;
 
 // A read-only (rows, cols) matrix where it lies (a weights file's mapped page): row-major, or,
 // when `transposed`, stored as its (cols, rows) transpose (Hugging Face's Conv1D weight, which
-// load_weights_into_gpt assigns as a .T view). 1-D vectors have rows == 1.
+// load_weights_into_gpt assigns as a .T view). 1-D vectors have rows == 1. `ld`: the floats
+// between its rows (row-major) or its columns (transposed); 0 for packed ones. A third of Hugging
+// Face's c_attn is such a view, with ld 3 * emb_dim, as PyTorch's q_w.T is (weights/gpt_weights.h).
 struct MatView {
   const float* data = nullptr;
   int64_t rows = 0, cols = 0;
   bool transposed = false;
+  int64_t ld = 0;
+  // The floats between rows (row-major) or columns (transposed).
+  int64_t stride() const { return ld ? ld : transposed ? rows : cols; }
+  // Element (i, j) of the (rows, cols) matrix, wherever its layout puts it.
+  float at(int64_t i, int64_t j) const { return transposed ? data[j * stride() + i] : data[i * stride() + j]; }
   // Where linear() keeps this weight packed for the matrix kernel from one product to the next
   // (kernels/sgemm.h), if anywhere: the same bits, without packing it again every call.
   kernels::PackedWeights* packed = nullptr;

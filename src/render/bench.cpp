@@ -117,10 +117,12 @@ nlohmann::ordered_json bench_json(const BenchReport& r) {
   j["isa"] = r.isa;
   if (r.options.gpt) {
     const GptConfig& m = r.gpt_model;
+    // clang-format off
     j["gpt"] = {{"weights", r.options.weights}, {"tokens", r.options.tokens}, {"seed", r.options.seed},
                 {"n_layers", m.n_layers}, {"emb_dim", m.emb_dim}, {"n_heads", m.n_heads},
                 {"vocab_size", m.vocab_size}, {"context_length", m.context_length},
                 {"logits_fnv1a64", r.digests.empty() ? std::string() : r.digests.front().fnv1a64}};
+    // clang-format on
   }
   if (r.options.backward) {
     nlohmann::ordered_json b;

@@ -120,9 +120,11 @@ std::string render_check_html(const CheckReport& r, Lang lang) {
   } else {
     const auto idx = unravel(s.diff.index, s.expected_shape);
     const size_t i = static_cast<size_t>(s.diff.index);
+    // clang-format off
     out += "<p>" + t("check.first_at", {{"index", report_index(idx)}, {"diff", check_html_diff(s.diff.max_abs_diff)},
                                          {"expected", report_value(r.expected.data[i])}, {"got", report_value(r.got.data[i])}}) +
            "</p>\n";
+    // clang-format on
     out += "<p>" + t("check.expected_rows") + "</p>\n<table class=\"rows expected\">\n" +
            check_html_rows(r.expected, r.got, idx, r.tol, false) + "</table>\n";
     out += "<p>" + t("check.your_rows") + "</p>\n<table class=\"rows yours\">\n" +

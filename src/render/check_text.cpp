@@ -171,8 +171,10 @@ std::string render_check_text(const CheckReport& r, Lang lang) {
     if (s.diff.shape_differs)
       line += " (" + t("check.shape", {{"given", shape_str(s.given_shape)}, {"expected", shape_str(s.expected_shape)}}) + ")";
     else if (s.diff.grade == Grade::Close || s.diff.grade == Grade::Differs)
+      // clang-format off
       line += " (" + t("check.max_diff", {{"diff", diff_str(s.diff.max_abs_diff)},
                                          {"index", report_index(unravel(s.diff.index, s.expected_shape))}}) + ")";
+    // clang-format on
     out += line + "\n";
   }
 
@@ -189,8 +191,10 @@ std::string render_check_text(const CheckReport& r, Lang lang) {
   } else {
     const auto idx = unravel(s.diff.index, s.expected_shape);
     const size_t i = static_cast<size_t>(s.diff.index);
+    // clang-format off
     out += "  " + t("check.first_at", {{"index", report_index(idx)}, {"diff", diff_str(s.diff.max_abs_diff)},
                                       {"expected", report_value(r.expected.data[i])}, {"got", report_value(r.got.data[i])}}) + "\n";
+    // clang-format on
     out += "  " + t("check.expected_rows") + "\n" + rows_around(r.expected, r.got, idx, r.tol, false);
     out += "  " + t("check.your_rows") + "\n" + rows_around(r.got, r.expected, idx, r.tol, true);
   }
@@ -201,8 +205,10 @@ std::string render_check_text(const CheckReport& r, Lang lang) {
   out += "\n" + t("check.diagnoses") + "\n";
   // No rows are shown for a shape that differs: then the shape is what to compare.
   if (r.diagnoses.empty())
+    // clang-format off
     out += "  " + t(s.diff.shape_differs ? "check.no_diagnosis_shape" : "check.no_diagnosis",
                     {{"step", s.name}, {"stage", r.stage}, {"options", suggested_options(r)}}) + "\n";
+  // clang-format on
   for (size_t i = 0; i < r.diagnoses.size(); ++i)
     out += "  " + r.diagnoses[i] + ": " + mistake_message(r, i, lang) + "\n";
   return out;

@@ -71,6 +71,7 @@ struct HeatmapBlock {
 
 struct HeatmapPlan {
   int64_t T = 0;
+  // clang-format off
   std::vector<int64_t> index;              // the rows (and columns) drawn, 0-based
   std::vector<HeatmapBlock> blocks;        // the blocks drawn, in order
   std::vector<int64_t> repeated_batches;   // batches equal to batch 0, not drawn
@@ -78,6 +79,7 @@ struct HeatmapPlan {
   double lo = 0.0, hi = 1.0;               // the colour scale (of every block unless per_matrix)
   bool per_matrix = false;                 // each block on its own scale (HeatmapBlock::lo, hi)
   bool has_zero = false, has_masked = false, has_invalid = false;  // among the cells drawn
+  // clang-format on
   // Softmax weights or a 0/1 mask: drawn on the fixed scale 0..1 when every value is in it.
   bool probabilities = false;
   // "mask" (Role::MaskHidden, triu: 1 = hidden) or "mask_simple" (Role::MaskKept, tril: 1 =

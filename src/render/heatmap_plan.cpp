@@ -236,10 +236,12 @@ std::string cell_decimals(double v, int decimals) {
 
 Rgb viridis(double t) {
   // matplotlib's viridis at 0, 0.1, ..., 1.
+  // clang-format off
   static const std::array<Rgb, 11> stops = {{{68, 1, 84},     {72, 36, 117},  {65, 68, 135},
                                              {53, 95, 141},   {42, 120, 142}, {33, 145, 140},
                                              {34, 168, 132},  {68, 191, 112}, {122, 209, 81},
                                              {189, 223, 38},  {253, 231, 37}}};
+  // clang-format on
   t = std::clamp(std::isfinite(t) ? t : 0.0, 0.0, 1.0) * 10.0;
   const int i = std::min(9, static_cast<int>(t));
   const double f = t - i;

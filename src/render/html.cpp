@@ -109,7 +109,8 @@ std::string step_html(const Walk& walk, size_t i, const RenderOptions& opts) {
   }
   out += heatmaps_html(walk, step, opts);
   if (step.role == Role::Series)
-    out += series_svg(step, ui_text(lang, "series." + step.name + ".x"), ui_text(lang, "series." + step.name + ".y"));
+    out += series_svg(step, step.series_axes.x_key.empty() ? "" : ui_text(lang, step.series_axes.x_key),
+                      step.series_axes.y_key.empty() ? "" : ui_text(lang, step.series_axes.y_key));
   out += checks_html(walk, lang, i + 1, false);
   return out + "</section>\n";
 }

@@ -9,6 +9,7 @@
 #include "render/details.h"
 #include "render/json_config.h"
 #include "render/render.h"
+#include "core/role_name.h"
 #include "core/stage_place.h"
 
 namespace attn {
@@ -111,6 +112,7 @@ void append_steps(std::string& out, const Walk& walk, bool with_stage, bool& fir
                            {"title", step.title},
                            {"shape", words ? Shape{static_cast<int64_t>(words->words.size())} : step.value.shape},
                            {"parameter", step.role == Role::Parameter},
+                           {"role", role_name(step.role)},
                            {"suffixes", step.suffixes},
                            {"printed", printed_step(step)}};
     if (with_stage) meta["stage"] = walk.stage;

@@ -38,6 +38,8 @@ namespace attn {
 
 namespace {
 
+// Laid out by hand (not clang-format): a row keeps its related builder calls on one line.
+// clang-format off
 // The request field a row fills, and whether it was given.
 #define FIELD(member) [](Options& o) -> auto& { return o.member; }
 // A key of the JSON output's "config" that records another field of the Config than the row's.
@@ -368,6 +370,7 @@ std::vector<OptionRow> output_rows_after() {
 }
 
 #undef FIELD
+// clang-format on
 
 }  // namespace
 

@@ -94,6 +94,8 @@ struct OptionRow {
   // it changes every stage, whatever its "stages" say of the chapter's own inputs.
   bool draws_inputs = false;
 
+  // One builder a line, as a table (not clang-format).
+  // clang-format off
   // Builders, so that a row reads as one statement.
   OptionRow& arg(std::string m) { metavar = std::move(m); return *this; }
   OptionRow& docs(std::string d) { doc = std::move(d); return *this; }
@@ -123,6 +125,7 @@ struct OptionRow {
   }
   OptionRow& not_in_state() { in_state = false; return *this; }
   OptionRow& also_draws_inputs() { draws_inputs = true; return *this; }
+  // clang-format on
 
   std::string long_name() const;  // "query"
   bool in_config() const { return !recorded_as.empty() || to_config; }  // it decides the walk's numbers

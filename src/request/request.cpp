@@ -120,8 +120,12 @@ std::pair<int64_t, int64_t> parse_size(const std::string& s) {
 }
 
 // The walks of --stage `s` whose attention matrices size_limits.h costs: `all` runs the
-// chapter's; the other stages' matrices are few or small.
+// chapter's; the other stages' matrices are few or small. Every stage is named, with no
+// default: a new stage that is not is an error here (-Wswitch, made an error for this function),
+// so that it cannot go uncosted by omission.
 namespace {
+#pragma GCC diagnostic push
+#pragma GCC diagnostic error "-Wswitch"
 std::vector<CostedWalk> costed_walks(StageChoice s) {
   using C = CostedWalk;
   switch (s) {
@@ -132,9 +136,22 @@ std::vector<CostedWalk> costed_walks(StageChoice s) {
     case StageChoice::Dropout: return {C::Dropout};
     case StageChoice::MultiHead: return {C::MultiHead};
     case StageChoice::All: return {C::DotProduct, C::Softmax, C::Trainable, C::Causal, C::Dropout, C::MultiHead};
-    default: return {};  // tokens, the bonus stages, backward, gpt, bonus
+    // Vectors only (the size check counts them): no (T, T) matrices, or a few small ones.
+    case StageChoice::Tokens: return {};
+    case StageChoice::Efficient: return {};
+    case StageChoice::KvCache: return {};
+    case StageChoice::Gqa: return {};
+    case StageChoice::Swa: return {};
+    case StageChoice::Rope: return {};
+    case StageChoice::Flash: return {};
+    case StageChoice::Mla: return {};
+    case StageChoice::Bonus: return {};
+    case StageChoice::Backward: return {};
+    case StageChoice::Gpt: return {};
   }
+  return {};  // not reached: every stage is named above
 }
+#pragma GCC diagnostic pop
 }  // namespace
 
 // Refuses, before anything is allocated, a walk whose tensors cannot fit in memory (exit 1:

@@ -21,27 +21,6 @@ const std::vector<EnumName<ColorMode>>& enum_names(ColorMode) {
   return names;
 }
 
-const std::vector<EnumName<StageChoice>>& enum_names(StageChoice) {
-  using S = StageChoice;
-  static const std::vector<EnumName<StageChoice>> names = {
-      {"tokens", S::Tokens},       {"dot-product", S::DotProduct}, {"softmax", S::Softmax}, {"trainable", S::Trainable},
-      {"causal", S::Causal},       {"dropout", S::Dropout},        {"multi-head", S::MultiHead},
-      {"efficient", S::Efficient}, {"kv-cache", S::KvCache},       {"gqa", S::Gqa},         {"swa", S::Swa},
-      {"rope", S::Rope},           {"flash", S::Flash},            {"mla", S::Mla},
-      {"backward", S::Backward},   {"gpt", S::Gpt},
-      {"all", S::All},             {"bonus", S::Bonus}};
-  return names;
-}
-
-bool parse_stage_choice(const std::string& name, StageChoice* choice) {
-  for (const auto& n : enum_names(StageChoice{}))
-    if (name == n.name) {
-      *choice = n.value;
-      return true;
-    }
-  return false;
-}
-
 bool stage_selected(const StagePlace& s, StageChoice choice) { return stage_selected(s, enum_name(choice)); }
 
 }  // namespace attn

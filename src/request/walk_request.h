@@ -31,17 +31,7 @@ struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// --stage: one stage of core/stage_place.h's, in its order, or a group of them (the chapter's,
-// the bonus stages). Names: enum_names (tests/test_request.cpp holds them to stage_places()).
-enum class StageChoice {
-  Tokens, DotProduct, Softmax, Trainable, Causal, Dropout, MultiHead,
-  Efficient, KvCache, Gqa, Swa, Rope, Flash, Mla,
-  Backward, Gpt,
-  All, Bonus,
-};
-const std::vector<EnumName<StageChoice>>& enum_names(StageChoice);
-// The stage or group named `name`; false if there is none.
-bool parse_stage_choice(const std::string& name, StageChoice* choice);
+// --stage: StageChoice, core/stage_place.h's (check chooses a stage too).
 // Whether --stage `choice` walks stage s (core's stage_selected on the choice's name).
 bool stage_selected(const StagePlace& s, StageChoice choice);
 

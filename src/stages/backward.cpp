@@ -28,6 +28,7 @@ namespace {
 
 const char* grad_fn_of(const std::string& name, bool qkv_bias, double p) {
   static const std::map<std::string, std::string> fixed = {
+      // clang-format off
       {"keys_viewed", "grad_fn=<ViewBackward0>"},          {"queries_viewed", "grad_fn=<ViewBackward0>"},
       {"values_viewed", "grad_fn=<ViewBackward0>"},        {"keys_transposed", "grad_fn=<TransposeBackward0>"},
       {"queries_transposed", "grad_fn=<TransposeBackward0>"}, {"values_transposed", "grad_fn=<TransposeBackward0>"},
@@ -35,6 +36,7 @@ const char* grad_fn_of(const std::string& name, bool qkv_bias, double p) {
       {"context_vec", "grad_fn=<TransposeBackward0>"},     {"context_vec_merged", "grad_fn=<ViewBackward0>"},
       {"context_vecs", "grad_fn=<ViewBackward0>"},         {"logits", "grad_fn=<UnsafeViewBackward0>"},
       {"loss", "grad_fn=<NllLossBackward0>"}};
+  // clang-format on
   if (name == "keys" || name == "queries" || name == "values")
     return qkv_bias ? "grad_fn=<ViewBackward0>" : "grad_fn=<UnsafeViewBackward0>";
   if (name == "attn_weights") return p > 0.0 ? "grad_fn=<MulBackward0>" : "grad_fn=<SoftmaxBackward0>";
@@ -48,6 +50,7 @@ void record_forward(Walk& walk, const Activations& a, const MultiHeadAttention& 
   const int64_t b = a.batch.size(0), T = a.batch.size(1);
   const Shape heads_shape{b, T, mha.num_heads, mha.head_dim};
   const std::vector<std::tuple<const char*, Role, Tensor>> steps = {
+      // clang-format off
       {"keys", Role::Value, a.keys}, {"queries", Role::Value, a.queries}, {"values", Role::Value, a.values},
       {"keys_viewed", Role::Value, view(a.keys, heads_shape)},
       {"queries_viewed", Role::Value, view(a.queries, heads_shape)},
@@ -56,6 +59,7 @@ void record_forward(Walk& walk, const Activations& a, const MultiHeadAttention& 
       {"attn_scores", Role::Scores, a.attn_scores}, {"attn_scores_masked", Role::Scores, a.attn_scores_masked},
       {"attn_weights", Role::Weights, a.attn_weights}, {"context_vec", Role::Value, a.context_vec},
       {"context_vec_merged", Role::Value, a.context_vec_merged}, {"context_vecs", Role::Value, a.context_vecs}};
+  // clang-format on
   // record(): a walk that is only printed keeps what print() shows of the large ones (the
   // (b, H, T, T) scores, the logits with --text's 50257 columns).
   for (const auto& [name, role, value] : steps) walk.record(name, role, value, {grad_fn_of(name, qkv_bias, a.p)});
@@ -269,6 +273,7 @@ Walk run_backward_with(const Config& cfg, const TrainChoices& choices) {
     walk.last().variant = variant;
   }
   walk.add("losses", Role::Series, Tensor({static_cast<int64_t>(losses.size())}, losses));  // HTML: a line plot too
+  walk.last().series_axes = {"series.losses.x", "series.losses.y"};  // training step, loss
   for (const auto& [name, p] : params) walk.add_parameter(name, *p);
   walk.add("attn_weights_untrained", Role::Weights, untrained);
   walk.add("attn_weights_trained", Role::Weights, eval_attention(model, data));

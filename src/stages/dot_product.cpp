@@ -71,8 +71,10 @@ Walk run_dot_product(const Config& cfg) {
   const Tensor query = walk.add("query", inputs[q]);                 // (d_in,)
 
   // Attention scores: the dot product of the query with every input, ω2i = x(2) · x(i).
+  // clang-format off
   const Tensor& attn_scores_2 = walk.add("attn_scores_2", Role::Scores, dot_scores(inputs, query));  // (T,)
   Step& attn_scores_2_step = walk.last();  // its text depends on attn_scores (score_facts)
+  // clang-format on
 
   // One of them by hand: multiply element by element and add up.
   Tensor res = Tensor::scalar(0.0f);

@@ -63,9 +63,11 @@ Tensor walk_torch_mha(Walk& walk, const Config& cfg, const Tensor& batch, const 
   walk.vars["xavier_bound"] = format_number(std::sqrt(6.0 / static_cast<double>(4 * bc.d_out)));
   const char* bias_kv = cfg.qkv_bias ? "bias_kv" : "";  // the texts of a mask and an output with bias_k
   walk.vars["keys_seen"] = std::to_string(cfg.num_tokens() + (cfg.qkv_bias ? 1 : 0));
+  // clang-format off
   walk.add_parameter("torch_mha.in_proj_weight", pt.multihead_attn.in_proj_weight);   // (3 * d_out, d_out)
   walk.add_parameter("torch_mha.out_proj.weight", pt.multihead_attn.out_proj.weight); // (d_out, d_out)
   if (pt.multihead_attn.bias_k) walk.add_parameter("torch_mha.bias_k", *pt.multihead_attn.bias_k);  // (1, 1, d_out)
+  // clang-format on
   MHAPyTorchClass::Trace t = pt.forward_traced(batch);
   walk.add("torch_mha_attn_mask", std::move(t.attn_mask));        // (1, T, S)
   walk.last().variant = bias_kv;
@@ -121,8 +123,10 @@ Walk run_efficient(const Config& cfg) {
   const Tensor stacked = cat({mha.W_query.weight, mha.W_key.weight, mha.W_value.weight}, 0);
   if (!cfg.qkv_bias) {
     mha_out_step.variant = "same_draws";
+    // clang-format off
     add_check(walk, "efficient_same_draws", both(compare_close(combined.qkv.weight, stacked, 0, 0),
                                                  compare_close(context_vec, mha_out, 0, 0)));
+    // clang-format on
   } else {
     const Comparison same = compare_close(context_vec, mha_out);
     add_check(walk, "efficient_outputs_differ_by_weights", {!same.passed, same.max_diff});

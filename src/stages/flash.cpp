@@ -47,6 +47,7 @@ Walk run_flash(const Config& cfg) {
   FlashTrace f = flash_attention(t.queries_t, t.keys_t, t.values_t, bc.block);
   for (size_t j = 0; j < f.blocks.size(); ++j) {
     FlashBlock& blk = f.blocks[j];
+    // clang-format off
     std::map<std::string, std::string> vars = {
         {"j", std::to_string(j + 1)}, {"key_first", std::to_string(blk.start + 1)},
         {"key_last", std::to_string(blk.end)}};
@@ -54,6 +55,7 @@ Walk run_flash(const Config& cfg) {
                                {"m", &blk.m},        // (B, H, T, 1)
                                {"l", &blk.l},        // (B, H, T, 1)
                                {"acc", &blk.acc}}) { // (B, H, T, head_dim)
+      // clang-format on
       walk.add(name, std::move(*value));
       walk.steps.back().vars = vars;
       if (j == 0) walk.last().variant = "first";  // nothing to rescale yet: m starts at -inf

@@ -101,13 +101,17 @@ struct Facts {
         most_negative = std::min(most_negative, in);
         ++negatives;
       }
+      // clang-format off
       set({{"negatives", std::to_string(negatives)}, {"count", std::to_string(value.numel())},
            {"most_negative", num(most_negative)}, {"gelu_lo", num(lo)}, {"gelu_hi", num(hi)}});
+      // clang-format on
     } else if (in_block && (rest == "shortcut1" || rest.empty())) {
       // x = branch + shortcut: how large each part is, against the sum.
       const double skip = l2_norm(x), branch = l2_norm(rest.empty() ? ff : att), sum = l2_norm(value);
+      // clang-format off
       set({{"shortcut_norm", num(skip)}, {"branch_norm", num(branch)}, {"sum_norm", num(sum)},
            {"shortcut_share", fmt::format("{:.0f}", 100.0 * skip / std::max(skip + branch, 1e-30))}});
+      // clang-format on
     }
     if (rest == "emb_sum" || (in_block && (rest == "shortcut1" || rest.empty()))) x = value;
     if (rest == "att") att = value;

@@ -13,6 +13,7 @@ namespace {
 
 // __exp2f_data: 2^(i/32) as tab[i] + (i << 47) in a double's bits, and the polynomial.
 constexpr int kTableBits = 5, kN = 1 << kTableBits;
+// clang-format off
 constexpr uint64_t kTable[kN] = {
     0x3ff0000000000000, 0x3fefd9b0d3158574, 0x3fefb5586cf9890f, 0x3fef9301d0125b51,
     0x3fef72b83c7d517b, 0x3fef54873168b9aa, 0x3fef387a6e756238, 0x3fef1e9df51fdee1,
@@ -23,6 +24,7 @@ constexpr uint64_t kTable[kN] = {
     0x3feee89f995ad3ad, 0x3feeff76f2fb5e47, 0x3fef199bdd85529c, 0x3fef3720dcef9069,
     0x3fef5818dcfba487, 0x3fef7c97337b9b5f, 0x3fefa4afa2a490da, 0x3fefd0765b6e4540,
 };
+// clang-format on
 constexpr double kInvLn2N = 0x1.71547652b82fep+0 * kN;
 constexpr double kShift = 0x1.8p+52;
 constexpr double kC0 = 0x1.c6af84b912394p-5 / kN / kN / kN, kC1 = 0x1.ebfce50fac4f3p-3 / kN / kN,
@@ -35,9 +37,11 @@ float glibc_expf_fma(float x) {
   if (abstop >= (float_to_bits(88.0f) >> 20)) {  // |x| >= 88, or NaN
     if (float_to_bits(x) == float_to_bits(-std::numeric_limits<float>::infinity())) return 0.0f;
     if (abstop >= (float_to_bits(std::numeric_limits<float>::infinity()) >> 20)) return x + x;
+    // clang-format off
     if (x > 0x1.62e42ep6f) return std::numeric_limits<float>::infinity();  // past log(2^128)
     if (x < -0x1.9fe368p6f) return 0.0f;                                  // below log(2^-150)
     if (x < -0x1.9d1d9ep6f) return 0x1p-149f;  // below log(2^-149): glibc's may-underflow result
+    // clang-format on
   }
   // x = (k + r) * ln2 / 32 with an integer k and |r| <= 1/2: k rounded by adding 1.5 * 2^52.
   const double xd = x;

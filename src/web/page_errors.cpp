@@ -131,8 +131,10 @@ PageError page_error(const std::string& message, Lang lang) {
     const std::string column = between(message, ", column ", ":");
     const size_t rest = message.find(": ", message.find(", column "));
     if (!line.empty() && !column.empty() && rest != std::string::npos)
+      // clang-format off
       return {"input", said(lang, "json_at", {{"line", line}, {"column", column},
                                               {"detail", json_detail(message.substr(rest + 2), lang)}})};
+    // clang-format on
   }
   if (message.rfind("input: ", 0) == 0)
     return {"input", lang == Lang::En ? message : said(lang, "input_other", {{"detail", message}})};

@@ -161,18 +161,26 @@ class GptWeightsReader {
   std::vector<WeightsNote> notes() const {  // texts: src/lang/gpt_*.cpp, "note.weights.*"
     std::vector<WeightsNote> n;
     if (widened_f16_)
+      // clang-format off
       n.push_back({"note.weights.float16", {{"float16_tensors", std::to_string(widened_f16_)}},
                    "float16 parameters widened to float32 exactly (" + std::to_string(widened_f16_) + " tensors)"});
+    // clang-format on
     if (widened_bf16_)
+      // clang-format off
       n.push_back({"note.weights.bfloat16", {{"bfloat16_tensors", std::to_string(widened_bf16_)}},
                    "bfloat16 parameters widened to float32 exactly (" + std::to_string(widened_bf16_) + " tensors)"});
+    // clang-format on
     if (misaligned_)
+      // clang-format off
       n.push_back({"note.weights.misaligned", {{"misaligned_tensors", std::to_string(misaligned_)}},
                    std::to_string(misaligned_) + " float32 tensors lie at file offsets that are not a multiple of 4: "
                    "copied, bit for bit"});
+    // clang-format on
     if (strided_)
+      // clang-format off
       n.push_back({"note.weights.strided", {{"strided_tensors", std::to_string(strided_)}},
                    std::to_string(strided_) + " strided tensors copied into row-major order, as load_state_dict copies them"});
+    // clang-format on
     return n;
   }
 
@@ -255,8 +263,10 @@ void map_book(GptWeightsReader& r, GptParams& out) {
     blk.norm1_shift = r.row_major(k + "norm1.shift", {E}, from_e);
     blk.norm2_scale = r.row_major(k + "norm2.scale", {E}, from_e);
     blk.norm2_shift = r.row_major(k + "norm2.shift", {E}, from_e);
+    // clang-format off
     r.check_mask(k + "att.mask", {C, C}, C, true, "torch.triu(torch.ones(" + std::to_string(C) + ", " +
                  std::to_string(C) + "), diagonal=1)");
+    // clang-format on
     out.blocks.push_back(std::move(blk));
   }
   out.final_norm_scale = r.row_major("final_norm.scale", {E}, from_e);
@@ -308,18 +318,11 @@ void map_hf(GptWeightsReader& r, const std::string& prefix, GptParams& out) {
     const std::string k = prefix + "h." + std::to_string(b) + ".";
     GptBlockParams blk;
     // q_w, k_w, v_w = torch.chunk(c_attn.weight, 3, axis=-1); W_query.weight = q_w.T. PyTorch's
-    // q_w.T is a view with column stride 3 * emb_dim; here each chunk is gathered into its own
-    // (in, out) block, the same column-major (out, in) matrix with stride emb_dim (sgemm reads
-    // the same values with the same transpose flags; its results do not depend on the stride).
+    // q_w.T is a view into the (in, 3 * out) matrix, column-major (out, in) with column stride
+    // 3 * emb_dim; so is each ParamView, no copy.
     const float* c_attn = r.row_major(k + "attn.c_attn.weight", {E, 3 * E}, from_e).data;
     ParamView* qkv[3] = {&blk.W_query_w, &blk.W_key_w, &blk.W_value_w};
-    for (int64_t part = 0; part < 3; ++part) {
-      std::vector<float>& buf = r.buffer(static_cast<size_t>(E * E));
-      for (int64_t in = 0; in < E; ++in)
-        for (int64_t o = 0; o < E; ++o)
-          buf[static_cast<size_t>(in * E + o)] = c_attn[in * 3 * E + part * E + o];
-      *qkv[part] = ParamView{buf.data(), {E, E}, true};
-    }
+    for (int64_t part = 0; part < 3; ++part) *qkv[part] = ParamView{c_attn + part * E, {E, E}, true, 3 * E};
     const float* c_attn_b = r.row_major(k + "attn.c_attn.bias", {3 * E}, from_e).data;
     blk.W_query_b = ParamView{c_attn_b, {E}, false};
     blk.W_key_b = ParamView{c_attn_b + E, {E}, false};
@@ -334,8 +337,10 @@ void map_hf(GptWeightsReader& r, const std::string& prefix, GptParams& out) {
     blk.norm1_shift = r.row_major(k + "ln_1.bias", {E}, from_e);
     blk.norm2_scale = r.row_major(k + "ln_2.weight", {E}, from_e);
     blk.norm2_shift = r.row_major(k + "ln_2.bias", {E}, from_e);
+    // clang-format off
     r.check_mask(k + "attn.bias", {1, 1, C, C}, C, false, "torch.tril(torch.ones(" + std::to_string(C) + ", " +
                  std::to_string(C) + ")) that GPT-2's attention registers");
+    // clang-format on
     out.blocks.push_back(std::move(blk));
   }
   out.final_norm_scale = r.row_major(prefix + "ln_f.weight", {E}, from_e);
@@ -375,14 +380,18 @@ int64_t choose_heads(const std::string& path, const GptConfig& cfg, std::optiona
           cfg.emb_dim % j["n_head"].get<int64_t>() != 0)
         throw WeightsError(config + ": n_head " + j["n_head"].dump() + " does not divide the width " + width +
                            " of " + path);
+      // clang-format off
       notes.push_back({"note.weights.heads_config", {{"heads_found", j["n_head"].dump()}, {"heads_config", config}},
                        "n_heads " + j["n_head"].dump() + " from " + config});
+      // clang-format on
       return j["n_head"].get<int64_t>();
     }
   }
   if (const auto h = gpt2_heads_for_width(cfg.emb_dim)) {
+    // clang-format off
     notes.push_back({"note.weights.heads_gpt2", {{"heads_found", std::to_string(*h)}, {"heads_width", width}},
                      "n_heads " + std::to_string(*h) + ": GPT-2's for width " + width + " (no --heads, no config.json)"});
+    // clang-format on
     return *h;
   }
   throw WeightsError("cannot tell the number of attention heads of " + path + " (width " + width +

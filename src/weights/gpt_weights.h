@@ -10,10 +10,10 @@
 // `transposed` is set is the (out, in) matrix stored column-major, exactly what PyTorch holds.
 //
 // Copies, where a view cannot be: float16/bfloat16 (widened), float32 at an offset that is not
-// a multiple of 4 (safetensors does not promise alignment), strided tensors of a .pth (copied
-// row-major, as load_state_dict copies them), and c_attn's three chunks: PyTorch's q_w.T is a
-// view with column stride 3 * emb_dim; here each is its own column-major block (stride emb_dim;
-// same values and transpose flags, and a leading dimension changes no sum). docs/gpt.md, Formats.
+// a multiple of 4 (safetensors does not promise alignment), and strided tensors of a .pth (copied
+// row-major, as load_state_dict copies them). c_attn's three chunks are views too: PyTorch's q_w.T
+// has column stride 3 * emb_dim, and so has the ParamView (`ld`); every reader of a ParamView
+// (at(), copy(), modules/gpt.cpp's MatView, check's parameter tensors) honours it. docs/gpt.md.
 #pragma once
 
 #include <cstdint>
@@ -44,9 +44,12 @@ struct ParamView {
   const float* data = nullptr;
   Shape shape;
   bool transposed = false;
+  // A transposed view's column stride in floats: 0 for shape[0] (its columns packed), 3 * emb_dim
+  // for a third of Hugging Face's c_attn (PyTorch's q_w.T: the same strides).
+  int64_t ld = 0;
   int64_t numel() const { return numel_of(shape); }
   float at(int64_t i, int64_t j) const {  // 2-D element (i, j)
-    return transposed ? data[j * shape[0] + i] : data[i * shape[1] + j];
+    return transposed ? data[j * (ld ? ld : shape[0]) + i] : data[i * shape[1] + j];
   }
   Tensor copy() const;  // a contiguous row-major copy (the same values)
 };

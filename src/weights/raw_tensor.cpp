@@ -7,6 +7,7 @@
 namespace attn::weights {
 
 size_t dtype_size(DType t) {
+  // clang-format off
   switch (t) {
     case DType::F64: case DType::I64: return 8;
     case DType::F32: case DType::I32: return 4;
@@ -14,6 +15,7 @@ size_t dtype_size(DType t) {
     case DType::I8: case DType::U8: case DType::Bool: return 1;
     case DType::Other: return 0;
   }
+  // clang-format on
   return 0;
 }
 
@@ -53,6 +55,7 @@ float RawTensor::element(int64_t flat) const {
     offset += i * stride[d];
   }
   const uint8_t* p = data + static_cast<size_t>(offset) * dtype_size(dtype);
+  // clang-format off
   switch (dtype) {
     case DType::F32: return bits_to_float(le32(p));
     case DType::F16: return half_to_float(le16(p));
@@ -65,6 +68,7 @@ float RawTensor::element(int64_t flat) const {
     case DType::U8: case DType::Bool: return static_cast<float>(p[0]);
     case DType::Other: break;
   }
+  // clang-format on
   return 0.0f;
 }
 

@@ -15,9 +15,11 @@ constexpr uint64_t kSafetensorsMaxHeader = 100'000'000;
 
 DType safetensors_dtype(const std::string& s) {
   static const std::pair<const char*, DType> names[] = {
+      // clang-format off
       {"F32", DType::F32}, {"F16", DType::F16}, {"BF16", DType::BF16}, {"F64", DType::F64},
       {"I64", DType::I64}, {"I32", DType::I32}, {"I16", DType::I16}, {"I8", DType::I8},
       {"U8", DType::U8},   {"BOOL", DType::Bool}};
+  // clang-format on
   for (const auto& [name, t] : names)
     if (s == name) return t;
   return DType::Other;

@@ -41,12 +41,14 @@ bool allowed_global(const std::string& name, PickleGlobal& kind, StorageClass& s
   if (name == "torch.storage.UntypedStorage")
     return kind = PickleGlobal::Storage, storage = {DType::U8, 1}, true;
   static const std::pair<const char*, StorageClass> types[] = {
+      // clang-format off
       {"Float", {DType::F32, 4}},   {"Double", {DType::F64, 8}},         {"Half", {DType::F16, 2}},
       {"BFloat16", {DType::BF16, 2}}, {"Long", {DType::I64, 8}},         {"Int", {DType::I32, 4}},
       {"Short", {DType::I16, 2}},   {"Char", {DType::I8, 1}},            {"Byte", {DType::U8, 1}},
       {"Bool", {DType::Bool, 1}},   {"ComplexFloat", {DType::Other, 8}}, {"ComplexDouble", {DType::Other, 16}},
       {"QInt32", {DType::Other, 4}}, {"QInt8", {DType::Other, 1}},       {"QUInt8", {DType::Other, 1}},
       {"QUInt4x2", {DType::Other, 1}}, {"QUInt2x4", {DType::Other, 1}}};
+  // clang-format on
   for (const char* prefix : {"torch.", "torch.cuda."}) {
     const std::string p = prefix;
     if (name.compare(0, p.size(), p) != 0) continue;
@@ -344,6 +346,7 @@ std::vector<PickledTensor> RestrictedUnpickler::run() {
   while (true) {
     op_at_ = pos_;
     const uint8_t op = *take(1);
+    // clang-format off
     switch (op) {
       case 0x80: take(1); break;                      // PROTO
       case 'c': op_global(); break;                   // GLOBAL
@@ -464,6 +467,7 @@ std::vector<PickledTensor> RestrictedUnpickler::run() {
         fail("unsupported pickle opcode " + name + " (torch.load(weights_only=True) refuses it too)");
       }
     }
+    // clang-format on
   }
 }
 

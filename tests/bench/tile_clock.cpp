@@ -29,6 +29,8 @@ namespace {
 double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
 // Steps of the tile's loop; with Clocked, each step also waits on 4 dependent imuls.
+// Not clang-format: it would move each #pragma GCC unroll to column 0, away from its loop.
+// clang-format off
 template <bool Loads, bool Clocked>
 __attribute__((noinline)) uint64_t steps(long n, const float* A, const float* B, float* C, uint64_t x) {
   __m512 acc[8][2];
@@ -54,6 +56,7 @@ __attribute__((noinline)) uint64_t steps(long n, const float* A, const float* B,
   }
   return x;
 }
+// clang-format on
 
 template <bool Loads, bool Clocked>
 double seconds(long n, const float* A, const float* B, float* C, uint64_t& x) {
@@ -65,6 +68,8 @@ double seconds(long n, const float* A, const float* B, float* C, uint64_t& x) {
 // MR rows x NV vectors: per step NV loads of B, MR broadcasts of A, MR * NV multiply-adds;
 // 256 steps per tile, then the accumulators are added to C, tile after tile over the same
 // operands (A: MR x 256, B: 256 x 16 NV floats, at most 64 KiB). FLOP per second.
+// Not clang-format: it would move each #pragma GCC unroll to column 0, away from its loop.
+// clang-format off
 template <int MR, int NV>
 __attribute__((noinline)) double tile_rate(long tiles, const float* A, const float* B, float* C) {
   const double t0 = now();
@@ -94,10 +99,12 @@ __attribute__((noinline)) double tile_rate(long tiles, const float* A, const flo
   }
   return tiles * 256.0 * MR * NV * 32 / (now() - t0);
 }
+// clang-format on
 
 // One k-step of the 8 x 32 tile in assembly: 2 vector loads of B (zmm0, zmm1) and 8 broadcasts
 // of A (into zmm30, zmm31 in turn). Tile: the 16 FMAs use them. Unused: the same loads, the
 // FMAs on zmm18 and zmm19, which no load writes. None: the FMAs alone.
+// clang-format off
 #define TC_LB(o) "vmovaps " #o "*128(%1),%%zmm0\n vmovaps " #o "*128+64(%1),%%zmm1\n"
 #define TC_BC(o, r, reg) "vbroadcastss " #o "*32+" #r "*4(%2),%%zmm" #reg "\n"
 #define TC_F(x, y, acc) "vfmadd231ps %%zmm" #x ",%%zmm" #y ",%%zmm" #acc "\n"
@@ -131,6 +138,7 @@ __attribute__((noinline)) double tile_rate(long tiles, const float* A, const flo
 TC_WALK(walk_tile, TC_TILE)
 TC_WALK(walk_unused, TC_UNUSED)
 TC_WALK(walk_none, TC_NONE)
+// clang-format on
 
 double walk_seconds(void (*walk)(long, const float*, const float*), long passes, const float* B, const float* A) {
   const double t0 = now();

@@ -263,7 +263,8 @@ CHAPTER = {
 # The cell that hands the report's fields to run_notebooks.py.
 FIELDS = """import json
 print("ATTN_WALK_FIELDS " + json.dumps({"ok": report.ok, "first_step": report.first_step, "causes": report.causes,
-      "stage": report.stage, "steps": [[s.name, s.status] for s in report.steps]}))"""
+      "stage": report.stage, "steps": [[s.name, s.status] for s in report.steps],
+      "stages": report.stages, "stages_ok": {s: r.ok for s, r in report.reports.items()}}))"""
 
 
 def replaced(cells, old, new):
@@ -296,7 +297,8 @@ def notebooks():
         if stage == "causal":  # the magics, on the same variables
             extra = ("%load_ext attn_walk", "%attn_walk check --stage causal", "%attn_walk walk --stage causal --heatmap")
         out[f"correct_{stage}"] = notebook(cells, "report = attn_walk.check()\nreport",
-                                           {"ok": True, "stage": stage}, extra)
+                                           {"ok": True, "stage": stage,
+                                            "stages": list(CHAPTER)[:list(CHAPTER).index(stage) + 1]}, extra)
     causal_before_mask = DOT_PRODUCT + TRAINABLE + CAUSAL_WEIGHTS
     # Mistakes: one line of the chapter's changed; the cause is check's own id for it.
     out["mistake_scale_by_d_k"] = notebook(
@@ -350,6 +352,28 @@ def notebooks():
                  "        attn_weights = self.dropout(attn_weights) # New\n\n        context_vec = attn_weights.transpose(1, 2) @ values"),
         "report = attn_walk.check()\nreport",
         {"ok": False, "first_step": "causal_attention_context_vecs", "cause": "attn_weights_transposed"})
+    # The whole notebook to section 3.6, with the mask filled with 0 in section 3.5.1 and the rest
+    # the book's: check() grades every stage the notebook reaches, though `attn_weights`, `keys`
+    # and `context_vecs` hold later sections' values, and names the slip of section 3.5.1.
+    whole = ["dot-product", "trainable", "causal", "dropout", "multi-head"]
+    out["mistake_mask_filled_with_zero_then_multi_head"] = notebook(
+        replaced(CHAPTER["multi-head"], "masked_fill(mask.bool(), -torch.inf)", "masked_fill(mask.bool(), 0)"),
+        "report = attn_walk.check()\nreport",
+        {"ok": False, "first_step": "masked", "cause": "mask_filled_with_zero", "stage": "causal", "stages": whole,
+         "stages_ok": {"dot-product": True, "trainable": True, "causal": False, "dropout": False, "multi-head": True}})
+    # The same to section 3.6 with the slip in the learner's CausalAttention class instead (the
+    # mask applied after the softmax): `context_vecs` holds MultiHeadAttention's output by then,
+    # so check() runs `ca` again on `batch` and names the slip in the dropout stage's report.
+    out["mistake_causal_attention_then_multi_head"] = notebook(
+        replaced(CHAPTER["multi-head"], causal_class_mask, """        attn_weights = torch.softmax(
+            attn_scores / keys.shape[-1]**0.5, dim=-1
+        )
+        attn_weights = attn_weights.masked_fill(  # the mask after the softmax, no renormalising
+            self.mask.bool()[:num_tokens, :num_tokens], 0)"""),
+        "report = attn_walk.check()\nreport",
+        {"ok": False, "first_step": "causal_attention_context_vecs", "cause": "mask_after_softmax", "stage": "dropout",
+         "stages": whole,
+         "stages_ok": {"dot-product": True, "trainable": True, "causal": True, "dropout": False, "multi-head": True}})
     # Chapter 4's GPTModel run by check_module: the book's, and one with var's default unbiased=True.
     out["module_gpt_correct"] = notebook(GPT_CLASSES + GPT_LOAD, GPT_ASK, {"ok": True, "stage": "gpt"})
     out["module_gpt_var_unbiased"] = notebook(

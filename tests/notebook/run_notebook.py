@@ -101,6 +101,17 @@ def main(path, binary, repo):
                         f"causes {fields['causes']})")
     if "stage" in expect and fields["stage"] != expect["stage"]:
         problems.append(f"stage {fields['stage']}, expected {expect['stage']}")
+    # A whole notebook: every stage it reaches graded, each with its verdict, and the display
+    # names them.
+    if "stages" in expect:
+        if fields["stages"] != expect["stages"]:
+            problems.append(f"stages graded {fields['stages']}, expected {expect['stages']}")
+        if len(expect["stages"]) > 1 and f'data-stages="{" ".join(expect["stages"])}"' not in html:
+            problems.append("the display does not name the stages graded")
+    if "stages_ok" in expect and fields["stages_ok"] != expect["stages_ok"]:
+        problems.append(f"each stage's verdict {fields['stages_ok']}, expected {expect['stages_ok']}")
+    if expect["ok"] and not all(fields["stages_ok"].values()):
+        problems.append(f"a stage differs in a correct notebook: {fields['stages_ok']}")
     if expect["ok"]:
         # A correct notebook: every step it gave is equal, bit for bit, and the display says so.
         if not fields["steps"]:

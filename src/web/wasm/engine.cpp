@@ -255,9 +255,11 @@ EMSCRIPTEN_KEEPALIVE const char* attn_walk_weights(const char* args_json) {
       throw attn::InputError(e.what());
     }
     const attn::GptConfig& m = p.cfg;
+    // clang-format off
     return json{{"ok", true},          {"file", r.gpt.weights_path},       {"n_layers", m.n_layers},
                 {"n_heads", m.n_heads}, {"emb_dim", m.emb_dim},   {"vocab_size", m.vocab_size},
                 {"context_length", m.context_length}, {"qkv_bias", m.qkv_bias}, {"notes", p.notes}};
+    // clang-format on
   });
 }
 
