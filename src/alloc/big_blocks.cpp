@@ -28,7 +28,10 @@ namespace {
 
 constexpr size_t kMinBlock = size_t{1} << 20;         // 1 MiB: tensors of 256 Ki floats up
 constexpr size_t kHugePage = size_t{2} << 20;         // the x86-64 transparent huge page
-constexpr size_t kMaxCached = size_t{256} << 20;      // freed blocks kept for reuse, at most
+// Freed blocks kept for reuse, at most. A 1024-token GPT-2 forward's logits alone are 206 MB
+// (1024 x 50257 floats): with 256 MiB they did not fit beside the blocks' tensors, and every
+// forward of `bench --gpt` faulted them in afresh (19 % of its time in the kernel zeroing pages).
+constexpr size_t kMaxCached = size_t{768} << 20;
 
 // The bookkeeping's own nodes come from malloc, never from operator new: BigBlocks inserts
 // and erases them with its mutex held, and an operator delete of a node that happened to

@@ -40,20 +40,12 @@ class Laps {
 
 // grad (rows, K) @ W (K, N) with W packed: torch.mm's blocked product (the zero-tail hint
 // sgemm would add skips only exact zeros: the same floats).
-// The weights are packed for the order of `rows` rows (prepare_for); Haswell's two-chain
+// The weights are packed for the order of `rows` rows (repack_for_rows); Haswell's two-chain
 // outputs are those of the product's shape.
 void mm_packed(const float* grad, const kernels::PackedB& w, float* out, int64_t rows) {
   const kernels::TwoChainOutputs two = kernels::two_chain_outputs(rows, w.N, w.K);
   kernels::gemm_chains_packed(rows, w.N, kernels::ConstMat{grad, w.K, false}, w, out, w.N, nullptr,
                               kernels::zero_row(w.N), kernels::TwoChainView{&two, 0});
-}
-
-// Repacks W (K, N) where the K-blocks of a product with `rows` rows differ from its packing's
-// (they follow the driver OpenBLAS runs the product on).
-void prepare_for(const Tensor& w, kernels::PackedB& packed, int64_t rows) {
-  const kernels::ChainOrder order = kernels::product_chain_order(rows, packed.N, packed.K);
-  if (order.k_bounds != packed.order.k_bounds)
-    kernels::pack_b(packed.K, packed.N, kernels::ConstMat{w.data.data(), packed.N, false}, order, packed);
 }
 
 bool blocked_kernel(kernels::SgemmKernel k) {
@@ -65,13 +57,8 @@ constexpr int64_t kColumnChunk = 128;  // columns of the bias's sum per task
 }  // namespace
 
 PreparedMhaBackward::PreparedMhaBackward(const MultiHeadAttention& mha) : mha_(mha) {
-  const Linear* linears[4] = {&mha.W_query, &mha.W_key, &mha.W_value, &mha.out_proj};
-  kernels::PackedB* packed[4] = {&query_, &key_, &value_, &out_};
-  kernels::parallel_for(4, [&](int64_t i) {
-    const Tensor& w = linears[i]->weight;
-    const int64_t k = w.size(0), n = w.size(1);
-    kernels::pack_b(k, n, kernels::ConstMat{w.data.data(), n, false}, kernels::blocked_chain_order(k), *packed[i]);
-  });
+  // grad @ W with W (d_out, d_in) stored row-major: B = W as it is.
+  pack_mha_weights(mha, /*transposed=*/false, query_, key_, value_, out_);
 }
 
 bool PreparedMhaBackward::backward(const PreparedMultiHeadAttention& forward, const Tensor& x, const Tensor& grad_y,
@@ -99,10 +86,10 @@ bool PreparedMhaBackward::backward(const PreparedMultiHeadAttention& forward, co
                          std::min(d_out, (c + 1) * kColumnChunk));
   });
   if (rows * d_out * d_out <= 1000000) return false;  // the small kernels' own orders: the reference
-  prepare_for(mha.out_proj.weight, out_, rows);
-  prepare_for(mha.W_query.weight, query_, rows);
-  prepare_for(mha.W_key.weight, key_, rows);
-  prepare_for(mha.W_value.weight, value_, rows);
+  repack_for_rows(mha.out_proj.weight, /*transposed=*/false, out_, rows);
+  repack_for_rows(mha.W_query.weight, /*transposed=*/false, query_, rows);
+  repack_for_rows(mha.W_key.weight, /*transposed=*/false, key_, rows);
+  repack_for_rows(mha.W_value.weight, /*transposed=*/false, value_, rows);
   mm_packed(gy, out_, grad_context.data(), rows);
   laps.to(&BackwardParts::out_proj);
 

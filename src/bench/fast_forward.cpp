@@ -16,7 +16,32 @@ bool fusable(const MultiHeadAttention& mha, const Tensor& x) {
          kernels::causal_attention_fusable(b, num_tokens, mha.head_dim);
 }
 
+// W (d_out, d_in) as B: its transpose (K = d_in, N = d_out) or itself (K = d_out, N = d_in).
+kernels::ConstMat weight_as_b(const Tensor& w, bool transposed, int64_t& K, int64_t& N) {
+  K = transposed ? w.size(1) : w.size(0);
+  N = transposed ? w.size(0) : w.size(1);
+  return kernels::ConstMat{w.data.data(), w.size(1), transposed};
+}
+
 }  // namespace
+
+void pack_mha_weights(const MultiHeadAttention& mha, bool transposed, kernels::PackedB& query, kernels::PackedB& key,
+                      kernels::PackedB& value, kernels::PackedB& out) {
+  const Linear* linears[4] = {&mha.W_query, &mha.W_key, &mha.W_value, &mha.out_proj};
+  kernels::PackedB* packed[4] = {&query, &key, &value, &out};
+  kernels::parallel_for(4, [&](int64_t i) {
+    int64_t K = 0, N = 0;
+    const kernels::ConstMat B = weight_as_b(linears[i]->weight, transposed, K, N);
+    kernels::pack_b(K, N, B, kernels::blocked_chain_order(K), *packed[i]);
+  });
+}
+
+void repack_for_rows(const Tensor& w, bool transposed, kernels::PackedB& packed, int64_t rows) {
+  int64_t K = 0, N = 0;
+  const kernels::ConstMat B = weight_as_b(w, transposed, K, N);
+  const kernels::ChainOrder order = kernels::product_chain_order(rows, N, K);
+  if (order.k_bounds != packed.order.k_bounds) kernels::pack_b(K, N, B, order, packed);
+}
 
 Tensor multi_head_attention_output(const MultiHeadAttention& mha, TorchGenerator& gen, const Tensor& x) {
   if (!fusable(mha, x)) return mha.forward_traced(gen, x).context_vecs;
@@ -28,15 +53,8 @@ Tensor multi_head_attention_output(const MultiHeadAttention& mha, TorchGenerator
 
 PreparedMultiHeadAttention::PreparedMultiHeadAttention(const MultiHeadAttention& mha)
     : mha_(mha), d_in_(mha.W_query.weight.size(1)) {
-  // x @ W.T with W (d_out, d_in) stored row-major: B = W.T, a transposed operand, cut into
-  // the blocked kernel's K-blocks. One weight per task.
-  const Linear* linears[4] = {&mha.W_query, &mha.W_key, &mha.W_value, &mha.out_proj};
-  kernels::PackedB* packed[4] = {&query_, &key_, &value_, &out_};
-  kernels::parallel_for(4, [&](int64_t i) {
-    const Tensor& w = linears[i]->weight;
-    const int64_t n = w.size(0), k = w.size(1);
-    kernels::pack_b(k, n, kernels::ConstMat{w.data.data(), k, true}, kernels::blocked_chain_order(k), *packed[i]);
-  });
+  // x @ W.T with W (d_out, d_in) stored row-major: B = W.T, a transposed operand.
+  pack_mha_weights(mha, /*transposed=*/true, query_, key_, value_, out_);
 }
 
 void PreparedMultiHeadAttention::project(const Linear& linear, const kernels::PackedB& packed, const float* x,
@@ -68,12 +86,7 @@ void PreparedMultiHeadAttention::forward(TorchGenerator& gen, const Tensor& x, T
   // Haswell's kernel sums some outputs in two chains, depending on the rows too.
   const Linear* all[4] = {&mha.W_query, &mha.W_key, &mha.W_value, &mha.out_proj};
   kernels::PackedB* all_packed[4] = {&query_, &key_, &value_, &out_};
-  for (int p = 0; p < 4; ++p) {
-    const kernels::ChainOrder order = kernels::product_chain_order(rows, all_packed[p]->N, all_packed[p]->K);
-    if (order.k_bounds != all_packed[p]->order.k_bounds)
-      kernels::pack_b(all_packed[p]->K, all_packed[p]->N,
-                      kernels::ConstMat{all[p]->weight.data.data(), all_packed[p]->K, true}, order, *all_packed[p]);
-  }
+  for (int p = 0; p < 4; ++p) repack_for_rows(all[p]->weight, /*transposed=*/true, *all_packed[p], rows);
   proj_two_ = kernels::two_chain_outputs(rows, d_out, d_in_);
   out_two_ = kernels::two_chain_outputs(rows, d_out, d_out);
   const size_t size = static_cast<size_t>(rows * d_out);

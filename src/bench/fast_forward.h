@@ -10,6 +10,15 @@
 
 namespace attn {
 
+// A MultiHeadAttention's weight W (d_out, d_in) as the B operand of the blocked kernel, packed:
+// B = W.T for the forward's x @ W.T (`transposed`), or B = W for the backward's grad @ W.
+// pack_mha_weights packs W_query, W_key, W_value and out_proj, one per task, for the blocked
+// kernel's K-blocks; repack_for_rows packs one again where the K-blocks of a product with
+// `rows` rows differ from its packing's (they follow the driver OpenBLAS runs it on).
+void pack_mha_weights(const MultiHeadAttention& mha, bool transposed, kernels::PackedB& query, kernels::PackedB& key,
+                      kernels::PackedB& value, kernels::PackedB& out);
+void repack_for_rows(const Tensor& w, bool transposed, kernels::PackedB& packed, int64_t rows);
+
 // Falls back to the step-by-step forward where the fused pass does not apply
 // (attention dropout, or sizes small enough for OpenBLAS's small-matrix kernels).
 Tensor multi_head_attention_output(const MultiHeadAttention& mha, TorchGenerator& gen, const Tensor& x);

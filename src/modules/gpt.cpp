@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "kernels/attention.h"
 #include "modules/chapter.h"
 #include "ops/ops.h"
 
@@ -75,6 +76,17 @@ Tensor GptModel::attention(int64_t index, const Tensor& x, const GptTracer& trac
   show(trace, at + "keys", keys);
   show(trace, at + "queries", queries);
   show(trace, at + "values", values);
+  const MatView out_b = param(at + "out_proj.bias", w.out_proj_b);
+  if (!trace && kernels::causal_attention_fusable(b, num_tokens, head_dim)) {
+    // Only the output is wanted (the bench, generate_text_simple): the same numbers from the
+    // fused kernel, as CausalAttention::forward takes it (kernels/attention.h). It reads the
+    // heads in place, computes only the scores the mask keeps and never holds the (b, H, T, T)
+    // weights; its context vectors come out as (b, T, H, head_dim), the merged (b, T, d_out).
+    Tensor merged = Tensor::zeros({b, num_tokens, d_out});
+    kernels::causal_attention(queries.data.data(), keys.data.data(), values.data.data(), merged.data.data(), b,
+                              num_tokens, H, head_dim);
+    return linear(merged, param(at + "out_proj.weight", w.out_proj_w), &out_b);
+  }
   // (b, T, d_out) -> (b, T, H, head_dim) -> (b, H, T, head_dim)
   const Shape heads = {b, num_tokens, H, head_dim};
   const Tensor keys_t = transpose(view(std::move(keys), heads), 1, 2);
@@ -88,7 +100,6 @@ Tensor GptModel::attention(int64_t index, const Tensor& x, const GptTracer& trac
   Tensor context_vec = transpose(book::context(attn_weights, values_t), 1, 2);  // (b, T, H, head_dim)
   show(trace, at + "context_vec", context_vec);
   const Tensor merged = view(std::move(context_vec), {b, num_tokens, d_out});
-  const MatView out_b = param(at + "out_proj.bias", w.out_proj_b);
   return linear(merged, param(at + "out_proj.weight", w.out_proj_w), &out_b);
 }
 

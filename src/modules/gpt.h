@@ -37,6 +37,9 @@ const GptCells& book_gpt_cells();
 struct GptModel {
   const GptParams& p;
   const GptCells& cells;  // the book's lines, or a learner's (check/)
+  // Where the products keep the weights packed from one forward to the next (the bench's, as an
+  // inference runtime prepacks a model's weights), if anywhere; none: packed for each product.
+  kernels::PackedWeights* packed_weights = nullptr;
   explicit GptModel(const GptParams& params, const GptCells& cells_ = book_gpt_cells()) : p(params), cells(cells_) {}
 
   // model(in_idx) for one sequence of token ids (batch 1): the logits (1, T, vocab_size).
@@ -57,7 +60,11 @@ struct GptModel {
   // trf_blocks.`index`.att on x (1, T, emb): MultiHeadAttention with the block's weights.
   Tensor attention(int64_t index, const Tensor& x, const GptTracer& trace) const;
   // A parameter as the loading code leaves it (cells.param), by its state-dict name.
-  MatView param(const std::string& name, const ParamView& p) const { return cells.param(name, p); }
+  MatView param(const std::string& name, const ParamView& p) const {
+    MatView m = cells.param(name, p);
+    m.packed = packed_weights;
+    return m;
+  }
 };
 
 // generate_text_simple(model, idx, max_new_tokens, context_size): greedy, each new id the

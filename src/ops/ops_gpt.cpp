@@ -172,7 +172,7 @@ Tensor linear(const Tensor& x, const MatView& weight, const MatView* bias) {
   call.ldc = out_features;
   const bool fused_bias = bias && (x.dim() == 2 || x.dim() == 3);
   call.bias = fused_bias ? bias->data : nullptr;
-  kernels::sgemm(call);
+  kernels::sgemm(call, weight.packed);
   if (bias && !fused_bias) out = add_vector(out, *bias);
   return out;
 }

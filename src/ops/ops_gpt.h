@@ -16,6 +16,10 @@
 
 namespace attn {
 
+namespace kernels {
+class PackedWeights;
+}
+
 // A read-only (rows, cols) matrix where it lies (a weights file's mapped page): row-major, or,
 // when `transposed`, stored as its (cols, rows) transpose (Hugging Face's Conv1D weight, which
 // load_weights_into_gpt assigns as a .T view). 1-D vectors have rows == 1. `ld`: the floats
@@ -30,6 +34,9 @@ struct MatView {
   int64_t stride() const { return ld ? ld : transposed ? rows : cols; }
   // Element (i, j) of the (rows, cols) matrix, wherever its layout puts it.
   float at(int64_t i, int64_t j) const { return transposed ? data[j * stride() + i] : data[i * stride() + j]; }
+  // Where linear() keeps this weight packed for the matrix kernel from one product to the next
+  // (kernels/sgemm.h), if anywhere: the same bits, without packing it again every call.
+  kernels::PackedWeights* packed = nullptr;
 };
 
 Tensor mean_lastdim(const Tensor& x);                  // x.mean(dim=-1, keepdim=True)

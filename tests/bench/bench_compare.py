@@ -29,6 +29,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 GOLDEN = os.path.join(HERE, "..", "golden")
@@ -82,16 +83,34 @@ print(json.dumps({"median_ms": median_ms,
 """
 
 
-def run(cmd, env=None):
-    """Runs cmd; returns (its JSON on stdout, its peak RSS in MiB)."""
-    with tempfile.TemporaryFile() as out:
-        p = subprocess.Popen(cmd, stdout=out, stderr=subprocess.PIPE, env=env)
-        _, status, usage = os.wait4(p.pid, 0)
+def run_timed(cmd, env=None):
+    """Runs cmd; returns (its JSON on stdout, or its text when that is not JSON; its peak RSS in MiB; its
+    wall time in s).
+
+    The peak RSS is GNU time's (%M) of cmd run under /usr/bin/time, so that it is cmd's own: a child
+    forked from this Python inherits the script's high-water mark across exec (Linux keeps the old
+    image's in ru_maxrss), so wait4's figure would be at least this process's size, which by then
+    holds the peers' outputs. (/usr/bin/time is a small C program: what its child inherits from it
+    is a few MiB at most.)"""
+    with tempfile.TemporaryFile() as out, tempfile.NamedTemporaryFile("r") as rss:
+        t0 = time.perf_counter()
+        p = subprocess.Popen(["/usr/bin/time", "-f", "%M", "-o", rss.name, *cmd], stdout=out,
+                             stderr=subprocess.PIPE, env=env)
+        _, status, _ = os.wait4(p.pid, 0)
+        seconds = time.perf_counter() - t0
         err = p.stderr.read().decode()
         if os.waitstatus_to_exitcode(status) != 0:
             sys.exit(f"{' '.join(cmd[:4])} ... failed: {err.strip()[-2000:]}")
         out.seek(0)
-        return json.loads(out.read().decode()), usage.ru_maxrss / 1024
+        text = out.read().decode()
+        peak_kib = int(rss.read().split()[-1])
+        return (json.loads(text) if text.strip().startswith("{") else text), peak_kib / 1024, seconds
+
+
+def run(cmd, env=None):
+    """Runs cmd; returns (its JSON on stdout, its peak RSS in MiB): run_timed without the time."""
+    doc, peak_mib, _ = run_timed(cmd, env)
+    return doc, peak_mib
 
 
 def base_env(threads):
@@ -173,15 +192,8 @@ def walk_at_scale(args):
            str(args.d_model), "--heads", str(args.heads), "--batch", "1", "-o", os.devnull]
     best = None
     for _ in range(args.rounds):
-        with tempfile.TemporaryFile() as out:
-            import time
-            t0 = time.perf_counter()
-            p = subprocess.Popen(cmd, stdout=out, stderr=subprocess.PIPE)
-            _, status, usage = os.wait4(p.pid, 0)
-            s = time.perf_counter() - t0
-            if os.waitstatus_to_exitcode(status) != 0:
-                sys.exit("the walk failed: " + p.stderr.read().decode())
-        r = (s, usage.ru_maxrss / 1024)
+        _, peak_mib, s = run_timed(cmd)
+        r = (s, peak_mib)
         best = r if best is None or r[0] < best[0] else best
     return best
 

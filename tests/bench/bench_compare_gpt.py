@@ -27,10 +27,8 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 GOLDEN = os.path.join(HERE, "..", "golden")
@@ -38,6 +36,7 @@ sys.path.insert(0, GOLDEN)
 sys.path.insert(0, HERE)
 import torch_env  # noqa: E402,F401  (before numpy/torch: OpenBLAS reads it when it loads)
 from bench_compare import JEMALLOC, TCMALLOC, base_env  # noqa: E402  (the forward's peers' environment)
+from bench_compare import run_timed as run  # noqa: E402  (peak RSS by GNU time, as every row's)
 
 import numpy as np  # noqa: E402
 # 20 GPT-2 tokens (tokenizer.encode gives 20 ids; checked by the walk's in_idx below).
@@ -108,27 +107,6 @@ ms.sort()
 median_ms = ms[len(ms) // 2] if len(ms) % 2 else (ms[len(ms) // 2 - 1] + ms[len(ms) // 2]) / 2
 print(json.dumps({"median_ms": median_ms, "min_ms": ms[0], "blas": list(torch_env.loaded_kernel())}))
 """
-
-
-def run(cmd, env=None):
-    """Runs cmd; returns (its JSON on stdout, its peak RSS in MiB, its wall time in s).
-
-    The peak RSS is GNU time's (%M) of cmd run under /usr/bin/time: a child forked from this
-    Python inherits its high-water mark across exec (Linux keeps the old image's in ru_maxrss),
-    so wait4's figure would be at least this process's size, which holds the peers' logits."""
-    with tempfile.TemporaryFile() as out, tempfile.NamedTemporaryFile("r") as rss:
-        t0 = time.perf_counter()
-        p = subprocess.Popen(["/usr/bin/time", "-f", "%M", "-o", rss.name, *cmd], stdout=out,
-                             stderr=subprocess.PIPE, env=env)
-        _, status, _ = os.wait4(p.pid, 0)
-        seconds = time.perf_counter() - t0
-        err = p.stderr.read().decode()
-        if os.waitstatus_to_exitcode(status) != 0:
-            sys.exit(f"{' '.join(cmd[:4])} ... failed: {err.strip()[-2000:]}")
-        out.seek(0)
-        text = out.read().decode()
-        peak_kib = int(rss.read().split()[-1])
-        return (json.loads(text) if text.strip().startswith("{") else text), peak_kib / 1024, seconds
 
 
 def torch_variants(threads):
