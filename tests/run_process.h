@@ -35,7 +35,7 @@ struct RunResult {
 // separately. With `as_nobody` (only meaningful for root) the child drops to uid/gid
 // 65534 before exec; exit code 126 then means it could not.
 inline RunResult run_process(const std::vector<std::string>& args, const std::string& stdin_text,
-                      bool as_nobody) {
+                             bool as_nobody) {
   RunResult result;
   int in[2], out[2], err[2];
   if (::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0) {
@@ -164,11 +164,12 @@ inline bool starts_with(const std::string& s, const std::string& prefix) {
 // Bad input: exit 1, stdout empty, stderr is exactly "attn-walk: error: <message>\n"
 // where the message is the library's and starts with the file name.
 inline void expect_input_error(const RunResult& r, const std::string& source,
-                        const std::string& expected_message) {
+                               const std::string& expected_message) {
   EXPECT_EQ(r.exit_code, 1) << describe(r);
   EXPECT_EQ(r.out, "") << describe(r);
   EXPECT_TRUE(starts_with(r.err, kErrorPrefix + source + ": ")) << describe(r);
-  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << "expected one line\n" << describe(r);
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << "expected one line\n"
+                                                             << describe(r);
   if (!expected_message.empty()) {
     EXPECT_EQ(r.err, kErrorPrefix + expected_message + "\n") << describe(r);
   }
@@ -180,7 +181,8 @@ inline void expect_option_error(const RunResult& r, const std::vector<std::strin
   EXPECT_EQ(r.out, "") << describe(r);
   EXPECT_TRUE(starts_with(r.err, kErrorPrefix)) << describe(r);
   for (const auto& m : mentions) {
-    EXPECT_NE(r.err.find(m), std::string::npos) << "missing " << m << "\n" << describe(r);
+    EXPECT_NE(r.err.find(m), std::string::npos) << "missing " << m << "\n"
+                                                << describe(r);
   }
 }
 

@@ -34,11 +34,11 @@ TEST(BackwardChecks, RowsSumToZeroCanFail) {
 
 TEST(BackwardChecks, MaskedExactlyZeroCanFail) {
   Tensor t = Tensor::zeros({2, 3, 3});
-  t.data[3] = 0.7f;                  // (0, 1, 0): below the diagonal, allowed
-  t.data[9 + 4] = 0.2f;              // the diagonal, allowed
-  t.data[9 + 5] = -0.0f;             // above, but -0 is 0
+  t.data[3] = 0.7f;       // (0, 1, 0): below the diagonal, allowed
+  t.data[9 + 4] = 0.2f;   // the diagonal, allowed
+  t.data[9 + 5] = -0.0f;  // above, but -0 is 0
   EXPECT_TRUE(masked_exactly_zero(t).passed);
-  t.data[9 + 2] = 1e-30f;            // (1, 0, 2): above the diagonal
+  t.data[9 + 2] = 1e-30f;  // (1, 0, 2): above the diagonal
   const Comparison c = masked_exactly_zero(t);
   EXPECT_FALSE(c.passed);
   EXPECT_FLOAT_EQ(static_cast<float>(c.max_diff), 1e-30f);
@@ -172,7 +172,7 @@ TEST(BackwardStage, GradStepIsOneOfTheStepsAndTheTitlesSaySo) {
   c.train.grad_step = 3;
   ASSERT_EQ(backward_misuse(c), "");
   const test::RunResult r = test::run_cli({"--stage", "backward", "--steps", "3", "--grad-step", "3", "--format", "json",
-                                          "--explain", "--only", "logits.grad,attn_scores.grad,step1.update"});
+                                           "--explain", "--only", "logits.grad,attn_scores.grad,step1.update"});
   ASSERT_EQ(r.exit_code, 0) << test::describe(r);
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["config"]["train"]["grad_step"], 3);
@@ -181,7 +181,7 @@ TEST(BackwardStage, GradStepIsOneOfTheStepsAndTheTitlesSaySo) {
   EXPECT_NE(j["steps"][0]["explanation"].get<std::string>().find("training step 3's of 3"), std::string::npos);
   EXPECT_EQ(j["steps"][2]["title"].get<std::string>().find("(step 3)"), std::string::npos);  // the update is step 1's
   const test::RunResult zh = test::run_cli({"--stage", "backward", "--steps", "3", "--grad-step", "2", "--lang", "zh",
-                                           "--only", "logits.grad"});
+                                            "--only", "logits.grad"});
   EXPECT_NE(zh.out.find("（第 2 步）"), std::string::npos) << zh.out;
   const test::RunResult bad = test::run_cli({"--stage", "backward", "--steps", "3", "--grad-step", "5"});
   EXPECT_EQ(bad.exit_code, 2) << test::describe(bad);
@@ -274,7 +274,7 @@ TEST(BackwardStage, JsonCompactKeepsTheTextsIdsAndDigestsTheRest) {
 // --text: print() of tok_emb.weight.grad shows the input ids' rows, labelled with them.
 TEST(BackwardStage, TokEmbGradPrintsTheTextsRows) {
   const test::RunResult r = test::run_cli({"--stage", "backward", "--text", "the cat and the dog", "--steps", "1",
-                                          "--only", "tok_emb.weight.grad"});
+                                           "--only", "tok_emb.weight.grad"});
   ASSERT_EQ(r.exit_code, 0) << test::describe(r);
   // GPT-2's ids of "the", " cat", " and", " the" (the last token, " dog", is only a target).
   EXPECT_NE(r.out.find("tok_emb.weight.grad[[1169, 3797, 290, 262]]: tensor([["), std::string::npos) << r.out;

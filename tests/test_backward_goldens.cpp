@@ -80,7 +80,7 @@ TEST(BackwardGoldenSigns, SignedZerosAreCompared) {
   const auto first = std::find_if(grad->value.data.begin(), grad->value.data.end(),
                                   [](float x) { return x == 0.0f && std::signbit(x); });
   ASSERT_NE(first, grad->value.data.end());
-  *first = 0.0f;  // the same value for ==, another float32
+  *first = 0.0f;                      // the same value for ==, another float32
   EXPECT_EQ(grad->value.data, want);  // a comparison by value cannot tell
   double max_diff = 0;
   EXPECT_EQ(test::count_bit_differences(grad->value.data, want, &max_diff), 1);

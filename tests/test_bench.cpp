@@ -41,13 +41,13 @@ struct Sizes {
 };
 
 TEST(FastForward, EqualsTheStepByStepForward) {
-  const Sizes sizes[] = {{1, 128, 768, 12},  // GPT-2 heads (head_dim 64), T just above the small kernels
-                         {2, 150, 96, 2},    // batch of two (keys copied, not viewed), head_dim 48
-                         {1, 300, 64, 2},    // head_dim 32, rows not a multiple of the row block
-                         {3, 70, 256, 4},    // head_dim 64, T < 128: the context product's small kernel
-                         {1, 16, 8, 2},      // tiny: falls back to the step-by-step forward
-                         {2, 260, 96, 2, true},   // qkv_bias: the projections start from their bias
-                         {1, 200, 64, 1}};        // one head: the other threads wait for its packing, then share its rows
+  const Sizes sizes[] = {{1, 128, 768, 12},      // GPT-2 heads (head_dim 64), T just above the small kernels
+                         {2, 150, 96, 2},        // batch of two (keys copied, not viewed), head_dim 48
+                         {1, 300, 64, 2},        // head_dim 32, rows not a multiple of the row block
+                         {3, 70, 256, 4},        // head_dim 64, T < 128: the context product's small kernel
+                         {1, 16, 8, 2},          // tiny: falls back to the step-by-step forward
+                         {2, 260, 96, 2, true},  // qkv_bias: the projections start from their bias
+                         {1, 200, 64, 1}};       // one head: the other threads wait for its packing, then share its rows
   for (const auto& s : sizes) {
     TorchGenerator gen(123);
     const Tensor x = randn(gen, {s.B, s.T, s.D});
@@ -91,8 +91,8 @@ TEST(FastForward, HugeTokensGetTheStepByStepNumbers) {
   const Tensor want = mha.forward_traced(gen, x).context_vecs;
   size_t nonfinite_rows = 0;
   for (int64_t t = 0; t < T; ++t) nonfinite_rows += !std::isfinite(want.data[static_cast<size_t>(t * D)]);
-  ASSERT_GE(nonfinite_rows, 1u);      // some +inf among the scores
-  ASSERT_LE(nonfinite_rows, 10u);     // and the rest still numbers
+  ASSERT_GE(nonfinite_rows, 1u);   // some +inf among the scores
+  ASSERT_LE(nonfinite_rows, 10u);  // and the rest still numbers
   for (auto isa : {kernels::Isa::Scalar, kernels::Isa::Avx2, kernels::Isa::Avx512, kernels::Isa::Neon}) {
     kernels::set_active_isa(isa);
     const Tensor got = multi_head_attention_output(mha, gen, x);
@@ -297,7 +297,8 @@ TEST(Bench, RenderersPrintWhatTheReportHolds) {
         fmt::format("y: shape (2, 20, 16), sum {:.6f}, abs sum {:.6f}\n", r.sum, r.abs_sum),
         fmt::format("first values: {:.6g} {:.6g} {:.6g} {:.6g} {:.6g} {:.6g} {:.6g} {:.6g}\n", r.first[0], r.first[1],
                     r.first[2], r.first[3], r.first[4], r.first[5], r.first[6], r.first[7])})
-    EXPECT_NE(text.find(line), std::string::npos) << line << "\nin\n" << text;
+    EXPECT_NE(text.find(line), std::string::npos) << line << "\nin\n"
+                                                  << text;
   EXPECT_EQ(text.find("above 100%"), std::string::npos);
 
   // A rate above the probe's peak says so; without the probe there is no peak at all.

@@ -111,7 +111,7 @@ TEST(BenchBackward, FusedEqualsReference) {
   // head_dim 64 with T not a multiple of anything; a batch of two (the keys' gradient then
   // row-major, keys.T copied); head_dim 48 and 32, whose products have K-blocks of their own.
   for (const Sizes& s : {Sizes{1, 150, 128, 2}, Sizes{2, 160, 96, 2}, Sizes{1, 300, 64, 2}, Sizes{1, 333, 192, 4},
-                       Sizes{1, 140, 128, 2, {0, 3, 100}}}) {  // rows whose sum of g * w is exactly 0
+                         Sizes{1, 140, 128, 2, {0, 3, 100}}}) {  // rows whose sum of g * w is exactly 0
     bool fused = false;
     const BackwardRun got = fused_run(s.B, s.T, s.D, s.H, 7, fused, s.zero_rows);
     ASSERT_TRUE(fused) << s.T;

@@ -228,7 +228,8 @@ TEST(CheckDump, PythonJsonNonFiniteTokensAreRead) {
   EXPECT_TRUE(std::isnan(t.data[2]));
   EXPECT_TRUE(std::isinf(t.data[3]) && t.data[3] > 0);
   EXPECT_NE(error_of("{\"masked\": [[NaN, -Infinity],\n [1 2]]}").find("mine.json: line 2, column 5: invalid JSON"),
-            std::string::npos) << error_of("{\"masked\": [[NaN, -Infinity],\n [1 2]]}");
+            std::string::npos)
+      << error_of("{\"masked\": [[NaN, -Infinity],\n [1 2]]}");
 }
 
 // ---- rendering ---------------------------------------------------------------------------
@@ -242,13 +243,15 @@ TEST(CheckRender, TextAndJsonInBothLanguages) {
   const CheckReport r = check_dump(d, cfg, stage, by, Tolerance{}, path);
   const std::string en = render_check_text(r, Lang::En);
   EXPECT_NE(en.find("stage causal (section 3.5.1), chosen because its steps include 11 of the 11 names"),
-            std::string::npos) << en;
+            std::string::npos)
+      << en;
   EXPECT_NE(en.find("✓ queries"), std::string::npos);
   EXPECT_NE(en.find("✗ attn_weights"), std::string::npos);
   EXPECT_NE(en.find("First difference: attn_weights"), std::string::npos);
   EXPECT_NE(en.find("    [1, :]"), std::string::npos);  // the row of the largest difference
   EXPECT_NE(en.find("scale_missing: your attn_weights equals what scores not divided by sqrt(d_k) would give"),
-            std::string::npos) << en;
+            std::string::npos)
+      << en;
   const std::string zh = render_check_text(r, Lang::Zh);
   EXPECT_NE(zh.find("第一处不同：attn_weights"), std::string::npos) << zh;
   EXPECT_NE(zh.find("你的 attn_weights 等于分数没有除以 sqrt(d_k) 的结果"), std::string::npos) << zh;

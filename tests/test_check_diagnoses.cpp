@@ -55,7 +55,8 @@ TEST(CheckDiagnoses, DivisorIsMeasuredAndNamed) {
   EXPECT_EQ(e["code"], "keys.shape[0] ** 0.5");
   EXPECT_EQ(e["measured"], "2.449");
   EXPECT_NE(tokens.text.find("dividing the scores by 2.449 = √6, that is keys.shape[0] ** 0.5 (6 is the number of tokens)"),
-            std::string::npos) << tokens.text;
+            std::string::npos)
+      << tokens.text;
   EXPECT_NE(tokens.text.find("sqrt(d_k) = sqrt(2) = 1.414"), std::string::npos) << tokens.text;
 
   const Diagnosed precedence = check_golden("book/causal_wrong_divisor_precedence.json");  // d_k**1/2
@@ -63,7 +64,8 @@ TEST(CheckDiagnoses, DivisorIsMeasuredAndNamed) {
   EXPECT_EQ(e["code"], "keys.shape[-1]**1/2");
   EXPECT_EQ(e["value"], "4");
   EXPECT_NE(precedence.text.find("Python reads attn_scores / keys.shape[-1]**1/2 as attn_scores / keys.shape[-1] / 2"),
-            std::string::npos) << precedence.text;
+            std::string::npos)
+      << precedence.text;
 
   // MultiHeadAttention's self.d_out where self.head_dim belongs (d_out 6, 3 heads).
   const auto manifest = load_json(kCheckDir + "cases.json");
@@ -88,7 +90,8 @@ TEST(CheckDiagnoses, RowsSeedsBiasAndMasks) {
   EXPECT_EQ(e["token"], "starts");
   EXPECT_EQ(e["chapter_row"], "1");
   EXPECT_NE(row.text.find("your x_2 is inputs[2], x(3) \"starts\"; the chapter's query x(2) is inputs[1]"),
-            std::string::npos) << row.text;
+            std::string::npos)
+      << row.text;
 
   const Diagnosed typed = check_golden("book/dot-product_input_typed_wrong.json");
   e = evidence_of(typed.report, "input_typed_wrong");

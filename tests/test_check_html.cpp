@@ -30,7 +30,8 @@ size_t html_count(const std::string& s, const std::string& what) {
 // Nothing in the fragment fetches anything: no src, href, url(), @import, no scheme.
 void expect_self_contained(const std::string& html) {
   for (const char* outside : {"src=", "href=", "url(", "@import", "http:", "https:", "<script", "<link", "<iframe"})
-    EXPECT_EQ(html.find(outside), std::string::npos) << outside << " in\n" << html;
+    EXPECT_EQ(html.find(outside), std::string::npos) << outside << " in\n"
+                                                     << html;
 }
 
 TEST(CheckHtml, TheFirstDifferenceItsCauseAndTheMarks) {
@@ -40,22 +41,26 @@ TEST(CheckHtml, TheFirstDifferenceItsCauseAndTheMarks) {
   const std::string html = render_check_html(r, Lang::En);
   EXPECT_EQ(html.rfind("<div class=\"attn-walk-check\" lang=\"en\" data-stage=\"causal\">", 0), 0u) << html;
   EXPECT_NE(html.find("<p class=\"verdict differs\" data-first-step=\"mask_simple\">✗ First difference: mask_simple</p>"),
-            std::string::npos) << html;
+            std::string::npos)
+      << html;
   // One row per step of the stage, each with its mark; four equal, seven differ, as the text says.
   EXPECT_EQ(html_count(html, "<tr class=\"equal\""), 4u);
   EXPECT_EQ(html_count(html, "<tr class=\"differs\""), 7u);
   EXPECT_NE(html.find("<tr class=\"differs\" data-step=\"mask_simple\"><td class=\"mark\">✗</td><td><code>mask_simple</code>"
                       "</td><td>differs</td><td>largest difference 1 at [0, 1]</td></tr>"),
-            std::string::npos) << html;
+            std::string::npos)
+      << html;
   // The rows around [0, 1] from both tensors: the learner's values that are not close marked.
   EXPECT_NE(html.find("largest difference 1 at [0, 1]: expected 0.0, yours 1.0."), std::string::npos);
   EXPECT_NE(html.find("<table class=\"rows yours\">\n<tr><th>[0, :]</th><td class=\"num\">1.0</td><td class=\"num off\">1.0*</td>"),
-            std::string::npos) << html;
+            std::string::npos)
+      << html;
   EXPECT_EQ(html_count(html.substr(html.find("rows expected"), html.find("rows yours") - html.find("rows expected")), " off"), 0u);
   // The cause, with its message (what the text report says of it).
   EXPECT_NE(html.find("<li class=\"cause\" data-cause=\"mask_wrong_triangle\"><code>mask_wrong_triangle</code>: " +
                       html_escape(mistake_message(r, 0, Lang::En)) + "</li>"),
-            std::string::npos) << html;
+            std::string::npos)
+      << html;
   // The walk's own check on the learner's tensor, failed.
   EXPECT_NE(html.find("<li class=\"failed\">✗ your mask_simple itself"), std::string::npos) << html;
   expect_self_contained(html);
@@ -87,7 +92,8 @@ TEST(CheckHtml, PassedSaysEveryStepMatches) {
   size_t given = 0;
   for (const auto& s : r.results) given += s.diff.grade != Grade::NotGiven;
   EXPECT_NE(html.find("<p class=\"verdict ok\">✓ All " + std::to_string(given) + " tensors given match the chapter"),
-            std::string::npos) << html;
+            std::string::npos)
+      << html;
   EXPECT_EQ(html.find("<tr class=\"differs\""), std::string::npos);
   EXPECT_EQ(html.find("verdict differs"), std::string::npos);
   EXPECT_EQ(html.find("class=\"diagnoses\""), std::string::npos);

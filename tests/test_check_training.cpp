@@ -57,12 +57,13 @@ TEST(CheckTraining, EveryMistakeOfTheLoopIsNamed) {
   for (const auto& name : test::json_files_in(kDir)) {
     SCOPED_TRACE(name);
     const std::string id = name.substr(0, name.rfind('_', name.rfind("_book") != std::string::npos
-                                                             ? name.rfind("_book")
-                                                             : name.rfind("_t10")));
+                                                              ? name.rfind("_book")
+                                                              : name.rfind("_t10")));
     const CheckReport r = check_golden(name + ".json");
     ASSERT_FALSE(r.passed());
     EXPECT_NE(std::find(r.diagnoses.begin(), r.diagnoses.end(), id), r.diagnoses.end())
-        << id << " not in " << ::testing::PrintToString(r.diagnoses) << "\n" << render_check_text(r, Lang::En);
+        << id << " not in " << ::testing::PrintToString(r.diagnoses) << "\n"
+        << render_check_text(r, Lang::En);
     ++n;
   }
   EXPECT_GE(n, 10u);
@@ -119,7 +120,8 @@ TEST(CheckTraining, StepForgottenAndDropoutLeftOff) {
     ASSERT_FALSE(r.passed());
     const std::string id = c["mistake"];
     EXPECT_NE(std::find(r.diagnoses.begin(), r.diagnoses.end(), id), r.diagnoses.end())
-        << ::testing::PrintToString(r.diagnoses) << "\n" << render_check_text(r, Lang::En);
+        << ::testing::PrintToString(r.diagnoses) << "\n"
+        << render_check_text(r, Lang::En);
     const auto e = evidence_of(r, id);
     if (id == "optimizer_step_forgotten" && cfg.attn_dropout == 0.0)
       EXPECT_EQ(e.at("spread"), "0");  // nothing moves: every loss is the first
@@ -165,7 +167,7 @@ TEST(CheckTraining, ZeroGradBeforeStepIsNotAForgottenStep) {
 TEST(CheckTraining, TheCommandLineTakesTheLoopsOptions) {
   const std::string path = test::tests_dir() + "/golden/check_training/optimizer_step_forgotten_book.json";
   const test::RunResult r = test::run_cli({"check", path, "--stage", "backward", "--steps", "5", "--lr", "0.05",
-                               "--weight-decay", "0.1", "--optimizer", "adamw", "--format", "json"});
+                                           "--weight-decay", "0.1", "--optimizer", "adamw", "--format", "json"});
   ASSERT_EQ(r.exit_code, 3) << test::describe(r);
   const auto ids = [](const std::string& out) {
     std::vector<std::string> found;
@@ -212,7 +214,8 @@ TEST(CheckTraining, TheReportNamesTheLoopItGradesAgainst) {
   const test::RunResult zh = test::run_cli({"check", path, "--stage", "backward", "--steps", "5", "--lang", "zh",
                                             "--format", "html"});
   EXPECT_NE(zh.out.find("<span class=\"training\">对照的是第 5 章的训练循环：AdamW(lr=0.05, weight_decay=0.1)，5 步"),
-            std::string::npos) << zh.out;
+            std::string::npos)
+      << zh.out;
   // Other stages have no loop: no line, JSON null.
   CheckReport causal;
   causal.stage = "causal";
@@ -291,7 +294,8 @@ TEST(CheckTraining, TheSuggestedCommandKeepsTheLearnersOptions) {
                                            "--weight-decay", "0.1", "--qkv-bias"});
   ASSERT_EQ(r.exit_code, 3) << test::describe(r);
   EXPECT_NE(r.out.find("attn-walk --stage backward --qkv-bias --steps 4 --lr 0.05 --weight-decay 0.1 --only "),
-            std::string::npos) << r.out;
+            std::string::npos)
+      << r.out;
 }
 
 }  // namespace

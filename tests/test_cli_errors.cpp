@@ -178,7 +178,8 @@ TEST_F(CliErrors, OutputInMissingDirectoryFails) {
   EXPECT_TRUE(r.exit_code == 1 || r.exit_code == 2) << describe(r);
   EXPECT_EQ(r.out, "") << describe(r);
   EXPECT_TRUE(starts_with(r.err, kErrorPrefix)) << describe(r);
-  EXPECT_NE(r.err.find("no-such-dir"), std::string::npos) << "should name the path\n" << describe(r);
+  EXPECT_NE(r.err.find("no-such-dir"), std::string::npos) << "should name the path\n"
+                                                          << describe(r);
   EXPECT_FALSE(fs::exists(out));
   EXPECT_FALSE(fs::exists(dir.file("no-such-dir")));
   // Nothing else (a temporary file, say) is left behind either.

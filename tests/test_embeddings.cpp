@@ -181,10 +181,10 @@ TEST(Embeddings, ValuesAreRoundedToFloat32LikeTorchTensor) {
   const Embeddings e = attn::parse_embeddings(
       "[[0.1, 16777217, -0.0, 1e-50, 3.4028235e38, -2, 1.0000001788139343261718749]]", "x.json");
   ASSERT_EQ(e.inputs.shape, (attn::Shape{1, 7}));
-  EXPECT_EQ(bits(e.inputs(0, 0)), 0x3DCCCCCDu);   // float32(0.1)
-  EXPECT_EQ(e.inputs(0, 1), 16777216.0f);         // 2^24 + 1 is not a float32
-  EXPECT_TRUE(std::signbit(e.inputs(0, 2)));      // -0.0 keeps its sign
-  EXPECT_EQ(e.inputs(0, 3), 0.0f);                // underflows to zero, as in PyTorch
+  EXPECT_EQ(bits(e.inputs(0, 0)), 0x3DCCCCCDu);       // float32(0.1)
+  EXPECT_EQ(e.inputs(0, 1), 16777216.0f);             // 2^24 + 1 is not a float32
+  EXPECT_TRUE(std::signbit(e.inputs(0, 2)));          // -0.0 keeps its sign
+  EXPECT_EQ(e.inputs(0, 3), 0.0f);                    // underflows to zero, as in PyTorch
   EXPECT_EQ(e.inputs(0, 4), 3.4028234663852886e38f);  // FLT_MAX still fits
   EXPECT_EQ(e.inputs(0, 5), -2.0f);
   // Rounded decimal -> double -> float (as Python then torch.tensor do), not decimal ->
@@ -465,7 +465,7 @@ TEST(EmbeddingsErrors, NonFiniteValues) {
 // (metadata is ignored), and positions after them are still the original text's.
 TEST(EmbeddingsErrors, PythonJsonTokens) {
   const attn::Embeddings e = attn::parse_embeddings("{\"scale\": NaN, \"range\": [-Infinity, Infinity], \"embeddings\": [[1, 2]]}",
-                                        "in.json");
+                                                    "in.json");
   EXPECT_EQ(e.inputs.shape, (attn::Shape{1, 2}));
   expect_message(parse_error("{\"note\": NaN, \"embeddings\": [[1, 2], [3 4]]}"), "in.json: line 1, column 41: ",
                  {"invalid JSON"});

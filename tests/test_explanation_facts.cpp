@@ -134,7 +134,7 @@ TEST(ExplanationFacts, BackwardSaysWhenItsNumbersAreNotFinite) {
   const Walk overflow = run_backward(overflowing());
   const struct {
     const char* step;
-    const char* finite;  // a phrase only the finite text has
+    const char* finite;      // a phrase only the finite text has
     const char* not_finite;  // and one only the other has
   } texts[] = {{"logits.grad", "Each row sums to 0.", "not all finite"},
                {"queries.grad", "its gradient is 0", "not finite here"},

@@ -47,7 +47,7 @@ int check_cases(const std::vector<Pair>& pairs, int x_exp, int y_exp, float z, c
       const float want = std::fma(x, y, sign * z);
       const float got = fma32_via_double(x, y, sign * z);
       EXPECT_TRUE(same_float(got, want)) << what << ": fma(" << std::hexfloat << x << ", " << y << ", " << sign * z
-                                   << ") is " << want << ", fma32_via_double gave " << got;
+                                         << ") is " << want << ", fma32_via_double gave " << got;
       const float bracketed = attn::fma32_bracketed(x, y, sign * z);
       EXPECT_TRUE(same_float(bracketed, want)) << what << ": fma(" << std::hexfloat << x << ", " << y << ", "
                                                << sign * z << ") is " << want << ", fma32_bracketed gave " << bracketed;

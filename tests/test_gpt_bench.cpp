@@ -152,7 +152,8 @@ TEST(GptBench, FusedAttentionIsTheStepByStepForwardBitForBit) {
         ASSERT_TRUE(kernels::causal_attention_fusable(1, T, 64));  // the fast path is the one taken
         const std::vector<int64_t> ids = gpt_bench_ids(T, 300, 7);
         const Tensor fused = model.forward(ids);
-        const Tensor steps = model.forward(ids, [](const std::string&, const Tensor&) {}, kEveryBlock);
+        const Tensor steps = model.forward(
+            ids, [](const std::string&, const Tensor&) {}, kEveryBlock);
         ASSERT_EQ(fused.shape, steps.shape);
         double largest = 0.0;
         EXPECT_EQ(test::count_bit_differences(fused.data, steps.data, &largest), 0) << "largest difference " << largest;

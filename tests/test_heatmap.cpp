@@ -129,8 +129,7 @@ TEST(WantsHeatmap, TheChaptersStages) {
       {"rope", {"attn_scores_masked", "attn_weights", "attn_scores_shifted"}},
       {"flash", {}},
       {"mla", {"attn_scores", "attn_weights"}},
-      {"backward", {"attn_scores", "attn_scores_masked", "attn_weights", "attn_weights_untrained",
-                    "attn_weights_trained"}},
+      {"backward", {"attn_scores", "attn_scores_masked", "attn_weights", "attn_weights_untrained", "attn_weights_trained"}},
   };
   for (const auto& [stage, names] : expected) {
     SCOPED_TRACE(stage);
@@ -186,7 +185,8 @@ TEST(Heatmap, CompactCellsWhenNumbersDoNotFit) {
   EXPECT_NE(out.find("\n 1 t1  ██······"), std::string::npos) << out;
   // Every column has its position, written downwards: 10, 11 and 12 in two lines, none left out.
   EXPECT_NE(out.find("\n" + std::string(7 + 9 * 2, ' ') + "1 1 1\n       1 2 3 4 5 6 7 8 9 0 1 2\n"),
-            std::string::npos) << out;
+            std::string::npos)
+      << out;
   // Scores too wide for 5 characters also fall back.
   Walk w3("test", config_with_tokens({"a", "b", "c"}));
   Tensor big = test::causal_matrix(3, kNegInf);
@@ -276,7 +276,9 @@ TEST(Labels, DisplayWidth) {
 TEST(Labels, SanitizeControlCharactersAndBadUtf8) {
   EXPECT_EQ(sanitize_label("a\033[31mb"), "a?[31mb");
   EXPECT_EQ(sanitize_label("x\xFFy"), "x?y");
-  EXPECT_EQ(sanitize_label("\xE2\x80\xAE" "evil"), "?evil");  // right-to-left override
+  EXPECT_EQ(sanitize_label("\xE2\x80\xAE"
+                           "evil"),
+            "?evil");  // right-to-left override
   EXPECT_EQ(sanitize_label(""), "\"\"");
   EXPECT_EQ(sanitize_label("你好"), "你好");
   Walk walk("test", config_with_tokens({"a\033[2Jb", "c"}));
@@ -495,7 +497,8 @@ TEST(Heatmap, ColumnNumbersAreNeverSkipped) {
         const size_t at = cells_at + 2 * k;
         if (at < lines[l].size() && lines[l][at] != ' ') number += lines[l][at];
       }
-      EXPECT_EQ(number, std::to_string(plan.index[k] + 1)) << "column " << k << "\n" << out;
+      EXPECT_EQ(number, std::to_string(plan.index[k] + 1)) << "column " << k << "\n"
+                                                           << out;
     }
   }
 }

@@ -258,7 +258,9 @@ TEST(Html, HeatmapsGrowIntoTheirWidthAndMayHaveAScaleEach) {
   const std::string width = between(fixed, "<svg class=\"heatmap\"", ">");
   const std::string w = between(width, " width=\"", "\"");
   EXPECT_NE(fixed.find("<figure class=\"hm\" style=\"flex-basis:" + w + "px;max-width:" +
-                       std::to_string(2 * std::stoi(w)) + "px\">"), std::string::npos) << fixed;
+                       std::to_string(2 * std::stoi(w)) + "px\">"),
+            std::string::npos)
+      << fixed;
   EXPECT_EQ(count(fixed, "<span class=\"lk\">scale</span>"), 1u);
   EXPECT_EQ(count(fixed, "scale of this matrix"), 0u);
   // --heatmap-scale matrix: a scale under each head, from its own smallest to largest weight.
@@ -267,7 +269,8 @@ TEST(Html, HeatmapsGrowIntoTheirWidthAndMayHaveAScaleEach) {
   EXPECT_EQ(count(own, "<span class=\"lk\">scale of this matrix</span>"), 2u);
   EXPECT_EQ(count(own, "<span class=\"lk\">scale</span>"), 0u);
   const Step* step = nullptr;
-  for (const auto& s : walks[0].steps) if (s.name == "attn_weights") step = &s;
+  for (const auto& s : walks[0].steps)
+    if (s.name == "attn_weights") step = &s;
   ASSERT_NE(step, nullptr);
   const HeatmapPlan plan = plan_heatmap(walks[0], *step, 32, 16, HeatmapScale::Matrix);
   EXPECT_NE(own.find("<span class=\"sv\">" + scale_number(plan.blocks[0].lo) + "</span>"), std::string::npos);
@@ -364,12 +367,14 @@ TEST(Html, SectionLinksGoToTheirSectionOfTheNotebook) {
   const std::string ch3 = repo + "ch03/01_main-chapter-code/ch03.ipynb#";
   // --text: chapter 2's steps link to chapter 2's notebook, the stage's own to chapter 3's.
   const std::string text = cli_page({"--stage", "causal", "--text", "Your journey"});
-  EXPECT_EQ(section_link(text, "causal-1"), ch2 + "25-bytepair-encoding");          // text
-  EXPECT_EQ(section_link(text, "causal-2"), ch2 + "25-bytepair-encoding");          // pieces
-  EXPECT_EQ(section_link(text, "causal-4"), ch2 + "27-creating-token-embeddings");  // token_embeddings
-  EXPECT_EQ(section_link(text, "causal-6"), ch2 + "28-encoding-word-positions");    // input_embeddings
+  EXPECT_EQ(section_link(text, "causal-1"), ch2 + "25-bytepair-encoding");                  // text
+  EXPECT_EQ(section_link(text, "causal-2"), ch2 + "25-bytepair-encoding");                  // pieces
+  EXPECT_EQ(section_link(text, "causal-4"), ch2 + "27-creating-token-embeddings");          // token_embeddings
+  EXPECT_EQ(section_link(text, "causal-6"), ch2 + "28-encoding-word-positions");            // input_embeddings
   EXPECT_EQ(section_link(text, "causal-7"), ch3 + "351-applying-a-causal-attention-mask");  // queries
-  EXPECT_NE(text.find(">\xC2\xA7" "2.5</a>"), std::string::npos);
+  EXPECT_NE(text.find(">\xC2\xA7"
+                      "2.5</a>"),
+            std::string::npos);
   // The tokens stage is chapter 2's too.
   const std::string tokens = cli_page({"--stage", "tokens"});
   EXPECT_EQ(section_link(tokens, "tokens-1"), ch2 + "27-creating-token-embeddings");

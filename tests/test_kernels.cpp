@@ -377,7 +377,8 @@ TEST(Cpu, VendorIsTheCpusOwn) {
   while (vendor.empty() && std::getline(cpuinfo, line))
     if (line.rfind("vendor_id", 0) == 0) vendor = line.substr(line.find(':') + 2);
   if (vendor.empty()) GTEST_SKIP() << "no vendor_id in /proc/cpuinfo";
-  const Vendor want = vendor == "GenuineIntel" ? Vendor::Intel : vendor == "AuthenticAMD" ? Vendor::Amd : Vendor::Other;
+  const Vendor want = vendor == "GenuineIntel" ? Vendor::Intel : vendor == "AuthenticAMD" ? Vendor::Amd
+                                                                                          : Vendor::Other;
   EXPECT_EQ(cpu_vendor(), want) << vendor;
 }
 
@@ -386,25 +387,25 @@ TEST(GemmChains, ZeroTailHintIsExact) {
   for (Isa isa : isas()) {
     for (int threads : {1, 2}) {
       for (int64_t K : {int64_t{40}, int64_t{333}, int64_t{1024}})
-      for (int64_t M : {int64_t{77}, int64_t{300}}) {  // 300: shared out in parts of whole rows
-        const int64_t N = 70, offset = K / 3;
-        const auto A = causal_weights(rng, M, K, offset);
-        const auto B = random_values(rng, static_cast<size_t>(K * N));
-        const auto ends = trailing_zero_bounds(M, K, ConstMat{A.data(), K, false});
-        for (bool blocked : {false, true}) {
-          ChainOrder order = blocked ? blocked_chain_order(K) : single_chain(K);
-          std::vector<float> want(static_cast<size_t>(M * N), 0.0f), got = want, got_packed = want;
-          gemm_chains_reference(M, N, K, ConstMat{A.data(), K, false}, ConstMat{B.data(), N, false}, want.data(), N, order);
-          IsaAndThreads use(isa, threads);
-          gemm_chains(M, N, K, ConstMat{A.data(), K, false}, ConstMat{B.data(), N, false}, got.data(), N, order,
-                      ends.data());
-          EXPECT_TRUE(same_floats(got, want)) << isa_name(isa) << " M=" << M << " K=" << K << " blocked=" << blocked;
-          PackedB packed;
-          pack_b(K, N, ConstMat{B.data(), N, false}, order, packed, /*check_finite=*/true);
-          gemm_chains_packed(M, N, ConstMat{A.data(), K, false}, packed, got_packed.data(), N, ends.data());
-          EXPECT_TRUE(same_floats(got_packed, want)) << isa_name(isa) << " packed K=" << K;
+        for (int64_t M : {int64_t{77}, int64_t{300}}) {  // 300: shared out in parts of whole rows
+          const int64_t N = 70, offset = K / 3;
+          const auto A = causal_weights(rng, M, K, offset);
+          const auto B = random_values(rng, static_cast<size_t>(K * N));
+          const auto ends = trailing_zero_bounds(M, K, ConstMat{A.data(), K, false});
+          for (bool blocked : {false, true}) {
+            ChainOrder order = blocked ? blocked_chain_order(K) : single_chain(K);
+            std::vector<float> want(static_cast<size_t>(M * N), 0.0f), got = want, got_packed = want;
+            gemm_chains_reference(M, N, K, ConstMat{A.data(), K, false}, ConstMat{B.data(), N, false}, want.data(), N, order);
+            IsaAndThreads use(isa, threads);
+            gemm_chains(M, N, K, ConstMat{A.data(), K, false}, ConstMat{B.data(), N, false}, got.data(), N, order,
+                        ends.data());
+            EXPECT_TRUE(same_floats(got, want)) << isa_name(isa) << " M=" << M << " K=" << K << " blocked=" << blocked;
+            PackedB packed;
+            pack_b(K, N, ConstMat{B.data(), N, false}, order, packed, /*check_finite=*/true);
+            gemm_chains_packed(M, N, ConstMat{A.data(), K, false}, packed, got_packed.data(), N, ends.data());
+            EXPECT_TRUE(same_floats(got_packed, want)) << isa_name(isa) << " packed K=" << K;
+          }
         }
-      }
     }
   }
 }
@@ -414,7 +415,7 @@ TEST(GemmChains, ZeroTailHintIgnoredWhenSkippedValuesAreNotFinite) {
   const int64_t M = 20, N = 40, K = 64;
   const auto A = causal_weights(rng, M, K, 0);
   auto B = random_values(rng, static_cast<size_t>(K * N));
-  B[static_cast<size_t>(50 * N + 3)] = kInf;                       // 0 * inf = NaN must show
+  B[static_cast<size_t>(50 * N + 3)] = kInf;  // 0 * inf = NaN must show
   B[static_cast<size_t>(60 * N + 9)] = std::numeric_limits<float>::quiet_NaN();
   const auto ends = trailing_zero_bounds(M, K, ConstMat{A.data(), K, false});
   for (Isa isa : isas()) {
@@ -522,11 +523,11 @@ TEST(GemmChains, ScoresWithTheirScaleAndRowMaximum) {
 TEST(Sgemm, KernelChoiceFollowsOpenBlas) {
   EXPECT_EQ(sgemm_kernel(100, 100, 100, false), SgemmKernel::SmallNN);
   EXPECT_EQ(sgemm_kernel(101, 100, 100, false), SgemmKernel::Blocked);
-  EXPECT_EQ(sgemm_kernel(16, 64, 64, true), SgemmKernel::SmallTN);    // M*N <= 1200, K >= 32
-  EXPECT_EQ(sgemm_kernel(64, 96, 96, true), SgemmKernel::Blocked);    // M*N > 1200
-  EXPECT_EQ(sgemm_kernel(10, 10, 31, true), SgemmKernel::Blocked);    // K < 32
-  EXPECT_EQ(sgemm_kernel(10, 1, 40, true), SgemmKernel::SmallTN);     // x @ W.T with one output
-  EXPECT_EQ(sgemm_kernel(10, 1, 40, false), SgemmKernel::SmallNN);    // a contiguous column
+  EXPECT_EQ(sgemm_kernel(16, 64, 64, true), SgemmKernel::SmallTN);  // M*N <= 1200, K >= 32
+  EXPECT_EQ(sgemm_kernel(64, 96, 96, true), SgemmKernel::Blocked);  // M*N > 1200
+  EXPECT_EQ(sgemm_kernel(10, 10, 31, true), SgemmKernel::Blocked);  // K < 32
+  EXPECT_EQ(sgemm_kernel(10, 1, 40, true), SgemmKernel::SmallTN);   // x @ W.T with one output
+  EXPECT_EQ(sgemm_kernel(10, 1, 40, false), SgemmKernel::SmallNN);  // a contiguous column
 }
 
 TEST(Sgemm, FastEqualsReference) {
@@ -622,23 +623,23 @@ TEST(Softmax, MaskedRowEqualsMaskingThenReference) {
   for (int64_t full_n : {3, 8, 9, 64, 130, 1000}) {
     for (int64_t valid = 1; valid <= full_n; valid += std::max<int64_t>(1, full_n / 7)) {
       for (float scale : {1.0f, 50.0f, 400.0f})
-      for (float divisor : {8.0f, static_cast<float>(std::sqrt(48.0))}) {
-        auto scores = random_values(rng, static_cast<size_t>(full_n), scale);
-        if (valid > 4) scores[static_cast<size_t>(valid / 2)] = -kInf;  // a kept -inf score: weight 0
-        // The definition: masked_fill(-inf), / divisor, softmax over the whole row.
-        std::vector<float> want = scores;
-        for (int64_t i = 0; i < full_n; ++i) want[i] = i < valid ? want[i] / divisor : -kInf;
-        softmax_row_reference(want.data(), full_n);
-        for (Isa isa : isas()) {
-          const int64_t n = std::min(full_n, valid + 3);  // store a few zeros past the kept scores
-          std::vector<float> got(scores.begin(), scores.begin() + n);
-          IsaAndThreads use(isa, 1);
-          masked_softmax_row(got.data(), valid, n, full_n, divisor);
-          EXPECT_TRUE(same_floats(got, std::vector<float>(want.begin(), want.begin() + n)))
-              << isa_name(isa) << " full_n=" << full_n << " valid=" << valid << " scale=" << scale
-              << " divisor=" << divisor;
+        for (float divisor : {8.0f, static_cast<float>(std::sqrt(48.0))}) {
+          auto scores = random_values(rng, static_cast<size_t>(full_n), scale);
+          if (valid > 4) scores[static_cast<size_t>(valid / 2)] = -kInf;  // a kept -inf score: weight 0
+          // The definition: masked_fill(-inf), / divisor, softmax over the whole row.
+          std::vector<float> want = scores;
+          for (int64_t i = 0; i < full_n; ++i) want[i] = i < valid ? want[i] / divisor : -kInf;
+          softmax_row_reference(want.data(), full_n);
+          for (Isa isa : isas()) {
+            const int64_t n = std::min(full_n, valid + 3);  // store a few zeros past the kept scores
+            std::vector<float> got(scores.begin(), scores.begin() + n);
+            IsaAndThreads use(isa, 1);
+            masked_softmax_row(got.data(), valid, n, full_n, divisor);
+            EXPECT_TRUE(same_floats(got, std::vector<float>(want.begin(), want.begin() + n)))
+                << isa_name(isa) << " full_n=" << full_n << " valid=" << valid << " scale=" << scale
+                << " divisor=" << divisor;
+          }
         }
-      }
     }
   }
 }
@@ -650,31 +651,31 @@ TEST(Softmax, MaskedRowsEqualTheDefinitionRowByRow) {
   // through the exps four, three, two and one at a time (the sums of two rows share a register).
   std::mt19937 rng(9);
   for (float scale : {20.0f, 400.0f})
-  for (int64_t full_n : {9, 130, 700}) {
-    for (int64_t count : {1, 2, 3, 4, 11}) {
-      const int64_t first_valid = std::max<int64_t>(1, full_n - count - 2), n = full_n;
-      if (first_valid + count - 1 > full_n) continue;  // a row cannot keep more than full_n
-      std::vector<float> block = random_values(rng, static_cast<size_t>(count * full_n), scale);
-      auto at = [&](int64_t r, int64_t j) -> float& { return block[static_cast<size_t>(r * full_n + j)]; };
-      if (count > 2) at(2, 1) = std::numeric_limits<float>::quiet_NaN();
-      if (count > 5) at(5, 0) = kInf;
-      if (count > 7)
-        for (int64_t j = 0; j < first_valid + 7; ++j) at(7, j) = -kInf;
-      std::vector<float> want = block;
-      for (int64_t r = 0; r < count; ++r) {
-        float* row = want.data() + r * full_n;
-        for (int64_t j = 0; j < full_n; ++j) row[j] = j < first_valid + r ? row[j] / 8.0f : -kInf;
-        softmax_row_reference(row, full_n);
-      }
-      for (Isa isa : isas()) {
-        std::vector<float> got = block;
-        IsaAndThreads use(isa, 1);
-        masked_softmax_rows(got.data(), count, full_n, first_valid, n, full_n, 8.0f);
-        EXPECT_TRUE(same_floats(got, want))
-            << isa_name(isa) << " full_n=" << full_n << " count=" << count << " scale=" << scale;
+    for (int64_t full_n : {9, 130, 700}) {
+      for (int64_t count : {1, 2, 3, 4, 11}) {
+        const int64_t first_valid = std::max<int64_t>(1, full_n - count - 2), n = full_n;
+        if (first_valid + count - 1 > full_n) continue;  // a row cannot keep more than full_n
+        std::vector<float> block = random_values(rng, static_cast<size_t>(count * full_n), scale);
+        auto at = [&](int64_t r, int64_t j) -> float& { return block[static_cast<size_t>(r * full_n + j)]; };
+        if (count > 2) at(2, 1) = std::numeric_limits<float>::quiet_NaN();
+        if (count > 5) at(5, 0) = kInf;
+        if (count > 7)
+          for (int64_t j = 0; j < first_valid + 7; ++j) at(7, j) = -kInf;
+        std::vector<float> want = block;
+        for (int64_t r = 0; r < count; ++r) {
+          float* row = want.data() + r * full_n;
+          for (int64_t j = 0; j < full_n; ++j) row[j] = j < first_valid + r ? row[j] / 8.0f : -kInf;
+          softmax_row_reference(row, full_n);
+        }
+        for (Isa isa : isas()) {
+          std::vector<float> got = block;
+          IsaAndThreads use(isa, 1);
+          masked_softmax_rows(got.data(), count, full_n, first_valid, n, full_n, 8.0f);
+          EXPECT_TRUE(same_floats(got, want))
+              << isa_name(isa) << " full_n=" << full_n << " count=" << count << " scale=" << scale;
+        }
       }
     }
-  }
 }
 
 TEST(Softmax, MaskedRowsWithADividedPrefixEqualTheDefinition) {
@@ -743,7 +744,8 @@ TEST(Softmax, ShiftedScoresNearMinus104GetSleefsWeights) {
     for (int64_t r = 0; r < count; ++r)
       for (int64_t j = 0; j < n; ++j)
         block[static_cast<size_t>(r * n + j)] =
-            j == r ? 0.0f : j == 20 + r ? -kInf : -104.3f + 0.02f * static_cast<float>((j + 7 * r) % 41);
+            j == r ? 0.0f : j == 20 + r ? -kInf
+                                        : -104.3f + 0.02f * static_cast<float>((j + 7 * r) % 41);
     // A causal block: row r keeps its first first_valid + r scores.
     const int64_t first_valid = n - count + 1;
     std::vector<float> want = block;

@@ -73,7 +73,8 @@ TEST(Summaries, ExecutablePrintsWhatTheFullWalkPrints) {
   const std::string out = dir.file("walk.txt");
   const std::string cmd = std::string(ATTN_WALK_BINARY) +
                           " --stage multi-head --random-input 512x128 --d-out 128 --heads 4 --batch 1"
-                          " --color never -o " + out;
+                          " --color never -o " +
+                          out;
   ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
 
   Config c;

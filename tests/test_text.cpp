@@ -75,12 +75,12 @@ TEST(Tokenizer, WhereGpt3EncoderDiffersTiktokenIsFollowed) {
 TEST(Tokenizer, UnicodeClassesComeFromUnicodeData) {
   EXPECT_TRUE(text::is_letter(U'a'));
   EXPECT_TRUE(text::is_letter(U'中'));
-  EXPECT_TRUE(text::is_letter(U'ǅ'));       // Lt
+  EXPECT_TRUE(text::is_letter(U'ǅ'));           // Lt
   EXPECT_TRUE(text::is_letter(U'\U00020000'));  // inside a "First>..Last>" range of CJK Ext. B
-  EXPECT_FALSE(text::is_letter(U'\u0301'));  // a combining mark is Mn, not L
+  EXPECT_FALSE(text::is_letter(U'\u0301'));     // a combining mark is Mn, not L
   EXPECT_TRUE(text::is_number(U'٣'));
-  EXPECT_TRUE(text::is_number(U'½'));        // No
-  EXPECT_TRUE(text::is_number(U'Ⅻ'));        // Nl
+  EXPECT_TRUE(text::is_number(U'½'));  // No
+  EXPECT_TRUE(text::is_number(U'Ⅻ'));  // Nl
   EXPECT_TRUE(text::is_space(U'\u0085'));
   EXPECT_TRUE(text::is_space(U'\u3000'));
   EXPECT_FALSE(text::is_space(U'\uFEFF'));
@@ -210,8 +210,7 @@ TEST_P(TextGolden, EmbeddingsAndEveryStageEqualPyTorch) {
   EXPECT_EQ(e.ids, doc["token_ids"].get<std::vector<int64_t>>());
 
   // The options as the goldens of tests/golden/walks/ give them; the input is the text's.
-  Config cfg = test::config_from_golden(nlohmann::json{{"options", o}, {"tokens", e.pieces},
-                                                       {"embeddings", {{0.0}}}});
+  Config cfg = test::config_from_golden(nlohmann::json{{"options", o}, {"tokens", e.pieces}, {"embeddings", {{0.0}}}});
   cfg.inputs = e.input_embeddings;
   const Walk steps = run_text_steps(e, cfg);
   Walk tensor_steps("text", cfg);  // the four tensor steps; text and pieces hold words

@@ -248,7 +248,8 @@ std::string pth_from_safetensors(const SafetensorsParts& st, bool transpose) {
     for (int i = 0; i < 4; ++i) o += static_cast<char>((v >> (8 * i)) & 0xFF);
     return o;
   };
-  std::string pkl = "\x80\x02" "ccollections\nOrderedDict\nq\x00)R("s;
+  std::string pkl = "\x80\x02"
+                    "ccollections\nOrderedDict\nq\x00)R("s;
   std::vector<std::pair<std::string, std::string>> entries;
   int key = 0;
   for (const auto& [name, info] : st.header.items()) {

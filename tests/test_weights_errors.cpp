@@ -43,8 +43,7 @@ TEST(WeightsErrors, HeaderLengthPastTheEnd) {
   TempDir dir;
   std::string bytes = read_all(gpt_data("book.safetensors"));
   bytes[5] = '\x01';  // the 64-bit length becomes ~2^40
-  expect_weights_error(dir.write("long.safetensors", bytes), 2, {"long.safetensors", "header length 1099",
-      "runs past the end"});
+  expect_weights_error(dir.write("long.safetensors", bytes), 2, {"long.safetensors", "header length 1099", "runs past the end"});
   SafetensorsParts parts = book_parts();
   std::string text = parts.bytes();
   text[9] = '!';  // a JSON header that is not JSON
@@ -96,12 +95,10 @@ TEST(WeightsErrors, ShapeThatDisagreesNamesBoth) {
                        {"'trf_blocks.1.att.W_key.weight' has shape (4, 16)", "(8, 8)", "emb_dim 8"});
   parts = book_parts();
   parts.header["trf_blocks.0.ff.layers.0.weight"]["shape"] = {8, 32};  // transposed
-  expect_weights_error(parts.write(dir, "t.safetensors"), 2, {"'trf_blocks.0.ff.layers.0.weight' has shape (8, 32)",
-      "(32, 8)"});
+  expect_weights_error(parts.write(dir, "t.safetensors"), 2, {"'trf_blocks.0.ff.layers.0.weight' has shape (8, 32)", "(32, 8)"});
   parts = book_parts();
   parts.header["pos_emb.weight"]["shape"] = {32, 4};
-  expect_weights_error(parts.write(dir, "p.safetensors"), 2, {"'pos_emb.weight' has shape (32, 4)",
-      "(context_length, 8)"});
+  expect_weights_error(parts.write(dir, "p.safetensors"), 2, {"'pos_emb.weight' has shape (32, 4)", "(context_length, 8)"});
   // An unexpected key: load_state_dict(strict=True) refuses it.
   parts = book_parts();
   parts.header["trf_blocks.0.att.W_extra.weight"] = parts.header["trf_blocks.0.att.mask"];
@@ -113,8 +110,7 @@ TEST(WeightsErrors, DtypeThatCannotBeWidened) {
   TempDir dir;
   SafetensorsParts parts = book_parts();
   parts.header["trf_blocks.0.norm2.scale"]["dtype"] = "I32";  // the same 32 bytes
-  expect_weights_error(parts.write(dir, "i.safetensors"), 2, {"'trf_blocks.0.norm2.scale'", "dtype I32",
-      "cannot be widened"});
+  expect_weights_error(parts.write(dir, "i.safetensors"), 2, {"'trf_blocks.0.norm2.scale'", "dtype I32", "cannot be widened"});
   parts = book_parts();
   parts.header["trf_blocks.0.norm2.scale"]["dtype"] = "F64";
   parts.header["trf_blocks.0.norm2.scale"]["shape"] = {4};
@@ -134,8 +130,7 @@ TEST(WeightsErrors, MaskMustBeTheCausalOne) {
   SafetensorsParts hf = SafetensorsParts::read(gpt_data("hf/model.safetensors"));
   const size_t hb = hf.header["h.0.attn.bias"]["data_offsets"][0].get<size_t>();
   hf.data[hb + 3 * 4 + 3] = '\x3f';  // element (0, 3) above the diagonal: 0 becomes 0.5
-  expect_weights_error(hf.write(dir, "hfmask.safetensors"), 2, {"'h.0.attn.bias' is not the causal mask", "tril",
-      "(0, 3)"});
+  expect_weights_error(hf.write(dir, "hfmask.safetensors"), 2, {"'h.0.attn.bias' is not the causal mask", "tril", "(0, 3)"});
 }
 
 // The pieces of book.pth, to put back together changed.
@@ -162,8 +157,7 @@ TEST(WeightsErrors, ZipEntryCompressedOrLyingAboutItsSize) {
   set_le(deflated, central + 10, 8, 2);
   const size_t local = static_cast<size_t>(weights::le32(reinterpret_cast<const uint8_t*>(good.data()) + central + 42));
   set_le(deflated, local + 8, 8, 2);
-  expect_weights_error(dir.write("deflate.pth", deflated), 2, {"deflate.pth", "entry 'book/version'",
-      "is compressed (method 8"});
+  expect_weights_error(dir.write("deflate.pth", deflated), 2, {"deflate.pth", "entry 'book/version'", "is compressed (method 8"});
   // Its local header says one byte more than the central directory.
   std::string lying = good;
   set_le(lying, local + 22, weights::le32(reinterpret_cast<const uint8_t*>(good.data()) + local + 22) + 1, 4);
@@ -249,7 +243,7 @@ std::string one_tensor_pickle(int numel, int size) {
 TEST(WeightsErrors, UnpicklerRefusals) {
   EXPECT_NE(unpickle_error("\x80\x02}q\x00"s).find("truncated"), std::string::npos);
   EXPECT_NE(unpickle_error("\x80\x02}\x94."s).find("at offset 3: unsupported pickle opcode 0x94"),
-      std::string::npos);  // MEMOIZE
+            std::string::npos);  // MEMOIZE
   EXPECT_NE(unpickle_error("\x80\x02h\x05."s).find("memo 5, never put"), std::string::npos);
   EXPECT_NE(unpickle_error("\x80\x02."s).find("empty stack"), std::string::npos);
   EXPECT_NE(unpickle_error("\x80\x02]q\x00."s).find("a list, not a state dict"), std::string::npos);
@@ -260,10 +254,14 @@ TEST(WeightsErrors, UnpicklerRefusals) {
   EXPECT_NE(past.find("run past its storage data/0 (4 elements)"), std::string::npos) << past;
   EXPECT_EQ(unpickle_error(one_tensor_pickle(4, 4)), "");  // the same within bounds reads
   // An allowed function a state dict does not use: refused, not called.
-  EXPECT_NE(unpickle_error("\x80\x02" "ctorch._utils\n_rebuild_sparse_tensor\n)R."s).find("_rebuild_sparse_tensor"),
+  EXPECT_NE(unpickle_error("\x80\x02"
+                           "ctorch._utils\n_rebuild_sparse_tensor\n)R."s)
+                .find("_rebuild_sparse_tensor"),
             std::string::npos);
   // NEWOBJ of anything but Parameter.
-  EXPECT_NE(unpickle_error("\x80\x02" "ccollections\nOrderedDict\n)\x81."s).find("only torch.nn.Parameter"),
+  EXPECT_NE(unpickle_error("\x80\x02"
+                           "ccollections\nOrderedDict\n)\x81."s)
+                .find("only torch.nn.Parameter"),
             std::string::npos);
 }
 

@@ -17,7 +17,9 @@ std::vector<char32_t> code_points(const std::string& s, std::vector<size_t>* off
   for (size_t i = 0; i < s.size();) {
     offsets->push_back(i);
     const auto c = static_cast<unsigned char>(s[i]);
-    const int n = c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+    const int n = c < 0x80 ? 1 : c < 0xE0 ? 2
+                             : c < 0xF0   ? 3
+                                          : 4;
     char32_t cp = n == 1 ? c : c & (0xFF >> (n + 1));
     for (int k = 1; k < n && i + k < s.size(); ++k) cp = (cp << 6) | (s[i + k] & 0x3F);
     out.push_back(cp);

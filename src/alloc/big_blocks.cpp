@@ -26,8 +26,8 @@
 
 namespace {
 
-constexpr size_t kMinBlock = size_t{1} << 20;         // 1 MiB: tensors of 256 Ki floats up
-constexpr size_t kHugePage = size_t{2} << 20;         // the x86-64 transparent huge page
+constexpr size_t kMinBlock = size_t{1} << 20;  // 1 MiB: tensors of 256 Ki floats up
+constexpr size_t kHugePage = size_t{2} << 20;  // the x86-64 transparent huge page
 // Freed blocks kept for reuse, at most. A 1024-token GPT-2 forward's logits alone are 206 MB
 // (1024 x 50257 floats): with 256 MiB they did not fit beside the blocks' tensors, and every
 // forward of `bench --gpt` faulted them in afresh (19 % of its time in the kernel zeroing pages).
@@ -117,7 +117,8 @@ class BigBlocks {
   std::mutex mutex_;
   // block -> its mapped size
   std::unordered_map<void*, size_t, std::hash<void*>, std::equal_to<void*>,
-                     MallocAllocator<std::pair<void* const, size_t>>> live_;
+                     MallocAllocator<std::pair<void* const, size_t>>>
+      live_;
   // freed blocks by size
   std::multimap<size_t, void*, std::less<size_t>, MallocAllocator<std::pair<const size_t, void*>>> cached_;
   size_t cached_bytes_ = 0;

@@ -73,7 +73,8 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
 double median_of(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   const size_t n = v.size();
-  return n == 0 ? 0.0 : n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
+  return n == 0 ? 0.0 : n % 2 ? v[n / 2]
+                              : (v[n / 2 - 1] + v[n / 2]) / 2.0;
 }
 
 // The median and fastest of `repeat` timed calls of step (after its warm-up).
@@ -202,7 +203,8 @@ BenchReport run_bench(const BenchOptions& o) {
     // With --backward, each gradient beside it: FILE.npy -> FILE.x.npy, FILE.W_query.weight.npy, ...
     const std::string& path = o.save_output;
     const std::string stem = path.size() > 4 && path.compare(path.size() - 4, 4, ".npy") == 0
-                                 ? path.substr(0, path.size() - 4) : path;
+                                 ? path.substr(0, path.size() - 4)
+                                 : path;
     if (o.backward)
       for (const auto& [name, tensor] : grads.named()) save_npy(stem + "." + name + ".npy", *tensor);
   }

@@ -12,19 +12,19 @@
 namespace attn {
 
 struct BenchOptions {
-  int64_t tokens = 1024;   // T
-  int64_t d_model = 768;   // D (d_in = d_out)
-  int64_t heads = 12;      // H
-  int64_t batch = 1;       // B
-  int64_t repeat = 10;     // timed forwards after one warm-up
-  int64_t threads = 0;     // 0: all cores
+  int64_t tokens = 1024;  // T
+  int64_t d_model = 768;  // D (d_in = d_out)
+  int64_t heads = 12;     // H
+  int64_t batch = 1;      // B
+  int64_t repeat = 10;    // timed forwards after one warm-up
+  int64_t threads = 0;    // 0: all cores
   uint64_t seed = 123;
   std::string format = "text";  // which renderer prints the report (render/bench.h); the CLI's choice
-  bool probe = true;         // measure the FMA peak and report the rate as a fraction of it
-  std::string save_output;   // write y to this .npy file, to compare every element with a peer
-  bool backward = false;     // time the forward plus y.backward(grad_y) (a training step's gradients)
-  bool gpt = false;          // time chapter 4's whole GPTModel forward on `weights` instead (bench/gpt_bench.h)
-  std::string weights;       // --weights FILE: the model --gpt runs (heads: `heads`)
+  bool probe = true;            // measure the FMA peak and report the rate as a fraction of it
+  std::string save_output;      // write y to this .npy file, to compare every element with a peer
+  bool backward = false;        // time the forward plus y.backward(grad_y) (a training step's gradients)
+  bool gpt = false;             // time chapter 4's whole GPTModel forward on `weights` instead (bench/gpt_bench.h)
+  std::string weights;          // --weights FILE: the model --gpt runs (heads: `heads`)
 };
 
 // Peak resident memory of this process so far, in MiB.
@@ -33,11 +33,11 @@ double peak_rss_mib();
 // What a run measured: the timings, the rate against the work done, and enough of y to
 // check it against PyTorch's. run_bench computes it; render/bench.h prints it as text or JSON.
 struct BenchReport {
-  BenchOptions options;        // the sizes, seed and repeat count as run
-  int threads = 0;             // the threads the forwards ran on
-  std::string isa;             // the products' kernels (kernels::gemm_kernel_name): "avx512", "avx2",
-                               // "scalar"; in the page "simd128_relaxed_madd" or "simd128_exact_emulation"
-  double median_ms = 0.0;      // of the timed forwards
+  BenchOptions options;    // the sizes, seed and repeat count as run
+  int threads = 0;         // the threads the forwards ran on
+  std::string isa;         // the products' kernels (kernels::gemm_kernel_name): "avx512", "avx2",
+                           // "scalar"; in the page "simd128_relaxed_madd" or "simd128_exact_emulation"
+  double median_ms = 0.0;  // of the timed forwards
   double min_ms = 0.0;
   double gflop_per_forward = 0.0;     // the work one forward does (bench.cpp's work_flops)
   double gflops = 0.0;                // that work per second at the median time
@@ -50,11 +50,11 @@ struct BenchReport {
   // options.probe.
   double tile_gflops = 0.0;
   double tile_fraction = 0.0;
-  double peak_rss_mib = 0.0;   // after the forwards and the probe
-  Shape shape;                 // y's: (B, T, D)
-  double sum = 0.0;            // of y's elements, in order
+  double peak_rss_mib = 0.0;  // after the forwards and the probe
+  Shape shape;                // y's: (B, T, D)
+  double sum = 0.0;           // of y's elements, in order
   double abs_sum = 0.0;
-  std::vector<float> first;    // y's first (up to) eight values
+  std::vector<float> first;  // y's first (up to) eight values
 
   // With options.backward: each gradient (x, W_query, W_key, W_value, out_proj weight and bias)
   // and y, grad_y by digest, so that a peer's can be compared bit for bit; which backward was
@@ -66,9 +66,9 @@ struct BenchReport {
     double sum = 0.0;
   };
   std::vector<Digest> digests;
-  std::string backward_path;   // "fused" (bench/fast_backward.h) or "reference"
-  bool bits_checked = false;   // the timed gradients compared with mha_backward_reference's
-  bool bits_equal = false;     // ... and found the same bits
+  std::string backward_path;  // "fused" (bench/fast_backward.h) or "reference"
+  bool bits_checked = false;  // the timed gradients compared with mha_backward_reference's
+  bool bits_equal = false;    // ... and found the same bits
   // On the fused path: where a step's time goes, the median of each part over the timed steps
   // in ms, in the order a step runs them: "forward", then the backward's (bench/fast_backward.h:
   // "out_proj", "attention", "weights", "inputs").

@@ -20,9 +20,9 @@
 namespace attn {
 
 struct MhaGradients {
-  Tensor x;                                // (B, T, d_in)
-  Tensor W_query, W_key, W_value;          // (d_out, d_in)
-  Tensor out_proj_weight, out_proj_bias;   // (d_out, d_out), (d_out)
+  Tensor x;                               // (B, T, d_in)
+  Tensor W_query, W_key, W_value;         // (d_out, d_in)
+  Tensor out_proj_weight, out_proj_bias;  // (d_out, d_out), (d_out)
   // (name as PyTorch calls the parameter or tensor, gradient), in a fixed order.
   std::vector<std::pair<std::string, const Tensor*>> named() const;
 };

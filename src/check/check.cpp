@@ -95,7 +95,9 @@ std::string did_you_mean(const std::string& name, const std::vector<std::string>
   if (ending.empty()) return "\"" + closest_name(name, names) + "\"";
   std::string out;
   for (size_t i = 0; i < ending.size(); ++i)
-    out += (i == 0 ? "" : i + 1 == ending.size() ? " or " : ", ") + ("\"" + ending[i] + "\"");
+    out += (i == 0 ? "" : i + 1 == ending.size() ? " or "
+                                                 : ", ") +
+           ("\"" + ending[i] + "\"");
   return out + " (grads(module.named_parameters(), prefix=\"<module>.\") names them so)";
 }
 
@@ -244,7 +246,8 @@ CheckReport check_dump(const Dump& dump, const Config& cfg, const std::string& s
     if (std::find(names.begin(), names.end(), name) == names.end())
       throw InputError(fmt::format(
           "{}: \"{}\" is not a step of stage {}; did you mean {}? (attn-walk --stage {} --list-steps "
-          "lists them)", source, name, stage, did_you_mean(name, names), stage));
+          "lists them)",
+          source, name, stage, did_you_mean(name, names), stage));
     if (!seen.insert(name).second)
       throw InputError(fmt::format("{}: \"{}\" is given twice", source, name));
   }

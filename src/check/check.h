@@ -18,16 +18,16 @@
 namespace attn {
 
 struct CheckReport {
-  std::string stage;           // the stage graded
-  std::string chosen_by;       // "option" (--stage), "dump" (attn-walk's output), or "names"
-  size_t names_given = 0;      // tensors in the dump for this stage
-  size_t names_matched = 0;    // how many of them name this stage's steps (all, once checked)
+  std::string stage;         // the stage graded
+  std::string chosen_by;     // "option" (--stage), "dump" (attn-walk's output), or "names"
+  size_t names_given = 0;    // tensors in the dump for this stage
+  size_t names_matched = 0;  // how many of them name this stage's steps (all, once checked)
   Config config;
   Tolerance tol;
-  std::vector<StepGrade> results;  // every step of the stage, in its order
-  std::optional<size_t> first;     // index in results of the first step that differs
-  Tensor expected, got;            // that step's tensors
-  std::vector<std::string> diagnoses;  // ids of the mistakes that reproduce `got`
+  std::vector<StepGrade> results;                            // every step of the stage, in its order
+  std::optional<size_t> first;                               // index in results of the first step that differs
+  Tensor expected, got;                                      // that step's tensors
+  std::vector<std::string> diagnoses;                        // ids of the mistakes that reproduce `got`
   std::vector<std::map<std::string, std::string>> evidence;  // of each: its message's placeholders
   // The tool's own checks on the learner's tensor at the first difference, those the
   // chapter's tensor passes there: its rows sum to 1, it is zero above the diagonal.

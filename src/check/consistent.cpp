@@ -59,7 +59,8 @@ const Tensor* chapter_step(const Walk& walk, const std::string& name) {
 std::string shared_part(const std::string& stage, const std::string& step) {
   if (stage == "causal") return "3.5.1";
   if (stage == "dropout")
-    return step == "attn_weights_causal" ? "3.5.1" : step == "causal_attention_context_vecs" ? "CausalAttention" : "";
+    return step == "attn_weights_causal" ? "3.5.1" : step == "causal_attention_context_vecs" ? "CausalAttention"
+                                                                                             : "";
   if (stage == "multi-head" && (step == "wrapper_context_vecs" || step == "exercise_3_2_context_vecs"))
     return "CausalAttention";
   return "";

@@ -78,10 +78,12 @@ class TensorReader {
     }
     if (!v.is_array())
       bad(index, fmt::format("{} where a list belongs: the rows are not all the same length "
-                             "(the first entries make the shape {})", brief(v), shape_str(shape_)));
+                             "(the first entries make the shape {})",
+                             brief(v), shape_str(shape_)));
     if (static_cast<int64_t>(v.size()) != shape_[depth])
       bad(index, fmt::format("a list of {} where {} belong: the rows are not all the same length "
-                             "(the first entries make the shape {})", v.size(), shape_[depth], shape_str(shape_)));
+                             "(the first entries make the shape {})",
+                             v.size(), shape_[depth], shape_str(shape_)));
     for (size_t i = 0; i < v.size(); ++i) {
       index.push_back(static_cast<int64_t>(i));
       cells(v[i], depth + 1, index);
@@ -92,7 +94,7 @@ class TensorReader {
   float number(const json& v, const std::vector<int64_t>& index) {
     constexpr float inf = std::numeric_limits<float>::infinity();
     if (v.is_number()) return static_cast<float>(v.get<double>());  // as torch.tensor rounds
-    if (v.is_boolean()) return v.get<bool>() ? 1.0f : 0.0f;        // torch.tensor([True]) -> 1.
+    if (v.is_boolean()) return v.get<bool>() ? 1.0f : 0.0f;         // torch.tensor([True]) -> 1.
     if (v.is_string()) {
       const auto& s = v.get_ref<const std::string&>();
       if (s == "inf" || s == "Infinity") return inf;
@@ -121,7 +123,8 @@ void check_depth(const std::string& text, const std::string& source) {
         if (text[i] == '\\') ++i;
     } else if ((c == '[' || c == '{') && ++depth > kMaxDepth) {
       fail(source, position(text, i) + fmt::format(": lists nest more than {} levels deep; "
-                                                   "the chapter's tensors have at most 4 dimensions", kMaxDepth));
+                                                   "the chapter's tensors have at most 4 dimensions",
+                                                   kMaxDepth));
     } else if ((c == ']' || c == '}') && depth > 0) {
       --depth;
     }
@@ -173,7 +176,8 @@ Dump parse_dump(const std::string& text, const std::string& source) {
   }
   if (!doc.is_object())
     fail(source, "expected a JSON object {\"step_name\": [...], ...}, e.g. "
-                 "{\"queries\": [[0.1, 0.2], ...]}; got " + std::string(doc.type_name()));
+                 "{\"queries\": [[0.1, 0.2], ...]}; got " +
+                     std::string(doc.type_name()));
   if (doc.empty()) fail(source, "the object is empty: it names no step (see attn-walk --stage S --list-steps)");
   if (doc.contains("tool") && doc["tool"] == "attn-walk" && doc.contains("steps")) return from_walk_output(doc, source);
   Dump d;

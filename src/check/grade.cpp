@@ -46,7 +46,8 @@ Difference compare(const Tensor& got, const Tensor& expected, const Tolerance& t
       d.index = static_cast<int64_t>(i);
     }
   }
-  d.grade = bits ? Grade::Equal : close ? Grade::Close : Grade::Differs;
+  d.grade = bits ? Grade::Equal : close ? Grade::Close
+                                        : Grade::Differs;
   return d;
 }
 

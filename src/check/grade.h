@@ -17,7 +17,12 @@ struct Tolerance {
   double atol = 1e-6;
 };
 
-enum class Grade { Equal, Close, Differs, NotGiven };
+enum class Grade {
+  Equal,
+  Close,
+  Differs,
+  NotGiven
+};
 const char* to_string(Grade g);  // "equal", "close", "differs", "not given"
 
 struct Difference {

@@ -55,7 +55,8 @@ LearnerSteps learner_stage(const std::string& stage, const Config& cfg, const Sl
   whole.summaries_only = false;  // every value, as the dump has it
   LearnerSteps out;
   try {
-    Walk walk = backward ? run_backward_with(whole, loop) : run ? run(whole, s) : info->run(whole);
+    Walk walk = backward ? run_backward_with(whole, loop) : run ? run(whole, s)
+                                                                : info->run(whole);
     for (Step& step : walk.steps) out.emplace(step.name, std::move(step.value));
   } catch (const std::exception&) {
     if (s.book()) throw;

@@ -77,9 +77,9 @@ void softmax_divided(Cells& c, Size size, double power, double factor, bool afte
   c.softmax = [=](Tensor attn_scores, const Self& self) {
     const Tensor& keys = self.keys;
     const int64_t d_k = keys.size(-1);
-    const int64_t n = size == Size::Tokens                      ? keys.size(-2)
+    const int64_t n = size == Size::Tokens                    ? keys.size(-2)
                       : size == Size::DOut && keys.dim() == 4 ? keys.size(1) * d_k
-                                                                : d_k;
+                                                              : d_k;
     const double divisor = power == 0.5 && factor == 1.0 ? std::sqrt(static_cast<double>(n))
                                                          : factor * std::pow(static_cast<double>(n), power);
     if (after_softmax) return div_scalar(learner_softmax_rows(std::move(attn_scores)), divisor);

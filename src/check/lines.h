@@ -27,7 +27,11 @@ void weights_transposed(Cells& c);
 // torch.softmax(attn_scores, dim=-1): not divided at all.
 void softmax_unscaled(Cells& c);
 // What a learner divides the scores by: `factor * size ** power`, before the softmax or after it.
-enum class Size { Dk, Tokens, DOut };  // keys.shape[-1], keys.shape[-2], MultiHeadAttention's d_out
+enum class Size {
+  Dk,      // keys.shape[-1]
+  Tokens,  // keys.shape[-2]
+  DOut     // MultiHeadAttention's d_out
+};
 void softmax_divided(Cells& c, Size size, double power, double factor, bool after_softmax);
 // torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=-2): over the queries.
 void softmax_over_queries(Cells& c);

@@ -81,7 +81,8 @@ std::vector<Candidate> candidates(const std::string& stage, const Config& cfg, i
     out.push_back({lines::Size::DOut, 1.0, 1.0, std::to_string(cfg.d_out), "self.d_out", "check.size.d_out_all_heads"});
   }
   for (Candidate& c : out) {
-    const double size = c.size == lines::Size::Tokens ? T : c.size == lines::Size::DOut ? cfg.d_out : d_k;
+    const double size = c.size == lines::Size::Tokens ? T : c.size == lines::Size::DOut ? cfg.d_out
+                                                                                        : d_k;
     c.value = c.factor * std::pow(size, c.power);
   }
   return out;
@@ -105,7 +106,7 @@ std::vector<Variant> near(const DiagnosisInput& in, double measured, bool after_
               {"d_k", std::to_string(d_k)},
               {"size", std::to_string(c.size == lines::Size::Tokens ? in.cfg.num_tokens()
                                       : c.size == lines::Size::DOut ? in.cfg.d_out
-                                                                      : d_k)}};
+                                                                    : d_k)}};
     if (after_softmax) v.vars["row_sum"] = fmt::format("{:.4g}", 1.0 / c.value);  // softmax(s) / D
     out.push_back(v);
   }

@@ -79,7 +79,7 @@ std::string notebook_check_json(const std::vector<CheckReport>& reports, Lang la
     for (const auto& diagnosis : d["diagnoses"]) ids.push_back(diagnosis["id"]);
     graded.push_back({{"stage", d["stage"]},
                       {"first_difference", d["first_difference"].is_null() ? nlohmann::ordered_json()
-                                                                            : d["first_difference"]["name"]},
+                                                                           : d["first_difference"]["name"]},
                       {"diagnoses", ids}});
   }
   doc["stages_graded"] = graded;

@@ -19,10 +19,17 @@
 namespace attn {
 
 // bench's report: text or JSON.
-enum class ReportFormat { Text, Json };
+enum class ReportFormat {
+  Text,
+  Json
+};
 const std::vector<EnumName<ReportFormat>>& enum_names(ReportFormat);
 // check's report: text, JSON, or an HTML fragment (the notebook's display).
-enum class CheckFormat { Text, Json, Html };
+enum class CheckFormat {
+  Text,
+  Json,
+  Html
+};
 const std::vector<EnumName<CheckFormat>>& enum_names(CheckFormat);
 
 namespace cli_detail {

@@ -54,7 +54,9 @@ void add_report_format(CLI::App& app, const std::string& names, F& format) {
   std::string choices;
   const auto& all = enum_names(F{});
   for (size_t i = 0; i < all.size(); ++i)
-    choices += (i == 0 ? "" : i + 1 == all.size() ? " or " : ", ") + std::string(all[i].name);
+    choices += (i == 0 ? "" : i + 1 == all.size() ? " or "
+                                                  : ", ") +
+               std::string(all[i].name);
   app.add_option(names, format, choices)
       ->transform(enum_check<F>())
       ->type_name("TEXT")

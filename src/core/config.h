@@ -14,11 +14,24 @@
 
 namespace attn {
 
-enum class InitKind { Rand, Randn };           // --init: Parameter(torch.rand/randn(d_in, d_out))
-enum class DropoutKernel { Default, Mkl };     // --dropout-rng: which PyTorch bernoulli kernel
+// --init: Parameter(torch.rand/randn(d_in, d_out))
+enum class InitKind {
+  Rand,
+  Randn
+};
+// --dropout-rng: which PyTorch bernoulli kernel
+enum class DropoutKernel {
+  Default,
+  Mkl
+};
 // --blas-kernel: whose OpenBLAS sgemm order the products follow (torch/sgemm_order.h's kernels),
 // or, unnamed, the one OpenBLAS picks on this machine (or OPENBLAS_CORETYPE's).
-enum class BlasKernelChoice { Machine, Cooperlake, SkylakeX, Haswell };
+enum class BlasKernelChoice {
+  Machine,
+  Cooperlake,
+  SkylakeX,
+  Haswell
+};
 
 // The knobs of the bonus stages (beyond chapter 3). Their width and heads are their own:
 // the chapter's default d_out 2 with 2 heads leaves one dimension per head, too few for
@@ -28,13 +41,13 @@ enum class BlasKernelChoice { Machine, Cooperlake, SkylakeX, Haswell };
 // blocks of 2 keys (3 blocks), a latent of 4 (what MLA caches per token, against 16 for keys
 // and values).
 struct BonusConfig {
-  int64_t d_out = 8;          // --d-out
-  int64_t heads = 4;          // --heads
-  int64_t kv_groups = 2;      // --kv-groups: key/value groups of GroupedQueryAttention
-  int64_t window = 3;         // --window: sliding-window size (tokens a query may see)
-  double rope_base = 10000.0; // --rope-base: RoPE's theta_base
-  int64_t block = 2;          // --block: keys per block of flash attention
-  int64_t latent_dim = 4;     // --latent-dim: MultiHeadLatentAttention's latent (4 < 2 * d_out)
+  int64_t d_out = 8;           // --d-out
+  int64_t heads = 4;           // --heads
+  int64_t kv_groups = 2;       // --kv-groups: key/value groups of GroupedQueryAttention
+  int64_t window = 3;          // --window: sliding-window size (tokens a query may see)
+  double rope_base = 10000.0;  // --rope-base: RoPE's theta_base
+  int64_t block = 2;           // --block: keys per block of flash attention
+  int64_t latent_dim = 4;      // --latent-dim: MultiHeadLatentAttention's latent (4 < 2 * d_out)
 
   int64_t head_dim() const { return heads > 0 ? d_out / heads : 0; }
 };
@@ -52,7 +65,10 @@ struct CausalSoftmax {
 // --stage backward: chapter 5's training loop around chapter 3's MultiHeadAttention
 // (src/stages/backward.cpp). The defaults make the chapter's six tokens' loss fall visibly:
 // 1.78 to 1.10 in 30 AdamW steps of lr 0.05 (docs/backward.md).
-enum class OptimizerKind { AdamW, SGD };
+enum class OptimizerKind {
+  AdamW,
+  SGD
+};
 struct TrainConfig {
   // clang-format off
   int64_t steps = 30;          // --steps: zero_grad, loss, backward, step; at least 1
@@ -77,21 +93,21 @@ struct GptRun {
 };
 
 struct Config {
-  std::vector<std::string> tokens;  // one per row of inputs
-  Tensor inputs;                    // (T, d_in) embeddings
+  std::vector<std::string> tokens;        // one per row of inputs
+  Tensor inputs;                          // (T, d_in) embeddings
   std::string input_name = "<built-in>";  // file name, for messages and JSON
   // --text: the text as given and its GPT-2 token ids; tokens are then its BPE pieces.
   std::string text;
   std::vector<int64_t> token_ids;
 
-  int64_t query = 2;                // --query N, 1-based: x(N) is the query
-  uint64_t seed1 = 123;             // torch.manual_seed before W_*, v1, dropout demos, CA, MHA
-  uint64_t seed2 = 789;             // torch.manual_seed before SelfAttention_v2
+  int64_t query = 2;     // --query N, 1-based: x(N) is the query
+  uint64_t seed1 = 123;  // torch.manual_seed before W_*, v1, dropout demos, CA, MHA
+  uint64_t seed2 = 789;  // torch.manual_seed before SelfAttention_v2
   int64_t d_out = 2;
   int64_t heads = 2;
-  double dropout = 0.5;             // --dropout: the nn.Dropout demonstrations
-  double attn_dropout = 0.0;        // --attn-dropout: dropout inside the attention modules
-  int64_t batch = 2;                // copies of inputs stacked into a batch
+  double dropout = 0.5;       // --dropout: the nn.Dropout demonstrations
+  double attn_dropout = 0.0;  // --attn-dropout: dropout inside the attention modules
+  int64_t batch = 2;          // copies of inputs stacked into a batch
   bool qkv_bias = false;
   InitKind init = InitKind::Rand;
   DropoutKernel dropout_rng = DropoutKernel::Default;
@@ -101,10 +117,10 @@ struct Config {
   BlasKernelChoice blas_kernel = BlasKernelChoice::Machine;
   std::string blas_kernel_used = "cooperlake";
   int64_t blas_threads = 2;
-  BonusConfig bonus;                // the bonus stages' own sizes and knobs
-  CausalSoftmax causal_softmax;     // CausalAttention's softmax dim (exercise 3.2's solution)
-  TrainConfig train;                // --stage backward's training loop
-  GptRun gpt;                       // --stage gpt's weights and what to open
+  BonusConfig bonus;             // the bonus stages' own sizes and knobs
+  CausalSoftmax causal_softmax;  // CausalAttention's softmax dim (exercise 3.2's solution)
+  TrainConfig train;             // --stage backward's training loop
+  GptRun gpt;                    // --stage gpt's weights and what to open
 
   // Not a number but what the output needs: only text is rendered (no JSON, HTML or
   // heatmaps), so walks may keep only what print() shows of large tensors (Walk::summaries_only).

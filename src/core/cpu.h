@@ -9,7 +9,12 @@
 namespace attn::kernels {
 
 // x86's are ordered (an AVX-512 core runs the AVX2 path too); NEON, aarch64's, stands apart.
-enum class Isa { Scalar, Avx2, Avx512, Neon };
+enum class Isa {
+  Scalar,
+  Avx2,
+  Avx512,
+  Neon
+};
 
 // The x86 vector paths (the softmax's and the random fill's AVX2 and AVX-512 pieces).
 inline bool x86_vectors(Isa isa) { return isa == Isa::Avx2 || isa == Isa::Avx512; }
@@ -35,7 +40,11 @@ constexpr bool kSimd128 = false;
 // Whose x86 core this is (cpuid's vendor string), for choices of blocking that suit one
 // vendor's caches better than the other's. Never changes a result: only the order in which
 // independent tiles are computed.
-enum class Vendor { Other, Intel, Amd };
+enum class Vendor {
+  Other,
+  Intel,
+  Amd
+};
 Vendor cpu_vendor();
 
 }  // namespace attn::kernels

@@ -103,7 +103,7 @@ class TempFile {
  private:
   int fd_ = -1;
   std::string name_;
-  struct sigaction old_[std::size(kFatalSignals)] {};
+  struct sigaction old_[std::size(kFatalSignals)]{};
 };
 
 // The test hook of tests/test_reliability.cpp: with ATTN_WALK_TEST_STOP_MID_WRITE set, the

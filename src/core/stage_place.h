@@ -11,13 +11,17 @@
 
 namespace attn {
 
-enum class StageGroup { Chapter, Bonus, Training };
+enum class StageGroup {
+  Chapter,
+  Bonus,
+  Training
+};
 
 struct StagePlace {
   const char* name;     // "--stage" value
   const char* section;  // where it is: the chapter's section, or the bonus code's folder
   StageGroup group = StageGroup::Chapter;
-  bool in_all = true;   // part of --stage all (chapter 3); chapter 2's tokens stage is not
+  bool in_all = true;  // part of --stage all (chapter 3); chapter 2's tokens stage is not
 };
 
 // --stage: one stage of the places below, in their order, or a group of them (the chapter's,
@@ -25,10 +29,24 @@ struct StagePlace {
 // stage holds it as this type: the request (--stage), and check, which chooses the stage of a
 // learner's dump. Names: enum_names (tests/test_request.cpp holds them to stage_places()).
 enum class StageChoice {
-  Tokens, DotProduct, Softmax, Trainable, Causal, Dropout, MultiHead,
-  Efficient, KvCache, Gqa, Swa, Rope, Flash, Mla,
-  Backward, Gpt,
-  All, Bonus,
+  Tokens,
+  DotProduct,
+  Softmax,
+  Trainable,
+  Causal,
+  Dropout,
+  MultiHead,
+  Efficient,
+  KvCache,
+  Gqa,
+  Swa,
+  Rope,
+  Flash,
+  Mla,
+  Backward,
+  Gpt,
+  All,
+  Bonus,
 };
 const std::vector<EnumName<StageChoice>>& enum_names(StageChoice);
 // The stage or group named `name`; false if there is none.

@@ -20,7 +20,9 @@ Utf8Char decode_utf8_char(std::string_view s, size_t i) {
   const auto lead = static_cast<unsigned char>(s[i]);
   const int len = utf8_length(lead);
   if (len == 0 || i + static_cast<size_t>(len) > s.size()) return {0, 0};
-  char32_t cp = len == 1 ? lead : len == 2 ? lead & 0x1F : len == 3 ? lead & 0x0F : lead & 0x07;
+  char32_t cp = len == 1 ? lead : len == 2 ? lead & 0x1F
+                              : len == 3   ? lead & 0x0F
+                                           : lead & 0x07;
   for (int k = 1; k < len; ++k) {
     const auto c = static_cast<unsigned char>(s[i + static_cast<size_t>(k)]);
     if ((c & 0xC0) != 0x80) return {0, 0};

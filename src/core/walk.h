@@ -76,7 +76,7 @@ struct Step {
   std::string title;  // what the step is, one line; filled by localize() from src/lang/
   Tensor value;
   Role role = Role::Value;
-  Payload payload;    // a tensor unless the stage says otherwise
+  Payload payload;  // a tensor unless the stage says otherwise
   // How the notebook shows it: results of autograd ops carry "grad_fn=<...>" /
   // "requires_grad=True" suffixes.
   std::vector<std::string> suffixes;  // e.g. {"grad_fn=<SoftmaxBackward0>"}
@@ -126,11 +126,11 @@ struct Step {
 
 // A check a learner would make, computed from the walk's own tensors.
 struct Check {
-  std::string id;          // "softmax_rows_sum_to_1": the key of its label in src/lang/
-  std::string label;       // filled by localize(); the id until then
+  std::string id;     // "softmax_rows_sum_to_1": the key of its label in src/lang/
+  std::string label;  // filled by localize(); the id until then
   bool passed = false;
-  double max_diff = 0.0;   // the largest absolute difference found
-  size_t after_step = 0;   // shown after steps[after_step - 1]
+  double max_diff = 0.0;  // the largest absolute difference found
+  size_t after_step = 0;  // shown after steps[after_step - 1]
   // What max_diff measures, filled by localize(): "largest difference", or the check's own
   // words where a large value is the expected outcome ("largest |row sum − 1|").
   std::string measure;
@@ -140,13 +140,13 @@ struct Walk {
   Walk(std::string stage_name, const Config& cfg)
       : stage(std::move(stage_name)), config(cfg), summaries_only(cfg.summaries_only) {}
 
-  std::string stage;                // "causal"
-  Config config;                    // everything that shaped the numbers, tokens included
+  std::string stage;  // "causal"
+  Config config;      // everything that shaped the numbers, tokens included
   // The JSON output's "config": set by the request layer (make_walks) from the option table;
   // empty for a walk made otherwise (a test's).
   ConfigRecord config_record;
-  std::deque<Step> steps;           // a deque: add() hands out references that must stay valid
-  std::vector<std::string> notes;   // one-line remarks shown once (e.g. which dropout kernel)
+  std::deque<Step> steps;          // a deque: add() hands out references that must stay valid
+  std::vector<std::string> notes;  // one-line remarks shown once (e.g. which dropout kernel)
   std::vector<Check> checks;
   // Named values the texts of src/lang/ may use: {query}, {d_k}, {seed1}, ...
   std::map<std::string, std::string> vars;

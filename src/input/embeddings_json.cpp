@@ -136,7 +136,7 @@ bool JsonBuilder::key(json::string_t& k) {
       const bool seen = (k == "tokens") ? tokens_seen_ : matrix_seen_;
       if (seen)
         fail_here(at,
-                fmt::format("duplicate key \"{}\"; give it only once", k));
+                  fmt::format("duplicate key \"{}\"; give it only once", k));
     } else if (other_keys_.size() < 5) {
       other_keys_.push_back(quote_text(k));
     }
@@ -196,8 +196,8 @@ bool JsonBuilder::end_array() {
     case Ctx::Matrix:
       if (rows_ == 0)
         fail_here(matrix_start_,
-                "the embeddings matrix is empty; give at least one row, "
-                "e.g. [[0.43, 0.15, 0.89]]");
+                  "the embeddings matrix is empty; give at least one row, "
+                  "e.g. [[0.43, 0.15, 0.89]]");
       ctx_ = form_ == Form::Object ? Ctx::Object : Ctx::Done;
       break;
     default:
@@ -216,7 +216,7 @@ bool JsonBuilder::scalar(Kind kind, const std::string& detail) {
   switch (ctx_) {
     case Ctx::Top:
       fail_here(at,
-              fmt::format("{}; got {} instead", kExampleForms, describe(kind, detail)));
+                fmt::format("{}; got {} instead", kExampleForms, describe(kind, detail)));
     case Ctx::Object:
       return member_value(at, kind, detail);
     case Ctx::Skip:
@@ -240,9 +240,9 @@ bool JsonBuilder::element(double v, std::string_view raw) {
   const float f = static_cast<float>(v);  // as torch.tensor(list) stores a Python float
   if (!std::isfinite(f))
     fail_here(begin_event(),
-            fmt::format("row {}, column {}: {} is too large for float32 (the largest finite "
-                        "float32 is about 3.4028235e+38)",
-                        rows_ + 1, row_length_ + 1, excerpt(std::string(raw))));
+              fmt::format("row {}, column {}: {} is too large for float32 (the largest finite "
+                          "float32 is about 3.4028235e+38)",
+                          rows_ + 1, row_length_ + 1, excerpt(std::string(raw))));
   values_.push_back(f);
   ++row_length_;
   return end_event();
@@ -254,17 +254,17 @@ bool JsonBuilder::member_value(size_t at, Kind kind, const std::string& detail) 
     tokens_seen_ = true;
     if (kind != Kind::Array)
       fail_here(at,
-              fmt::format("\"tokens\" must be an array of strings, got {}",
-                          describe(kind, detail)));
+                fmt::format("\"tokens\" must be an array of strings, got {}",
+                            describe(kind, detail)));
     tokens_start_ = at;
     ctx_ = Ctx::Tokens;
   } else if (pending_key_ == "embeddings") {
     matrix_seen_ = true;
     if (kind != Kind::Array)
       fail_here(at,
-              fmt::format("\"embeddings\" must be a 2-D array of numbers (tokens x embedding "
-                          "width), got {}",
-                          describe(kind, detail)));
+                fmt::format("\"embeddings\" must be a 2-D array of numbers (tokens x embedding "
+                            "width), got {}",
+                            describe(kind, detail)));
     begin_matrix(at);
   } else if (kind == Kind::Array || kind == Kind::Object) {
     ctx_ = Ctx::Skip;  // other keys are allowed (metadata) and ignored

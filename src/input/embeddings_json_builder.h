@@ -49,9 +49,30 @@ class JsonBuilder {
   Embeddings finish();
 
  private:
-  enum class Form { Unknown, Object, Bare };
-  enum class Ctx { Top, Object, Skip, Tokens, Matrix, Row, Done };
-  enum class Kind { Null, Boolean, Number, NonFinite, String, Object, Array, Other };
+  enum class Form {
+    Unknown,
+    Object,
+    Bare
+  };
+  enum class Ctx {
+    Top,
+    Object,
+    Skip,
+    Tokens,
+    Matrix,
+    Row,
+    Done
+  };
+  enum class Kind {
+    Null,
+    Boolean,
+    Number,
+    NonFinite,
+    String,
+    Object,
+    Array,
+    Other
+  };
 
   // Where the current event's token starts: the first byte after the previous event
   // that is not whitespace, ',' or ':'. Only valid until end_event().
@@ -83,12 +104,12 @@ class JsonBuilder {
   [[noreturn]] void report_syntax_error(std::size_t byte, const std::string& last_token,
                                         const nlohmann::detail::exception& ex);
 
-  const std::string& text_;      // what the lexer reads: strict_.text
+  const std::string& text_;  // what the lexer reads: strict_.text
   const StrictJson& strict_;
   const std::string& original_;  // the input as given, for positions in messages
   const std::string& source_;
-  const char* read_;       // how far the lexer has read (published by TrackingIterator)
-  size_t event_end_ = 0;   // read_ as of the end of the previous event
+  const char* read_;      // how far the lexer has read (published by TrackingIterator)
+  size_t event_end_ = 0;  // read_ as of the end of the previous event
 
   Form form_ = Form::Unknown;
   Ctx ctx_ = Ctx::Top;

@@ -170,7 +170,7 @@ class SimpleParser {
     if (ec != std::errc() || next != q) return false;  // out of double's range: let the full parser say so
 #endif
     if (integer && v == 0.0) v = 0.0;
-    const float f = static_cast<float>(v);             // as element() stores it
+    const float f = static_cast<float>(v);  // as element() stores it
     if (!std::isfinite(f)) return false;
     values_.push_back(f);
     p_ = q;

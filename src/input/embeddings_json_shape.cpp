@@ -56,10 +56,10 @@ Embeddings JsonBuilder::finish() {
   }
   if (tokens_seen_ && tokens_.size() != rows_) {
     fail_here(tokens_start_,
-            fmt::format("\"tokens\" has {} {} but \"embeddings\" has {} {}; give one token per "
-                        "row (or leave out \"tokens\" to use x1..x{})",
-                        tokens_.size(), tokens_.size() == 1 ? "entry" : "entries", rows_,
-                        rows_ == 1 ? "row" : "rows", rows_));
+              fmt::format("\"tokens\" has {} {} but \"embeddings\" has {} {}; give one token per "
+                          "row (or leave out \"tokens\" to use x1..x{})",
+                          tokens_.size(), tokens_.size() == 1 ? "entry" : "entries", rows_,
+                          rows_ == 1 ? "row" : "rows", rows_));
   }
   Embeddings out;
   if (tokens_seen_) {
@@ -97,20 +97,20 @@ void JsonBuilder::array_in_row_error(size_t at) const {
 
 bool JsonBuilder::token_error(size_t at, Kind kind, const std::string& detail) {
   fail_here(at,
-          fmt::format("token {} is {}; every entry of \"tokens\" must be a string, e.g. \"Your\"",
-                      tokens_.size() + 1, describe(kind, detail)));
+            fmt::format("token {} is {}; every entry of \"tokens\" must be a string, e.g. \"Your\"",
+                        tokens_.size() + 1, describe(kind, detail)));
 }
 
 // A matrix element that is not an array.
 bool JsonBuilder::row_error(size_t at, Kind kind, const std::string& detail) {
   if (rows_ == 0 && kind == Kind::Number)
     fail_here(at,
-            fmt::format("{}, got a 1-D array; put each token's embedding in its own brackets, "
-                        "e.g. [[0.43, 0.15, 0.89]]",
-                        kExpected2D));
+              fmt::format("{}, got a 1-D array; put each token's embedding in its own brackets, "
+                          "e.g. [[0.43, 0.15, 0.89]]",
+                          kExpected2D));
   fail_here(at,
-          fmt::format("row {} is {}, not an array; {}", rows_ + 1, describe(kind, detail),
-                      kExpected2D));
+            fmt::format("row {} is {}, not an array; {}", rows_ + 1, describe(kind, detail),
+                        kExpected2D));
 }
 
 // A row element that is not a number.
@@ -123,8 +123,8 @@ bool JsonBuilder::element_error(size_t at, Kind kind, const std::string& detail)
   std::string hint;
   if (kind == Kind::String && looks_numeric(detail)) hint = " (write it without quotes)";
   fail_here(at,
-          fmt::format("row {}, column {} is {}; expected a number{}", rows_ + 1,
-                      row_length_ + 1, describe(kind, detail), hint));
+            fmt::format("row {}, column {} is {}; expected a number{}", rows_ + 1,
+                        row_length_ + 1, describe(kind, detail), hint));
 }
 
 // A row just closed: row 1 sets the width, every later row must have it.
@@ -133,17 +133,17 @@ void JsonBuilder::finish_row() {
   if (rows_ == 0) {
     if (row_length_ == 0)
       fail_here(row_start_,
-              "row 1 is empty; every row needs at least one number (the embedding width d_in)");
+                "row 1 is empty; every row needs at least one number (the embedding width d_in)");
     width_ = row_length_;
   } else if (row_length_ != width_) {
     if (row_length_ == 0)
       fail_here(row_start_,
-              fmt::format("row {} is empty; expected {} {} like row 1", row, width_,
-                          width_ == 1 ? "number" : "numbers"));
+                fmt::format("row {} is empty; expected {} {} like row 1", row, width_,
+                            width_ == 1 ? "number" : "numbers"));
     fail_here(row_start_,
-            fmt::format("row {} has {} {}, expected {} like row 1; every row must have the "
-                        "same length (the embedding width)",
-                        row, row_length_, row_length_ == 1 ? "number" : "numbers", width_));
+              fmt::format("row {} has {} {}, expected {} like row 1; every row must have the "
+                          "same length (the embedding width)",
+                          row, row_length_, row_length_ == 1 ? "number" : "numbers", width_));
   }
   ++rows_;
 }

@@ -65,7 +65,8 @@ class HeaderParser {
     skip_space();
     if (i_ != s_.size()) malformed("unexpected text after the closing '}'");
     if (!h.descr || !h.fortran_order || !h.shape)
-      malformed(fmt::format("missing key '{}'", !h.descr ? "descr" : !h.fortran_order ? "fortran_order" : "shape"));
+      malformed(fmt::format("missing key '{}'", !h.descr ? "descr" : !h.fortran_order ? "fortran_order"
+                                                                                      : "shape"));
     return h;
   }
 
@@ -167,8 +168,8 @@ size_t element_size(const std::string& descr, const std::string& source) {
     // header edited to '<f4444444444' is just an unknown dtype, not an int that overflows.
     const std::string bytes = descr.substr(2);
     const bool width_ok = bytes.size() <= 3 && std::all_of(bytes.begin(), bytes.end(), [](char c) {
-      return std::isdigit(static_cast<unsigned char>(c));
-    });
+                            return std::isdigit(static_cast<unsigned char>(c));
+                          });
     if (kind == 'b') name = "bool";
     else if (kind == 'U' || kind == 'S') name = "strings";
     else if (kind == 'O') name = "Python objects";

@@ -25,7 +25,7 @@ Embeddings parse_npy(const std::string& bytes, const std::string& source);
 struct NpyLayout {
   size_t data_start;  // bytes before the values: magic, version, header length, header
   uint64_t rows, cols;
-  size_t item;        // 4 (float32) or 8 (float64)
+  size_t item;  // 4 (float32) or 8 (float64)
   uint64_t data_bytes() const { return rows * cols * item; }
 };
 // Needs the 10 or 12 bytes of the preamble (fewer: a "truncated" message).

@@ -16,7 +16,15 @@ namespace attn {
 // The walks whose (T, T) attention matrices the estimate counts, each at its measured cost
 // (the other stages hold few or small ones), and bench's forward. The request layer says
 // which a walk runs (input does not know its stages).
-enum class CostedWalk { DotProduct, Softmax, Trainable, Causal, Dropout, MultiHead, Bench };
+enum class CostedWalk {
+  DotProduct,
+  Softmax,
+  Trainable,
+  Causal,
+  Dropout,
+  MultiHead,
+  Bench
+};
 
 struct WalkSize {
   std::string name;               // what the message calls the walk: a stage, "all", "bench"

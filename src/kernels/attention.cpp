@@ -45,7 +45,7 @@ ChainOrder order_of(SgemmKernel kernel, int64_t M, int64_t N, int64_t K) {
 // kept at zero, so every row always reads as a full, causally masked row of T weights.
 struct WeightsBuffer {
   std::vector<float, CacheLineAllocator<float>> data;  // on cache-line boundaries (see gemm.h)
-  std::vector<int64_t> written;  // per row: columns [0, written) may be nonzero
+  std::vector<int64_t> written;                        // per row: columns [0, written) may be nonzero
   float* rows(int64_t T) {
     if (data.size() != static_cast<size_t>(kRowBlock * T)) {
       data.assign(static_cast<size_t>(kRowBlock * T), 0.0f);
@@ -101,8 +101,8 @@ struct AttentionCall {
   int64_t T, H, hd, D;
   ChainOrder scores_order, context_order;
   TwoChainOutputs scores_two, context_two;  // Haswell's two-chain outputs of each (T, T) product
-  float divisor;    // sqrt(head_dim), as a float32
-  bool scaling;     // dividing by it is a scaling by 2^scale_exp (head_dim 64: 8)
+  float divisor;                            // sqrt(head_dim), as a float32
+  bool scaling;                             // dividing by it is a scaling by 2^scale_exp (head_dim 64: 8)
   int scale_exp;
   int64_t rows, blocks;  // query rows per block, blocks per head
 };

@@ -28,7 +28,7 @@ struct Call {
   const float *q, *k, *v, *gc;  // (B, T, D), head h in columns [h * hd, (h + 1) * hd)
   float *gq, *gk, *gv;
   int64_t T, H, hd, D;
-  float divisor;  // float(sqrt(head_dim))
+  float divisor;                  // float(sqrt(head_dim))
   ChainOrder dot_order, t_order;  // products over head_dim (one block of 64) and over T
   // Haswell's two-chain outputs of the (T, T) x head_dim products (the weights, their
   // gradient), of the (T, head_dim) x T ones (the queries' and values' gradients), and of the
@@ -86,7 +86,7 @@ float zero_sum_row(const Call& c, const float* gc_row, const float* v, const flo
 // gradient rows, and the slab's chains of grad_keys and grad_values continued over these rows
 // (slab_chains_done says how they end).
 void backward_row_block(const Call& c, HeadBuffers& hb, const float* q, const float* v, const float* gc, float* gq,
-               int64_t i0, int64_t i1, int64_t s0, int64_t s1) {
+                        int64_t i0, int64_t i1, int64_t s0, int64_t s1) {
   const int64_t T = c.T, D = c.D, m = i1 - i0;
   float* w = hb.weights.data();
   float* gw = hb.grad_weights.data();

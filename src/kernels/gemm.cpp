@@ -182,9 +182,9 @@ void two_chain_steps(const detail::TwoChainSteps& t, bool vectors) {
 
 int64_t panel_width(Isa isa) {
   return isa == Isa::Avx512 ? detail::kPanelAvx512 : isa == Isa::Avx2 ? detail::kPanelAvx2
-                                                    : isa == Isa::Neon ? detail::kPanelNeon
-                                                    : kSimd128    ? detail::kPanelSimd128
-                                                                  : 1;
+                                                 : isa == Isa::Neon   ? detail::kPanelNeon
+                                                 : kSimd128           ? detail::kPanelSimd128
+                                                                      : 1;
 }
 
 // Packs columns [j0, j1) for rows below k_limit (the scalar path keeps B row-major).
@@ -348,7 +348,8 @@ void run_tiles(int64_t M, int64_t n, ConstMat A, const PackedB& P, float* C, int
     if (two.any()) fix_two_chains(two, i0, m, j0, j0 + cols, A, P, C, ldc, c_init, row_k_end);
   };
   if (threaded && tasks > 1) parallel_for(tasks, task);
-  else for (int64_t t = 0; t < tasks; ++t) task(t);
+  else
+    for (int64_t t = 0; t < tasks; ++t) task(t);
 }
 
 // A skipped suffix of zero products can only have changed the sign of a zero result
@@ -454,9 +455,9 @@ bool gemm_scores_scaled_max(int64_t M, int64_t n, ConstMat A, const PackedB& B, 
 int64_t gemm_tile_rows() {
   const Isa isa = active_isa();
   return isa == Isa::Avx512 ? detail::kTileRowsAvx512 : isa == Isa::Avx2 ? detail::kTileRowsAvx2
-                                                    : isa == Isa::Neon ? detail::kTileRowsNeon
-                                                    : kSimd128    ? detail::simd128_tile_rows()
-                                                                  : 1;
+                                                    : isa == Isa::Neon   ? detail::kTileRowsNeon
+                                                    : kSimd128           ? detail::simd128_tile_rows()
+                                                                         : 1;
 }
 
 const char* gemm_kernel_name() { return kSimd128 ? detail::simd128_kernel_name() : isa_name(active_isa()); }
@@ -519,7 +520,8 @@ void gemm_chains(int64_t M, int64_t N, int64_t K, ConstMat A, ConstMat B, float*
     pack_columns(P, B, k_limit, t * kTaskCols, std::min(N, (t + 1) * kTaskCols), P.data.data());
   };
   if (threaded && col_chunks > 1 && static_cast<Isa>(P.isa) != Isa::Scalar) parallel_for(col_chunks, pack_chunk);
-  else for (int64_t t = 0; t < col_chunks; ++t) pack_chunk(t);
+  else
+    for (int64_t t = 0; t < col_chunks; ++t) pack_chunk(t);
 
   // 2. The tiles of C.
   run_tiles(M, N, A, P, C, ldc, row_k_end, threaded, c_init, 0, false, two);

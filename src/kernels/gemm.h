@@ -120,8 +120,8 @@ std::vector<int64_t> trailing_zero_bounds(int64_t M, int64_t K, ConstMat A);
 struct PackedB {
   int64_t K = 0, N = 0;
   ChainOrder order;
-  int isa = 0;                     // the kernel it was packed for (kernels::Isa)
-  int64_t n_padded = 0;            // N rounded up to the kernel's panel width
+  int isa = 0;           // the kernel it was packed for (kernels::Isa)
+  int64_t n_padded = 0;  // N rounded up to the kernel's panel width
   std::vector<float, CacheLineAllocator<float>> data;
   int64_t last_nonfinite_row = 0;  // the last row of B holding an inf or NaN (-1: none)
   ConstMat source;                 // B itself, read again for the rare exact fix-up

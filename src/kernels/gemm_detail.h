@@ -10,14 +10,14 @@ namespace attn::kernels::detail {
 
 // One rectangle of C computed by one thread, every K-block of it in order.
 struct Region {
-  int64_t m = 0, n = 0;                // rows and columns of this rectangle
-  int64_t j0 = 0;                      // its first column (a multiple of the kernel's NR)
-  ConstMat A;                          // A at the rectangle's first row
-  const float* packed_b = nullptr;     // all of B, packed by pack_b_<isa>
-  int64_t n_padded = 0;                // N rounded up to NR
-  float* C = nullptr;                  // C at the rectangle's corner
+  int64_t m = 0, n = 0;             // rows and columns of this rectangle
+  int64_t j0 = 0;                   // its first column (a multiple of the kernel's NR)
+  ConstMat A;                       // A at the rectangle's first row
+  const float* packed_b = nullptr;  // all of B, packed by pack_b_<isa>
+  int64_t n_padded = 0;             // N rounded up to NR
+  float* C = nullptr;               // C at the rectangle's corner
   int64_t ldc = 0;
-  const int64_t* k_bounds = nullptr;   // the ChainOrder's blocks
+  const int64_t* k_bounds = nullptr;  // the ChainOrder's blocks
   int n_bounds = 0;
   bool add_to_c = false;
   const float* c_init = nullptr;       // with add_to_c: C's start values for the rectangle's
@@ -54,15 +54,15 @@ void gemm_region_avx512(const Region& r);
 // see gemm_scores_scaled_max in gemm.h.
 constexpr int64_t kScoresMaxRows = 64;
 struct ScoresRegion {
-  int64_t m = 0, n = 0;             // rows (a multiple of MR, at most kScoresMaxRows), columns (of NR)
-  const float* A = nullptr;         // row-major, in place
+  int64_t m = 0, n = 0;      // rows (a multiple of MR, at most kScoresMaxRows), columns (of NR)
+  const float* A = nullptr;  // row-major, in place
   int64_t lda = 0;
   const float* packed_b = nullptr;  // one block of 64 steps, packed by pack_b_avx512
   float* C = nullptr;
   int64_t ldc = 0;
   int scale_exp = 0;
-  float* row_max = nullptr;         // m values out
-  bool* row_unchecked = nullptr;    // m values out
+  float* row_max = nullptr;       // m values out
+  bool* row_unchecked = nullptr;  // m values out
 };
 void scores_scaled_max_avx512(const ScoresRegion& g);
 void gemm_region_avx2(const Region& r);
@@ -79,7 +79,7 @@ struct TwoChainSteps {
   int cols = 8;                        // columns that exist (the scalar path reads only those)
   const float* a[kTwoChainRows] = {};  // A(r, step from + t) = a[r][t * a_k]
   int64_t a_k = 1;
-  const float* b = nullptr;            // B(step from + t, 8 columns) = b + t * b_k
+  const float* b = nullptr;  // B(step from + t, 8 columns) = b + t * b_k
   int64_t b_k = 8;
   int64_t from = 0, to = 0, paired = 0;
   float* even = nullptr;  // with `sums`: not used (the chains start from 0)

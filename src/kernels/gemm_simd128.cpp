@@ -104,7 +104,8 @@ void region_relaxed(const Region& g, RelaxedTilesFn tiles) {
     const int64_t k0 = g.k_bounds[b], k1 = g.k_bounds[b + 1], kc_block = k1 - k0;
     const bool add = g.add_to_c || b > 0;
     const float* start = b == 0 && g.add_to_c ? g.c_init : nullptr;
-    const int mode = !add ? 0 : start ? 2 : 1;
+    const int mode = !add ? 0 : start ? 2
+                                      : 1;
     const float* block = g.packed_b + k0 * g.n_padded;
     for (int64_t j0 = 0; j0 < g.n; j0 += NC) {
       const int64_t n = Kernel::min64(NC, g.n - j0);
@@ -153,8 +154,10 @@ bool fuses_exactly(RelaxedTilesFn tiles) {
   for (float& x : start) x = next();
   const float x = 1.0f + 0x1p-12f;
   for (int k = 0; k < kc; ++k) {
-    a[k * kRowsRelaxed] = k == 0 ? 1.0f : k == 1 ? x : 0.0f;  // row 0 x column 0: 2^-11 + 2^-24 fused
-    b[k * NR] = k == 0 ? -1.0f : k == 1 ? x : 0.0f;
+    a[k * kRowsRelaxed] = k == 0 ? 1.0f : k == 1 ? x
+                                                 : 0.0f;  // row 0 x column 0: 2^-11 + 2^-24 fused
+    b[k * NR] = k == 0 ? -1.0f : k == 1 ? x
+                                        : 0.0f;
     a[k * kRowsRelaxed + 1] = k == 2 ? 0x1.234568p-70f : 0.0f;  // row 1 x column 1: a subnormal product
     b[k * NR + 1] = k == 2 ? -0x1.fedcbap-70f : next();
   }

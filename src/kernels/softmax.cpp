@@ -173,7 +173,8 @@ void masked_softmax_rows(float* first_row, int64_t count, int64_t ld, int64_t fi
       float* rest = rows[r] + done[r];
       const int64_t count_left = valid[r] - done[r];
       if (use_vectors()) divide(rest, count_left, divisor);
-      else for (int64_t i = 0; i < count_left; ++i) rest[i] /= divisor;
+      else
+        for (int64_t i = 0; i < count_left; ++i) rest[i] /= divisor;
       finish_divided_row(rows[r], valid[r], n, full_n);
     }
   }

@@ -23,11 +23,11 @@ LangTable chapter_ui_en() {
       {"heatmap.batch", "batch {}"},
       {"heatmap.batch_head", "batch {}, head {}"},
       {"heatmap.sampled", "{} tokens: drawing {} evenly spaced rows and columns, from the first token to "
-               "the last; every cell is a real entry"},
+                          "the last; every cell is a real entry"},
       {"heatmap.repeated_one", "batch {} is identical to batch 0 (the batch stacks copies of the same "
-                    "inputs), so it is drawn once"},
+                               "inputs), so it is drawn once"},
       {"heatmap.repeated_many", "batches {} are identical to batch 0 (the batch stacks copies of the "
-                     "same inputs), so they are drawn once"},
+                                "same inputs), so they are drawn once"},
       {"heatmap.left_out", "{} more blocks are not drawn"},
       {"heatmap.colon", ": "},
       {"heatmap.rows", "rows: queries (i)"},

@@ -15,7 +15,10 @@ namespace attn {
 
 // A language is its index in languages(): En and Zh are the first two; further
 // languages are Lang(2), Lang(3), ... as registered.
-enum class Lang : int { En = 0, Zh = 1 };
+enum class Lang : int {
+  En = 0,
+  Zh = 1
+};
 
 struct StepText {
   std::string title;        // one line, shown in the step's heading

@@ -13,14 +13,14 @@ namespace attn {
 
 LangTable review_en();  // review_en.cpp: the learner review's words (issue 12)
 LangTable review_zh();
-LangTable web_en();  // web_en.cpp: the page's controls
-LangTable web_zh();  // web_zh.cpp
+LangTable web_en();        // web_en.cpp: the page's controls
+LangTable web_zh();        // web_zh.cpp
 LangTable page_tour_en();  // page_tour_en.cpp: the page for a first-time learner (issue 42)
 LangTable page_tour_zh();
 LangTable web_weights_en();  // web_weights_en.cpp: the page's weights file (issue 41, the page)
 LangTable web_weights_zh();
-LangTable text_en();  // text_en.cpp: --text and the tokens stage
-LangTable text_zh();  // text_zh.cpp
+LangTable text_en();        // text_en.cpp: --text and the tokens stage
+LangTable text_zh();        // text_zh.cpp
 LangTable check_html_en();  // check_html_en.cpp: attn-walk check --format html's headings
 LangTable check_html_zh();
 

@@ -36,7 +36,7 @@ class Cell<R(Args...)> {
  public:
   using Fn = std::function<R(Args...)>;
   Cell(R (*book)(Args...)) : book_(book) {}  // NOLINT: a cell is made from the book's function
-  Cell& operator=(Fn learner) {  // check/: the learner's line
+  Cell& operator=(Fn learner) {              // check/: the learner's line
     learner_ = std::move(learner);
     return *this;
   }
@@ -60,18 +60,18 @@ using DropoutFn = std::function<Tensor(const Tensor&)>;
 // What the attention core's cells see of their module, as the book's lines read it:
 // keys.shape[-1], self.mask[:T, :T] (hidden where 1), self.dropout.
 struct Self {
-  const Tensor& keys;      // (..., T, d_k)
-  const Tensor& mask;      // (T, T)
+  const Tensor& keys;  // (..., T, d_k)
+  const Tensor& mask;  // (T, T)
   const DropoutFn& dropout;
 };
 
 // Section 3.5.1's tensors, which section 3.5.2's cells reuse.
 struct CausalWeights {
-  Tensor queries, keys;         // (T, d_out)
-  Tensor attn_scores;           // queries @ keys.T
-  Tensor attn_weights;          // softmax(attn_scores / sqrt(d_k)), no mask
-  Tensor mask;                  // triu(ones(T, T), diagonal=1)
-  Tensor attn_weights_causal;   // the -inf method's weights
+  Tensor queries, keys;        // (T, d_out)
+  Tensor attn_scores;          // queries @ keys.T
+  Tensor attn_weights;         // softmax(attn_scores / sqrt(d_k)), no mask
+  Tensor mask;                 // triu(ones(T, T), diagonal=1)
+  Tensor attn_weights_causal;  // the -inf method's weights
 };
 
 namespace book {

@@ -44,8 +44,8 @@ int64_t Linear::draws(int64_t in_features, int64_t out_features, bool bias) {
 // ---- nn.Dropout ------------------------------------------------------------------------
 
 Tensor Dropout::operator()(TorchGenerator& gen, const Tensor& x) const {
-  if (p == 0.0 || x.numel() == 0) return x;          // no draw at all
-  if (p == 1.0) return mul_scalar(x, 0.0);            // all zeros, no draw
+  if (p == 0.0 || x.numel() == 0) return x;  // no draw at all
+  if (p == 1.0) return mul_scalar(x, 0.0);   // all zeros, no draw
   const auto keep = dropout_keep_mask(gen, x.numel(), p, kernel);
   // noise = bernoulli(1 - p) / (1 - p), then input * noise: kept values are scaled
   // by 1/(1-p) so the expected value is unchanged.
@@ -82,8 +82,8 @@ SelfAttention_v1::SelfAttention_v1(TorchGenerator& gen, int64_t d_in, int64_t d_
 Tensor SelfAttention_v1::forward(const Tensor& x) const {
   const Tensor keys = cells.keys(x, times(W_query), times(W_key));        // x @ self.W_key: (T, d_out)
   const Tensor queries = cells.queries(x, times(W_query), times(W_key));  // x @ self.W_query
-  const Tensor values = matmul(x, W_value);                                // x @ self.W_value
-  const Tensor attn_scores = cells.score(queries, keys);  // queries @ keys.T: (T, T)
+  const Tensor values = matmul(x, W_value);                               // x @ self.W_value
+  const Tensor attn_scores = cells.score(queries, keys);                  // queries @ keys.T: (T, T)
   const Tensor attn_weights = cells.softmax(attn_scores, notebook_self(keys));
   return cells.context(attn_weights, values);  // attn_weights @ values: (T, d_out)
 }
@@ -205,7 +205,7 @@ Tensor MultiHeadAttention::forward(TorchGenerator& gen, const Tensor& x, const T
   const int64_t b = x.size(0), num_tokens = x.size(1);
   // Each tensor below is moved on once shown, so only the latest form of keys, queries and
   // values is held.
-  Tensor keys = cells.keys(x, layer(W_query), layer(W_key));        // (b, T, d_out)
+  Tensor keys = cells.keys(x, layer(W_query), layer(W_key));  // (b, T, d_out)
   Tensor queries = cells.queries(x, layer(W_query), layer(W_key));
   Tensor values = W_value(x);
   trace("keys", keys);

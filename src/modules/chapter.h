@@ -78,14 +78,14 @@ struct SelfAttention_v2 {
   Cells cells;
   SelfAttention_v2(TorchGenerator& gen, int64_t d_in, int64_t d_out, bool qkv_bias, const Cells& c = book_cells());
   SelfAttention_v2(std::array<Linear, 3> qkv, const Cells& c);  // W_query, W_key, W_value as drawn
-  Tensor forward(const Tensor& x) const;  // (T, d_in) -> (T, d_out)
+  Tensor forward(const Tensor& x) const;                        // (T, d_in) -> (T, d_out)
 };
 
 // Section 3.5.3: causal mask and dropout on the attention weights, batched input.
 struct CausalAttention {
   Linear W_query, W_key, W_value;
   Dropout dropout;
-  Tensor mask;  // triu(ones(context_length, context_length), diagonal=1): cells.mask
+  Tensor mask;            // triu(ones(context_length, context_length), diagonal=1): cells.mask
   CausalSoftmax softmax;  // dim=-1 as the chapter; dim=1 as the first ch03.ipynb (config.h)
   Cells cells;
   CausalAttention(TorchGenerator& gen, int64_t d_in, int64_t d_out, int64_t context_length,
@@ -139,15 +139,15 @@ struct MultiHeadAttention {
 
   // Every intermediate of forward(), for the walk to show.
   struct Trace {
-    Tensor keys, queries, values;                        // (B, T, d_out)
-    Tensor keys_viewed, queries_viewed, values_viewed;   // (B, T, H, head_dim)
-    Tensor keys_t, queries_t, values_t;                  // (B, H, T, head_dim)
-    Tensor attn_scores;                                  // (B, H, T, T)
-    Tensor attn_scores_masked;                           // (B, H, T, T), -inf above diagonal
-    Tensor attn_weights;                                 // (B, H, T, T), after dropout
-    Tensor context_vec;                                  // (B, T, H, head_dim)
-    Tensor context_vec_merged;                           // (B, T, d_out)
-    Tensor context_vecs;                                 // (B, T, d_out), after out_proj
+    Tensor keys, queries, values;                       // (B, T, d_out)
+    Tensor keys_viewed, queries_viewed, values_viewed;  // (B, T, H, head_dim)
+    Tensor keys_t, queries_t, values_t;                 // (B, H, T, head_dim)
+    Tensor attn_scores;                                 // (B, H, T, T)
+    Tensor attn_scores_masked;                          // (B, H, T, T), -inf above diagonal
+    Tensor attn_weights;                                // (B, H, T, T), after dropout
+    Tensor context_vec;                                 // (B, T, H, head_dim)
+    Tensor context_vec_merged;                          // (B, T, d_out)
+    Tensor context_vecs;                                // (B, T, d_out), after out_proj
   };
   Trace forward_traced(TorchGenerator& gen, const Tensor& x) const;
   Tensor forward(TorchGenerator& gen, const Tensor& x) const {

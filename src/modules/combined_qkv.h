@@ -20,13 +20,13 @@ struct MultiHeadAttentionCombinedQKV {
   void copy_from(const MultiHeadAttention& m);
 
   struct Trace {
-    Tensor qkv;                      // (b, T, 3 * d_out)
-    Tensor qkv_viewed;               // (b, T, 3, H, head_dim)
-    Tensor qkv_permuted;             // (3, b, H, T, head_dim)
-    Tensor queries, keys, values;    // (b, H, T, head_dim): qkv.unbind(0)
-    Tensor attn_scores;              // (b, H, T, T), -inf above the diagonal
-    Tensor attn_weights;             // (b, H, T, T)
-    Tensor context_vec;              // (b, T, d_out), after proj
+    Tensor qkv;                    // (b, T, 3 * d_out)
+    Tensor qkv_viewed;             // (b, T, 3, H, head_dim)
+    Tensor qkv_permuted;           // (3, b, H, T, head_dim)
+    Tensor queries, keys, values;  // (b, H, T, head_dim): qkv.unbind(0)
+    Tensor attn_scores;            // (b, H, T, T), -inf above the diagonal
+    Tensor attn_weights;           // (b, H, T, T)
+    Tensor context_vec;            // (b, T, d_out), after proj
   };
   Trace forward_traced(const Tensor& x) const;
 };

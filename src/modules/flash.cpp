@@ -84,12 +84,12 @@ FlashTrace flash_attention(const Tensor& queries, const Tensor& keys, const Tens
     // A larger maximum shrinks what was summed so far by alpha = exp(m_old - m_new) (<= 1);
     // the first block has m_old = -inf, so alpha = 0. Key 0 is in the first block and every
     // query sees it, so m is finite from then on and s - m_new is never -inf - (-inf).
-    const Tensor m_new = elementwise_max(m, row_max(s));                     // (b, H, T, 1)
+    const Tensor m_new = elementwise_max(m, row_max(s));  // (b, H, T, 1)
     const Tensor p = exp(rowwise(s, m_new, [](float x, float y) { return x - y; }));
     const Tensor alpha = exp(elementwise_sub(m, m_new));
     l = elementwise_add(mul(alpha, l), sum_lastdim(p, true));
     acc = elementwise_add(rowwise(acc, alpha, [](float x, float y) { return y * x; }),
-                          matmul(p, v_blk));                                // (b, H, T, hd)
+                          matmul(p, v_blk));  // (b, H, T, hd)
     m = m_new;
     trace.blocks.push_back({start, end, std::move(s), m, l, acc});
   }

@@ -13,10 +13,10 @@ namespace attn {
 // The state after one block of keys, for every query row.
 struct FlashBlock {
   int64_t start = 0, end = 0;  // keys [start, end)
-  Tensor scores;  // (b, H, T, end - start): the tile, masked and divided by sqrt(hd)
-  Tensor m;       // (b, H, T, 1): the running maximum of the scores seen so far
-  Tensor l;       // (b, H, T, 1): the running sum of exp(score - m)
-  Tensor acc;     // (b, H, T, hd): the running sum of exp(score - m) * value
+  Tensor scores;               // (b, H, T, end - start): the tile, masked and divided by sqrt(hd)
+  Tensor m;                    // (b, H, T, 1): the running maximum of the scores seen so far
+  Tensor l;                    // (b, H, T, 1): the running sum of exp(score - m)
+  Tensor acc;                  // (b, H, T, hd): the running sum of exp(score - m) * value
 };
 
 struct FlashTrace {

@@ -122,10 +122,10 @@ Tensor GptModel::block(int64_t index, const Tensor& x, const GptTracer& trace, b
   show(trace, path + ".ff.layers.0", h);
   const Tensor g = cells.gelu(h);
   show(trace, path + ".ff.layers.1", g);
-  const Tensor ff = linear(g, param(path + ".ff.layers.2.weight", w.ff2_w), &b2);     // (1, T, emb)
+  const Tensor ff = linear(g, param(path + ".ff.layers.2.weight", w.ff2_w), &b2);  // (1, T, emb)
   show(trace, path + ".ff.layers.2", ff);
-  show(trace, path + ".ff.layers", ff);  // the nn.Sequential's output: its last layer's
-  show(trace, path + ".ff", ff);         // FeedForward.forward returns self.layers(x)
+  show(trace, path + ".ff.layers", ff);    // the nn.Sequential's output: its last layer's
+  show(trace, path + ".ff", ff);           // FeedForward.forward returns self.layers(x)
   Tensor out = cells.shortcut(ff, x1, 2);  // x = x + shortcut
   show(trace, path, out);
   return out;

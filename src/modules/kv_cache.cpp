@@ -12,7 +12,7 @@ CachedForward forward_with_cache(const MultiHeadAttention& m, KVCache& cache, co
   CachedForward f;
   const int64_t b = x.size(0), num_tokens = x.size(1), H = m.num_heads, hd = m.head_dim;
   if (num_tokens != 1) throw std::invalid_argument("forward_with_cache: one token at a time");
-  f.keys_new = m.W_key(x);      // (b, 1, d_out)
+  f.keys_new = m.W_key(x);  // (b, 1, d_out)
   f.values_new = m.W_value(x);
   f.queries = m.W_query(x);
   // Unroll the last dimension into heads: (b, 1, d_out) -> (b, 1, H, head_dim)

@@ -20,8 +20,8 @@ struct MHAEinsum {
   // W's first (d_out), so it runs only with d_in == d_out and multiplies by W itself; otherwise
   // "bnd,id->bni", x @ W.T as nn.Linear does with the same (d_out, d_in) weight.
   std::string proj_eq;
-  Tensor W_query, W_key, W_value;                 // (d_out, d_in)
-  std::optional<Tensor> bias_q, bias_k, bias_v;   // (d_out)
+  Tensor W_query, W_key, W_value;                // (d_out, d_in)
+  std::optional<Tensor> bias_q, bias_k, bias_v;  // (d_out)
   Linear out_proj;
   MHAEinsum(TorchGenerator& gen, int64_t d_in, int64_t d_out, int64_t num_heads, bool qkv_bias);
   bool multiplies_by_w() const { return proj_eq == "bnd,di->bni"; }

@@ -11,10 +11,10 @@ namespace attn {
 MultiHeadLatentAttention::MultiHeadLatentAttention(TorchGenerator& gen, int64_t d_in, int64_t d_out_,
                                                    int64_t num_heads_, bool qkv_bias, int64_t latent_dim_)
     : d_out(d_out_), num_heads(num_heads_), head_dim(d_out_ / num_heads_), latent_dim(latent_dim_),
-      W_query(gen, d_in, d_out_, qkv_bias),        // per-head queries
-      W_DKV(gen, d_in, latent_dim_, qkv_bias),     // down to the latent c_kv
-      W_UK(gen, latent_dim_, d_out_, qkv_bias),    // latent -> per-head keys
-      W_UV(gen, latent_dim_, d_out_, qkv_bias),    // latent -> per-head values
+      W_query(gen, d_in, d_out_, qkv_bias),      // per-head queries
+      W_DKV(gen, d_in, latent_dim_, qkv_bias),   // down to the latent c_kv
+      W_UK(gen, latent_dim_, d_out_, qkv_bias),  // latent -> per-head keys
+      W_UV(gen, latent_dim_, d_out_, qkv_bias),  // latent -> per-head values
       out_proj(gen, d_out_, d_out_, true) {
   if (d_out_ % num_heads_ != 0) throw std::invalid_argument("d_out must be divisible by num_heads");
 }
@@ -28,7 +28,7 @@ MultiHeadLatentAttention::Trace MultiHeadLatentAttention::forward_traced(const T
   const int64_t start = cache && cache->numel() ? cache->size(1) : 0;
   if (cache) *cache = start ? cat({*cache, t.latent}, 1) : t.latent;
   const Tensor& latent_total = cache ? *cache : t.latent;
-  t.keys_all = W_UK(latent_total);    // (b, T_k, d_out)
+  t.keys_all = W_UK(latent_total);  // (b, T_k, d_out)
   t.values_all = W_UV(latent_total);
   // _reshape_to_heads: (b, T, d_out) -> (b, H, T, head_dim), made contiguous
   auto heads = [&](const Tensor& p) { return transpose(view(p, {b, p.size(1), num_heads, head_dim}), 1, 2); };

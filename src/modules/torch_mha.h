@@ -20,9 +20,9 @@ struct TorchMultiheadAttention {
   // NonDynamicallyQuantizableLinear(E, E, bias): drawn first, as nn.Linear draws (weight, then
   // bias), in the constructor; _reset_parameters() then sets its bias to 0.
   Linear out_proj;
-  Tensor in_proj_weight;                // (3E, E): xavier_uniform_, drawn after out_proj
-  std::optional<Tensor> in_proj_bias;   // (3E): 0
-  std::optional<Tensor> bias_k, bias_v; // (1, 1, E): xavier_normal_, with add_bias_kv
+  Tensor in_proj_weight;                 // (3E, E): xavier_uniform_, drawn after out_proj
+  std::optional<Tensor> in_proj_bias;    // (3E): 0
+  std::optional<Tensor> bias_k, bias_v;  // (1, 1, E): xavier_normal_, with add_bias_kv
   TorchMultiheadAttention(TorchGenerator& gen, int64_t embed_dim, int64_t num_heads, bool bias, bool add_bias_kv);
 };
 
@@ -36,13 +36,13 @@ struct MHAPyTorchClass {
   void copy_from(const MultiHeadAttention& m);
 
   struct Trace {
-    Tensor attn_mask;        // (1, T, S): the boolean mask as F.multi_head_attention_forward's float mask
-    Tensor q_scaled;         // (b*H, T, head_dim): q / sqrt(head_dim)
-    Tensor scores;           // (b*H, T, S): baddbmm(attn_mask, q_scaled, k.transpose(-2, -1))
-    Tensor attn_weights;     // (b*H, T, S)
-    Tensor attn_output;      // (b, T, E): after out_proj, batch first again
-    Tensor avg_weights;      // (b, T, S): need_weights=True, averaged over the heads
-    Tensor context_vec;      // (b, T, E): proj(attn_output)
+    Tensor attn_mask;     // (1, T, S): the boolean mask as F.multi_head_attention_forward's float mask
+    Tensor q_scaled;      // (b*H, T, head_dim): q / sqrt(head_dim)
+    Tensor scores;        // (b*H, T, S): baddbmm(attn_mask, q_scaled, k.transpose(-2, -1))
+    Tensor attn_weights;  // (b*H, T, S)
+    Tensor attn_output;   // (b, T, E): after out_proj, batch first again
+    Tensor avg_weights;   // (b, T, S): need_weights=True, averaged over the heads
+    Tensor context_vec;   // (b, T, E): proj(attn_output)
   };
   // x is (b, T, E); S = T, or T + 1 with bias_k (one extra key every query sees).
   Trace forward_traced(const Tensor& x) const;

@@ -51,7 +51,7 @@ Activations forward(const AttentionLM& m, TorchGenerator& gen, const Tensor& bat
   a.targets = targets;
   const int64_t b = batch.size(0), T = batch.size(1), H = mha.num_heads, hd = mha.head_dim;
   // MultiHeadAttention.forward, as chapter.cpp computes it.
-  a.keys = mha.W_key(batch);       // (b, T, d_out)
+  a.keys = mha.W_key(batch);  // (b, T, d_out)
   a.queries = mha.W_query(batch);
   a.values = mha.W_value(batch);
   const Shape heads_shape{b, T, H, hd};
@@ -177,7 +177,7 @@ Gradients backward(const AttentionLM& m, const Activations& a) {
   // context = attn_weights @ values: grad_weights = grad @ values.T, grad_values = weights.T @ grad
   const Tensor weights_grad = matmul_transposed(context_grad, a.values_t);  // (b, H, T, T)
   g.add("attn_weights", weights_grad);
-  const Tensor values_t_grad = matmul_at(a.attn_weights, context_grad);     // (b, H, T, hd)
+  const Tensor values_t_grad = matmul_at(a.attn_weights, context_grad);  // (b, H, T, hd)
   // Dropout, softmax, the scaling by 1/sqrt(d_k), the mask: back to the scores.
   const Tensor softmax_grad = dropout_backward(weights_grad, a.keep, a.p);
   Tensor scaled_grad = softmax_backward(softmax_grad, a.softmax);
@@ -258,14 +258,14 @@ void Optimizer::step(const std::vector<Tensor*>& params, const std::vector<const
     for (int64_t k = 0; k < params[i]->numel(); ++k) {
       float g = gr[k];
       if (decoupled_weight_decay) {
-        p[k] = p[k] * decay;                                    // param.mul_(1 - lr * wd)
+        p[k] = p[k] * decay;  // param.mul_(1 - lr * wd)
       } else if (weight_decay != 0.0) {
-        g = fma32(p[k], wd, g);                                 // Adam: grad = grad.add(param, alpha=wd)
+        g = fma32(p[k], wd, g);  // Adam: grad = grad.add(param, alpha=wd)
       }
-      m[k] = fma32(g, one_minus_b1, m[k] * b1);                 // exp_avg.mul_(b1).add_(g, alpha=1-b1)
-      v[k] = fma32(one_minus_b2 * g, g, v[k] * b2);             // exp_avg_sq.mul_(b2).addcmul_(g, g, 1-b2)
-      const float denom = std::sqrt(v[k]) / bc2_sqrt + eps_f;   // (sqrt(v) / sqrt(bc2)).add_(eps)
-      p[k] = p[k] + neg_step_size * m[k] / denom;               // param.addcdiv_(m, denom, -step_size)
+      m[k] = fma32(g, one_minus_b1, m[k] * b1);                // exp_avg.mul_(b1).add_(g, alpha=1-b1)
+      v[k] = fma32(one_minus_b2 * g, g, v[k] * b2);            // exp_avg_sq.mul_(b2).addcmul_(g, g, 1-b2)
+      const float denom = std::sqrt(v[k]) / bc2_sqrt + eps_f;  // (sqrt(v) / sqrt(bc2)).add_(eps)
+      p[k] = p[k] + neg_step_size * m[k] / denom;              // param.addcdiv_(m, denom, -step_size)
     }
   }
 }

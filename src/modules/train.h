@@ -109,7 +109,10 @@ Gradients backward(const AttentionLM& m, const Activations& a);
 // decoupled_weight_decay false is torch.optim.Adam's _single_tensor_adam with the same
 // weight_decay: grad + wd * param goes into the moments, and the parameter is not decayed.
 struct Optimizer {
-  enum class Kind { AdamW, SGD };
+  enum class Kind {
+    AdamW,
+    SGD
+  };
   Kind kind = Kind::AdamW;
   double lr = 0.0, weight_decay = 0.0;
   bool decoupled_weight_decay = true;

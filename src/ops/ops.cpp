@@ -151,7 +151,8 @@ Tensor permute(const Tensor& t, const std::vector<int64_t>& dims) {
     int64_t src = 0;
     for (int64_t d = 0; d + 1 < nd; ++d) src += idx[d] * in_strides[d];
     if (step == 1) std::copy_n(in + src, run, dst + flat);
-    else for (int64_t j = 0; j < run; ++j) dst[flat + j] = in[src + j * step];
+    else
+      for (int64_t j = 0; j < run; ++j) dst[flat + j] = in[src + j * step];
     for (int64_t d = nd - 2; d >= 0; --d) {
       if (++idx[d] < out_shape[d]) break;
       idx[d] = 0;

@@ -47,20 +47,20 @@ Tensor softmax_dim1(const Tensor& t, int64_t torch_threads);
 Tensor softmax_naive(const Tensor& t);
 
 Tensor exp(const Tensor& t);
-Tensor add(const Tensor& a, const Tensor& b);        // same shape, elementwise
-Tensor mul(const Tensor& a, const Tensor& b);        // same shape, elementwise
-Tensor mul_scalar(const Tensor& a, double s);        // a * s (s cast to float, as PyTorch does)
-Tensor div_scalar(const Tensor& a, double s);        // a / s (s cast to float)
-void div_scalar_(Tensor& a, double s);               // a /= s, in place
-Tensor add_bias(const Tensor& a, const Tensor& bias);// (..., N) + (N)
+Tensor add(const Tensor& a, const Tensor& b);          // same shape, elementwise
+Tensor mul(const Tensor& a, const Tensor& b);          // same shape, elementwise
+Tensor mul_scalar(const Tensor& a, double s);          // a * s (s cast to float, as PyTorch does)
+Tensor div_scalar(const Tensor& a, double s);          // a / s (s cast to float)
+void div_scalar_(Tensor& a, double s);                 // a /= s, in place
+Tensor add_bias(const Tensor& a, const Tensor& bias);  // (..., N) + (N)
 // a / b where b has the same shape as a except a last dimension of 1 (keepdim sums).
 Tensor div_keepdim(const Tensor& a, const Tensor& b);
 
-Tensor sum_all(const Tensor& t);                     // t.sum() -> 0-dim
-Tensor sum_lastdim(const Tensor& t, bool keepdim);   // t.sum(dim=-1, keepdim)
+Tensor sum_all(const Tensor& t);                    // t.sum() -> 0-dim
+Tensor sum_lastdim(const Tensor& t, bool keepdim);  // t.sum(dim=-1, keepdim)
 
-Tensor tril_ones(int64_t n);                         // torch.tril(torch.ones(n, n))
-Tensor triu_ones(int64_t n, int64_t diagonal);       // torch.triu(torch.ones(n, n), diagonal)
+Tensor tril_ones(int64_t n);                    // torch.tril(torch.ones(n, n))
+Tensor triu_ones(int64_t n, int64_t diagonal);  // torch.triu(torch.ones(n, n), diagonal)
 // t.masked_fill(mask.bool(), value) where mask is (T, T), applied to every (T, T) block.
 Tensor masked_fill(const Tensor& t, const Tensor& mask, float value);
 void masked_fill_(Tensor& t, const Tensor& mask, float value);  // in place, as masked_fill_

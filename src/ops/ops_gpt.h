@@ -31,7 +31,8 @@ struct MatView {
   bool transposed = false;
   int64_t ld = 0;
   // The floats between rows (row-major) or columns (transposed).
-  int64_t stride() const { return ld ? ld : transposed ? rows : cols; }
+  int64_t stride() const { return ld ? ld : transposed ? rows
+                                                       : cols; }
   // Element (i, j) of the (rows, cols) matrix, wherever its layout puts it.
   float at(int64_t i, int64_t j) const { return transposed ? data[j * stride() + i] : data[i * stride() + j]; }
   // Where linear() keeps this weight packed for the matrix kernel from one product to the next

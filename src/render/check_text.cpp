@@ -53,8 +53,6 @@ std::vector<ShownRow> rows_around_difference(const Tensor& t, const std::vector<
 
 namespace {
 
-
-
 std::string diff_str(double d) { return std::isinf(d) ? "inf" : fmt::format("{:.3g}", d); }
 
 std::string mark(Grade g) {

@@ -23,7 +23,9 @@ int32_t decode(const std::string& s, size_t i, size_t* len) {
   return c.length > 0 ? static_cast<int32_t>(c.value) : -1;
 }
 
-struct Range { int32_t lo, hi; };
+struct Range {
+  int32_t lo, hi;
+};
 
 bool in(const Range* r, size_t n, int32_t cp) {
   for (size_t i = 0; i < n; ++i)
@@ -151,7 +153,11 @@ bool no_line_end(const std::string& g) {
 // One line wrapped (see wrap_words).
 std::string wrap_line(const std::string& text, int width, const std::string& indent) {
   // Units: a word (glyphs up to a space or a wide glyph), a wide glyph alone, or a space.
-  struct Unit { std::string text; int width; bool space, wide; };
+  struct Unit {
+    std::string text;
+    int width;
+    bool space, wide;
+  };
   std::vector<Unit> units;
   for (const auto& g : glyphs(text)) {
     const int w = display_width(g);

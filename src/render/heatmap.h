@@ -57,13 +57,22 @@ std::string render_heatmap(const Walk& walk, const Step& step, const RenderOptio
 
 // ---- Shared with the HTML renderer (and the tests) ----
 
-enum class CellKind { Value, Zero, Masked, Invalid };  // Invalid: NaN or +inf
+enum class CellKind {
+  Value,
+  Zero,
+  Masked,
+  Invalid  // NaN or +inf
+};
 
-enum class HeatmapScale { Fixed, Matrix };  // --heatmap-scale fixed|matrix (see above)
+// --heatmap-scale fixed|matrix (see above)
+enum class HeatmapScale {
+  Fixed,
+  Matrix
+};
 
 struct HeatmapBlock {
   double lo = 0.0, hi = 1.0;  // the block's colour scale: the plan's, or its own (Matrix)
-  int64_t batch = -1;  // -1 when the tensor has no such dimension
+  int64_t batch = -1;         // -1 when the tensor has no such dimension
   int64_t head = -1;
   int64_t group = -1;  // Step::head_groups[head], or -1
   size_t offset = 0;   // index into step.value.data of the block's [0][0]
@@ -121,7 +130,9 @@ std::string scale_number(double v);
 std::string cell_decimals(double v, int decimals);
 
 // Viridis, t in [0, 1] -> {r, g, b}.
-struct Rgb { int r, g, b; };
+struct Rgb {
+  int r, g, b;
+};
 Rgb viridis(double t);
 
 }  // namespace attn

@@ -80,7 +80,7 @@ std::pair<double, double> block_range(const HeatmapPlan& plan, const HeatmapBloc
       hi = std::max(hi, static_cast<double>(x));
     }
   if (!std::isfinite(lo)) lo = 0.0, hi = 1.0;  // nothing finite: any scale
-  if (!(hi > lo)) hi = lo + 1.0;                // one value: it takes the scale's low end
+  if (!(hi > lo)) hi = lo + 1.0;               // one value: it takes the scale's low end
   return {lo, hi};
 }
 

@@ -17,9 +17,9 @@ namespace attn {
 
 namespace {
 
-constexpr int64_t kTermMaxCells = 32;   // 32 columns of 2 = 64 terminal columns
+constexpr int64_t kTermMaxCells = 32;  // 32 columns of 2 = 64 terminal columns
 constexpr size_t kTermMaxBlocks = 16;
-constexpr int kRowLabelWidth = 12;      // display columns of a row label, at most
+constexpr int kRowLabelWidth = 12;  // display columns of a row label, at most
 constexpr int kColorLevels = 8;
 // Numbers in the cells while they fit: at most this many columns, 7 terminal columns each
 // (a space, the number right-aligned in 5, and a shade or a space).
@@ -153,7 +153,8 @@ int number_decimals(const HeatmapPlan& plan, const std::vector<float>& data) {
         const float v = data[blk.offset + static_cast<size_t>(i * plan.T + j)];
         if (std::isfinite(v)) max_abs = std::max(max_abs, std::fabs(static_cast<double>(v)));
       }
-  return max_abs < 9.995 ? 2 : max_abs < 99.95 ? 1 : -1;
+  return max_abs < 9.995 ? 2 : max_abs < 99.95 ? 1
+                                               : -1;
 }
 
 // A cell with its number: masked and exact-zero cells have no background and their own

@@ -146,7 +146,6 @@ std::string toc_html(const std::vector<Walk>& walks, Lang lang) {
   return out + "</ol>\n</nav>\n";
 }
 
-
 // The sizes the walk used: the bonus stages walk their own d_out and heads (Config::bonus).
 std::string settings_line(const Walk& w) {
   const Config& c = w.config;

@@ -73,7 +73,8 @@ struct SvgGrid {
 SvgGrid grid_of(const HeatmapPlan& plan, const std::vector<std::string>& labels, bool positions) {
   SvgGrid g;
   g.n = plan.index.size();
-  g.cell = g.n <= 8 ? 40 : g.n <= 16 ? 24 : 14;
+  g.cell = g.n <= 8 ? 40 : g.n <= 16 ? 24
+                                     : 14;
   g.font = g.n <= 16 ? 12 : 10;
   g.numbers = g.n <= 8;
   for (const auto& l : labels) g.shown.push_back(fit_width(l, kHtmlLabelWidth));
@@ -83,7 +84,7 @@ SvgGrid grid_of(const HeatmapPlan& plan, const std::vector<std::string>& labels,
     g.row_labels.push_back(rl);
     row_w = std::max(row_w, label_px(rl, g.font));
     col_h = std::max(col_h, stacked(g.shown[r]) ? static_cast<double>(glyphs(g.shown[r]).size()) * g.font * 1.15
-                                                 : label_px(g.shown[r], g.font));
+                                                : label_px(g.shown[r], g.font));
   }
   g.left = static_cast<int>(std::ceil(row_w)) + 8;
   g.top = static_cast<int>(std::ceil(col_h)) + 8;

@@ -11,8 +11,8 @@
 namespace attn {
 
 struct NotebookLink {
-  std::string url;    // the notebook with its section's anchor, or the reference file
-  std::string label;  // "3.4.2", "2.5", or the bonus stage's place ("ch04/03_kv-cache")
+  std::string url;      // the notebook with its section's anchor, or the reference file
+  std::string label;    // "3.4.2", "2.5", or the bonus stage's place ("ch04/03_kv-cache")
   std::string chapter;  // "2" or "3" for a notebook section, "" for a bonus reference
 };
 

@@ -11,12 +11,12 @@ namespace attn {
 
 struct RenderOptions {
   Lang lang = Lang::En;
-  bool explain = false;  // --explain: show each step's explanation
-  bool heatmap = false;  // --heatmap: draw attention matrices in the terminal
-  bool color = false;    // ANSI colours (resolved from --color, NO_COLOR and isatty)
+  bool explain = false;             // --explain: show each step's explanation
+  bool heatmap = false;             // --heatmap: draw attention matrices in the terminal
+  bool color = false;               // ANSI colours (resolved from --color, NO_COLOR and isatty)
   bool heatmap_per_matrix = false;  // --heatmap-scale matrix: each matrix on its own colour scale
-  int width = 0;         // text: wrap headings, explanations and checks at this many columns (0: never)
-  std::string page_data; // HTML: the JSON the page's controls start from (empty: none)
+  int width = 0;                    // text: wrap headings, explanations and checks at this many columns (0: never)
+  std::string page_data;            // HTML: the JSON the page's controls start from (empty: none)
 };
 
 // Headings plus every tensor exactly as print(tensor) shows it in PyTorch.

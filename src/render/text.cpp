@@ -58,11 +58,13 @@ std::string render_text_header(const Walk& walk, const RenderOptions& opts) {
   for (const auto& t : walk.config.tokens) tokens += (tokens.empty() ? "" : " ") + sanitize_label(t);
   out += wrap_words(fmt::format("{}{}{}, {} x {}: {}", ui_text(opts.lang, "input"), ui_text(opts.lang, "colon"),
                                 walk.config.input_name, walk.config.num_tokens(), walk.config.d_in(), tokens),
-                    opts.width, "  ") + "\n";
+                    opts.width, "  ") +
+         "\n";
   out += wrap_words(fill_placeholders(ui_text(opts.lang, "blas_kernel"),
                                       {{"kernel", walk.config.blas_kernel_used},
                                        {"threads", std::to_string(walk.config.blas_threads)}}),
-                    opts.width, "  ") + "\n";
+                    opts.width, "  ") +
+         "\n";
   for (const auto& note : walk.notes)
     out += wrap_words(ui_text(opts.lang, "note") + ui_text(opts.lang, "colon") + note, opts.width, "  ") + "\n";
   return out;

@@ -117,8 +117,8 @@ class Formatter {
 // the format. What follows prints from that part alone: `shown` holds the entries in order,
 // and cut[d] says that dimension d of the real tensor was longer, so "..." marks its middle.
 struct Shown {
-  const Tensor& values;    // the shown entries, shape min(size, 6) per dimension when cut
-  std::vector<bool> cut;   // per dimension: summarised ("..." after the first edgeitems)
+  const Tensor& values;   // the shown entries, shape min(size, 6) per dimension when cut
+  std::vector<bool> cut;  // per dimension: summarised ("..." after the first edgeitems)
   int64_t stride(size_t d) const {
     return numel_of(Shape(values.shape.begin() + static_cast<int64_t>(d) + 1, values.shape.end()));
   }

@@ -120,7 +120,8 @@ CLI::Validator seed_check() {
         uint64_t seed;
         if (CLI::detail::lexical_cast(input, seed)) return std::string();
         return "must be a whole number from 0 to 2^64-1, the argument of torch.manual_seed (a negative "
-               "one wraps around as in PyTorch), got '" + input + "'";
+               "one wraps around as in PyTorch), got '" +
+               input + "'";
       },
       "");
 }

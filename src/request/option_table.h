@@ -20,7 +20,12 @@
 namespace attn {
 
 // Where the page shows an option: the input, the model, what to show, or under "more".
-enum class OptionGroup { Input, Model, Show, More };
+enum class OptionGroup {
+  Input,
+  Model,
+  Show,
+  More
+};
 const char* to_string(OptionGroup g);  // "input", "model", "show", "more"
 
 // The request field an option fills (through a captureless lambda).
@@ -49,28 +54,28 @@ struct RecordedKey {
 };
 
 struct OptionRow {
-  std::string names;   // CLI11's spelling: "-q,--query"
+  std::string names;  // CLI11's spelling: "-q,--query"
   OptionField field;
-  std::string help;    // --help's line
+  std::string help;  // --help's line
   // The man page's and the README's (make docs): what the value is called ("FILE"; none for a
   // flag or a closed set, which show their choices), and the longer text when --help's line
   // is not enough (`code` is set in bold or as code).
   std::string metavar;
   std::string doc;
-  std::string label;   // plain words for a learner (the page's control)
+  std::string label;  // plain words for a learner (the page's control)
   OptionGroup group = OptionGroup::Model;
   // The stages whose output the option changes: "*" for every stage, else their names
   // separated by spaces (tests/test_request.cpp walks each stage to check it).
   std::string stages = "*";
-  bool in_check = false;    // attn-walk check takes it too: it decides the walk's numbers
-  bool on_page = true;      // false: it chooses how or where to write, or means nothing in a browser
-  bool show_default = true; // --help prints "[default]" (and the page's control starts there)
+  bool in_check = false;     // attn-walk check takes it too: it decides the walk's numbers
+  bool on_page = true;       // false: it chooses how or where to write, or means nothing in a browser
+  bool show_default = true;  // --help prints "[default]" (and the page's control starts there)
   bool has_range = false;
   double min = 0, max = 0;  // inclusive; max >= kNoUpperBound reads "a number >= min"
   std::vector<std::string> (*choices)() = nullptr;
-  std::vector<std::string> excludes;  // long names of earlier rows it cannot be given with
-  bool& (*given)(Options&) = nullptr;  // set when the option is on the command line
-  char delimiter = 0;                  // a list: "a,b"
+  std::vector<std::string> excludes;        // long names of earlier rows it cannot be given with
+  bool& (*given)(Options&) = nullptr;       // set when the option is on the command line
+  char delimiter = 0;                       // a list: "a,b"
   CLI::Validator (*validator)() = nullptr;  // a check of its own (--seed's)
   // A field of the request's Config (the walk's numbers): the keys of the JSON output's
   // "config" that record it, which config_record() writes from the rows. None for an option
@@ -127,7 +132,7 @@ struct OptionRow {
   OptionRow& also_draws_inputs() { draws_inputs = true; return *this; }
   // clang-format on
 
-  std::string long_name() const;  // "query"
+  std::string long_name() const;                                        // "query"
   bool in_config() const { return !recorded_as.empty() || to_config; }  // it decides the walk's numbers
 };
 
@@ -139,7 +144,10 @@ const OptionRow* find_option(const std::string& long_name);
 
 // Which rows an app binds: every walk option (the command line and the page), or only those
 // that decide the walk's numbers (attn-walk check, which has its own --stage and --lang).
-enum class OptionScope { Walk, Check };
+enum class OptionScope {
+  Walk,
+  Check
+};
 void bind_options(CLI::App& app, Options& o, OptionScope scope);
 // After parsing: marks the options given on the command line (Options' *_given fields).
 void mark_given(const CLI::App& app, Options& o);

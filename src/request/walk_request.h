@@ -13,15 +13,24 @@
 #include "core/config.h"
 #include "core/stage_place.h"
 #include "input/input_stream.h"  // kDefaultMaxInputMb
-#include "render/heatmap.h"          // HeatmapScale (--heatmap-scale)
+#include "render/heatmap.h"      // HeatmapScale (--heatmap-scale)
 #include "text/text_options.h"
 
 namespace attn {
 
 // How a walk is written (--format): one renderer each (src/cli/cli.cpp).
-enum class Format { Text, Json, JsonCompact, Html };
+enum class Format {
+  Text,
+  Json,
+  JsonCompact,
+  Html
+};
 // --color: only on a terminal without NO_COLOR, always, or never.
-enum class ColorMode { Auto, Always, Never };
+enum class ColorMode {
+  Auto,
+  Always,
+  Never
+};
 const std::vector<EnumName<Format>>& enum_names(Format);
 const std::vector<EnumName<HeatmapScale>>& enum_names(HeatmapScale);
 const std::vector<EnumName<ColorMode>>& enum_names(ColorMode);
@@ -44,17 +53,17 @@ struct WalkRequest : Config {
 
   // The input, the first of these that is given; else the chapter's six tokens. (`text` is
   // the request's --text; Config::text, which it hides here, is the text make_config reads.)
-  TextOptions text;                    // --text, --text-file: the learner's own sentence
-  std::string random_input;            // "TxD": torch.randn(T, D) embeddings
-  std::string input;                   // --input: a file (.json or .npy); "-": stdin
-  std::string input_json;              // the page's table: embeddings as JSON text
+  TextOptions text;                            // --text, --text-file: the learner's own sentence
+  std::string random_input;                    // "TxD": torch.randn(T, D) embeddings
+  std::string input;                           // --input: a file (.json or .npy); "-": stdin
+  std::string input_json;                      // the page's table: embeddings as JSON text
   uint64_t max_input_mb = kDefaultMaxInputMb;  // --max-input-mb: larger inputs are refused
 
   // Which knobs were given; make_config derives the others from them.
-  bool query_given = false;  // else a one-token --text uses x(1)
-  bool seed_given = false;   // else the chapter's 123 and 789; given, --seed (seed1) is both
+  bool query_given = false;                       // else a one-token --text uses x(1)
+  bool seed_given = false;                        // else the chapter's 123 and 789; given, --seed (seed1) is both
   bool d_out_given = false, heads_given = false;  // else the bonus stages use their own
-  bool weight_decay_given = false;     // else AdamW's 0.1 (chapter 5's), SGD's 0 (torch.optim.SGD's)
+  bool weight_decay_given = false;                // else AdamW's 0.1 (chapter 5's), SGD's 0 (torch.optim.SGD's)
 
   // What the caller shows, which decides what the walk keeps. (Config::on_step and on_part
   // tell a caller of the walk's progress: the page's engine.)
@@ -77,8 +86,8 @@ struct Options {
   bool list_stages = false;
   bool list_steps = false;
   ColorMode color = ColorMode::Auto;
-  bool step = false;            // pause after each step (terminal only)
-  bool stats = false;           // time and peak memory on stderr
+  bool step = false;   // pause after each step (terminal only)
+  bool stats = false;  // time and peak memory on stderr
 };
 
 }  // namespace attn

@@ -191,7 +191,8 @@ std::string backward_misuse(const Config& cfg) {
                        kMaxTextWidth, cfg.d_in(), cfg.d_out);
   if (cfg.train.grad_step < 1 || cfg.train.grad_step > cfg.train.steps)
     return fmt::format("--grad-step: the step whose gradients are shown must be one of the {} training steps "
-                       "(1 to --steps), got {}", cfg.train.steps, cfg.train.grad_step);
+                       "(1 to --steps), got {}",
+                       cfg.train.steps, cfg.train.grad_step);
   if (!cfg.token_ids.empty() && cfg.batch * (cfg.num_tokens() - 1) > kMaxTextPositions)
     return fmt::format("--stage backward with --text computes 50257 logits at each of --batch x (tokens - 1) "
                        "positions: at most {}, got {} x {}; shorten the text or lower --batch",
@@ -263,7 +264,8 @@ Walk run_backward_with(const Config& cfg, const TrainChoices& choices) {
     Tensor update = *params[i].second;
     for (int64_t k = 0; k < update.numel(); ++k) update.data[k] -= before[i].data[k];
     const bool adamw = training.optimizer.kind == Optimizer::Kind::AdamW;
-    const char* variant = !adamw ? "sgd" : any_nonfinite(update.data.data(), update.numel()) ? "nonfinite" : "";
+    const char* variant = !adamw ? "sgd" : any_nonfinite(update.data.data(), update.numel()) ? "nonfinite"
+                                                                                             : "";
     first_update.emplace_back("step1.update", std::move(update), variant);
     first_update.emplace_back("step1.W_query.weight", *params[i].second, "");
   };
@@ -273,7 +275,7 @@ Walk run_backward_with(const Config& cfg, const TrainChoices& choices) {
     walk.last().variant = variant;
   }
   walk.add("losses", Role::Series, Tensor({static_cast<int64_t>(losses.size())}, losses));  // HTML: a line plot too
-  walk.last().series_axes = {"series.losses.x", "series.losses.y"};  // training step, loss
+  walk.last().series_axes = {"series.losses.x", "series.losses.y"};                         // training step, loss
   for (const auto& [name, p] : params) walk.add_parameter(name, *p);
   walk.add("attn_weights_untrained", Role::Weights, untrained);
   walk.add("attn_weights_trained", Role::Weights, eval_attention(model, data));

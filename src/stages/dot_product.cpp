@@ -67,8 +67,8 @@ Walk run_dot_product(const Config& cfg) {
   const int64_t T = cfg.num_tokens(), d_in = cfg.d_in();
   const int64_t q = cfg.query - 1;
 
-  const Tensor& inputs = walk.add("inputs", cfg.inputs);             // (T, d_in)
-  const Tensor query = walk.add("query", inputs[q]);                 // (d_in,)
+  const Tensor& inputs = walk.add("inputs", cfg.inputs);  // (T, d_in)
+  const Tensor query = walk.add("query", inputs[q]);      // (d_in,)
 
   // Attention scores: the dot product of the query with every input, ω2i = x(2) · x(i).
   // clang-format off
@@ -92,7 +92,7 @@ Walk run_dot_product(const Config& cfg) {
   add_check(walk, "softmax_sums_to_1", rows_sum_to_one(attn_weights_2));
 
   // Context vector: the attention-weighted sum of the inputs, z(2) = Σ α2i x(i).
-  Tensor context_vec_2 = Tensor::zeros({d_in});                      // (d_in,)
+  Tensor context_vec_2 = Tensor::zeros({d_in});  // (d_in,)
   for (int64_t i = 0; i < T; ++i) {
     const Tensor x_i = inputs[i];
     for (int64_t k = 0; k < d_in; ++k) context_vec_2(k) += attn_weights_2(i) * x_i(k);
@@ -112,7 +112,7 @@ Walk run_dot_product(const Config& cfg) {
     walk.add_python("row_2_sum", row_sum, python_float_str(row_sum), "float");
     label_last(walk, fmt::format("Row {} sum:", cfg.query));
   }
-  walk.add("attn_weights_row_sums", sum_lastdim(attn_weights, false));                       // (T,)
+  walk.add("attn_weights_row_sums", sum_lastdim(attn_weights, false));  // (T,)
   label_last(walk, "All row sums:");
   add_check(walk, "softmax_rows_sum_to_1", rows_sum_to_one(attn_weights));
   const Tensor& all_context_vecs = walk.add("all_context_vecs", matmul(attn_weights, inputs));  // (T, d_in)

@@ -58,7 +58,8 @@ Walk run_dropout_with(const Config& cfg, const Cells& cells) {
   walk.notes.push_back(dropout_kernel_note(cfg.dropout_rng));
   TorchGenerator gen;
   // p = 0 keeps everything and p = 1 drops everything: the texts say so.
-  const char* variant = cfg.dropout == 0.0 ? "p0" : cfg.dropout == 1.0 ? "p1" : nullptr;
+  const char* variant = cfg.dropout == 0.0 ? "p0" : cfg.dropout == 1.0 ? "p1"
+                                                                       : nullptr;
   walk.section = "3.5.2";
 
   const CausalWeights causal = causal_weights(cfg, cells);  // section 3.5.1's

@@ -36,10 +36,10 @@ Tensor walk_einsum(Walk& walk, const Config& cfg, const Tensor& batch, const Mul
   walk.vars["einsum_proj_eq"] = einsum.proj_eq;
   walk.add_parameter("einsum.W_query", einsum.W_query);  // (d_out, d_in)
   MHAEinsum::Trace t = einsum.forward_traced(batch);
-  walk.add("einsum_Q", std::move(t.Q));                       // (B, T, d_out)
+  walk.add("einsum_Q", std::move(t.Q));  // (B, T, d_out)
   if (!einsum.multiplies_by_w()) walk.last().variant = "linear_eq";
-  walk.add("einsum_scores", std::move(t.scores));             // (B, H, T, T)
-  walk.add("einsum_attn_weights", std::move(t.attn_weights)); // (B, H, T, T)
+  walk.add("einsum_scores", std::move(t.scores));                                // (B, H, T, T)
+  walk.add("einsum_attn_weights", std::move(t.attn_weights));                    // (B, H, T, T)
   const Tensor& out = walk.add("einsum_context_vec", std::move(t.context_vec));  // (B, T, d_out)
   add_check(walk, "efficient_einsum_differs_by_weights", differs(out, mha_out));
   einsum.copy_from(mha);
@@ -69,13 +69,13 @@ Tensor walk_torch_mha(Walk& walk, const Config& cfg, const Tensor& batch, const 
   if (pt.multihead_attn.bias_k) walk.add_parameter("torch_mha.bias_k", *pt.multihead_attn.bias_k);  // (1, 1, d_out)
   // clang-format on
   MHAPyTorchClass::Trace t = pt.forward_traced(batch);
-  walk.add("torch_mha_attn_mask", std::move(t.attn_mask));        // (1, T, S)
+  walk.add("torch_mha_attn_mask", std::move(t.attn_mask));  // (1, T, S)
   walk.last().variant = bias_kv;
-  walk.add("torch_mha_q_scaled", std::move(t.q_scaled));          // (B * H, T, head_dim)
-  walk.add("torch_mha_scores", std::move(t.scores));              // (B * H, T, S)
-  walk.add("torch_mha_attn_weights", std::move(t.attn_weights));  // (B * H, T, S)
-  walk.add("torch_mha_attn_output", std::move(t.attn_output));    // (B, T, d_out)
-  walk.add("torch_mha_avg_weights", std::move(t.avg_weights));    // (B, T, S)
+  walk.add("torch_mha_q_scaled", std::move(t.q_scaled));                            // (B * H, T, head_dim)
+  walk.add("torch_mha_scores", std::move(t.scores));                                // (B * H, T, S)
+  walk.add("torch_mha_attn_weights", std::move(t.attn_weights));                    // (B * H, T, S)
+  walk.add("torch_mha_attn_output", std::move(t.attn_output));                      // (B, T, d_out)
+  walk.add("torch_mha_avg_weights", std::move(t.avg_weights));                      // (B, T, S)
   const Tensor& out = walk.add("torch_mha_context_vec", std::move(t.context_vec));  // (B, T, d_out)
   add_check(walk, "efficient_torch_mha_differs_by_weights", differs(out, mha_out));
   pt.copy_from(mha);
@@ -100,13 +100,13 @@ Walk run_efficient(const Config& cfg) {
   MultiHeadAttentionCombinedQKV combined(gen, d_in, bc.d_out, H, cfg.qkv_bias);
   walk.add_parameter("qkv.weight", combined.qkv.weight);  // (3 * d_out, d_in)
   MultiHeadAttentionCombinedQKV::Trace t = combined.forward_traced(batch);
-  walk.add("qkv", std::move(t.qkv));                     // (B, T, 3 * d_out)
-  walk.add("qkv_viewed", std::move(t.qkv_viewed));       // (B, T, 3, H, head_dim)
-  walk.add("qkv_permuted", std::move(t.qkv_permuted));   // (3, B, H, T, head_dim)
+  walk.add("qkv", std::move(t.qkv));                                  // (B, T, 3 * d_out)
+  walk.add("qkv_viewed", std::move(t.qkv_viewed));                    // (B, T, 3, H, head_dim)
+  walk.add("qkv_permuted", std::move(t.qkv_permuted));                // (3, B, H, T, head_dim)
   const Tensor& queries = walk.add("queries", std::move(t.queries));  // (B, H, T, head_dim)
   const Tensor& keys = walk.add("keys", std::move(t.keys));
   const Tensor& values = walk.add("values", std::move(t.values));
-  walk.add("attn_scores", Role::Scores, std::move(t.attn_scores));     // (B, H, T, T)
+  walk.add("attn_scores", Role::Scores, std::move(t.attn_scores));  // (B, H, T, T)
   const Tensor& attn_weights = walk.add("attn_weights", Role::Weights, std::move(t.attn_weights));
   add_check(walk, "causal_no_future_weight", zero_above_diagonal(attn_weights));
   add_check(walk, "softmax_rows_sum_to_1", rows_sum_to_one(attn_weights));

@@ -187,7 +187,8 @@ Walk run_gpt(const Config& cfg) {
     const size_t dot = in_block ? path.find('.', blocks.size()) : std::string::npos;
     const int64_t block = in_block ? std::stoll(path.substr(blocks.size(), dot - blocks.size())) : -1;
     const bool block_output = in_block && dot == std::string::npos;
-    const std::string rest = !in_block ? path : block_output ? "" : path.substr(dot + 1);
+    const std::string rest = !in_block ? path : block_output ? ""
+                                                             : path.substr(dot + 1);
     // The walk's input, as its header names it: the T tokens as the model embeds them (T, emb).
     if (path == "emb_sum") walk.config.inputs = view(value, {T, m.emb_dim});
     if (!every_step && in_block && block != L && !block_output) {
@@ -195,9 +196,9 @@ Walk run_gpt(const Config& cfg) {
       return;
     }
     // The attention core's steps (modules/gpt.cpp's names within a block) get heatmaps.
-    const Role role = rest == "att.attn_weights" ? Role::Weights
+    const Role role = rest == "att.attn_weights"                                      ? Role::Weights
                       : rest == "att.attn_scores" || rest == "att.attn_scores_masked" ? Role::Scores
-                                                                                        : Role::Value;
+                                                                                      : Role::Value;
     walk.record(path, role, value);
     Step& step = walk.steps.back();
     if (block >= 0) step.vars["block"] = std::to_string(block);

@@ -42,10 +42,10 @@ Walk run_gqa(const Config& cfg) {
   }
 
   GroupedQueryAttention::Trace t = gqa.forward_traced(batch);
-  walk.add("queries", std::move(t.queries));                  // (B, H, T, head_dim)
-  const Tensor& keys_new = walk.add("keys_new", std::move(t.keys_new));    // (B, G, T, head_dim)
+  walk.add("queries", std::move(t.queries));                             // (B, H, T, head_dim)
+  const Tensor& keys_new = walk.add("keys_new", std::move(t.keys_new));  // (B, G, T, head_dim)
   const Tensor& values_new = walk.add("values_new", std::move(t.values_new));
-  const Tensor& keys = walk.add("keys", std::move(t.keys));   // (B, H, T, head_dim)
+  const Tensor& keys = walk.add("keys", std::move(t.keys));  // (B, H, T, head_dim)
   const Tensor& values = walk.add("values", std::move(t.values));
   // Head h reads group h // group_size: compare every head with its group, slice by slice.
   Comparison shared{true, 0.0};
@@ -73,13 +73,13 @@ Walk run_gqa(const Config& cfg) {
     walk.steps.back().head_groups = head_groups;
     walk.steps.back().head_group_text = "heatmap.gqa.kv_group";
   };
-  walk.add("attn_scores", Role::Scores, std::move(t.attn_scores));         // (B, H, T, T), -inf above the diagonal
+  walk.add("attn_scores", Role::Scores, std::move(t.attn_scores));  // (B, H, T, T), -inf above the diagonal
   group_heads();
   const Tensor& attn_weights = walk.add("attn_weights", Role::Weights, std::move(t.attn_weights));
   group_heads();
   add_check(walk, "causal_no_future_weight", zero_above_diagonal(attn_weights));
   add_check(walk, "softmax_rows_sum_to_1", rows_sum_to_one(attn_weights));
-  walk.add("context_vec", std::move(t.context_vec));         // (B, T, d_out)
+  walk.add("context_vec", std::move(t.context_vec));  // (B, T, d_out)
 
   // The KV cache for these T tokens: keys and values of every head (MHA) or every group.
   const int64_t mha_floats = 2 * B * T * H * hd, gqa_floats = 2 * B * T * G * hd;

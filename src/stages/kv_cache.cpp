@@ -28,13 +28,13 @@ Cost generation_cost(int64_t B, int64_t T, int64_t d_in, int64_t d_out, int64_t 
   const int64_t hd = d_out / H;
   Cost c;
   for (int64_t t = 1; t <= T; ++t) {
-    const int64_t rows = cached ? 1 : t;             // tokens projected and queried at step t
-    c.flops += 2 * 3 * rows * d_in * d_out           // W_query, W_key, W_value
-               + 2 * 2 * H * rows * t * hd           // queries @ keys.T, attn_weights @ values
-               + 2 * rows * d_out * d_out;           // out_proj
+    const int64_t rows = cached ? 1 : t;    // tokens projected and queried at step t
+    c.flops += 2 * 3 * rows * d_in * d_out  // W_query, W_key, W_value
+               + 2 * 2 * H * rows * t * hd  // queries @ keys.T, attn_weights @ values
+               + 2 * rows * d_out * d_out;  // out_proj
   }
   c.flops *= B;
-  c.kept = cached ? 2 * B * T * d_out : 0;           // cache_k and cache_v
+  c.kept = cached ? 2 * B * T * d_out : 0;  // cache_k and cache_v
   c.scores = B * H * (cached ? 1 : T) * T;
   return c;
 }
@@ -54,7 +54,7 @@ Walk run_kv_cache(const Config& cfg) {
 
   // Generation: feed one token at a time with use_cache=True; the cache grows by one row.
   KVCache cache;
-  std::vector<Tensor> outputs;                       // (B, 1, d_out) each
+  std::vector<Tensor> outputs;  // (B, 1, d_out) each
   Tensor attn_weights_cached = Tensor::zeros({B, H, T, T});
   for (int64_t t = 0; t < T; ++t) {
     CachedForward f = forward_with_cache(mha, cache, narrow(batch, 1, t, 1));  // x[:, t:t+1]
@@ -67,7 +67,7 @@ Walk run_kv_cache(const Config& cfg) {
       walk.steps.back().vars = vars;
       if (t == 0 && first) walk.last().variant = "first";
     };
-    add("keys_new", std::move(f.keys_new));          // (B, 1, d_out)
+    add("keys_new", std::move(f.keys_new));  // (B, 1, d_out)
     add("values_new", std::move(f.values_new));
     add("queries", std::move(f.queries));
     add("keys", std::move(f.keys), Role::Value, true);  // (B, H, t, head_dim): the cache so far
@@ -80,7 +80,7 @@ Walk run_kv_cache(const Config& cfg) {
             f.attn_weights.data[static_cast<size_t>(bh * (t + 1) + j)];
     add("attn_weights", std::move(f.attn_weights), Role::Weights, true);  // (B, H, 1, t)
     outputs.push_back(f.context_vec);
-    add("context_vec", std::move(f.context_vec));    // (B, 1, d_out)
+    add("context_vec", std::move(f.context_vec));  // (B, 1, d_out)
   }
 
   // The same module on all T tokens at once (use_cache=False): the chapter's causal pass.

@@ -33,11 +33,11 @@ Walk run_mla(const Config& cfg) {
 
   // The full causal pass, as without a cache.
   MultiHeadLatentAttention::Trace t = mla.forward_traced(batch);
-  walk.add("queries_all", std::move(t.queries_all));   // (B, T, d_out)
-  walk.add("latent", std::move(t.latent));             // (B, T, latent_dim)
-  walk.add("keys_all", std::move(t.keys_all));         // (B, T, d_out)
+  walk.add("queries_all", std::move(t.queries_all));  // (B, T, d_out)
+  walk.add("latent", std::move(t.latent));            // (B, T, latent_dim)
+  walk.add("keys_all", std::move(t.keys_all));        // (B, T, d_out)
   walk.add("values_all", std::move(t.values_all));
-  walk.add("attn_scores", Role::Scores, std::move(t.attn_scores));   // (B, H, T, T)
+  walk.add("attn_scores", Role::Scores, std::move(t.attn_scores));  // (B, H, T, T)
   const Tensor& attn_weights = walk.add("attn_weights", Role::Weights, std::move(t.attn_weights));
   add_check(walk, "causal_no_future_weight", zero_above_diagonal(attn_weights));
   add_check(walk, "softmax_rows_sum_to_1", rows_sum_to_one(attn_weights));
@@ -48,7 +48,7 @@ Walk run_mla(const Config& cfg) {
   Tensor cache;
   std::vector<Tensor> outs;
   for (int64_t i = 0; i < T; ++i) outs.push_back(mla.forward_traced(narrow(batch, 1, i, 1), &cache).context_vec);
-  walk.add("cache_c_kv", std::move(cache));                     // (B, T, latent_dim)
+  walk.add("cache_c_kv", std::move(cache));                             // (B, T, latent_dim)
   const Tensor& cached = walk.add("context_vec_cached", cat(outs, 1));  // (B, T, d_out)
   add_check(walk, "mla_cached_equals_full", compare_close(cached, full));
 

@@ -61,7 +61,7 @@ void walk_batched_product(Walk& walk, const Cells& cells) {
                                  0.7179f, 0.7058f, 0.9156f, 0.4340f, 0.0772f, 0.3565f, 0.1479f, 0.5331f,
                                  0.4066f, 0.2318f, 0.4545f, 0.9737f, 0.4606f, 0.5159f, 0.4220f, 0.5786f}));
   const Tensor& a_at_a_T = walk.add("a_at_a_T", matmul_transposed(a, a));  // (1, 2, 3, 3)
-  const Tensor first_head = a[0][0], second_head = cells.second_head(a);  // a[0, 1, :, :]
+  const Tensor first_head = a[0][0], second_head = cells.second_head(a);   // a[0, 1, :, :]
   // print("First head:\n", first_res): the label, a newline, then a space before the tensor.
   const Tensor& first_res = walk.add("first_res", matmul_transposed(first_head, first_head));
   label_last(walk, "First head:\n");
@@ -95,7 +95,7 @@ void walk_multi_head_attention(Walk& walk, const Config& cfg, const Cells& cells
       {"attn_scores", "grad_fn=<UnsafeViewBackward0>"},  // (B, H, T, T)
       {"attn_scores_masked", "grad_fn=<MaskedFillBackward0>"},
       {"attn_weights", dropout_grad_fn(cfg.attn_dropout, "grad_fn=<SoftmaxBackward0>")},
-      {"context_vec", "grad_fn=<TransposeBackward0>"},  // (B, T, H, head_dim)
+      {"context_vec", "grad_fn=<TransposeBackward0>"},     // (B, T, H, head_dim)
       {"context_vec_merged", "grad_fn=<ViewBackward0>"}};  // (B, T, d_out)
   const std::map<std::string, Role> roles = {
       {"attn_scores", Role::Scores}, {"attn_scores_masked", Role::Scores}, {"attn_weights", Role::Weights}};
@@ -121,24 +121,24 @@ void walk_head_dim_2(Walk& walk) {
   Tensor numbers = Tensor::zeros({1, 3, 4});
   for (int64_t k = 0; k < 12; ++k) numbers(k) = static_cast<float>(k);
   const Layout keys_layout = contiguous_layout({1, 3, 4});
-  const Tensor& hd2_keys = walk.add("hd2_keys", numbers);                                  // (1, 3, 4)
+  const Tensor& hd2_keys = walk.add("hd2_keys", numbers);  // (1, 3, 4)
   walk.steps.back().details = {layout_line(keys_layout)};
   // Right: keys.view(1, 3, 2, 2).transpose(1, 2): head h holds features 2h, 2h+1 of every token.
-  walk.add("hd2_keys_split", transpose(view(hd2_keys, {1, 3, 2, 2}), 1, 2));               // (1, 2, 3, 2)
+  walk.add("hd2_keys_split", transpose(view(hd2_keys, {1, 3, 2, 2}), 1, 2));  // (1, 2, 3, 2)
   walk.steps.back().details = {layout_line(transposed(contiguous_layout({1, 3, 2, 2}), 1, 2))};
   // Wrong: keys.view(1, 2, 3, 2) reads memory in order, so "head 0" gets token 1's four
   // features and half of token 2's.
-  walk.add("hd2_keys_wrong", view(hd2_keys, {1, 2, 3, 2}));                                 // (1, 2, 3, 2)
+  walk.add("hd2_keys_wrong", view(hd2_keys, {1, 2, 3, 2}));  // (1, 2, 3, 2)
   walk.steps.back().details = {layout_line(contiguous_layout({1, 2, 3, 2}))};
   // A fresh (b, heads, T, head_dim) tensor, as attn_weights @ values makes one.
   const Tensor& heads_copy = walk.add("hd2_heads_copy", transpose(view(hd2_keys, {1, 3, 2, 2}), 1, 2));
   walk.steps.back().details = {layout_line(contiguous_layout({1, 2, 3, 2}))};
   // .transpose(1, 2) back to (b, T, heads, head_dim): the same memory, no longer row by row,
   // so .view(1, 3, 4) would fail here.
-  const Tensor& back = walk.add("hd2_back", transpose(heads_copy, 1, 2));                   // (1, 3, 2, 2)
+  const Tensor& back = walk.add("hd2_back", transpose(heads_copy, 1, 2));  // (1, 3, 2, 2)
   walk.steps.back().details = {layout_line(transposed(contiguous_layout({1, 2, 3, 2}), 1, 2))};
   // .contiguous() copies it row by row; then .view merges the heads: the keys again.
-  walk.add("hd2_merged", view(back, {1, 3, 4}));                                            // (1, 3, 4)
+  walk.add("hd2_merged", view(back, {1, 3, 4}));  // (1, 3, 4)
   walk.steps.back().details = {layout_line(contiguous_layout({1, 3, 4}))};
   mark_beyond_chapter(walk, first_addition);
 }
@@ -194,7 +194,7 @@ Walk run_multi_head_with(const Config& cfg, const Cells& cells) {
 
   walk.section = "3.6.1";
   const Tensor& batch = walk.add("batch", stack_copies(cfg.inputs, cfg.batch));  // (B, T, d_in)
-  walk_wrapper(walk, cfg, cells, gen, batch);               // 3.6.1
+  walk_wrapper(walk, cfg, cells, gen, batch);                                    // 3.6.1
   walk.section = "3.6.2";
   walk_batched_product(walk, cells);                        // 3.6.2's batched matrix product
   walk_multi_head_attention(walk, cfg, cells, gen, batch);  // 3.6.2

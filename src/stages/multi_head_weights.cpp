@@ -88,9 +88,9 @@ Walk run_multi_head_on_weights(const Config& cfg) {
     const std::string name = path.substr(prefix.size());
     if (name == "keys") keys = value;
     if (name == "queries") queries = value;
-    const Role role = name == "attn_weights"                                         ? Role::Weights
+    const Role role = name == "attn_weights"                                  ? Role::Weights
                       : name == "attn_scores" || name == "attn_scores_masked" ? Role::Scores
-                                                                                      : Role::Value;
+                                                                              : Role::Value;
     walk.record(name, role, value);
     if (name == "keys") say_trained(walk);
     if (name == "values") {

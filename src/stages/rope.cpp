@@ -61,7 +61,7 @@ Walk run_rope(const Config& cfg) {
   gen.manual_seed(cfg.seed1);
   const MultiHeadAttention mha(gen, cfg.d_in(), bc.d_out, T, 0.0, bc.heads, cfg.qkv_bias, DropoutKernel::Default);
   const MultiHeadAttention::Trace t = mha.forward_traced(gen, batch);
-  walk.add("keys_transposed", t.keys_t);        // (B, H, T, hd)
+  walk.add("keys_transposed", t.keys_t);  // (B, H, T, hd)
   walk.add("queries_transposed", t.queries_t);
 
   // Rotate every query and key by its own position; values stay as they are.
@@ -73,7 +73,7 @@ Walk run_rope(const Config& cfg) {
   Tensor attn_weights = softmax_lastdim(div_scalar(attn_scores, std::sqrt(static_cast<double>(hd))));
   const Tensor& weights = walk.add("attn_weights", Role::Weights, std::move(attn_weights));
   add_check(walk, "causal_no_future_weight", zero_above_diagonal(weights));
-  const Tensor context_vec = transpose(matmul(weights, t.values_t), 1, 2);  // (B, T, H, hd)
+  const Tensor context_vec = transpose(matmul(weights, t.values_t), 1, 2);      // (B, T, H, hd)
   walk.add("context_vecs", mha.out_proj(view(context_vec, {B, T, bc.d_out})));  // (B, T, d_out)
 
   // The same tokens T positions later: q_i . k_j depends on i - j only, so the scores stay.

@@ -21,7 +21,7 @@ Walk run_multi_head(const Config& cfg);   // 3.6          the wrapper and MultiH
 // run_multi_head walks it when the Config holds a model.
 Walk run_multi_head_on_weights(const Config& cfg);
 std::string multi_head_misuse(const Config& cfg);  // --d-out must split into --heads
-Walk run_tokens(const Config& cfg);       // 2.5-2.7      chapter 2's cells: nn.Embedding, GPT-2's BPE
+Walk run_tokens(const Config& cfg);                // 2.5-2.7      chapter 2's cells: nn.Embedding, GPT-2's BPE
 
 // The same chapter stages with a learner's lines in some of the book's cells (modules/cells.h),
 // for `attn-walk check` to recompute a mistake with the chapter's own code.
@@ -34,23 +34,23 @@ Walk run_multi_head_with(const Config& cfg, const Cells& cells);
 // Beyond chapter 3 (one file each, in the book repository's vocabulary): the bonus stages,
 // each with the check of the options it cannot run with (StageInfo::misuse), as multi-head has;
 // efficient, kv-cache, swa and mla have no rule beyond every bonus stage's (bonus_heads_misuse).
-Walk run_efficient(const Config& cfg);    // ch03/02_bonus     MultiHeadAttentionCombinedQKV
-Walk run_kv_cache(const Config& cfg);     // ch04/03_kv-cache  one token at a time, the cache growing
-Walk run_gqa(const Config& cfg);          // ch04/04_gqa       keys and values in --kv-groups groups
+Walk run_efficient(const Config& cfg);  // ch03/02_bonus     MultiHeadAttentionCombinedQKV
+Walk run_kv_cache(const Config& cfg);   // ch04/03_kv-cache  one token at a time, the cache growing
+Walk run_gqa(const Config& cfg);        // ch04/04_gqa       keys and values in --kv-groups groups
 std::string gqa_misuse(const Config& cfg);
-Walk run_swa(const Config& cfg);          // ch04/06_swa  sliding-window attention
-Walk run_rope(const Config& cfg);         // llama3.py    rotary position embeddings
-Walk run_flash(const Config& cfg);        // (own)        flash attention's online softmax
-Walk run_mla(const Config& cfg);          // ch04/05_mla       multi-head latent attention, the latent cache
+Walk run_swa(const Config& cfg);    // ch04/06_swa  sliding-window attention
+Walk run_rope(const Config& cfg);   // llama3.py    rotary position embeddings
+Walk run_flash(const Config& cfg);  // (own)        flash attention's online softmax
+Walk run_mla(const Config& cfg);    // ch04/05_mla       multi-head latent attention, the latent cache
 std::string rope_misuse(const Config& cfg);
 std::string flash_misuse(const Config& cfg);
 
 // Chapter 4: the GPT model around the attention, on trained weights (--weights).
-Walk run_gpt(const Config& cfg);          // 4.6-4.7  GPTModel, the next token, generate_text_simple
+Walk run_gpt(const Config& cfg);  // 4.6-4.7  GPTModel, the next token, generate_text_simple
 std::string gpt_misuse(const Config& cfg);
 
 // How attention learns (chapter 5's loss and training loop around chapter 3's module).
-Walk run_backward(const Config& cfg);     // ch05 + ch03  the loss, every gradient, training steps
+Walk run_backward(const Config& cfg);  // ch05 + ch03  the loss, every gradient, training steps
 std::string backward_misuse(const Config& cfg);
 
 // The chapter's stages (--stage all), the bonus material beyond it (--stage bonus), and

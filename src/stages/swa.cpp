@@ -59,8 +59,8 @@ Walk run_swa(const Config& cfg) {
   MultiHeadAttention::Trace t = swa.forward_traced(gen, batch);
 
   // diff = i - j; hidden when the key lies in the future (diff < 0) or W or more back.
-  walk.add("mask", Role::MaskHidden, swa.mask);                                            // (T, T)
-  walk.add("attn_scores_masked", Role::Scores, std::move(t.attn_scores_masked));        // (B, H, T, T)
+  walk.add("mask", Role::MaskHidden, swa.mask);                                   // (T, T)
+  walk.add("attn_scores_masked", Role::Scores, std::move(t.attn_scores_masked));  // (B, H, T, T)
   const Tensor& attn_weights = walk.add("attn_weights", Role::Weights, std::move(t.attn_weights));
   add_check(walk, "swa_rows_attend_to_window", attends_to_window(attn_weights, W));
   add_check(walk, "softmax_rows_sum_to_1", rows_sum_to_one(attn_weights));
@@ -71,7 +71,7 @@ Walk run_swa(const Config& cfg) {
   const int64_t n = std::min(W, T);
   add_check(walk, "swa_first_rows_equal_causal",
             compare_close(first_rows(attn_weights, n), first_rows(mha.forward_traced(gen, batch).attn_weights, n)));
-  walk.add("context_vecs", std::move(t.context_vecs));                   // (B, T, d_out)
+  walk.add("context_vecs", std::move(t.context_vecs));  // (B, T, d_out)
   return walk;
 }
 

@@ -85,9 +85,9 @@ Walk run_text_steps(const text::TextEmbeddings& e, const Config& cfg) {
   walk.section = "2.7";
   walk.add("token_embeddings", e.token_embeddings, {"grad_fn=<EmbeddingBackward0>"});  // (T, D)
   walk.section = "2.8";
-  walk.add("pos_embeddings", e.pos_embeddings, {"grad_fn=<EmbeddingBackward0>"});      // (T, D)
+  walk.add("pos_embeddings", e.pos_embeddings, {"grad_fn=<EmbeddingBackward0>"});  // (T, D)
   // The sum is what chapter 3 calls `inputs`: one D-dimensional vector per token.
-  walk.add("input_embeddings", e.input_embeddings, {"grad_fn=<AddBackward0>"});        // (T, D)
+  walk.add("input_embeddings", e.input_embeddings, {"grad_fn=<AddBackward0>"});  // (T, D)
   return walk;
 }
 

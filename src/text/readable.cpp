@@ -79,7 +79,7 @@ std::vector<std::string> readable_pieces(const std::vector<std::string>& tokens)
     token_of.insert(token_of.end(), tokens[t].size(), t);
   }
   std::vector<std::string> out(tokens.size()), loose(tokens.size());  // loose: hex bytes pending
-  std::vector<bool> continues(tokens.size(), false);  // the token's last mark is ↳
+  std::vector<bool> continues(tokens.size(), false);                  // the token's last mark is ↳
   const auto put = [&](size_t t, const std::string& text) {
     if (!loose[t].empty()) out[t] += "<" + loose[t] + ">";  // neighbouring loose bytes: one <...>
     loose[t].clear();

@@ -15,13 +15,13 @@ extern const CodeRange kLetterRanges[];  // \p{L}: Lu Ll Lt Lm Lo
 extern const size_t kLetterRanges_size;
 extern const CodeRange kNumberRanges[];  // \p{N}: Nd Nl No
 extern const size_t kNumberRanges_size;
-extern const CodeRange kSpaceRanges[];   // \s: White_Space (PropList.txt)
+extern const CodeRange kSpaceRanges[];  // \s: White_Space (PropList.txt)
 extern const size_t kSpaceRanges_size;
 
 // The vocabulary in its smallest form (the web page carries it): the offsets and the sorted
 // index are built from it on first use (src/text/vocab.cpp).
-extern const size_t kVocabSize;          // 50257, <|endoftext|> (the last id) included
-extern const char kTokenBytes[];         // every token's bytes, by id, one after another
-extern const uint8_t kTokenLengths[];    // the number of bytes of each token, by id
+extern const size_t kVocabSize;        // 50257, <|endoftext|> (the last id) included
+extern const char kTokenBytes[];       // every token's bytes, by id, one after another
+extern const uint8_t kTokenLengths[];  // the number of bytes of each token, by id
 
 }  // namespace attn::text

@@ -16,11 +16,11 @@ namespace attn::text {
 
 struct TextEmbeddings {
   std::string text;
-  std::vector<int64_t> ids;          // (T,)
-  std::vector<std::string> pieces;   // what each id stands for, readable (readable.h)
-  Tensor token_embeddings;           // (T, D)
-  Tensor pos_embeddings;             // (T, D)
-  Tensor input_embeddings;           // (T, D)
+  std::vector<int64_t> ids;         // (T,)
+  std::vector<std::string> pieces;  // what each id stands for, readable (readable.h)
+  Tensor token_embeddings;          // (T, D)
+  Tensor pos_embeddings;            // (T, D)
+  Tensor input_embeddings;          // (T, D)
 };
 
 // Throws InputError naming `source` for text that is empty, only whitespace, not UTF-8

@@ -12,11 +12,11 @@
 namespace attn {
 
 struct TextOptions {
-  std::string text;         // --text: the text itself; "-" reads standard input
-  std::string text_file;    // --text-file: a UTF-8 file, read as is
-  int64_t embed_dim = 3;    // --embed-dim D: nn.Embedding(..., D), the chapter's 3
+  std::string text;           // --text: the text itself; "-" reads standard input
+  std::string text_file;      // --text-file: a UTF-8 file, read as is
+  int64_t embed_dim = 3;      // --embed-dim D: nn.Embedding(..., D), the chapter's 3
   int64_t max_tokens = 1024;  // --max-tokens: GPT-2's context length
-  bool given = false;       // --text or --text-file was on the command line (even if empty)
+  bool given = false;         // --text or --text-file was on the command line (even if empty)
 };
 
 // The text's tokens and embeddings if --text or --text-file was given. Standard input

@@ -13,8 +13,8 @@ namespace attn::text {
 constexpr int64_t kEndOfText = 50256;
 constexpr std::string_view kEndOfTextString = "<|endoftext|>";
 
-int64_t vocab_size();                             // 50257
-std::string_view token_bytes(int64_t id);         // the bytes token `id` stands for
+int64_t vocab_size();                                    // 50257
+std::string_view token_bytes(int64_t id);                // the bytes token `id` stands for
 std::optional<int64_t> rank_of(std::string_view bytes);  // the id of these bytes, if a token
 
 }  // namespace attn::text

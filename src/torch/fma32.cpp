@@ -5,7 +5,7 @@
 namespace attn::detail {
 
 float fma32_near_tie(double xy, float z, double s) {
-  const float f = static_cast<float>(s);  // s rounded to nearest, ties to even
+  const float f = static_cast<float>(s);                           // s rounded to nearest, ties to even
   if (!std::isfinite(s) || static_cast<double>(f) == s) return f;  // inf or NaN; or s is a float
   // The exact error of s = xy + z (Knuth's two-sum, exact in round-to-nearest): the exact
   // result is s + err, with |err| at most half an ulp of s.

@@ -44,9 +44,9 @@ inline float fma32_via_double(float x, float y, float z) {
 // (rounding is monotone), and s is not a tie, so that float is x * y + z rounded once.
 inline float fma32_bracketed(float x, float y, float z) {
   const double s = static_cast<double>(x) * static_cast<double>(y) + static_cast<double>(z);
-  const float away = static_cast<float>(s * 0x1.0000000000001p0);  // s (1 + 2^-52)
+  const float away = static_cast<float>(s * 0x1.0000000000001p0);     // s (1 + 2^-52)
   const float toward = static_cast<float>(s * 0x1.ffffffffffffep-1);  // s (1 - 2^-52)
-  if (away == toward) return toward;  // NaN never equals: the exact path
+  if (away == toward) return toward;                                  // NaN never equals: the exact path
   return fma32_via_double(x, y, z);
 }
 

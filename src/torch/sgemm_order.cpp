@@ -157,7 +157,10 @@ struct OpenBlasSplit {
 void haswell_kernel_call(OpenBlasSplit& s, int64_t m0, int64_t mlen, int64_t n0, int64_t nlen) {
   const int64_t blocks = mlen / 8;
   for (int64_t c = n0, left = nlen; left > 0;) {
-    const int64_t w = left > 11 ? 12 : left > 7 ? 8 : left > 3 ? 4 : left > 1 ? 2 : 1;
+    const int64_t w = left > 11 ? 12 : left > 7 ? 8
+                                   : left > 3   ? 4
+                                   : left > 1   ? 2
+                                                : 1;
     if (w == 4) {
       s.mark(m0, 8 * blocks, c, 4);
     } else if (w == 12 && mlen >= 16) {
@@ -235,7 +238,8 @@ std::vector<OutputRect> haswell_two_chain_rects(int64_t M, int64_t N, int64_t K,
   auto packed_calls = [&s](int64_t m0, int64_t rows, int64_t js, int64_t width) {
     for (int64_t jjs = js, jj; jjs < js + width; jjs += jj) {
       jj = js + width - jjs;
-      jj = jj >= 12 ? 12 : jj > 4 ? 4 : jj;
+      jj = jj >= 12 ? 12 : jj > 4 ? 4
+                                  : jj;
       haswell_kernel_call(s, m0, rows, jjs, jj);
     }
   };

@@ -17,7 +17,11 @@ namespace attn::kernels {
 // kernels are Haswell's). OPENBLAS_CORETYPE=Haswell|Zen|SkylakeX overrides it, as OpenBLAS
 // reads it; OpenBLAS does not accept "Cooperlake" there (its list stops before it), so that
 // name, like the pre-FMA kernels attn-walk does not reproduce, leaves the CPU's choice.
-enum class BlasKernel { Cooperlake, SkylakeX, Haswell };
+enum class BlasKernel {
+  Cooperlake,
+  SkylakeX,
+  Haswell
+};
 const char* blas_kernel_name(BlasKernel kernel);  // "cooperlake", "skylakex", "haswell"
 // One of the three names, in any case; false for anything else.
 bool parse_blas_kernel(const std::string& name, BlasKernel* kernel);
@@ -86,7 +90,13 @@ struct SgemmCall {
 // HaswellBlocked: Haswell's blocked kernel, which has no small-matrix kernels and sums some
 // outputs in two chains (even and odd k), depending on where the driver's tiles put them; the
 // fast kernels recompute those outputs in two chains (kernels/gemm.h).
-enum class SgemmKernel { SmallNN, SmallTN, SmallNT, Blocked, HaswellBlocked };
+enum class SgemmKernel {
+  SmallNN,
+  SmallTN,
+  SmallNT,
+  Blocked,
+  HaswellBlocked
+};
 SgemmKernel sgemm_kernel(int64_t M, int64_t N, int64_t K, bool b_transposed, bool a_transposed = false);
 // The blocked kernel's K-blocks and their order (OpenBLAS's level-3 driver) under the order in
 // use, for a product large enough for the threaded driver when there is more than one thread

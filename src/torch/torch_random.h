@@ -47,15 +47,15 @@ class TorchGenerator {
   // torch.manual_seed(S): MT19937 seeded with the low 32 bits; clears the cached normal.
   void manual_seed(uint64_t seed);
 
-  uint32_t random();    // one 32-bit draw
+  uint32_t random();                                // one 32-bit draw
   void discard(uint64_t n) { engine_.discard(n); }  // as n calls of random(), unused
-  uint64_t random64();  // two draws, the first one is the high word
+  uint64_t random64();                              // two draws, the first one is the high word
 
   float uniform_float(float from = 0.0f, float to = 1.0f);  // 24 random bits
   // n calls of uniform_float(from, to) into out, in order (vectorised; the same bits).
   void fill_uniform_float(float* out, int64_t n, float from = 0.0f, float to = 1.0f);
-  double uniform_double();                                  // 53 random bits, [0, 1)
-  double normal_double();  // serial Box-Muller with the cached spare sample
+  double uniform_double();  // 53 random bits, [0, 1)
+  double normal_double();   // serial Box-Muller with the cached spare sample
 
  private:
   Mt19937 engine_;

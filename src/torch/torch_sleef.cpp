@@ -55,7 +55,7 @@ DF mul(DF x, float y) {  // dfmul_vf2_vf2_vf
   return {s, fma32(x.y, y, fma32(x.x, y, -s))};
 }
 DF scale(DF x, float s) { return {x.x * s, x.y * s}; }  // dfscale_vf2_vf2_vf
-DF normalize(DF t) {  // dfnormalize_vf2_vf2
+DF normalize(DF t) {                                    // dfnormalize_vf2_vf2
   const float s = t.x + t.y;
   return {s, (t.x - s) + t.y};
 }
@@ -258,7 +258,7 @@ void torch_pow_scalar_base(float base, float* values, long n) {
   long i = 0;
   for (; i + 16 <= n; i += 16)  // the vectorised loop: two 8-lane vectors at a time
     for (long k = i; k < i + 16; ++k) values[k] = sleef_powf(base, values[k]);
-  for (; i < n; ++i) values[i] = std::pow(base, values[i]);           // scalar tail
+  for (; i < n; ++i) values[i] = std::pow(base, values[i]);  // scalar tail
 }
 
 }  // namespace attn::kernels

@@ -356,7 +356,8 @@ int64_t choose_heads(const std::string& path, const GptConfig& cfg, std::optiona
   if (heads) {
     if (*heads < 1 || cfg.emb_dim % *heads != 0)
       throw WeightsError("--heads " + std::to_string(*heads) + " does not divide the width " + width + " of " +
-                         path + " (d_out must be divisible by num_heads)", true);
+                             path + " (d_out must be divisible by num_heads)",
+                         true);
     return *heads;
   }
   const size_t slash = path.rfind('/');
@@ -395,7 +396,8 @@ int64_t choose_heads(const std::string& path, const GptConfig& cfg, std::optiona
     return *h;
   }
   throw WeightsError("cannot tell the number of attention heads of " + path + " (width " + width +
-                     ", not one of GPT-2's, and no config.json with n_head beside it): give --heads", true);
+                         ", not one of GPT-2's, and no config.json with n_head beside it): give --heads",
+                     true);
 }
 
 }  // namespace
@@ -415,10 +417,10 @@ GptParams load_gpt_weights(const std::string& path, std::optional<int64_t> heads
     tensors = weights::read_safetensors(bytes, path);
   } else if (weights::looks_like_legacy_torch_save(bytes)) {
     throw WeightsError(path + ": the legacy torch.save format (before PyTorch 1.6, or "
-                       "_use_new_zipfile_serialization=False); save it again with torch.save's default zip format");
+                              "_use_new_zipfile_serialization=False); save it again with torch.save's default zip format");
   } else {
     throw WeightsError(path + ": not a weights file attn-walk reads: neither safetensors (an 8-byte header "
-                       "length, then a JSON header) nor PyTorch's zip format (torch.save)");
+                              "length, then a JSON header) nor PyTorch's zip format (torch.save)");
   }
 
   GptWeightsReader reader(path, std::move(tensors), *store);
@@ -430,7 +432,7 @@ GptParams load_gpt_weights(const std::string& path, std::optional<int64_t> heads
     map_hf(reader, reader.has("wte.weight") ? "" : "transformer.", out);
   } else {
     throw WeightsError(path + ": the key 'tok_emb.weight' is missing: neither chapter 4's GPTModel state dict "
-                       "(tok_emb.weight, trf_blocks.0...) nor Hugging Face's GPT-2 (wte.weight, h.0...)");
+                              "(tok_emb.weight, trf_blocks.0...) nor Hugging Face's GPT-2 (wte.weight, h.0...)");
   }
   for (auto& n : reader.notes()) out.notes.push_back(std::move(n));
   out.cfg.n_heads = choose_heads(path, out.cfg, heads, out.notes);

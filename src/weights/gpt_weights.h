@@ -59,16 +59,21 @@ struct GptConfig {  // GPT_CONFIG_124M's keys, from the tensors (heads from --he
   bool qkv_bias = false;
 };
 
-struct GptBlockParams {  // trf_blocks.N
-  ParamView W_query_w, W_key_w, W_value_w;                        // att.W_*.weight (emb, emb)
-  std::optional<ParamView> W_query_b, W_key_b, W_value_b;          // att.W_*.bias when qkv_bias
-  ParamView out_proj_w, out_proj_b;                               // att.out_proj
-  ParamView ff0_w, ff0_b, ff2_w, ff2_b;                           // ff.layers.0 (4e, e), ff.layers.2 (e, 4e)
-  ParamView norm1_scale, norm1_shift, norm2_scale, norm2_shift;   // norm1, norm2
+struct GptBlockParams {                                          // trf_blocks.N
+  ParamView W_query_w, W_key_w, W_value_w;                       // att.W_*.weight (emb, emb)
+  std::optional<ParamView> W_query_b, W_key_b, W_value_b;        // att.W_*.bias when qkv_bias
+  ParamView out_proj_w, out_proj_b;                              // att.out_proj
+  ParamView ff0_w, ff0_b, ff2_w, ff2_b;                          // ff.layers.0 (4e, e), ff.layers.2 (e, 4e)
+  ParamView norm1_scale, norm1_shift, norm2_scale, norm2_shift;  // norm1, norm2
 };
 
 // HfPth: Hugging Face's keys in PyTorch's zip format (pytorch_model.bin), mapped as HfSafetensors.
-enum class WeightsFormat { BookSafetensors, BookPth, HfSafetensors, HfPth };
+enum class WeightsFormat {
+  BookSafetensors,
+  BookPth,
+  HfSafetensors,
+  HfPth
+};
 
 // What the reader did that a learner should know (float16 widened, out_head tied, where the head
 // count came from): the key of its text in src/lang/ ("note.weights.*", en and zh) and the values
@@ -84,12 +89,12 @@ inline void to_json(nlohmann::json& j, const WeightsNote& n) { j = n.text; }
 struct GptParams {
   GptConfig cfg;
   WeightsFormat format = WeightsFormat::BookSafetensors;
-  ParamView tok_emb, pos_emb;                 // (vocab, emb), (context, emb)
+  ParamView tok_emb, pos_emb;  // (vocab, emb), (context, emb)
   std::vector<GptBlockParams> blocks;
   ParamView final_norm_scale, final_norm_shift;
-  ParamView out_head;                         // (vocab, emb); Hugging Face's: tied to wte
-  std::vector<WeightsNote> notes;             // e.g. float16 widened to float32 exactly
-  std::shared_ptr<const void> storage;        // keeps the mapping and any widened buffers alive
+  ParamView out_head;                   // (vocab, emb); Hugging Face's: tied to wte
+  std::vector<WeightsNote> notes;       // e.g. float16 widened to float32 exactly
+  std::shared_ptr<const void> storage;  // keeps the mapping and any widened buffers alive
 };
 
 // Reads `path` (format told by its content, not its name). `heads`: --heads if given; else

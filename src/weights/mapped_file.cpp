@@ -27,12 +27,12 @@ MappedFile::MappedFile(const std::string& path) {
   if (S_ISDIR(st.st_mode)) {
     ::close(fd);
     throw WeightsError(path + ": is a directory; give the weights file itself (model.safetensors, "
-                       "or the .pth that torch.save wrote)");
+                              "or the .pth that torch.save wrote)");
   }
   if (!S_ISREG(st.st_mode)) {
     ::close(fd);
     throw WeightsError(path + ": is not a regular file; attn-walk maps a weights file, so it "
-                       "reads neither pipes nor devices");
+                              "reads neither pipes nor devices");
   }
   if (st.st_size == 0) {
     ::close(fd);

@@ -20,17 +20,29 @@ struct Bytes {
 
 // The element types a weights file may name. Only F32, F16 and BF16 hold parameters (widened
 // to float32 exactly); the integer and boolean ones may hold a causal mask.
-enum class DType { F32, F16, BF16, F64, I64, I32, I16, I8, U8, Bool, Other };
+enum class DType {
+  F32,
+  F16,
+  BF16,
+  F64,
+  I64,
+  I32,
+  I16,
+  I8,
+  U8,
+  Bool,
+  Other
+};
 size_t dtype_size(DType t);  // bytes per element (0 for Other)
 
 struct RawTensor {
-  std::string name;       // the key in the file (prefix included)
+  std::string name;  // the key in the file (prefix included)
   DType dtype = DType::Other;
-  std::string dtype_name; // as the file spells it ("F32", "torch.HalfStorage")
+  std::string dtype_name;  // as the file spells it ("F32", "torch.HalfStorage")
   Shape shape;
-  std::vector<int64_t> stride;  // in elements; row-major for safetensors
-  const uint8_t* data = nullptr;  // element [0, 0, ...]; every strided element lies in the file
-  bool row_major() const;          // strides are the contiguous ones (sizes of 1 ignored)
+  std::vector<int64_t> stride;                  // in elements; row-major for safetensors
+  const uint8_t* data = nullptr;                // element [0, 0, ...]; every strided element lies in the file
+  bool row_major() const;                       // strides are the contiguous ones (sizes of 1 ignored)
   float element(int64_t flat_row_major) const;  // the value at a logical row-major index, as float32
 };
 

@@ -14,7 +14,14 @@ constexpr size_t kMaxPickleBytes = size_t{4} << 20;
 
 // What an allowed global is, for REDUCE, NEWOBJ and persistent ids to dispatch on.
 enum class PickleGlobal : int64_t {
-  OrderedDict, Parameter, Size, RebuildTensorV2, RebuildTensor, RebuildParameter, Storage, OtherAllowed
+  OrderedDict,
+  Parameter,
+  Size,
+  RebuildTensorV2,
+  RebuildTensor,
+  RebuildParameter,
+  Storage,
+  OtherAllowed
 };
 
 struct StorageClass {
@@ -70,7 +77,20 @@ bool allowed_global(const std::string& name, PickleGlobal& kind, StorageClass& s
   return false;
 }
 
-enum class PK : uint8_t { None, Bool, Int, Str, Tuple, List, Dict, Set, Global, Storage, Tensor, Param };
+enum class PK : uint8_t {
+  None,
+  Bool,
+  Int,
+  Str,
+  Tuple,
+  List,
+  Dict,
+  Set,
+  Global,
+  Storage,
+  Tensor,
+  Param
+};
 
 const char* pk_name(PK k) {
   switch (k) {

@@ -15,7 +15,7 @@ bool looks_like_zip(Bytes file);
 
 struct ZipEntry {
   std::string name;
-  Bytes data;        // the stored bytes, inside the file
+  Bytes data;          // the stored bytes, inside the file
   uint32_t crc32 = 0;  // as the central directory records it
 };
 

@@ -23,7 +23,7 @@ uintptr_t address(const void* p) { return reinterpret_cast<uintptr_t>(p); }
 // address, freed again so that it is the first in its cache bin, or 0. `keep` holds the
 // chunks allocated on the way; it must have room for all of them already.
 uintptr_t two_mib_aligned_small_chunk(std::vector<void*>& keep) {
-  mallopt(M_MMAP_THRESHOLD, 64 << 20);  // the fillers below from the heap, not from mmap
+  mallopt(M_MMAP_THRESHOLD, 64 << 20);                             // the fillers below from the heap, not from mmap
   for (int i = 0; i < 2000; ++i) keep.push_back(std::malloc(24));  // use up the freed chunks of this size
   for (int attempt = 0; attempt < 8; ++attempt) {
     void* p = std::malloc(24);

@@ -102,8 +102,12 @@ int planned_steps(const attn::WalkRequest& r) {
   int64_t width = d_in;
   if (d_in == r.d_out) width = s.d_out;
   else if (d_in == bonus_before) width = bonus_after;
-  else for (int64_t d = 1; d < d_in; ++d)
-    if (d != s.d_out && d != bonus_after) { width = d; break; }
+  else
+    for (int64_t d = 1; d < d_in; ++d)
+      if (d != s.d_out && d != bonus_after) {
+        width = d;
+        break;
+      }
   if (long_input) s.input_json = narrowed_input(in, width, &d_in);
   else s.text.embed_dim = width;
   try {
@@ -197,8 +201,8 @@ json run(const std::string& args_json, const std::string& input, bool with_json,
   attn::WalkRequest r = attn::parse_walk_options(args).walk;
   if (!r.input.empty() || !r.random_input.empty())
     throw attn::UsageError("--input and --random-input: the page takes its embeddings from its table");
-  r.input_json = input;  // empty: the chapter's six tokens
-  r.document = attn::Format::Html;   // every step with its explanation and every value, as on the CLI's page
+  r.input_json = input;             // empty: the chapter's six tokens
+  r.document = attn::Format::Html;  // every step with its explanation and every value, as on the CLI's page
   r.keep_all_values = true;
   r.explain = true;
   int done = 0;
@@ -352,5 +356,4 @@ EMSCRIPTEN_KEEPALIVE const char* attn_walk_data() {
   result = attn::page_data_json({}, attn::RenderOptions{}, true);
   return result.c_str();
 }
-
 }
