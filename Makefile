@@ -185,7 +185,8 @@ bench-compare: build bench-deps
 # Debian's g++-aarch64-linux-gnu against the :arm64 libraries, each test run under qemu-user
 # (cmake/aarch64-linux-gnu.cmake; CMake runs the tests and the build-time table generator through
 # qemu-aarch64). The browser, notebook, node and tmux tests drive the x86 tools around the binary
-# and are left out. Slow (about 20 minutes on 2 cores), so not part of CI; docs/performance.md
+# and are left out. Slow (each test starts qemu; the gtest suite in one process took 15 minutes on
+# 2 loaded cores), so not part of CI; docs/performance.md
 # records its last run.
 ARM_DIR          ?= build-aarch64
 AARCH64_PACKAGES := g++-aarch64-linux-gnu qemu-user libfmt-dev:arm64 libgtest-dev:arm64 libgmock-dev:arm64
