@@ -15,7 +15,7 @@
 
 #include "bench/bench.h"
 #include "check/check.h"
-#include "cli/check_notebook.h"
+#include "render/check_notebook.h"
 #include "core/output.h"
 #include "input/input_stream.h"
 #include "lang/lang.h"

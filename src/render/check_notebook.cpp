@@ -1,10 +1,11 @@
-#include "cli/check_notebook.h"
+#include "render/check_notebook.h"
 
 #include <nlohmann/json.hpp>
 
 #include <map>
 
 #include "core/stage_place.h"
+#include "render/render.h"
 
 namespace attn {
 
@@ -30,21 +31,6 @@ std::string verdict_line(const CheckReport& r, Lang lang) {
   for (size_t i = 0; i < r.diagnoses.size(); ++i) causes += (i ? ", " : "") + r.diagnoses[i];
   vars["causes"] = causes.empty() ? notebook_text(lang, "check.notebook.no_cause", {}) : causes;
   return "✗ " + notebook_text(lang, "check.notebook.stage_differs", vars);
-}
-
-std::string html_escaped(const std::string& s) {
-  std::string out;
-  for (const char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
-    }
-  }
-  return out;
 }
 
 std::string heading(const std::vector<CheckReport>& reports, Lang lang) {
@@ -91,12 +77,12 @@ std::string notebook_check_html(const std::vector<CheckReport>& reports, Lang la
                                 std::string (*render)(const CheckReport&, Lang)) {
   std::string stages;
   for (const auto& r : reports) stages += (stages.empty() ? "" : " ") + r.stage;
-  std::string out = "<div class=\"attn-walk-check-notebook\" data-stages=\"" + html_escaped(stages) +
-                    "\" data-leading-stage=\"" + html_escaped(reports[leading_report(reports)].stage) + "\">\n";
-  out += "<p class=\"stages-graded\">" + html_escaped(heading(reports, lang)) + "</p>\n<ul class=\"stages-graded\">\n";
+  std::string out = "<div class=\"attn-walk-check-notebook\" data-stages=\"" + html_escape(stages) +
+                    "\" data-leading-stage=\"" + html_escape(reports[leading_report(reports)].stage) + "\">\n";
+  out += "<p class=\"stages-graded\">" + html_escape(heading(reports, lang)) + "</p>\n<ul class=\"stages-graded\">\n";
   for (const auto& r : reports)
-    out += "<li data-stage=\"" + html_escaped(r.stage) + "\" class=\"" + (r.passed() ? "passed" : "differs") + "\">" +
-           html_escaped(verdict_line(r, lang)) + "</li>\n";
+    out += "<li data-stage=\"" + html_escape(r.stage) + "\" class=\"" + (r.passed() ? "passed" : "differs") + "\">" +
+           html_escape(verdict_line(r, lang)) + "</li>\n";
   out += "</ul>\n";
   for (const auto& r : reports) out += render(r, lang);
   return out + "</div>\n";
