@@ -339,12 +339,13 @@ def notebooks():
         attn_weights = torch.softmax(
             attn_scores / keys.shape[-1]**0.5, dim=-1
         )"""
-    out["mistake_mask_after_softmax"] = notebook(
-        replaced(CHAPTER["dropout"], causal_class_mask, """        attn_weights = torch.softmax(
+    mask_after_softmax = """        attn_weights = torch.softmax(
             attn_scores / keys.shape[-1]**0.5, dim=-1
         )
         attn_weights = attn_weights.masked_fill(  # the mask after the softmax, no renormalising
-            self.mask.bool()[:num_tokens, :num_tokens], 0)"""),
+            self.mask.bool()[:num_tokens, :num_tokens], 0)"""
+    out["mistake_mask_after_softmax"] = notebook(
+        replaced(CHAPTER["dropout"], causal_class_mask, mask_after_softmax),
         "report = attn_walk.check()\nreport",
         {"ok": False, "first_step": "causal_attention_context_vecs", "cause": "mask_after_softmax"})
     out["mistake_attn_weights_transposed"] = notebook(
@@ -365,11 +366,7 @@ def notebooks():
     # mask applied after the softmax): `context_vecs` holds MultiHeadAttention's output by then,
     # so check() runs `ca` again on `batch` and names the slip in the dropout stage's report.
     out["mistake_causal_attention_then_multi_head"] = notebook(
-        replaced(CHAPTER["multi-head"], causal_class_mask, """        attn_weights = torch.softmax(
-            attn_scores / keys.shape[-1]**0.5, dim=-1
-        )
-        attn_weights = attn_weights.masked_fill(  # the mask after the softmax, no renormalising
-            self.mask.bool()[:num_tokens, :num_tokens], 0)"""),
+        replaced(CHAPTER["multi-head"], causal_class_mask, mask_after_softmax),
         "report = attn_walk.check()\nreport",
         {"ok": False, "first_step": "causal_attention_context_vecs", "cause": "mask_after_softmax", "stage": "dropout",
          "stages": whole,
