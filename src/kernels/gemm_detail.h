@@ -25,6 +25,14 @@ struct Region {
   const int64_t* row_k_end = nullptr;  // per row of the rectangle, or null
   float* scratch_a = nullptr;          // room for max_block_k * kScratchRowsA floats
   bool resume = false;                 // one K-block: the chains start from C's values, C = acc
+  // Haswell's two-chain outputs (optional; x86 kernels): the row tiles to take, tile t rows
+  // [tile_starts[t], tile_starts[t + 1]) (at most MR, their edges on the two-chain rectangles'),
+  // and tile_two[t] bit g set where the tile's outputs in columns [8g, 8g + 8) of the region
+  // are all two-chain ones: the tiles leave those vectors to fix_two_chains.
+  const int64_t* tile_starts = nullptr;
+  int64_t n_tiles = 0;
+  const uint64_t* tile_two = nullptr;
+  int64_t* skipped = nullptr;  // with a plan: += the vectors of tiles left to fix_two_chains
 };
 
 constexpr int64_t kScratchRowsA = 16;  // at least any kernel's MR
