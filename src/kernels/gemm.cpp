@@ -192,6 +192,7 @@ void two_chain_steps_scalar(const detail::TwoChainSteps& t) {
 // `vectors`: B's 8 columns are readable in full (packed panels, zero-padded).
 void two_chain_steps(const detail::TwoChainSteps& t, bool vectors) {
   const Isa isa = active_isa();
+  if (vectors && isa == Isa::Avx512 && detail::two_chain_steps_avx512(t)) return;
   if (vectors && x86_vectors(isa)) detail::two_chain_steps_avx2(t);
   else if (vectors && isa == Isa::Neon) detail::two_chain_steps_neon(t);
   else two_chain_steps_scalar(t);

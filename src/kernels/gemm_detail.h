@@ -98,6 +98,8 @@ struct TwoChainSteps {
   bool store_sum = false;
 };
 void two_chain_steps_avx2(const TwoChainSteps& t);  // AVX2 + FMA (also on AVX-512 CPUs)
+// AVX-512F: where A is read in place (a_k = 1); false, computing nothing, elsewhere.
+bool two_chain_steps_avx512(const TwoChainSteps& t);
 void two_chain_steps_neon(const TwoChainSteps& t);
 
 // The page's (WebAssembly SIMD128); they abort in a native build.
