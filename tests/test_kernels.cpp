@@ -355,8 +355,11 @@ TEST(HaswellTwoChains, SkippedOutputsAreAllWritten) {
     }
   }
   // The evidence that the x86 tiles did leave vectors out.
-  for (Isa isa : isas())
-    if (x86_vectors(isa)) EXPECT_GT(skipped[isa], 0) << isa_name(isa);
+  for (Isa isa : isas()) {
+    if (x86_vectors(isa)) {
+      EXPECT_GT(skipped[isa], 0) << isa_name(isa);
+    }
+  }
 }
 
 // The zero-tail hint with two chains: a row's two first products underflow to -0 (one in each
