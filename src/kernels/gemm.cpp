@@ -398,7 +398,12 @@ struct PlanKey {
 };
 struct PlanKeyHash {
   size_t operator()(const PlanKey& k) const {
-    return static_cast<size_t>(product_key({static_cast<int64_t>(k.product), k.row, k.m, k.j0, k.cols, k.isa}));
+    uint64_t h = k.product;  // a multiply-xorshift mix per field: cheap, and spreads the rows
+    for (int64_t v : {k.row, k.m, k.j0, k.cols, static_cast<int64_t>(k.isa)}) {
+      h = (h ^ static_cast<uint64_t>(v)) * 0x9E3779B97F4A7C15u;
+      h ^= h >> 29;
+    }
+    return static_cast<size_t>(h);
   }
 };
 const TwoChainPlan* plan_two_chain_tiles(const TwoChainView& two, int64_t i0, int64_t m, int64_t j0, int64_t cols,
@@ -406,7 +411,7 @@ const TwoChainPlan* plan_two_chain_tiles(const TwoChainView& two, int64_t i0, in
   if (!two.any()) return nullptr;
   thread_local TwoChainPlan fresh;
   if (!two.outputs->product) return make_two_chain_plan(two, i0, m, j0, cols, isa, fresh) ? &fresh : nullptr;
-  thread_local std::unordered_map<PlanKey, std::unique_ptr<TwoChainPlan>, PlanKeyHash> kept;
+  thread_local std::unordered_map<PlanKey, std::unique_ptr<TwoChainPlan>, PlanKeyHash> kept(4096);
   const PlanKey key{two.outputs->product, two.row0 + i0, m, j0, cols, static_cast<int>(isa)};
   if (auto it = kept.find(key); it != kept.end()) return it->second.get();
   if (kept.size() >= 16384) kept.clear();  // bounded: a few MiB at most
