@@ -4,7 +4,10 @@
 #include <atomic>
 #include <cmath>
 #include <functional>
+#include <initializer_list>
 #include <limits>
+#include <memory>
+#include <unordered_map>
 #include <stdexcept>
 
 #include "core/cpu.h"
@@ -83,11 +86,22 @@ std::vector<int64_t> trailing_zero_bounds(int64_t M, int64_t K, ConstMat A) {
   return end;
 }
 
+namespace {
+// A hash of a few integers (FNV-1a over their bytes), never 0.
+uint64_t product_key(std::initializer_list<int64_t> values) {
+  uint64_t h = 1469598103934665603u;
+  for (int64_t v : values)
+    for (int byte = 0; byte < 8; ++byte) h = (h ^ ((static_cast<uint64_t>(v) >> (8 * byte)) & 0xffu)) * 1099511628211u;
+  return h | 1u;
+}
+}  // namespace
+
 TwoChainOutputs two_chain_outputs(int64_t M, int64_t N, int64_t K) {
   TwoChainOutputs out;
   const BlasOrder o = blas_order();
   if (o.kernel != BlasKernel::Haswell || M <= 0 || N <= 0) return out;
   out.rects = haswell_two_chain_rects(M, N, K, o.threads);
+  out.product = product_key({M, N, K, o.threads, 0});
   std::stable_sort(out.rects.begin(), out.rects.end(),
                    [](const OutputRect& a, const OutputRect& b) { return a.i0 < b.i0; });
   for (const OutputRect& r : out.rects) out.max_height = std::max(out.max_height, r.i1 - r.i0);
@@ -96,6 +110,7 @@ TwoChainOutputs two_chain_outputs(int64_t M, int64_t N, int64_t K) {
 
 TwoChainOutputs two_chain_outputs_transposed(int64_t M, int64_t N, int64_t K) {
   TwoChainOutputs out = two_chain_outputs(N, M, K);
+  if (!out.empty()) out.product = product_key({M, N, K, blas_order().threads, 1});
   for (OutputRect& r : out.rects) r = OutputRect{r.j0, r.j1, r.i0, r.i1};
   std::stable_sort(out.rects.begin(), out.rects.end(),
                    [](const OutputRect& a, const OutputRect& b) { return a.i0 < b.i0; });
@@ -106,9 +121,11 @@ TwoChainOutputs two_chain_outputs_transposed(int64_t M, int64_t N, int64_t K) {
 
 namespace {
 std::atomic<int64_t> two_chain_tile_count{0};
+std::atomic<int64_t> two_chain_skip_count{0};
 }  // namespace
 
 int64_t two_chain_tiles_run() { return two_chain_tile_count.load(std::memory_order_relaxed); }
+int64_t two_chain_vectors_skipped() { return two_chain_skip_count.load(std::memory_order_relaxed); }
 
 ChainOrder product_chain_order(int64_t M, int64_t N, int64_t K) {
   const BlasOrder o = blas_order();
@@ -175,6 +192,7 @@ void two_chain_steps_scalar(const detail::TwoChainSteps& t) {
 // `vectors`: B's 8 columns are readable in full (packed panels, zero-padded).
 void two_chain_steps(const detail::TwoChainSteps& t, bool vectors) {
   const Isa isa = active_isa();
+  if (vectors && isa == Isa::Avx512 && detail::two_chain_steps_avx512(t)) return;
   if (vectors && x86_vectors(isa)) detail::two_chain_steps_avx2(t);
   else if (vectors && isa == Isa::Neon) detail::two_chain_steps_neon(t);
   else two_chain_steps_scalar(t);
@@ -276,6 +294,132 @@ void fix_two_chains(const TwoChainView& two, int64_t i0, int64_t m, int64_t j0, 
   if (tiles) two_chain_tile_count.fetch_add(tiles, std::memory_order_relaxed);
 }
 
+// The one-chain tiles' plan for rows [i0, i0 + m) x columns [j0, j0 + cols) of a call with
+// Haswell's two-chain outputs (detail::Region's tile_starts, tile_two): row tiles of at most
+// MR rows, and per tile the 8-column groups (from j0, a multiple of 8) whose outputs are all
+// two-chain ones, whose vectors the tiles then leave out (fix_two_chains computes them).
+// The tiles' rows are chosen to cost least (by the model below), so that a rectangle's rows
+// fill whole tiles where that pays. False, and no plan, where nothing would be left out.
+struct TwoChainPlan {
+  std::vector<int64_t> starts;  // tile bounds, relative to i0
+  std::vector<uint64_t> two;    // per tile
+};
+bool make_two_chain_plan(const TwoChainView& two, int64_t i0, int64_t m, int64_t j0, int64_t cols, Isa isa,
+                         TwoChainPlan& plan) {
+  const int64_t mr = isa == Isa::Avx512 ? detail::kTileRowsAvx512 : detail::kTileRowsAvx2;
+  const int64_t w = isa == Isa::Avx512 ? 16 : 8, nr = 2 * w;  // both tiles: 2 vectors per panel
+  if (!two.any() || cols > 64 * 8 || j0 % 8 != 0) return false;
+  // Per row of the call: bit g where the row's columns [j0 + 8g, j0 + 8g + 8) (those that
+  // exist) lie inside one two-chain rectangle.
+  thread_local std::vector<uint64_t> row_two;
+  row_two.assign(static_cast<size_t>(m), 0);
+  const int64_t groups = (cols + 7) / 8;
+  bool any = false;
+  for_two_chain_rects(two, i0, i0 + m, [&](const OutputRect& r) {
+    uint64_t bits = 0;
+    for (int64_t g = 0; g < groups; ++g) {
+      const int64_t c0 = j0 + 8 * g, c1 = std::min(c0 + 8, j0 + cols);
+      if (r.j0 <= c0 && c1 <= r.j1) bits |= uint64_t{1} << g;
+    }
+    for (int64_t i = r.i0; i < r.i1 && bits; ++i) row_two[static_cast<size_t>(i - i0)] |= bits;
+    any = any || bits;
+  });
+  if (!any) return false;
+  // The cost of a tile of h rows, in whole tiles' time per panel: a whole tile 1, one of its two
+  // vectors 0.55 (the vectors left are paired across panels, a little bookkeeping more), none 0;
+  // a tile of fewer rows computes all MR rows (its edge code a little slower) unless all is left.
+  const int64_t panels = (cols + nr - 1) / nr;
+  const int64_t whole_panels = cols / nr;
+  const uint64_t pairs = 0x5555555555555555u;  // bit 2p: panel p's first vector
+  const uint64_t whole_bits = whole_panels >= 32 ? ~uint64_t{0} : (uint64_t{1} << (2 * whole_panels)) - 1;
+  const uint64_t past = groups >= 64 ? 0 : ~uint64_t{0} << groups;  // groups past the columns: nothing to do
+  auto tile_cost = [&](int64_t h, uint64_t mask) {
+    // Bit v of vm: vector v (of all panels, in order) left out, as the kernel decides.
+    uint64_t vm = mask | past;
+    if (w == 16) {  // a vector is two groups: both, then the even bits gathered
+      vm &= vm >> 1;
+      vm &= pairs;
+      vm = (vm | vm >> 1) & 0x3333333333333333u;
+      vm = (vm | vm >> 2) & 0x0F0F0F0F0F0F0F0Fu;
+      vm = (vm | vm >> 4) & 0x00FF00FF00FF00FFu;
+      vm = (vm | vm >> 8) & 0x0000FFFF0000FFFFu;
+      vm = (vm | vm >> 16) & 0x00000000FFFFFFFFu;
+    }
+    const uint64_t both = vm & (vm >> 1) & pairs, one = (vm ^ (vm >> 1)) & pairs;
+    const double all_left = __builtin_popcountll(both & (panels >= 32 ? ~uint64_t{0} : (uint64_t{1} << (2 * panels)) - 1));
+    if (h != mr) return 1.05 * (static_cast<double>(panels) - all_left);
+    const double whole_left = __builtin_popcountll(both & whole_bits), half = __builtin_popcountll(one & whole_bits);
+    return static_cast<double>(whole_panels) - whole_left - 0.45 * half +
+           1.05 * (static_cast<double>(panels - whole_panels) - (all_left - whole_left));
+  };
+  // Two tilings, the cheaper kept: tiles of MR rows from the call's first row (as without
+  // two-chain outputs), or each run of rows with the same groups in tiles of MR and the run's
+  // remainder (a rectangle's rows then fill whole tiles, a 4-row band one tile of its own).
+  auto tile = [&](int64_t i, int64_t h, std::vector<int64_t>* starts, std::vector<uint64_t>* masks) {
+    uint64_t mask = ~uint64_t{0};
+    for (int64_t r = i; r < i + h; ++r) mask &= row_two[static_cast<size_t>(r)];
+    if (starts) {
+      starts->push_back(i);
+      masks->push_back(mask);
+    }
+    return tile_cost(h, mask);
+  };
+  auto by_runs = [&](std::vector<int64_t>* starts, std::vector<uint64_t>* masks) {
+    double cost = 0;
+    for (int64_t i = 0, end; i < m; i = end) {
+      for (end = i + 1; end < m && row_two[static_cast<size_t>(end)] == row_two[static_cast<size_t>(i)];) ++end;
+      for (int64_t t = i; t < end; t += mr) cost += tile(t, std::min(mr, end - t), starts, masks);
+    }
+    return cost;
+  };
+  auto plain = [&](std::vector<int64_t>* starts, std::vector<uint64_t>* masks) {
+    double cost = 0;
+    for (int64_t t = 0; t < m; t += mr) cost += tile(t, std::min(mr, m - t), starts, masks);
+    return cost;
+  };
+  plan.starts.clear();
+  plan.two.clear();
+  if (by_runs(nullptr, nullptr) < plain(nullptr, nullptr)) by_runs(&plan.starts, &plan.two);
+  else plain(&plan.starts, &plan.two);
+  plan.starts.push_back(m);
+  return true;
+}
+
+// The plan, kept per thread for the products that say which they are (the same tasks of the
+// same products come again in every head and every forward): computing it took about 2% of
+// a forward at T = 1024 (AMD EPYC Zen 5, AVX2 tiles, CPU samples).
+struct PlanKey {
+  uint64_t product;
+  int64_t row, m, j0, cols;
+  int isa;
+  bool operator==(const PlanKey& o) const {
+    return product == o.product && row == o.row && m == o.m && j0 == o.j0 && cols == o.cols && isa == o.isa;
+  }
+};
+struct PlanKeyHash {
+  size_t operator()(const PlanKey& k) const {
+    uint64_t h = k.product;  // a multiply-xorshift mix per field: cheap, and spreads the rows
+    for (int64_t v : {k.row, k.m, k.j0, k.cols, static_cast<int64_t>(k.isa)}) {
+      h = (h ^ static_cast<uint64_t>(v)) * 0x9E3779B97F4A7C15u;
+      h ^= h >> 29;
+    }
+    return static_cast<size_t>(h);
+  }
+};
+const TwoChainPlan* plan_two_chain_tiles(const TwoChainView& two, int64_t i0, int64_t m, int64_t j0, int64_t cols,
+                                         Isa isa) {
+  if (!two.any()) return nullptr;
+  thread_local TwoChainPlan fresh;
+  if (!two.outputs->product) return make_two_chain_plan(two, i0, m, j0, cols, isa, fresh) ? &fresh : nullptr;
+  thread_local std::unordered_map<PlanKey, std::unique_ptr<TwoChainPlan>, PlanKeyHash> kept(4096);
+  const PlanKey key{two.outputs->product, two.row0 + i0, m, j0, cols, static_cast<int>(isa)};
+  if (auto it = kept.find(key); it != kept.end()) return it->second.get();
+  if (kept.size() >= 16384) kept.clear();  // bounded: a few MiB at most
+  auto plan = std::make_unique<TwoChainPlan>();
+  if (!make_two_chain_plan(two, i0, m, j0, cols, isa, *plan)) plan.reset();
+  return (kept[key] = std::move(plan)).get();
+}
+
 // The tiles: rows in blocks of kTaskRows x columns in blocks of kTaskCols, computed on the
 // calling thread (on Intel the row blocks within each column block, elsewhere the column
 // blocks within each row block); or, `threaded`, blocks of whole rows shared out among the
@@ -341,10 +485,20 @@ void run_tiles(int64_t M, int64_t n, ConstMat A, const PackedB& P, float* C, int
     r.row_k_end = row_k_end ? row_k_end + i0 : nullptr;
     r.scratch_a = scratch.data();
     r.resume = resume;
+    // Haswell's two-chain outputs: the x86 tiles skip the vectors fix_two_chains computes.
+    int64_t skipped = 0;
+    if (two.any() && !resume && x86_vectors(isa))
+      if (const TwoChainPlan* plan = plan_two_chain_tiles(two, i0, m, j0, cols, isa)) {
+        r.tile_starts = plan->starts.data();
+        r.n_tiles = static_cast<int64_t>(plan->two.size());
+        r.tile_two = plan->two.data();
+        r.skipped = &skipped;
+      }
     if (isa == Isa::Avx512) detail::gemm_region_avx512(r);
     else if (isa == Isa::Avx2) detail::gemm_region_avx2(r);
     else if (isa == Isa::Neon) detail::gemm_region_neon(r);
     else detail::gemm_region_simd128(r);
+    if (skipped) two_chain_skip_count.fetch_add(skipped, std::memory_order_relaxed);
     if (two.any()) fix_two_chains(two, i0, m, j0, j0 + cols, A, P, C, ldc, c_init, row_k_end);
   };
   if (threaded && tasks > 1) parallel_for(tasks, task);

@@ -50,12 +50,17 @@ struct CacheLineAllocator {
 // two chains per K-block (torch/sgemm_order.h: haswell_two_chain_rects): even steps of the
 // block, and its last (k1 - k0) % 8 steps, in one; odd steps in the other; odd + even is the
 // block's sum, added to C as above. Which outputs depends on the whole product's shape and
-// OpenBLAS's thread count. The kernels compute every output in one chain, then recompute
-// those outputs in two (vector tiles of up to 6 rows x 8 columns, every K-block, from C's
-// start values), and store them over the one-chain ones: the same bits as the definition.
+// OpenBLAS's thread count. The kernels compute the outputs in one chain, then compute those
+// outputs in two (vector tiles of up to 6 rows x 8 columns, every K-block, from C's start
+// values), and store them over the one-chain ones: the same bits as the definition. The x86
+// one-chain tiles leave out the vectors whose outputs are all two-chain ones (their row tiles
+// cut at the rectangles' edges), so most two-chain outputs are computed once, not twice.
 struct TwoChainOutputs {
   std::vector<OutputRect> rects;  // sorted by first row
   int64_t max_height = 0;         // the tallest rectangle's rows
+  // Which product they are (its shape, threads, and whether transposed; 0: not known), so that
+  // the tiles' plans for them can be kept and used again (gemm.cpp: plan_two_chain_tiles).
+  uint64_t product = 0;
   bool empty() const { return rects.empty(); }
 };
 // The two-chain outputs of an (M, N) x K product under the order in use: none unless its
@@ -75,6 +80,10 @@ struct TwoChainView {
 // How many 6 x 8 tiles of two-chain outputs the kernels have recomputed in this process (all
 // threads): the tests' evidence that the fast path, not the definition, ran.
 int64_t two_chain_tiles_run();
+// How many register-tile vectors (MR rows x one vector of columns, one K-block) the x86
+// one-chain tiles have left out because their outputs are all two-chain ones, which the
+// recomputation stores (all threads): the tests' evidence that the skipping ran.
+int64_t two_chain_vectors_skipped();
 // The order of an (M, N) x K product as the blocked kernel sums it (the K-blocks of the driver
 // OpenBLAS runs it on), for the kernel in use.
 ChainOrder product_chain_order(int64_t M, int64_t N, int64_t K);

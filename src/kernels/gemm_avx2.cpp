@@ -76,8 +76,11 @@ namespace {
 // chain of each pair: the other lanes are blended back unchanged.
 // Not clang-format: it would move each #pragma GCC unroll to column 0, away from its loop.
 // clang-format off
+// R: rows per tile, kTwoChainRows or 4 (OpenBLAS's 8 x 4 tiles give 4-row bands, which 6
+// rows would compute with 2 rows repeated).
+template <int R>
 struct TwoChainPairsAvx2 {
-  static constexpr int R = kTwoChainRows;
+  static_assert(R <= kTwoChainRows, "rows of TwoChainSteps");
 
   __attribute__((always_inline)) static inline void pair(__m256 (&lo)[R], __m256 (&hi)[R], const float* const* a,
                                                          int64_t t, const float* b0, const float* b1) {
@@ -128,12 +131,9 @@ struct TwoChainPairsAvx2 {
       lone<0x55>(lo, hi, a, t, b);
       ++s, ++t, b += b_k;
     }
-    for (; s + 8 <= lim; s += 8, t += 8, b += 8 * b_k) {  // Haswell's turn of 8 steps
-      pair(lo, hi, a, t, b, b + b_k);
-      pair(lo, hi, a, t + 2, b + 2 * b_k, b + 3 * b_k);
-      pair(lo, hi, a, t + 4, b + 4 * b_k, b + 5 * b_k);
-      pair(lo, hi, a, t + 6, b + 6 * b_k, b + 7 * b_k);
-    }
+    // The paired steps two at a time, one pair a pass: unrolled (as a turn of Haswell's 8 steps
+    // once was), GCC ran out of the 16 registers and kept an accumulator on the stack.
+    #pragma GCC unroll 1
     for (; s + 2 <= lim; s += 2, t += 2, b += 2 * b_k) pair(lo, hi, a, t, b, b + b_k);
     for (; s < to; ++s, ++t, b += b_k) lone<0xAA>(lo, hi, a, t, b);  // an even step, or past the paired ones
     #pragma GCC unroll 8
@@ -156,7 +156,8 @@ struct TwoChainPairsAvx2 {
 }  // namespace
 
 void two_chain_steps_avx2(const TwoChainSteps& t) {
-  if (t.a_k == 1) TwoChainPairsAvx2::run(t);
+  if (t.a_k == 1 && t.rows <= 4) TwoChainPairsAvx2<4>::run(t);
+  else if (t.a_k == 1) TwoChainPairsAvx2<kTwoChainRows>::run(t);
   else TwoChainKernel<Avx2>::run(t);
 }
 

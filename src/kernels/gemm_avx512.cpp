@@ -94,9 +94,100 @@ void scores_scaled_max_avx512(const ScoresRegion& g) {
   }
 }
 
+namespace {
+
+// Haswell's two chains (gemm_detail.h: TwoChainSteps) with A read in place (a_k = 1), in 512-bit
+// vectors: one vector per row holds both chains of the 8 columns, lane 2c the even chain of
+// column c and lane 2c + 1 its odd one. A pair of steps k, k + 1 is one FMA per row: A's two
+// steps broadcast together (a_k, a_k+1, a_k, ...) against B's rows k and k + 1 interleaved
+// (vpermt2ps). A lone step (the odd one a piece may start with, the steps past the paired
+// ones) updates one chain's lanes under a mask. Every lane runs the chain of fused multiply-adds
+// that TwoChainPairsAvx2 (gemm_avx2.cpp) runs, with half the instructions.
+// Not clang-format: it would move each #pragma GCC unroll to column 0, away from its loop.
+// clang-format off
+template <int R>
+struct TwoChainPairsAvx512 {
+  static_assert(R <= kTwoChainRows, "rows of TwoChainSteps");
+
+  // lanes 2c and 2c + 1: x[c] and y[c] (c = 0 .. 7)
+  static __m512 interleave(__m256 x, __m256 y) {
+    const __m512i idx = _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+    return _mm512_permutex2var_ps(_mm512_castps256_ps512(x), idx, _mm512_castps256_ps512(y));
+  }
+
+  __attribute__((always_inline)) static inline void pair(__m512 (&acc)[R], const float* const* a, int64_t t,
+                                                         const float* b0, const float* b1) {
+    const __m512 bz = interleave(_mm256_loadu_ps(b0), _mm256_loadu_ps(b1));
+    #pragma GCC unroll 8
+    for (int r = 0; r < R; ++r) {
+      double two;  // A(r, k) and A(r, k + 1), as 8 bytes
+      __builtin_memcpy(&two, a[r] + t, sizeof two);
+      acc[r] = _mm512_fmadd_ps(_mm512_castpd_ps(_mm512_set1_pd(two)), bz, acc[r]);
+    }
+  }
+
+  // One step into the lanes of `lanes` (0x5555: the even chains, 0xAAAA: the odd ones).
+  __attribute__((always_inline)) static inline void lone(__m512 (&acc)[R], const float* const* a, int64_t t,
+                                                         const float* bk, __mmask16 lanes) {
+    const __m256 row = _mm256_loadu_ps(bk);
+    const __m512 bz = interleave(row, row);
+    #pragma GCC unroll 8
+    for (int r = 0; r < R; ++r) acc[r] = _mm512_mask3_fmadd_ps(_mm512_set1_ps(a[r][t]), bz, acc[r], lanes);
+  }
+
+  static void run(const TwoChainSteps& ts) {
+    __m512 acc[R];
+    const bool whole_block = ts.sums != nullptr;
+    #pragma GCC unroll 8
+    for (int r = 0; r < R; ++r)
+      acc[r] = whole_block ? _mm512_setzero_ps() : interleave(_mm256_loadu_ps(ts.even + r * 8), _mm256_loadu_ps(ts.odd + r * 8));
+    const float* a[R];
+    const int last = ts.rows > 1 && ts.rows <= R ? ts.rows - 1 : 0;
+    #pragma GCC unroll 8
+    for (int r = 0; r < R; ++r) a[r] = ts.a[r <= last ? r : last];  // edge: repeat a row
+    const int64_t lim = ts.to < ts.paired ? ts.to : ts.paired, to = ts.to, b_k = ts.b_k;
+    int64_t s = ts.from, t = 0;
+    const float* b = ts.b;
+    if (s < lim && (s & 1)) {
+      lone(acc, a, t, b, 0xAAAA);
+      ++s, ++t, b += b_k;
+    }
+    #pragma GCC unroll 2
+    for (; s + 2 <= lim; s += 2, t += 2, b += 2 * b_k) pair(acc, a, t, b, b + b_k);
+    for (; s < to; ++s, ++t, b += b_k) lone(acc, a, t, b, 0x5555);  // an even step, or past the paired ones
+    // lanes 0 .. 7: the even chains, 8 .. 15: the odd ones
+    const __m512i split = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15);
+    #pragma GCC unroll 8
+    for (int r = 0; r < R; ++r) {
+      const __m512 chains = _mm512_permutexvar_ps(split, acc[r]);
+      const __m256 even = _mm512_castps512_ps256(chains);
+      const __m256 odd = _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(chains), 1));
+      if (whole_block) {  // the block's sum, odd + even, stored or added to the sums so far
+        float* sum = ts.sums + r * 8;
+        const __m256 block = _mm256_add_ps(odd, even);
+        _mm256_storeu_ps(sum, ts.store_sum ? block : _mm256_add_ps(block, _mm256_loadu_ps(sum)));
+      } else {
+        _mm256_storeu_ps(ts.even + r * 8, even);
+        _mm256_storeu_ps(ts.odd + r * 8, odd);
+      }
+    }
+  }
+};
+// clang-format on
+
+}  // namespace
+
+bool two_chain_steps_avx512(const TwoChainSteps& t) {
+  if (t.a_k != 1) return false;
+  if (t.rows <= 4) TwoChainPairsAvx512<4>::run(t);
+  else TwoChainPairsAvx512<kTwoChainRows>::run(t);
+  return true;
+}
+
 #else
 
 // Not built for this instruction set (another architecture): never selected at run time.
+bool two_chain_steps_avx512(const TwoChainSteps&) { std::abort(); }
 void pack_b_avx512(const ConstMat&, int64_t, const int64_t*, int, int64_t, int64_t, int64_t, int64_t, float*) { std::abort(); }
 void gemm_region_avx512(const Region&) { std::abort(); }
 void scores_scaled_max_avx512(const ScoresRegion&) { std::abort(); }

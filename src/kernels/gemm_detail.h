@@ -25,6 +25,14 @@ struct Region {
   const int64_t* row_k_end = nullptr;  // per row of the rectangle, or null
   float* scratch_a = nullptr;          // room for max_block_k * kScratchRowsA floats
   bool resume = false;                 // one K-block: the chains start from C's values, C = acc
+  // Haswell's two-chain outputs (optional; x86 kernels): the row tiles to take, tile t rows
+  // [tile_starts[t], tile_starts[t + 1]) (at most MR, their edges on the two-chain rectangles'),
+  // and tile_two[t] bit g set where the tile's outputs in columns [8g, 8g + 8) of the region
+  // are all two-chain ones: the tiles leave those vectors to fix_two_chains.
+  const int64_t* tile_starts = nullptr;
+  int64_t n_tiles = 0;
+  const uint64_t* tile_two = nullptr;
+  int64_t* skipped = nullptr;  // with a plan: += the vectors of tiles left to fix_two_chains
 };
 
 constexpr int64_t kScratchRowsA = 16;  // at least any kernel's MR
@@ -90,6 +98,8 @@ struct TwoChainSteps {
   bool store_sum = false;
 };
 void two_chain_steps_avx2(const TwoChainSteps& t);  // AVX2 + FMA (also on AVX-512 CPUs)
+// AVX-512F: where A is read in place (a_k = 1); false, computing nothing, elsewhere.
+bool two_chain_steps_avx512(const TwoChainSteps& t);
 void two_chain_steps_neon(const TwoChainSteps& t);
 
 // The page's (WebAssembly SIMD128); they abort in a native build.

@@ -72,6 +72,64 @@ struct TileKernel {
     }
   }
 
+  // MR rows x NX vectors of columns taken from anywhere: vector v's B at bp[v] (a vector of a
+  // packed panel, rows NR apart), its C at c[v], its start values at start[v] (with `add`;
+  // null: C's own). Where a row tile leaves out the vectors whose outputs are all Haswell
+  // two-chain ones (region's plan), the vectors left are paired up across panels, so that a
+  // pair still runs MR x 2 accumulators, as many as a whole tile (an odd one runs alone).
+  template <int NX>
+  __attribute__((noinline)) static void micro_vectors(int64_t kc, const float* Ap, int64_t a_row, int64_t a_k, const float* const* bp,
+                            float* const* c, int64_t ldc, bool add, const float* const* start) {
+    typename V::vec acc[MR][NX];
+    #pragma GCC unroll 16
+    for (int r = 0; r < MR; ++r)
+      #pragma GCC unroll 16
+      for (int v = 0; v < NX; ++v) acc[r][v] = V::zero();
+    const float* a_rows[MR];
+    #pragma GCC unroll 16
+    for (int r = 0; r < MR; ++r) a_rows[r] = Ap + r * a_row;
+    const float* b[NX];
+    #pragma GCC unroll 16
+    for (int v = 0; v < NX; ++v) b[v] = bp[v];
+    #pragma GCC unroll 4
+    for (int64_t k = 0; k < kc; ++k) {
+      typename V::vec bv[NX];
+      #pragma GCC unroll 16
+      for (int v = 0; v < NX; ++v) bv[v] = V::load(b[v] + k * NR);
+      #pragma GCC unroll 16
+      for (int r = 0; r < MR; ++r) {
+        const typename V::vec av = V::broadcast(a_rows[r] + k * a_k);
+        #pragma GCC unroll 16
+        for (int v = 0; v < NX; ++v) acc[r][v] = V::fma(av, bv[v], acc[r][v]);
+      }
+    }
+    #pragma GCC unroll 16
+    for (int v = 0; v < NX; ++v)
+      #pragma GCC unroll 16
+      for (int r = 0; r < MR; ++r) {
+        float* out = c[v] + r * ldc;
+        V::store(out, !add ? acc[r][v] : V::add(acc[r][v], V::load(start[v] ? start[v] : out)));
+      }
+  }
+
+  // Which vectors of a panel at column `col` of the region are all two-chain outputs (bit v),
+  // from the plan's 8-column groups of the tile (bit g: group g's outputs all two-chain).
+  static unsigned two_chain_vectors(uint64_t groups, int64_t col, int cols) {
+    unsigned skip = 0;
+    #pragma GCC unroll 16
+    for (int v = 0; v < NV; ++v) {
+      const int64_t c0 = col + v * W, c1 = min64(col + (v + 1) * W, col + cols);
+      if (c0 >= c1) {  // past the region's columns: nothing to compute
+        skip |= 1u << v;
+        continue;
+      }
+      bool all = true;
+      for (int64_t g = c0 / 8; g <= (c1 - 1) / 8; ++g) all = all && g < 64 && ((groups >> g) & 1u);
+      if (all) skip |= 1u << v;
+    }
+    return skip;
+  }
+
   // The scores of causal attention and the first step of their softmax, in one pass over
   // MR whole rows of A (read in place, a_row = lda) and `panels` whole panels of a packed B
   // of kHeadDim64 steps: each tile's chains, C = acc + 0 as the blocked product stores them,
@@ -119,7 +177,7 @@ struct TileKernel {
   // compiling.
   // Resume: the chains start from C and are stored as they end (micro's `resume`).
   template <bool Full, int64_t KC = 0, bool Resume = false>
-  static void micro_tile(int64_t kc_arg, const float* Ap, int64_t a_row, int64_t a_k, const float* Bp, float* C,
+  __attribute__((noinline)) static void micro_tile(int64_t kc_arg, const float* Ap, int64_t a_row, int64_t a_k, const float* Bp, float* C,
                          int64_t ldc, int rows, int cols, bool add, const float* start) {
     const int64_t kc = KC != 0 ? KC : kc_arg;
     // Every loop over rows and vectors is unrolled, so that acc is indexed by constants and
@@ -269,8 +327,11 @@ struct TileKernel {
       const float* block = g.packed_b + k0 * g.n_padded;
       for (int64_t j0 = 0; j0 < g.n; j0 += NC) {
         const int64_t n = min64(NC, g.n - j0);
-        for (int64_t i0 = 0; i0 < g.m; i0 += MR) {
-          const int rows = static_cast<int>(min64(MR, g.m - i0));
+        const int64_t tiles = g.tile_starts ? g.n_tiles : (g.m + MR - 1) / MR;
+        for (int64_t t = 0; t < tiles; ++t) {
+          const int64_t i0 = g.tile_starts ? g.tile_starts[t] : t * MR;
+          const int rows = static_cast<int>(g.tile_starts ? g.tile_starts[t + 1] - i0 : min64(MR, g.m - i0));
+          const uint64_t two_groups = g.tile_starts ? g.tile_two[t] : 0;
           // With the zero-tail hint, a row tile stops after its rows' last nonzero.
           const int64_t k_end = tile_k_end(g, i0, rows, k0, k1);
           // Row-major A is read in place; a transposed A is packed into a sliver first.
@@ -282,13 +343,42 @@ struct TileKernel {
             a_row = 1;
             a_k = MR;
           }
+          // Haswell's two-chain outputs (the plan): a whole tile's vectors whose outputs are all
+          // two-chain ones are left out (fix_two_chains stores them), the rest computed in pairs.
+          constexpr int kMaxVectors = static_cast<int>(NC / NR) * NV;
+          const float* pair_b[kMaxVectors];
+          float* pair_c[kMaxVectors];
+          const float* pair_s[kMaxVectors];
+          int paired = 0;
           for (int64_t p = 0; p * NR < n; ++p) {
             const int64_t col = g.j0 + j0 + p * NR;  // in B's columns; a multiple of NR
             const int cols = static_cast<int>(min64(NR, n - p * NR));
-            micro(k_end - k0, a, a_row, a_k, block + (col / NR) * kc_block * NR,
-                  g.C + i0 * g.ldc + j0 + p * NR, g.ldc, rows, cols, add, start ? start + j0 + p * NR : nullptr,
-                  g.resume);
+            const float* bp = block + (col / NR) * kc_block * NR;
+            float* c = g.C + i0 * g.ldc + j0 + p * NR;
+            const float* s = start ? start + j0 + p * NR : nullptr;
+            const unsigned skip = two_groups ? two_chain_vectors(two_groups, j0 + p * NR, cols) : 0;
+            if (skip == (1u << NV) - 1) {
+              *g.skipped += NV;
+              continue;
+            }
+            if (skip && rows == MR && cols == NR) {
+              for (int v = 0; v < NV; ++v) {
+                if ((skip >> v) & 1u) {
+                  *g.skipped += 1;
+                  continue;
+                }
+                pair_b[paired] = bp + v * W;
+                pair_c[paired] = c + v * W;
+                pair_s[paired++] = s ? s + v * W : nullptr;
+              }
+              continue;
+            }
+            micro(k_end - k0, a, a_row, a_k, bp, c, g.ldc, rows, cols, add, s, g.resume);
           }
+          int q = 0;
+          for (; q + 2 <= paired; q += 2)
+            micro_vectors<2>(k_end - k0, a, a_row, a_k, pair_b + q, pair_c + q, g.ldc, add, pair_s + q);
+          if (q < paired) micro_vectors<1>(k_end - k0, a, a_row, a_k, pair_b + q, pair_c + q, g.ldc, add, pair_s + q);
         }
       }
     }
