@@ -79,7 +79,8 @@ void expect_no_english(const std::string& text, const std::set<std::string>& dat
   std::set<std::string> english;
   for (const auto& w : ascii_words(text))
     if (!tables.count(w) && !data.count(w) && w.find_first_of("_0123456789") == std::string::npos) english.insert(w);
-  EXPECT_TRUE(english.empty()) << what << ": English words " << ::testing::PrintToString(english) << " in\n" << text;
+  EXPECT_TRUE(english.empty()) << what << ": English words " << ::testing::PrintToString(english) << " in\n"
+                               << text;
   // The statuses, as English writes them, in particular.
   for (const char* key : {"check.equal", "check.close", "check.differs", "check.not_given"}) {
     const std::string en = ui_text(Lang::En, key), zh = ui_text(Lang::Zh, key);
@@ -93,8 +94,7 @@ void expect_no_english(const std::string& text, const std::set<std::string>& dat
 std::string html_text(const std::string& html) {
   static const std::regex style(R"(<style>[\s\S]*?</style>)"), tag(R"(<[^>]*>)");
   std::string text = std::regex_replace(std::regex_replace(html, style, " "), tag, " ");
-  for (const auto& [entity, ch] : {std::pair<std::string, std::string>{"&lt;", "<"}, {"&gt;", ">"}, {"&quot;", "\""},
-                                   {"&#39;", "'"}, {"&amp;", "&"}})
+  for (const auto& [entity, ch] : {std::pair<std::string, std::string>{"&lt;", "<"}, {"&gt;", ">"}, {"&quot;", "\""}, {"&#39;", "'"}, {"&amp;", "&"}})
     for (size_t at = text.find(entity); at != std::string::npos; at = text.find(entity, at))
       text.replace(at, entity.size(), ch);
   return text;
