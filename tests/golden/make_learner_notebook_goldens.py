@@ -30,6 +30,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "..", "tools"))
 from attn_walk_dump import dump  # noqa: E402
+import torch_walk  # noqa: E402
 from make_check_goldens import (JOURNEY, MISTAKES, OPTION_DEFAULTS, first_difference, run_learner,  # noqa: E402
                                 to_cfg, walk_order)
 
@@ -70,6 +71,11 @@ CASES = [
      "told_apart": {"query_key_swapped": {"causal": "query_key_swapped", "dropout": "query_key_swapped"}}},
     {"name": "self_attention_v2_bias_left_on", "slip": "bias_left_on",
      "notebook": slip_in_self_attention_v2("bias_left_on")},
+    # No torch.manual_seed(789) before sa_v2: its weights continue SelfAttention_v1's draws, and so
+    # do section 3.5.1's queries and keys, which use them (a cause that changes sa_v2's weights is
+    # tested against 3.5.1's tensors, so the walk draws 3.5.1's sa_v2 as the notebook did).
+    {"name": "seed_not_reset_sa_v2", "slip": "seed_not_reset_sa_v2", "cause": "seed_not_reset",
+     "notebook": slip_in_self_attention_v2("seed_not_reset_sa_v2")},
     # The other way round: the class is the book's and 3.5.1's lines take W_key for the queries
     # (and W_query for the keys). W_key declared first would give 3.5.1's numbers too, but it
     # would change sa_v2's weights, which the dump holds as the book's.
@@ -79,12 +85,38 @@ CASES = [
 ]
 
 
+class NoSeedBeforeSaV2:
+    """The learner's notebook with no torch.manual_seed(seed2) before sa_v2: section 3.5.1's sa_v2
+    is drawn on the stream as section 3.4's cells leave it (torch.manual_seed(seed1), then
+    SelfAttention_v1). Replaces that one call while the causal cells run."""
+
+    def __init__(self, cfg):
+        self.cfg, self.seed = cfg, torch.manual_seed
+
+    def __enter__(self):
+        cfg, seed = self.cfg, self.seed
+
+        def manual_seed(s):
+            if s != cfg.seed2:
+                return seed(s)
+            seed(cfg.seed1)
+            return torch_walk.SelfAttention_v1(cfg.inputs.shape[1], cfg.d_out, cfg.init)
+        torch.manual_seed = manual_seed
+
+    def __exit__(self, *exc):
+        torch.manual_seed = self.seed
+
+
 def learner_stages(cfg, notebook):
     """{stage: {step: tensor}} as the learner's notebook computes each stage: `notebook` says
     which slip each stage's cells have, and the CausalAttention class's."""
     out = {}
     for stage in STAGES:
-        steps = run_learner(cfg, stage, notebook.get(stage))
+        if notebook.get(stage) == "seed_not_reset_sa_v2" and stage != "trainable":
+            with NoSeedBeforeSaV2(cfg):  # 3.5.1 uses sa_v2 as 3.4.2 built it
+                steps = run_learner(cfg, stage, None)
+        else:
+            steps = run_learner(cfg, stage, notebook.get(stage))
         built = BUILT_FROM_CAUSAL_ATTENTION.get(stage, set())
         if built and notebook.get("CausalAttention") != notebook.get(stage):
             by_class = run_learner(cfg, stage, notebook.get("CausalAttention"))
@@ -136,7 +168,7 @@ def case(cfg, c):
         given = {name: notebook[name] for name, h in held.items() if stage in h}
         first = first_difference(walk_order(cfg, stage), correct[stage], given)
         m = c["notebook"].get(stage) or c["slip"]
-        ident = ids.get((m, stage)) or ids.get((m, "causal")) if first else None
+        ident = (c.get("cause") or ids.get((m, stage)) or ids.get((m, "causal"))) if first else None
         not_named = sorted(cause for cause, other in c.get("told_apart", {}).items()
                            if first and told_apart(cfg, notebook, given, other))
         expected.append({"stage": stage, "first_difference": first, "diagnosis": ident,
