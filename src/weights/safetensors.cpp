@@ -59,9 +59,10 @@ std::vector<RawTensor> read_safetensors(Bytes file, const std::string& path) {
   std::vector<std::pair<uint64_t, uint64_t>> spans;  // (begin, end) per tensor
   for (const auto& [key, info] : header.items()) {
     if (key == "__metadata__") continue;
-    const auto at = [&](const char* id, WeightsErrorVars vars) {  // an error of this tensor's entry
+    const std::string& name = key;                                           // (a lambda may not capture a structured binding before C++20)
+    const auto at = [&path, &name](const char* id, WeightsErrorVars vars) {  // an error of this tensor's entry
       vars["path"] = path;
-      vars["key"] = key;
+      vars["key"] = name;
       return WeightsError(id, std::move(vars));
     };
     if (!info.is_object() || !info.contains("dtype") || !info["dtype"].is_string() ||
