@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
@@ -63,16 +64,62 @@ TEST(CheckNotebook, TheCommandGradesEveryStageTheNotebookReaches) {
       EXPECT_EQ(doc["stage_reports"][k]["stage"], expected[k]["stage"]);
       EXPECT_EQ(doc["stage_reports"][k]["stage_chosen_by"], "notebook");
       EXPECT_EQ(got["first_difference"], expected[k]["first_difference"]);
+      const auto ids = got["diagnoses"].get<std::vector<std::string>>();
       if (!expected[k]["diagnosis"].is_null()) {
-        const auto ids = got["diagnoses"].get<std::vector<std::string>>();
         EXPECT_NE(std::find(ids.begin(), ids.end(), expected[k]["diagnosis"].get<std::string>()), ids.end())
             << got.dump();
       }
+      // Causes that give this stage's tensors but, as PyTorch shows, not the rest of the notebook.
+      for (const auto& cause : expected[k]["not_named"])
+        EXPECT_EQ(std::find(ids.begin(), ids.end(), cause.get<std::string>()), ids.end()) << got.dump();
       if (leading.empty() && !expected[k]["first_difference"].is_null()) leading = expected[k]["stage"];
     }
     if (leading.empty()) leading = expected.back()["stage"];
     EXPECT_EQ(doc["stage"], leading);  // the first stage that differs leads the document
   }
+}
+
+// A slip in the learner's SelfAttention_v2 class goes wherever sa_v2's parameters go: section
+// 3.5.1 computes its queries and keys with sa_v2's own W_query and W_key. So W_key declared first
+// is the one cause of the causal and dropout stages' differences (3.5.1's `queries =
+// sa_v2.W_key(inputs)` gives their tensors too, but would leave sa_v2's weights the book's), and
+// 3.5.1's own swapped line is the one cause when sa_v2's weights are the book's (W_key declared
+// first would change them). Both were named together while the stages were linked only through
+// 3.5.1's cells and the CausalAttention class.
+TEST(CheckNotebook, AClassSlipIsTestedAgainstEveryUseOfTheClass) {
+  const auto causes = [](const std::string& dump) {
+    const test::RunResult r = test::run_cli({"check", kNotebookDir + dump, "--format", "json"});
+    EXPECT_EQ(r.exit_code, 3) << test::describe(r);
+    std::map<std::string, std::vector<std::string>> out;
+    const auto doc = nlohmann::json::parse(r.out);
+    for (const auto& s : doc["stages_graded"])
+      out[s["stage"].get<std::string>()] = s["diagnoses"].get<std::vector<std::string>>();
+    return out;
+  };
+  const std::vector<std::string> declared = {"layers_declared_out_of_order"};
+  const auto in_class = causes("notebook_self_attention_v2_layers_declared_kqv.json");
+  EXPECT_EQ(in_class.at("trainable"), declared);
+  EXPECT_EQ(in_class.at("causal"), declared);
+  EXPECT_EQ(in_class.at("dropout"), declared);
+  EXPECT_TRUE(in_class.at("multi-head").empty());
+  const std::vector<std::string> swapped = {"query_key_swapped"};
+  const auto in_cells = causes("notebook_query_key_swapped_in_3_5_1.json");
+  EXPECT_TRUE(in_cells.at("trainable").empty());
+  EXPECT_EQ(in_cells.at("causal"), swapped);
+  EXPECT_EQ(in_cells.at("dropout"), swapped);
+  // nn.Linear's default bias in the class: one cause, in every stage that uses sa_v2's weights.
+  const std::vector<std::string> bias = {"bias_left_on"};
+  const auto biased = causes("notebook_self_attention_v2_bias_left_on.json");
+  EXPECT_EQ(biased.at("trainable"), bias);
+  EXPECT_EQ(biased.at("causal"), bias);
+  EXPECT_EQ(biased.at("dropout"), bias);
+  // No seed before sa_v2: 3.5.1's queries and keys continue SelfAttention_v1's draws as sa_v2's
+  // weights do, and the walk draws 3.5.1's sa_v2 so (before, causal and dropout had no cause).
+  const std::vector<std::string> seed = {"seed_not_reset"};
+  const auto unseeded = causes("notebook_seed_not_reset_sa_v2.json");
+  EXPECT_EQ(unseeded.at("trainable"), seed);
+  EXPECT_EQ(unseeded.at("causal"), seed);
+  EXPECT_EQ(unseeded.at("dropout"), seed);
 }
 
 // The text and the HTML say which stages were graded, and the verdict of each.

@@ -221,6 +221,7 @@ std::string unpickle_error(const std::string& pkl) {
   try {
     weights::unpickle_state_dict({reinterpret_cast<const uint8_t*>(pkl.data()), pkl.size()}, "p.pkl");
   } catch (const WeightsError& e) {
+    expect_said_in_chinese(e);
     return e.what();
   }
   return "";

@@ -5,12 +5,17 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <regex>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "lang/lang.h"
+#include "lang/weights_errors.h"
 #include "test_util.h"
 #include "weights/gpt_weights.h"
 
@@ -128,7 +133,37 @@ inline std::string stored_zip(const std::vector<std::pair<std::string, std::stri
   return out;
 }
 
-// load_gpt_weights must throw a WeightsError whose message holds every one of `parts`.
+// A weights reader's error has an id, and said in Chinese (as --lang zh and the zh page say it)
+// it has no English word: its ASCII words are the file's, the key's or the entry's (its
+// placeholders' values), or code the Chinese texts themselves hold (torch.save, safetensors).
+inline void expect_said_in_chinese(const WeightsError& e) {
+  ASSERT_FALSE(e.id.empty()) << "no message id: " << e.what();
+  std::string zh = weights_error_text(Lang::Zh, e.id, e.vars, e.what());
+  EXPECT_NE(zh, e.what());
+  EXPECT_NE(zh.find(e.vars.at("path")), std::string::npos) << zh;  // the file is named
+  std::vector<std::string> data;                                   // the data in it, as it is: the longest first ('F32' before '32')
+  for (const auto& [name, value] : e.vars)
+    if (!value.empty() && !e.vars.count(name + "_id")) data.push_back(value);  // not a word the language says
+  std::sort(data.begin(), data.end(), [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
+  for (const auto& value : data)
+    for (size_t at = zh.find(value); at != std::string::npos; at = zh.find(value, at)) zh.replace(at, value.size(), " ");
+  static const std::regex word(R"([A-Za-z_][A-Za-z0-9_.]*)");
+  static const std::set<std::string> chinese_words = [] {
+    std::set<std::string> w;
+    for (const auto& [key, text] : lang_zh().ui)
+      for (auto it = std::sregex_iterator(text.begin(), text.end(), word); it != std::sregex_iterator(); ++it)
+        w.insert(it->str());
+    return w;
+  }();
+  std::set<std::string> english;
+  for (auto it = std::sregex_iterator(zh.begin(), zh.end(), word); it != std::sregex_iterator(); ++it)
+    if (!chinese_words.count(it->str())) english.insert(it->str());
+  EXPECT_TRUE(english.empty()) << "English words " << ::testing::PrintToString(english) << " in "
+                               << weights_error_text(Lang::Zh, e.id, e.vars, e.what());
+}
+
+// load_gpt_weights must throw a WeightsError whose message holds every one of `parts`, and which
+// is said in Chinese too.
 inline void expect_weights_error(const std::string& path, std::optional<int64_t> heads,
                                  const std::vector<std::string>& parts, bool usage = false) {
   try {
@@ -138,6 +173,7 @@ inline void expect_weights_error(const std::string& path, std::optional<int64_t>
     const std::string msg = e.what();
     for (const auto& part : parts) EXPECT_NE(msg.find(part), std::string::npos) << "'" << part << "' not in: " << msg;
     EXPECT_EQ(e.usage, usage) << msg;
+    expect_said_in_chinese(e);
   }
 }
 

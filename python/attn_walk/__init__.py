@@ -162,19 +162,32 @@ def _check_notebook(ns, options):
                                 if "data" in step else None)
                  for step in _walk_json(s, options)["steps"]} for s in stages}
     found = _names.read_notebook(ns, stages, walks, _shape, _convert.to_lists)
-    # Section 3.5.3's output, when `context_vecs` now holds a later section's: `ca` run again on
-    # `batch`, so that a slip in the learner's CausalAttention class is still seen.
-    step = "causal_attention_context_vecs"
-    if "dropout" in stages and step not in found and step in walks["dropout"]:
-        out = _run_again(ns, "ca", "batch", walks["dropout"][step][0])
-        if out is not None:
-            found[step] = ("ca(batch)", out)
+    # A module's output that `context_vecs` no longer holds (a later cell bound it again): the
+    # module run again on `batch`, so that a slip in the learner's class is still seen. `ca` is
+    # section 3.5.3's CausalAttention; `mha` is 3.6.1's wrapper or 3.6.2's MultiHeadAttention,
+    # whichever it holds now (told by its parts).
+    for module_name, stage, steps in _RUN_AGAIN:
+        module = ns.get(module_name)
+        step = steps.get(_capture.kind_of(module)) if _convert.is_module(module) else None
+        if stage in stages and step and step not in found and step in walks[stage]:
+            out = _run_again(ns, module_name, "batch", walks[stage][step][0])
+            if out is not None:
+                found[step] = (f"{module_name}(batch)", out)
     if not found:
         raise AttnWalkError(f"none of stage {stages[-1]}'s names is a variable here; give the tensors by name")
     for step, (source, value) in found.items():  # errors name the variable the learner typed
         _convert.to_lists(source, value)
     values = {step: value for step, (_, value) in found.items()}
     return _grade(values, None, options, {step: source for step, (source, _) in found.items()})
+
+
+# The chapter's modules whose output check() recovers by running them again: the variable, its
+# stage, and {the class it holds (_capture.kind_of): the step of its output}.
+_RUN_AGAIN = [
+    ("ca", "dropout", {"CausalAttention": "causal_attention_context_vecs"}),
+    ("mha", "multi-head", {"MultiHeadAttentionWrapper": "wrapper_context_vecs",
+                           "MultiHeadAttention": "mha_context_vecs"}),
+]
 
 
 def _run_again(ns, module_name, input_name, shape):

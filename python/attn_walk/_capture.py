@@ -31,6 +31,12 @@ def _kind(module):
     return "SelfAttention_v2"
 
 
+def kind_of(module):
+    """Which of the chapter's classes `module` is ("CausalAttention", "MultiHeadAttention", ...),
+    or None."""
+    return _kind(module)
+
+
 # For each class: its stage, and {captured name: step}. Only these are graded for it.
 CHAPTER_CLASSES = {
     "SelfAttention_v1": ("trainable", {"": "sa_v1_output"}),

@@ -1,5 +1,27 @@
 """What attn_walk.check returns: the grade as data, shown formatted in a notebook."""
 import json
+import re
+
+# The line before each stage's report in a whole notebook's text (src/render/check_notebook.cpp).
+_STAGE_RULE = re.compile(r"^── (\S+) ─+$", re.M)
+
+
+def _stage_part(document, fmt, stage):
+    """Stage `stage`'s own report, cut from a whole notebook's document in `fmt`: its text
+    after its rule, or its HTML fragment (the stage's <div class="attn-walk-check">)."""
+    if fmt == "text":
+        rules = list(_STAGE_RULE.finditer(document))
+        for i, rule in enumerate(rules):
+            if rule.group(1) == stage:
+                end = rules[i + 1].start() if i + 1 < len(rules) else len(document)
+                return document[rule.end() + 1:end].rstrip("\n") + "\n"
+    elif fmt == "html":
+        starts = [m.start() for m in re.finditer(r'<div class="attn-walk-check" ', document)]
+        for i, start in enumerate(starts):
+            if f'data-stage="{stage}"' in document[start:document.index(">", start)]:
+                end = starts[i + 1] if i + 1 < len(starts) else document.rindex("</div>")
+                return document[start:end]
+    raise ValueError(f"stage {stage} is not in the notebook's {fmt} report")
 
 
 class Step:
@@ -30,7 +52,7 @@ class Report:
     .steps       the graded steps, in the stage's order (Step: .name .mark .status .max_abs_diff)
     .stage       the stage graded (of a whole notebook: the first stage that differs, else the last)
     .stages      every stage graded, in the chapter's order (a whole notebook: each stage it reaches)
-    .reports     {stage: Report} of each stage graded
+    .reports     {stage: Report} of each stage graded, each showing that stage's report alone
     .sources     {step: the variable it was read from}
     .data        attn-walk check --format json's whole document
     str(report) is the text report; in a notebook it shows as HTML (check --format html).
@@ -50,8 +72,22 @@ class Report:
         self.sources = dict(sources or {})
         graded = data.get("stage_reports")
         self.stages = [r["stage"] for r in graded] if graded else [self.stage]
-        self.reports = ({r["stage"]: Report(r, render, sources) for r in graded} if graded
-                        else {self.stage: self})
+        # Each stage's own report shows that stage alone: its part of the whole document.
+        self.reports = ({r["stage"]: Report(r, self._stage_render(r["stage"]), sources) for r in graded}
+                        if graded else {self.stage: self})
+
+    def _stage_render(self, stage):
+        def render(fmt):
+            return _stage_part(self._document(fmt), fmt, stage)
+        return render
+
+    def _document(self, fmt):
+        """The whole report in `fmt`, rendered once."""
+        if fmt == "text":
+            return str(self)
+        if fmt == "html":
+            return self._repr_html_()
+        return self._render(fmt)
 
     def __bool__(self):
         return self.ok

@@ -1,10 +1,13 @@
 #include "check/consistent.h"
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "check/grade.h"
 #include "core/tensor.h"
+#include "modules/cells.h"
 
 namespace attn {
 
@@ -54,32 +57,80 @@ const Tensor* chapter_step(const Walk& walk, const std::string& name) {
   return nullptr;
 }
 
-// The part of a whole notebook a stage's tensor comes from, when another stage runs that part
-// again ("" otherwise).
-std::string shared_part(const std::string& stage, const std::string& step) {
-  if (stage == "causal") return "3.5.1";
-  if (stage == "dropout")
-    return step == "attn_weights_causal" ? "3.5.1" : step == "causal_attention_context_vecs" ? "CausalAttention"
-                                                                                             : "";
-  if (stage == "multi-head" && (step == "wrapper_context_vecs" || step == "exercise_3_2_context_vecs"))
-    return "CausalAttention";
-  return "";
+// The parts of a whole notebook that several stages use, by the stage's tensors they give.
+//
+// sa_v2's parameters (section 3.4.2's sa_v2.W_query.weight, ...): section 3.5.1 computes its
+// queries and keys with sa_v2's own W_query and W_key.
+bool holds_sa_v2_parameters(const std::string& stage, const std::string& step) {
+  return stage == "trainable" && step.rfind("sa_v2.", 0) == 0;
+}
+// The learner's SelfAttention_v2 class: sa_v2 (its parameters and output) and exercise 3.1's
+// (its v2, and its v1, which takes that v2's weights).
+bool uses_self_attention_v2(const std::string& stage, const std::string& step) {
+  if (stage != "trainable") return false;
+  const std::string part = part_of(stage, step);
+  return part == "sa_v2" || part == "exercise_3_1_sa_v2" || part == "exercise_3_1_sa_v1";
+}
+// Section 3.5.1's cells: the causal stage, and section 3.5.2's causal weights and their dropout.
+bool from_section_3_5_1(const std::string& stage, const std::string& step) {
+  return stage == "causal" || (stage == "dropout" && (step == "attn_weights_causal" || step == "dropout_attn_weights" ||
+                                                      step == "dropout_attn_weights_row_sums"));
+}
+// The CausalAttention class: section 3.5.3's, run again by section 3.6.1's wrapper and exercise 3.2.
+bool from_causal_attention(const std::string& stage, const std::string& step) {
+  return (stage == "dropout" && step == "causal_attention_context_vecs") ||
+         (stage == "multi-head" && (step == "wrapper_context_vecs" || step == "exercise_3_2_context_vecs"));
+}
+
+// Whether the mistake `v` changes sa_v2's parameters (W_key declared first, the bias left on, a
+// seed): then every use of them shows it, 3.5.1's queries and keys as well as sa_v2's output.
+bool changes_sa_v2_parameters(const Config& cfg, const Variant& v) {
+  const LearnerSteps mistaken = learner_stage("trainable", v.config, v.cells, v.loop);
+  const LearnerSteps chapter = learner_stage("trainable", cfg, book_cells());
+  const auto differ = [](const LearnerSteps& a, const LearnerSteps& b) {
+    for (const auto& [name, tensor] : a) {
+      if (!holds_sa_v2_parameters("trainable", name)) continue;
+      const auto it = b.find(name);
+      if (it == b.end() || compare(tensor, it->second, Tolerance{0.0, 0.0}).grade != Grade::Equal) return true;
+    }
+    return false;
+  };
+  return differ(mistaken, chapter) || differ(chapter, mistaken);
 }
 
 }  // namespace
 
 bool consistent_elsewhere(const DiagnosisInput& in, const Variant& v) {
-  const std::string part = in.others ? shared_part(in.stage, in.step) : "";
-  if (part.empty()) return true;
+  if (!in.others) return true;
+  const bool at_3_5_1 = from_section_3_5_1(in.stage, in.step);
+  const bool at_class = uses_self_attention_v2(in.stage, in.step);
+  const bool at_causal_attention = from_causal_attention(in.stage, in.step);
+  if (!at_3_5_1 && !at_class && !at_causal_attention) return true;
+  std::optional<bool> changes;  // changes_sa_v2_parameters, computed once if asked
+  const auto changes_sa_v2 = [&] {
+    if (!changes) changes = changes_sa_v2_parameters(in.cfg, v);
+    return *changes;
+  };
+  // Another stage's tensor that the same part of the notebook computes, so that the mistake
+  // must give it too.
+  const auto shared = [&](const std::string& stage, const std::string& step) {
+    if (at_causal_attention && from_causal_attention(stage, step)) return true;
+    // 3.5.1 reads sa_v2's parameters: whatever 3.5.1's mistake, they are what it leaves them.
+    if (at_3_5_1 && (from_section_3_5_1(stage, step) || holds_sa_v2_parameters(stage, step))) return true;
+    // A mistake in sa_v2's parameters shows wherever they are used: sa_v2 and its class's other
+    // uses (exercise 3.1), and section 3.5.1.
+    return (at_3_5_1 || at_class) && (uses_self_attention_v2(stage, step) || from_section_3_5_1(stage, step)) &&
+           changes_sa_v2();
+  };
   for (const OtherStage& other : *in.others) {
-    std::vector<const std::pair<std::string, Tensor>*> shared;
+    std::vector<const std::pair<std::string, Tensor>*> given;
     for (const auto& named : other.given)
-      if (shared_part(other.stage, named.first) == part) shared.push_back(&named);
-    if (shared.empty()) continue;
+      if (shared(other.stage, named.first)) given.push_back(&named);
+    if (given.empty()) continue;
     LearnerSteps steps = learner_stage(other.stage, v.config, v.cells, v.loop);
     for (const auto& [learner, step] : v.dumped_as)
       if (steps.count(step)) steps[learner] = steps[step];
-    for (const auto* named : shared) {
+    for (const auto* named : given) {
       const auto it = steps.find(named->first);
       if (it != steps.end() && compare(named->second, it->second, in.tol).grade == Grade::Differs) return false;
     }

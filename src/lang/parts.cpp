@@ -8,6 +8,7 @@
 #include "lang/chapter.h"
 #include "lang/check_texts.h"
 #include "lang/gpt.h"
+#include "lang/weights_errors.h"
 
 namespace attn {
 
@@ -51,6 +52,7 @@ const std::vector<LangPart>& lang_parts() {
       {"en", text_en}, {"zh", text_zh},            // --text and the tokens stage
       {"en", backward_en}, {"zh", backward_zh},    // the backward stage: gradients and training
       {"en", gpt_en}, {"zh", gpt_zh},              // chapter 4's GPTModel on trained weights
+      {"en", weights_errors_en}, {"zh", weights_errors_zh},  // the weights readers' errors
   };
   // clang-format on
   return parts;

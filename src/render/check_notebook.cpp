@@ -40,6 +40,12 @@ std::string heading(const std::vector<CheckReport>& reports, Lang lang) {
 
 }  // namespace
 
+std::string stage_rule(const std::string& stage) {
+  std::string rule = "── " + stage + " ";
+  for (size_t width = stage.size() + 4; width < 72; ++width) rule += "─";
+  return rule;
+}
+
 size_t leading_report(const std::vector<CheckReport>& reports) {
   for (size_t i = 0; i < reports.size(); ++i)
     if (!reports[i].passed()) return i;
@@ -50,7 +56,9 @@ std::string notebook_check_text(const std::vector<CheckReport>& reports, Lang la
                                 std::string (*render)(const CheckReport&, Lang)) {
   std::string out = heading(reports, lang) + "\n";
   for (const auto& r : reports) out += "  " + verdict_line(r, lang) + "\n";
-  for (const auto& r : reports) out += "\n" + render(r, lang);
+  // Each stage's report under a rule naming the stage, so that a reader (and a notebook's
+  // sub-report, python/attn_walk) finds where one stage's report starts.
+  for (const auto& r : reports) out += "\n" + stage_rule(r.stage) + "\n" + render(r, lang);
   return out;
 }
 

@@ -14,7 +14,11 @@ namespace attn {
 // with a difference, else the last stage graded.
 size_t leading_report(const std::vector<CheckReport>& reports);
 
-// Text: which stages were graded and each one's verdict, then each stage's report.
+// "── causal ────...": the line before a stage's report in the text (72 columns).
+std::string stage_rule(const std::string& stage);
+
+// Text: which stages were graded and each one's verdict, then each stage's report, each under
+// its stage_rule.
 std::string notebook_check_text(const std::vector<CheckReport>& reports, Lang lang,
                                 std::string (*render)(const CheckReport&, Lang));
 // JSON: the leading report's document (so that "stage", "first_difference" and "diagnoses"

@@ -10,6 +10,7 @@
 
 #include "input/size_limits.h"
 #include "lang/lang.h"
+#include "lang/weights_errors.h"
 #include "request/option_table.h"
 #include "stages/stages.h"
 #include "stages/tokens.h"
@@ -89,8 +90,11 @@ std::shared_ptr<const GptParams> load_weights(const WalkRequest& r) {
     const std::optional<int64_t> heads = r.heads_given ? std::optional<int64_t>(r.heads) : std::nullopt;
     return std::make_shared<const GptParams>(load_gpt_weights(r.gpt.weights_path, heads));
   } catch (const WeightsError& e) {
-    if (e.usage) throw UsageError(e.what());
-    throw InputError(e.what());
+    Lang lang = Lang::En;
+    parse_lang(r.lang, &lang);  // the reader's message in the walk's language
+    const std::string message = weights_error_text(lang, e.id, e.vars, e.what());
+    if (e.usage) throw UsageError(message);
+    throw InputError(message);
   }
 }
 

@@ -7,6 +7,7 @@
 
 #include "modules/chapter.h"
 #include "ops/ops.h"
+#include "stages/causal_weights.h"
 #include "stages/common.h"
 #include "stages/stages.h"
 #include "torch/torch_random.h"
@@ -24,8 +25,7 @@ Walk run_causal_with(const Config& cfg, const Cells& cells) {
   const char* linear_grad = cfg.qkv_bias ? "grad_fn=<AddmmBackward0>" : "grad_fn=<MmBackward0>";
 
   // The weights of SelfAttention_v2 from section 3.4.2 (seed2).
-  TorchGenerator gen(cfg.seed2);
-  const SelfAttention_v2 sa_v2(gen, cfg.d_in(), cfg.d_out, cfg.qkv_bias, cells);
+  const SelfAttention_v2 sa_v2 = notebook_sa_v2(cfg, cells);
 
   const Layer W_query = layer(sa_v2.W_query), W_key = layer(sa_v2.W_key);
   const Tensor& queries = walk.add("queries", cells.queries(inputs, W_query, W_key), {linear_grad});

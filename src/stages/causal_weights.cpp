@@ -6,9 +6,21 @@
 
 namespace attn {
 
-CausalWeights causal_weights(const Config& cfg, const Cells& cells) {
+SelfAttention_v2 notebook_sa_v2(const Config& cfg, const Cells& cells) {
   TorchGenerator gen(cfg.seed2);
-  const SelfAttention_v2 sa_v2(gen, cfg.d_in(), cfg.d_out, cfg.qkv_bias, cells);
+  if (!cells.seed.is_book()) {  // section 3.4's draws before it: 3.4.1's three matrices, then sa_v1
+    const int64_t d_in = cfg.d_in(), d_out = cfg.d_out;
+    gen.manual_seed(cfg.seed1);
+    declared_in_order<Tensor>(cells, [&] { return init_parameter(gen, d_in, d_out, cfg.init); });
+    cells.seed(gen, cfg.seed1, "sa_v1");
+    const SelfAttention_v1 sa_v1(gen, d_in, d_out, cfg.init, cells);
+    cells.seed(gen, cfg.seed2, "sa_v2");
+  }
+  return SelfAttention_v2(gen, cfg.d_in(), cfg.d_out, cfg.qkv_bias, cells);
+}
+
+CausalWeights causal_weights(const Config& cfg, const Cells& cells) {
+  const SelfAttention_v2 sa_v2 = notebook_sa_v2(cfg, cells);
   const Layer W_query = layer(sa_v2.W_query), W_key = layer(sa_v2.W_key);
   CausalWeights w;
   w.queries = cells.queries(cfg.inputs, W_query, W_key);

@@ -67,15 +67,22 @@ class GptWeightsReader {
   const RawTensor& need(const std::string& key) const {
     const auto it = by_name_.find(key);
     if (it == by_name_.end())
-      throw WeightsError(path_ + ": the key '" + key + "' is missing");
+      throw WeightsError("key_missing", {{"path", path_}, {"key", key}});
     return *it->second;
   }
 
-  void expect_shape(const RawTensor& t, const Shape& want, const std::string& why) const {
+  // `why`: what fixes the shape, an id of weights_errors.cpp's ("shape_from_width": the width
+  // read from `from`, the embeddings; "shape_from_context": the context length; ...).
+  void expect_shape(const RawTensor& t, const Shape& want, const std::string& why, const std::string& from = "") const {
     if (t.shape != want)
-      throw WeightsError(path_ + ": '" + t.name + "' has shape " + gpt_weights_shape_text(t.shape) + ", but " +
-                         gpt_weights_shape_text(want) + " is what " + why + " gives it");
+      throw WeightsError(why, {{"path", path_},
+                               {"key", t.name},
+                               {"shape", gpt_weights_shape_text(t.shape)},
+                               {"want", gpt_weights_shape_text(want)},
+                               {"width", std::to_string(width_)},
+                               {"from", from}});
   }
+  void set_width(int64_t width) { width_ = width; }  // emb_dim, as the embeddings give it
 
   // The tensor's values as float32 in row-major order: a view into the mapping where the file
   // holds them so (float32, aligned, contiguous), else a buffer (widened, or copied).
@@ -83,9 +90,7 @@ class GptWeightsReader {
     const auto cached = floats_.find(&t);
     if (cached != floats_.end()) return cached->second;
     if (t.dtype != DType::F32 && t.dtype != DType::F16 && t.dtype != DType::BF16)
-      throw WeightsError(path_ + ": '" + t.name + "' is of dtype " + t.dtype_name +
-                         ", which cannot be widened to float32 exactly (attn-walk reads float32, "
-                         "float16 and bfloat16 parameters)");
+      throw WeightsError("dtype_not_float", {{"path", path_}, {"key", t.name}, {"dtype", t.dtype_name}});
     const float* out;
     const bool aligned = reinterpret_cast<uintptr_t>(t.data) % alignof(float) == 0;
     if (t.dtype == DType::F32 && aligned && t.row_major()) {
@@ -112,30 +117,35 @@ class GptWeightsReader {
     return out;
   }
 
-  ParamView row_major(const std::string& key, const Shape& want, const std::string& why) {
+  ParamView row_major(const std::string& key, const Shape& want, const std::string& why, const std::string& from = "") {
     const RawTensor& t = need(key);
-    expect_shape(t, want, why);
+    expect_shape(t, want, why, from);
     return ParamView{floats(t), want, false};
   }
 
   // A causal-mask buffer, if the file has one: `above` says whether its ones lie above the
   // diagonal (the book's triu(..., diagonal=1)) or on and below it (Hugging Face's tril).
-  void check_mask(const std::string& key, const Shape& want, int64_t n, bool above, const std::string& what) {
+  // `what`: the mask's code ("torch.triu(torch.ones(C, C), diagonal=1)"); `hf`: GPT-2's.
+  void check_mask(const std::string& key, const Shape& want, int64_t n, bool above, const std::string& what, bool hf) {
     if (!has(key)) return;
     const RawTensor& t = need(key);
-    expect_shape(t, want, "the context length");
+    expect_shape(t, want, "shape_from_context");
     if (t.dtype == DType::Other)
-      throw WeightsError(path_ + ": '" + key + "' is of dtype " + t.dtype_name + ", not a mask's");
+      throw WeightsError("mask_dtype", {{"path", path_}, {"key", key}, {"dtype", t.dtype_name}});
     if (float32_mask_is_causal(t, n, above)) return;  // the usual case, row by row; else find the element
     for (int64_t i = 0; i < n; ++i)
       for (int64_t j = 0; j < n; ++j) {
         const float want_v = (above ? j > i : j <= i) ? 1.0f : 0.0f;
         const float v = t.element(i * n + j);
         if (!(v == want_v))
-          throw WeightsError(path_ + ": '" + key + "' is not the causal mask " + what + ": element (" +
-                             std::to_string(i) + ", " + std::to_string(j) + ") is " +
-                             (v == v ? std::to_string(v) : std::string("nan")) + ", not " +
-                             (want_v == 1.0f ? "1" : "0"));
+          throw WeightsError(hf ? "mask_not_causal_hf" : "mask_not_causal",
+                             {{"path", path_},
+                              {"key", key},
+                              {"mask", what},
+                              {"i", std::to_string(i)},
+                              {"j", std::to_string(j)},
+                              {"value", v == v ? std::to_string(v) : std::string("nan")},
+                              {"want", want_v == 1.0f ? "1" : "0"}});
       }
   }
 
@@ -189,6 +199,7 @@ class GptWeightsReader {
 
  private:
   std::string path_;
+  int64_t width_ = 0;
   std::vector<RawTensor> tensors_;
   GptWeightsStorage& store_;
   std::unordered_map<std::string, const RawTensor*> by_name_;
@@ -217,15 +228,17 @@ int64_t count_blocks(const std::vector<RawTensor>& tensors, const std::string& p
 void read_embedding_shapes(GptWeightsReader& r, const std::string& tok, const std::string& pos, GptConfig& cfg) {
   const RawTensor& t = r.need(tok);
   if (t.shape.size() != 2 || t.shape[0] <= 0 || t.shape[1] <= 0)
-    throw WeightsError(r.path() + ": '" + tok + "' has shape " + gpt_weights_shape_text(t.shape) +
-                       ", not an embedding table (vocab_size, emb_dim)");
+    throw WeightsError("not_embedding_table", {{"path", r.path()}, {"key", tok}, {"shape", gpt_weights_shape_text(t.shape)}});
   cfg.vocab_size = t.shape[0];
   cfg.emb_dim = t.shape[1];
   const RawTensor& p = r.need(pos);
   if (p.shape.size() != 2 || p.shape[0] <= 0 || p.shape[1] != cfg.emb_dim)
-    throw WeightsError(r.path() + ": '" + pos + "' has shape " + gpt_weights_shape_text(p.shape) +
-                       ", but (context_length, " + std::to_string(cfg.emb_dim) + ") is what '" + tok + "' " +
-                       gpt_weights_shape_text(t.shape) + " gives it");
+    throw WeightsError("pos_emb_shape", {{"path", r.path()},
+                                         {"key", pos},
+                                         {"shape", gpt_weights_shape_text(p.shape)},
+                                         {"width", std::to_string(cfg.emb_dim)},
+                                         {"tok", tok},
+                                         {"tok_shape", gpt_weights_shape_text(t.shape)}});
   cfg.context_length = p.shape[0];
 }
 
@@ -235,43 +248,44 @@ void map_book(GptWeightsReader& r, GptParams& out) {
   GptConfig& cfg = out.cfg;
   read_embedding_shapes(r, "tok_emb.weight", "pos_emb.weight", cfg);
   const int64_t E = cfg.emb_dim, V = cfg.vocab_size, C = cfg.context_length;
-  const std::string from_e = "emb_dim " + std::to_string(E) + " (from tok_emb.weight)";
+  const std::string why_e = "shape_from_emb_dim", from_e = "tok_emb.weight";  // emb_dim E (from tok_emb.weight)
+  r.set_width(E);
   cfg.n_layers = count_blocks(r.tensors(), "trf_blocks.");
   if (cfg.n_layers == 0)
-    throw WeightsError(r.path() + ": no transformer blocks: the key 'trf_blocks.0.norm1.scale' is missing");
+    throw WeightsError("no_blocks", {{"path", r.path()}, {"key", "trf_blocks.0.norm1.scale"}});
   cfg.qkv_bias = r.has("trf_blocks.0.att.W_query.bias");
-  out.tok_emb = r.row_major("tok_emb.weight", {V, E}, "its own");
-  out.pos_emb = r.row_major("pos_emb.weight", {C, E}, "its own");
+  out.tok_emb = r.row_major("tok_emb.weight", {V, E}, "shape_own");
+  out.pos_emb = r.row_major("pos_emb.weight", {C, E}, "shape_own");
   for (int64_t b = 0; b < cfg.n_layers; ++b) {
     const std::string k = "trf_blocks." + std::to_string(b) + ".";
     GptBlockParams blk;
-    blk.W_query_w = r.row_major(k + "att.W_query.weight", {E, E}, from_e);
-    blk.W_key_w = r.row_major(k + "att.W_key.weight", {E, E}, from_e);
-    blk.W_value_w = r.row_major(k + "att.W_value.weight", {E, E}, from_e);
+    blk.W_query_w = r.row_major(k + "att.W_query.weight", {E, E}, why_e, from_e);
+    blk.W_key_w = r.row_major(k + "att.W_key.weight", {E, E}, why_e, from_e);
+    blk.W_value_w = r.row_major(k + "att.W_value.weight", {E, E}, why_e, from_e);
     if (cfg.qkv_bias) {
-      blk.W_query_b = r.row_major(k + "att.W_query.bias", {E}, from_e);
-      blk.W_key_b = r.row_major(k + "att.W_key.bias", {E}, from_e);
-      blk.W_value_b = r.row_major(k + "att.W_value.bias", {E}, from_e);
+      blk.W_query_b = r.row_major(k + "att.W_query.bias", {E}, why_e, from_e);
+      blk.W_key_b = r.row_major(k + "att.W_key.bias", {E}, why_e, from_e);
+      blk.W_value_b = r.row_major(k + "att.W_value.bias", {E}, why_e, from_e);
     }
-    blk.out_proj_w = r.row_major(k + "att.out_proj.weight", {E, E}, from_e);
-    blk.out_proj_b = r.row_major(k + "att.out_proj.bias", {E}, from_e);
-    blk.ff0_w = r.row_major(k + "ff.layers.0.weight", {4 * E, E}, from_e);
-    blk.ff0_b = r.row_major(k + "ff.layers.0.bias", {4 * E}, from_e);
-    blk.ff2_w = r.row_major(k + "ff.layers.2.weight", {E, 4 * E}, from_e);
-    blk.ff2_b = r.row_major(k + "ff.layers.2.bias", {E}, from_e);
-    blk.norm1_scale = r.row_major(k + "norm1.scale", {E}, from_e);
-    blk.norm1_shift = r.row_major(k + "norm1.shift", {E}, from_e);
-    blk.norm2_scale = r.row_major(k + "norm2.scale", {E}, from_e);
-    blk.norm2_shift = r.row_major(k + "norm2.shift", {E}, from_e);
+    blk.out_proj_w = r.row_major(k + "att.out_proj.weight", {E, E}, why_e, from_e);
+    blk.out_proj_b = r.row_major(k + "att.out_proj.bias", {E}, why_e, from_e);
+    blk.ff0_w = r.row_major(k + "ff.layers.0.weight", {4 * E, E}, why_e, from_e);
+    blk.ff0_b = r.row_major(k + "ff.layers.0.bias", {4 * E}, why_e, from_e);
+    blk.ff2_w = r.row_major(k + "ff.layers.2.weight", {E, 4 * E}, why_e, from_e);
+    blk.ff2_b = r.row_major(k + "ff.layers.2.bias", {E}, why_e, from_e);
+    blk.norm1_scale = r.row_major(k + "norm1.scale", {E}, why_e, from_e);
+    blk.norm1_shift = r.row_major(k + "norm1.shift", {E}, why_e, from_e);
+    blk.norm2_scale = r.row_major(k + "norm2.scale", {E}, why_e, from_e);
+    blk.norm2_shift = r.row_major(k + "norm2.shift", {E}, why_e, from_e);
     // clang-format off
     r.check_mask(k + "att.mask", {C, C}, C, true, "torch.triu(torch.ones(" + std::to_string(C) + ", " +
-                 std::to_string(C) + "), diagonal=1)");
+                 std::to_string(C) + "), diagonal=1)", false);
     // clang-format on
     out.blocks.push_back(std::move(blk));
   }
-  out.final_norm_scale = r.row_major("final_norm.scale", {E}, from_e);
-  out.final_norm_shift = r.row_major("final_norm.shift", {E}, from_e);
-  out.out_head = r.row_major("out_head.weight", {V, E}, "tok_emb.weight " + gpt_weights_shape_text({V, E}));
+  out.final_norm_scale = r.row_major("final_norm.scale", {E}, why_e, from_e);
+  out.final_norm_shift = r.row_major("final_norm.shift", {E}, why_e, from_e);
+  out.out_head = r.row_major("out_head.weight", {V, E}, "shape_from_tok_emb");
   // load_state_dict(strict=True) refuses a key the model does not have; so does attn-walk.
   for (const auto& t : r.tensors()) {
     const int64_t b = block_index(t.name, "trf_blocks.");
@@ -291,9 +305,8 @@ void map_book(GptWeightsReader& r, GptParams& out) {
         rest.compare(0, 6, "att.W_") == 0)
       known = false;  // a bias on some blocks' W_query but not on block 0's
     if (!known)
-      throw WeightsError(r.path() + ": '" + t.name + "' is not a key of chapter 4's GPTModel " +
-                         (b >= 0 && !cfg.qkv_bias ? "without qkv_bias (block 0 has no att.W_query.bias) " : "") +
-                         "(load_state_dict would refuse it as unexpected)");
+      throw WeightsError(b >= 0 && !cfg.qkv_bias ? "unexpected_key_no_bias" : "unexpected_key",
+                         {{"path", r.path()}, {"key", t.name}});
   }
 }
 
@@ -304,15 +317,16 @@ void map_hf(GptWeightsReader& r, const std::string& prefix, GptParams& out) {
   GptConfig& cfg = out.cfg;
   read_embedding_shapes(r, prefix + "wte.weight", prefix + "wpe.weight", cfg);
   const int64_t E = cfg.emb_dim, V = cfg.vocab_size, C = cfg.context_length;
-  const std::string from_e = "n_embd " + std::to_string(E) + " (from " + prefix + "wte.weight)";
+  const std::string why_e = "shape_from_n_embd", from_e = prefix + "wte.weight";  // n_embd E (from wte.weight)
+  r.set_width(E);
   cfg.n_layers = count_blocks(r.tensors(), prefix + "h.");
   if (cfg.n_layers == 0)
-    throw WeightsError(r.path() + ": no transformer blocks: the key '" + prefix + "h.0.ln_1.weight' is missing");
+    throw WeightsError("no_blocks", {{"path", r.path()}, {"key", prefix + "h.0.ln_1.weight"}});
   cfg.qkv_bias = true;  // Conv1D always has a bias
-  out.tok_emb = r.row_major(prefix + "wte.weight", {V, E}, "its own");
-  out.pos_emb = r.row_major(prefix + "wpe.weight", {C, E}, "its own");
+  out.tok_emb = r.row_major(prefix + "wte.weight", {V, E}, "shape_own");
+  out.pos_emb = r.row_major(prefix + "wpe.weight", {C, E}, "shape_own");
   auto transposed = [&](const std::string& key, const Shape& stored) {  // Conv1D's (in, out) as (out, in)
-    return ParamView{r.row_major(key, stored, from_e).data, {stored[1], stored[0]}, true};
+    return ParamView{r.row_major(key, stored, why_e, from_e).data, {stored[1], stored[0]}, true};
   };
   for (int64_t b = 0; b < cfg.n_layers; ++b) {
     const std::string k = prefix + "h." + std::to_string(b) + ".";
@@ -320,31 +334,31 @@ void map_hf(GptWeightsReader& r, const std::string& prefix, GptParams& out) {
     // q_w, k_w, v_w = torch.chunk(c_attn.weight, 3, axis=-1); W_query.weight = q_w.T. PyTorch's
     // q_w.T is a view into the (in, 3 * out) matrix, column-major (out, in) with column stride
     // 3 * emb_dim; so is each ParamView, no copy.
-    const float* c_attn = r.row_major(k + "attn.c_attn.weight", {E, 3 * E}, from_e).data;
+    const float* c_attn = r.row_major(k + "attn.c_attn.weight", {E, 3 * E}, why_e, from_e).data;
     ParamView* qkv[3] = {&blk.W_query_w, &blk.W_key_w, &blk.W_value_w};
     for (int64_t part = 0; part < 3; ++part) *qkv[part] = ParamView{c_attn + part * E, {E, E}, true, 3 * E};
-    const float* c_attn_b = r.row_major(k + "attn.c_attn.bias", {3 * E}, from_e).data;
+    const float* c_attn_b = r.row_major(k + "attn.c_attn.bias", {3 * E}, why_e, from_e).data;
     blk.W_query_b = ParamView{c_attn_b, {E}, false};
     blk.W_key_b = ParamView{c_attn_b + E, {E}, false};
     blk.W_value_b = ParamView{c_attn_b + 2 * E, {E}, false};
     blk.out_proj_w = transposed(k + "attn.c_proj.weight", {E, E});
-    blk.out_proj_b = r.row_major(k + "attn.c_proj.bias", {E}, from_e);
+    blk.out_proj_b = r.row_major(k + "attn.c_proj.bias", {E}, why_e, from_e);
     blk.ff0_w = transposed(k + "mlp.c_fc.weight", {E, 4 * E});
-    blk.ff0_b = r.row_major(k + "mlp.c_fc.bias", {4 * E}, from_e);
+    blk.ff0_b = r.row_major(k + "mlp.c_fc.bias", {4 * E}, why_e, from_e);
     blk.ff2_w = transposed(k + "mlp.c_proj.weight", {4 * E, E});
-    blk.ff2_b = r.row_major(k + "mlp.c_proj.bias", {E}, from_e);
-    blk.norm1_scale = r.row_major(k + "ln_1.weight", {E}, from_e);
-    blk.norm1_shift = r.row_major(k + "ln_1.bias", {E}, from_e);
-    blk.norm2_scale = r.row_major(k + "ln_2.weight", {E}, from_e);
-    blk.norm2_shift = r.row_major(k + "ln_2.bias", {E}, from_e);
+    blk.ff2_b = r.row_major(k + "mlp.c_proj.bias", {E}, why_e, from_e);
+    blk.norm1_scale = r.row_major(k + "ln_1.weight", {E}, why_e, from_e);
+    blk.norm1_shift = r.row_major(k + "ln_1.bias", {E}, why_e, from_e);
+    blk.norm2_scale = r.row_major(k + "ln_2.weight", {E}, why_e, from_e);
+    blk.norm2_shift = r.row_major(k + "ln_2.bias", {E}, why_e, from_e);
     // clang-format off
     r.check_mask(k + "attn.bias", {1, 1, C, C}, C, false, "torch.tril(torch.ones(" + std::to_string(C) + ", " +
-                 std::to_string(C) + ")) that GPT-2's attention registers");
+                 std::to_string(C) + "))", true);
     // clang-format on
     out.blocks.push_back(std::move(blk));
   }
-  out.final_norm_scale = r.row_major(prefix + "ln_f.weight", {E}, from_e);
-  out.final_norm_shift = r.row_major(prefix + "ln_f.bias", {E}, from_e);
+  out.final_norm_scale = r.row_major(prefix + "ln_f.weight", {E}, why_e, from_e);
+  out.final_norm_shift = r.row_major(prefix + "ln_f.bias", {E}, why_e, from_e);
   out.out_head = out.tok_emb;  // gpt.out_head.weight = assign(..., params["wte.weight"])
   out.notes.push_back({"note.weights.tied", {}, "out_head tied to wte, as the book's load_weights_into_gpt assigns it"});
 }
@@ -355,9 +369,7 @@ int64_t choose_heads(const std::string& path, const GptConfig& cfg, std::optiona
   const std::string width = std::to_string(cfg.emb_dim);
   if (heads) {
     if (*heads < 1 || cfg.emb_dim % *heads != 0)
-      throw WeightsError("--heads " + std::to_string(*heads) + " does not divide the width " + width + " of " +
-                             path + " (d_out must be divisible by num_heads)",
-                         true);
+      throw WeightsError("heads_not_divisor", {{"path", path}, {"heads", std::to_string(*heads)}, {"width", width}}, true);
     return *heads;
   }
   const size_t slash = path.rfind('/');
@@ -369,18 +381,16 @@ int64_t choose_heads(const std::string& path, const GptConfig& cfg, std::optiona
     in.read(&s[0], static_cast<std::streamsize>(s.size()));
     s.resize(static_cast<size_t>(in.gcount()));
     if (in.gcount() == static_cast<std::streamsize>(size_t{1} << 20))
-      throw WeightsError(config + ": over 1 MiB, not the Hugging Face config beside " + path);
+      throw WeightsError("config_too_large", {{"path", path}, {"config", config}});
     const nlohmann::json j = nlohmann::json::parse(s, nullptr, false);
     if (j.is_discarded() || !j.is_object())
-      throw WeightsError(config + ": not a JSON object (the Hugging Face config beside " + path + ")");
+      throw WeightsError("config_not_object", {{"path", path}, {"config", config}});
     if (j.contains("n_embd") && !(j["n_embd"].is_number_integer() && j["n_embd"].get<int64_t>() == cfg.emb_dim))
-      throw WeightsError(config + ": n_embd " + j["n_embd"].dump() + " disagrees with the width " + width +
-                         " of " + path);
+      throw WeightsError("config_width", {{"path", path}, {"config", config}, {"n_embd", j["n_embd"].dump()}, {"width", width}});
     if (j.contains("n_head")) {
       if (!j["n_head"].is_number_integer() || j["n_head"].get<int64_t>() < 1 ||
           cfg.emb_dim % j["n_head"].get<int64_t>() != 0)
-        throw WeightsError(config + ": n_head " + j["n_head"].dump() + " does not divide the width " + width +
-                           " of " + path);
+        throw WeightsError("config_heads", {{"path", path}, {"config", config}, {"n_head", j["n_head"].dump()}, {"width", width}});
       // clang-format off
       notes.push_back({"note.weights.heads_config", {{"heads_found", j["n_head"].dump()}, {"heads_config", config}},
                        "n_heads " + j["n_head"].dump() + " from " + config});
@@ -395,9 +405,7 @@ int64_t choose_heads(const std::string& path, const GptConfig& cfg, std::optiona
     // clang-format on
     return *h;
   }
-  throw WeightsError("cannot tell the number of attention heads of " + path + " (width " + width +
-                         ", not one of GPT-2's, and no config.json with n_head beside it): give --heads",
-                     true);
+  throw WeightsError("heads_unknown", {{"path", path}, {"width", width}}, true);
 }
 
 }  // namespace
@@ -416,11 +424,9 @@ GptParams load_gpt_weights(const std::string& path, std::optional<int64_t> heads
   } else if (weights::looks_like_safetensors(bytes)) {
     tensors = weights::read_safetensors(bytes, path);
   } else if (weights::looks_like_legacy_torch_save(bytes)) {
-    throw WeightsError(path + ": the legacy torch.save format (before PyTorch 1.6, or "
-                              "_use_new_zipfile_serialization=False); save it again with torch.save's default zip format");
+    throw WeightsError("legacy_torch_save", {{"path", path}});
   } else {
-    throw WeightsError(path + ": not a weights file attn-walk reads: neither safetensors (an 8-byte header "
-                              "length, then a JSON header) nor PyTorch's zip format (torch.save)");
+    throw WeightsError("not_weights_file", {{"path", path}});
   }
 
   GptWeightsReader reader(path, std::move(tensors), *store);
@@ -431,8 +437,7 @@ GptParams load_gpt_weights(const std::string& path, std::optional<int64_t> heads
     out.format = pth ? WeightsFormat::HfPth : WeightsFormat::HfSafetensors;
     map_hf(reader, reader.has("wte.weight") ? "" : "transformer.", out);
   } else {
-    throw WeightsError(path + ": the key 'tok_emb.weight' is missing: neither chapter 4's GPTModel state dict "
-                              "(tok_emb.weight, trf_blocks.0...) nor Hugging Face's GPT-2 (wte.weight, h.0...)");
+    throw WeightsError("not_gpt_state_dict", {{"path", path}, {"key", "tok_emb.weight"}});
   }
   for (auto& n : reader.notes()) out.notes.push_back(std::move(n));
   out.cfg.n_heads = choose_heads(path, out.cfg, heads, out.notes);

@@ -22,19 +22,28 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "core/tensor.h"
+#include "weights/weights_errors.h"
 
 namespace attn {
 
 // A weights file that cannot be read as a GPT-2 model (exit code 1). The message names the
 // file, and the key, offset or pickle global at fault; complete and ready for stderr.
+// Each message has an id and placeholders (weights/weights_errors.h), which the languages say
+// in their words (src/lang/weights_errors_*.cpp); what() is the English.
 struct WeightsError : std::runtime_error {
-  WeightsError(const std::string& message, bool usage_ = false) : std::runtime_error(message), usage(usage_) {}
-  bool usage;  // a misuse of options (exit 2): the head count cannot be told and --heads is missing
+  // A message of a reader above the weights files (bench's --gpt): English only, no id.
+  explicit WeightsError(const std::string& message, bool usage_ = false) : std::runtime_error(message), usage(usage_) {}
+  WeightsError(const std::string& id_, WeightsErrorVars vars_, bool usage_ = false)
+      : std::runtime_error(weights_error_english(id_, vars_)), usage(usage_), id(id_), vars(std::move(vars_)) {}
+  bool usage;             // a misuse of options (exit 2): the head count cannot be told and --heads is missing
+  std::string id;         // "key_missing": "weights.err.<id>" in src/lang/
+  WeightsErrorVars vars;  // its placeholders
 };
 
 // A float32 parameter where it lies: shape as PyTorch's Parameter has it, row-major unless

@@ -17,26 +17,27 @@ namespace attn::weights {
 
 MappedFile::MappedFile(const std::string& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw WeightsError(path + ": cannot open the weights file: " + std::strerror(errno));
+  if (fd < 0) {
+    const int err = errno;
+    throw WeightsError("cannot_open", {{"path", path}, {"reason", std::strerror(err)}, {"reason_id", weights_errno_name(err)}});
+  }
   struct stat st {};
   if (::fstat(fd, &st) != 0) {
     const int err = errno;
     ::close(fd);
-    throw WeightsError(path + ": cannot read the weights file: " + std::strerror(err));
+    throw WeightsError("cannot_read", {{"path", path}, {"reason", std::strerror(err)}, {"reason_id", weights_errno_name(err)}});
   }
   if (S_ISDIR(st.st_mode)) {
     ::close(fd);
-    throw WeightsError(path + ": is a directory; give the weights file itself (model.safetensors, "
-                              "or the .pth that torch.save wrote)");
+    throw WeightsError("is_directory", {{"path", path}});
   }
   if (!S_ISREG(st.st_mode)) {
     ::close(fd);
-    throw WeightsError(path + ": is not a regular file; attn-walk maps a weights file, so it "
-                              "reads neither pipes nor devices");
+    throw WeightsError("not_regular_file", {{"path", path}});
   }
   if (st.st_size == 0) {
     ::close(fd);
-    throw WeightsError(path + ": is empty, not a weights file");
+    throw WeightsError("empty_file", {{"path", path}});
   }
   size_ = static_cast<size_t>(st.st_size);
 #ifdef __EMSCRIPTEN__
@@ -46,8 +47,7 @@ MappedFile::MappedFile(const std::string& path) {
   addr_ = std::malloc(size_);
   if (!addr_) {
     ::close(fd);
-    throw WeightsError(path + ": cannot read the weights file: not enough memory for its " +
-                       std::to_string(size_) + " bytes");
+    throw WeightsError("no_memory", {{"path", path}, {"bytes", std::to_string(size_)}});
   }
   read_ = true;
   for (size_t done = 0; done < size_;) {
@@ -56,7 +56,7 @@ MappedFile::MappedFile(const std::string& path) {
       const int err = got < 0 ? errno : EIO;
       ::close(fd);
       std::free(addr_);  // a constructor that throws runs no destructor
-      throw WeightsError(path + ": cannot read the weights file: " + std::strerror(err));
+      throw WeightsError("cannot_read", {{"path", path}, {"reason", std::strerror(err)}, {"reason_id", weights_errno_name(err)}});
     }
     done += static_cast<size_t>(got);
   }
@@ -68,7 +68,7 @@ MappedFile::MappedFile(const std::string& path) {
   ::close(fd);  // the mapping stays valid
   if (addr_ == MAP_FAILED) {
     addr_ = nullptr;
-    throw WeightsError(path + ": cannot map the weights file: " + std::strerror(err));
+    throw WeightsError("cannot_map", {{"path", path}, {"reason", std::strerror(err)}, {"reason_id", weights_errno_name(err)}});
   }
 }
 

@@ -41,23 +41,17 @@ std::string safetensors_shape_text(const nlohmann::json& shape) { return shape.d
 bool looks_like_safetensors(Bytes file) { return file.size >= 9 && file.data[8] == '{'; }
 
 std::vector<RawTensor> read_safetensors(Bytes file, const std::string& path) {
-  const std::string where = path + ": ";
-  if (file.size < 8)
-    throw WeightsError(where + "truncated: " + std::to_string(file.size) +
-                       " bytes, shorter than safetensors' 8-byte header length");
+  if (file.size < 8) throw WeightsError("st_truncated", {{"path", path}, {"bytes", std::to_string(file.size)}});
   const uint64_t header_len = le64(file.data);
   if (header_len > file.size - 8)
-    throw WeightsError(where + "the header length " + std::to_string(header_len) +
-                       " (the first 8 bytes) runs past the end of the file (" +
-                       std::to_string(file.size) + " bytes): truncated, or not safetensors");
+    throw WeightsError("st_header_past_end",
+                       {{"path", path}, {"length", std::to_string(header_len)}, {"bytes", std::to_string(file.size)}});
   if (header_len > kSafetensorsMaxHeader)
-    throw WeightsError(where + "the header length " + std::to_string(header_len) +
-                       " exceeds safetensors' limit of 100000000 bytes");
+    throw WeightsError("st_header_too_long", {{"path", path}, {"length", std::to_string(header_len)}});
   const char* text = reinterpret_cast<const char*>(file.data + 8);
   const nlohmann::json header = nlohmann::json::parse(text, text + header_len, nullptr, false);
   if (header.is_discarded() || !header.is_object())
-    throw WeightsError(where + "the safetensors header (bytes 8 to " + std::to_string(8 + header_len) +
-                       ") is not a JSON object");
+    throw WeightsError("st_header_not_object", {{"path", path}, {"end", std::to_string(8 + header_len)}});
   const uint8_t* data = file.data + 8 + header_len;
   const uint64_t data_size = file.size - 8 - header_len;
 
@@ -65,22 +59,27 @@ std::vector<RawTensor> read_safetensors(Bytes file, const std::string& path) {
   std::vector<std::pair<uint64_t, uint64_t>> spans;  // (begin, end) per tensor
   for (const auto& [key, info] : header.items()) {
     if (key == "__metadata__") continue;
-    const std::string at = where + "tensor '" + key + "': ";
+    const std::string& name = key;                                           // (a lambda may not capture a structured binding before C++20)
+    const auto at = [&path, &name](const char* id, WeightsErrorVars vars) {  // an error of this tensor's entry
+      vars["path"] = path;
+      vars["key"] = name;
+      return WeightsError(id, std::move(vars));
+    };
     if (!info.is_object() || !info.contains("dtype") || !info["dtype"].is_string() ||
         !info.contains("shape") || !info["shape"].is_array() || !info.contains("data_offsets") ||
         !info["data_offsets"].is_array() || info["data_offsets"].size() != 2)
-      throw WeightsError(at + "its header entry needs \"dtype\", \"shape\" and \"data_offsets\": [begin, end]");
+      throw at("st_entry_fields", {});
     RawTensor t;
     t.name = key;
     t.dtype_name = info["dtype"].get<std::string>();
     t.dtype = safetensors_dtype(t.dtype_name);
     size_t item = t.dtype == DType::Other ? other_dtype_size(t.dtype_name) : dtype_size(t.dtype);
-    if (item == 0) throw WeightsError(at + "unknown dtype '" + t.dtype_name + "'");
+    if (item == 0) throw at("st_unknown_dtype", {{"dtype", t.dtype_name}});
     uint64_t numel = 1;
     bool overflow = false;
     for (const auto& d : info["shape"]) {
       if (!d.is_number_unsigned())
-        throw WeightsError(at + "shape " + safetensors_shape_text(info["shape"]) + " is not a list of sizes");
+        throw at("st_shape_not_sizes", {{"shape", safetensors_shape_text(info["shape"])}});
       const uint64_t n = d.get<uint64_t>();
       if (n > (uint64_t{1} << 48)) overflow = true;
       else if (numel && n > (uint64_t{1} << 62) / numel) overflow = true;
@@ -88,20 +87,22 @@ std::vector<RawTensor> read_safetensors(Bytes file, const std::string& path) {
       t.shape.push_back(static_cast<int64_t>(std::min<uint64_t>(n, uint64_t{1} << 48)));
     }
     if (t.shape.size() > 8)
-      throw WeightsError(at + "shape " + safetensors_shape_text(info["shape"]) + " has more than 8 dimensions");
+      throw at("st_shape_dims", {{"shape", safetensors_shape_text(info["shape"])}});
     const auto& offs = info["data_offsets"];
     if (!offs[0].is_number_unsigned() || !offs[1].is_number_unsigned())
-      throw WeightsError(at + "data_offsets " + offs.dump() + " are not two byte offsets");
+      throw at("st_offsets_not_numbers", {{"offsets", offs.dump()}});
     const uint64_t begin = offs[0].get<uint64_t>(), end = offs[1].get<uint64_t>();
     if (end < begin)
-      throw WeightsError(at + "data_offsets " + offs.dump() + " end before they begin");
+      throw at("st_offsets_backwards", {{"offsets", offs.dump()}});
     if (end > data_size)
-      throw WeightsError(at + "data_offsets " + offs.dump() + " point outside the data (" +
-                         std::to_string(data_size) + " bytes after the header): truncated file?");
+      throw at("st_offsets_outside", {{"offsets", offs.dump()}, {"bytes", std::to_string(data_size)}});
     if (overflow || numel * item != end - begin)
-      throw WeightsError(at + "data_offsets " + offs.dump() + " hold " + std::to_string(end - begin) +
-                         " bytes, but dtype " + t.dtype_name + " and shape " + safetensors_shape_text(info["shape"]) +
-                         " need " + (overflow ? std::string("more than the file") : std::to_string(numel * item)));
+      throw at(overflow ? "st_offsets_size_overflow" : "st_offsets_size",
+               {{"offsets", offs.dump()},
+                {"bytes", std::to_string(end - begin)},
+                {"dtype", t.dtype_name},
+                {"shape", safetensors_shape_text(info["shape"])},
+                {"need", overflow ? std::string() : std::to_string(numel * item)}});
     t.stride.assign(t.shape.size(), 1);
     for (size_t d = t.shape.size(); d-- > 1;) t.stride[d - 1] = t.stride[d] * t.shape[d];
     t.data = data + begin;
@@ -116,10 +117,13 @@ std::vector<RawTensor> read_safetensors(Bytes file, const std::string& path) {
   for (size_t i : order) {
     if (spans[i].first == spans[i].second) continue;
     if (last != SIZE_MAX && spans[i].first < spans[last].second)
-      throw WeightsError(where + "tensor '" + tensors[i].name + "' (bytes " + std::to_string(spans[i].first) +
-                         " to " + std::to_string(spans[i].second) + ") overlaps tensor '" + tensors[last].name +
-                         "' (bytes " + std::to_string(spans[last].first) + " to " +
-                         std::to_string(spans[last].second) + ")");
+      throw WeightsError("st_overlap", {{"path", path},
+                                        {"key", tensors[i].name},
+                                        {"begin", std::to_string(spans[i].first)},
+                                        {"end", std::to_string(spans[i].second)},
+                                        {"other", tensors[last].name},
+                                        {"other_begin", std::to_string(spans[last].first)},
+                                        {"other_end", std::to_string(spans[last].second)}});
     last = i;
   }
   return tensors;

@@ -16,17 +16,17 @@ bool looks_like_legacy_torch_save(Bytes file) {
 std::vector<RawTensor> read_torch_zip(Bytes file, const std::string& path) {
   const std::vector<ZipEntry> entries = read_zip(file, path);
   // torch.save puts every record in one folder named after the file ("book/data.pkl").
-  if (entries.empty()) throw WeightsError(path + ": an empty zip archive, not a torch.save file");
+  if (entries.empty()) throw WeightsError("zip_empty", {{"path", path}});
   const std::string& first = entries.front().name;
   const size_t slash = first.find('/');
   if (slash == std::string::npos)
-    throw WeightsError(path + ": (zip) entry '" + first + "' is not in an archive folder: not a torch.save file");
+    throw WeightsError("zip_no_folder", {{"path", path}, {"entry", first}});
   const std::string prefix = first.substr(0, slash + 1);
   std::unordered_map<std::string, const ZipEntry*> by_name;
   for (const auto& e : entries) by_name.emplace(e.name, &e);
   const auto pkl = by_name.find(prefix + "data.pkl");
   if (pkl == by_name.end())
-    throw WeightsError(path + ": (zip) no entry '" + prefix + "data.pkl': not a torch.save file");
+    throw WeightsError("zip_no_pickle", {{"path", path}, {"entry", prefix + "data.pkl"}});
   check_zip_crc(*pkl->second, path);
   const std::vector<PickledTensor> pickled = unpickle_state_dict(pkl->second->data, path + ": " + pkl->first);
 
@@ -36,14 +36,17 @@ std::vector<RawTensor> read_torch_zip(Bytes file, const std::string& path) {
     const std::string record = prefix + "data/" + p.storage_key;
     const auto it = by_name.find(record);
     if (it == by_name.end())
-      throw WeightsError(path + ": '" + p.name + "': its storage record '" + record + "' is missing");
+      throw WeightsError("storage_missing", {{"path", path}, {"key", p.name}, {"record", record}});
     const ZipEntry& e = *it->second;
     size_t item = dtype_size(p.dtype);
     if (item == 0) item = 1;  // sized dtypes only are read; the mapping refuses the others by name
     if (static_cast<uint64_t>(p.storage_numel) * item != e.data.size && p.dtype != DType::Other)
-      throw WeightsError(path + ": '" + p.name + "': its storage '" + record + "' holds " +
-                         std::to_string(e.data.size) + " bytes, but the pickle says " +
-                         std::to_string(p.storage_numel) + " elements of " + p.storage_class);
+      throw WeightsError("storage_size", {{"path", path},
+                                          {"key", p.name},
+                                          {"record", record},
+                                          {"bytes", std::to_string(e.data.size)},
+                                          {"numel", std::to_string(p.storage_numel)},
+                                          {"storage", p.storage_class}});
     if (checked.insert(record).second) check_zip_crc(e, path);
     RawTensor t;
     t.name = p.name;

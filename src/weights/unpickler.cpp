@@ -1,6 +1,9 @@
 #include "weights/unpickler.h"
 
+#include <map>
+#include <string>
 #include <unordered_map>
+#include <utility>
 
 #include "weights/gpt_weights.h"
 
@@ -92,6 +95,34 @@ enum class PK : uint8_t {
   Param
 };
 
+// The kind's id, for the languages' words ("weights.kind.<id>").
+const char* pickle_kind_id(PK k) {
+  switch (k) {
+    case PK::None: return "none";
+    case PK::Bool: return "bool";
+    case PK::Int: return "int";
+    case PK::Str: return "str";
+    case PK::Tuple: return "tuple";
+    case PK::List: return "list";
+    case PK::Dict: return "dict";
+    case PK::Set: return "set";
+    case PK::Global: return "global";
+    case PK::Storage: return "storage";
+    case PK::Tensor: return "tensor";
+    case PK::Param: return "parameter";
+  }
+  return "";
+}
+
+// What a refused tuple or int is, by its id: its English words ("weights.what.<id>" in the
+// languages).
+const char* pickle_what_text(const std::string& what) {
+  static const std::map<std::string, const char*> words = {
+      {"storage_offset", "the storage offset"}, {"size", "the size"}, {"stride", "the stride"}, {"a_size", "a size"}, {"a_stride", "a stride"}, {"reduce_arguments", "REDUCE's arguments"}, {"size_argument", "torch.Size's argument"}, {"newobj_arguments", "NEWOBJ's arguments"}, {"persistent_id", "the persistent id"}, {"storage_numel", "the storage's numel"}};
+  const auto it = words.find(what);
+  return it == words.end() ? "?" : it->second;
+}
+
 const char* pk_name(PK k) {
   switch (k) {
     case PK::None: return "None";
@@ -144,13 +175,24 @@ class RestrictedUnpickler {
   std::vector<size_t> marks_;
   std::unordered_map<uint32_t, uint32_t> memo_;
 
-  [[noreturn]] void fail(const std::string& what) const {
-    throw WeightsError(where_ + ": at offset " + std::to_string(op_at_) + ": " + what);
+  // Refuse the pickle at the current opcode: message `id` of weights_errors.cpp (the file and the
+  // offset added to `vars`).
+  [[noreturn]] void fail(const char* id, WeightsErrorVars vars = {}) const {
+    vars["path"] = where_;
+    vars["offset"] = std::to_string(op_at_);
+    throw WeightsError(id, std::move(vars));
+  }
+  // The placeholders that say what kind of object a node is: {kind} ("a list") and {kind_id}
+  // ("list"), which the languages say in their words ("weights.kind.list").
+  static WeightsErrorVars kind_of(PK k, WeightsErrorVars vars = {}) {
+    vars["kind"] = pk_name(k);
+    vars["kind_id"] = pickle_kind_id(k);
+    return vars;
   }
   const uint8_t* take(size_t n) {
     if (p_.size - pos_ < n) {
       op_at_ = pos_;
-      fail("the pickle is truncated (it ends before its STOP)");
+      fail("pk_truncated");
     }
     const uint8_t* at = p_.data + pos_;
     pos_ += n;
@@ -159,7 +201,7 @@ class RestrictedUnpickler {
   std::string line() {  // GLOBAL's module and name, each up to a newline
     const size_t start = pos_;
     while (pos_ < p_.size && p_.data[pos_] != '\n') ++pos_;
-    if (pos_ == p_.size) fail("the pickle is truncated inside a GLOBAL");
+    if (pos_ == p_.size) fail("pk_truncated_global");
     ++pos_;
     return std::string(reinterpret_cast<const char*>(p_.data + start), pos_ - 1 - start);
   }
@@ -180,30 +222,32 @@ class RestrictedUnpickler {
   }
   std::string text(const PNode& n) const { return text_.substr(n.a, n.b); }
   uint32_t pop() {
-    if (stack_.empty() || (!marks_.empty() && stack_.size() == marks_.back())) fail("the pickle pops an empty stack");
+    if (stack_.empty() || (!marks_.empty() && stack_.size() == marks_.back())) fail("pk_pop_empty");
     const uint32_t id = stack_.back();
     stack_.pop_back();
     return id;
   }
   uint32_t top() {
-    if (stack_.empty() || (!marks_.empty() && stack_.size() == marks_.back())) fail("the pickle reads an empty stack");
+    if (stack_.empty() || (!marks_.empty() && stack_.size() == marks_.back())) fail("pk_read_empty");
     return stack_.back();
   }
   std::vector<uint32_t> pop_mark() {
-    if (marks_.empty()) fail("the pickle has no MARK to pop to");
+    if (marks_.empty()) fail("pk_no_mark");
     std::vector<uint32_t> items(stack_.begin() + static_cast<std::ptrdiff_t>(marks_.back()), stack_.end());
     stack_.resize(marks_.back());
     marks_.pop_back();
     return items;
   }
   const PNode& node(uint32_t id) const { return nodes_[id]; }
+  // `what`: an id of pickle_what_text()'s, what the tuple is ("size": the size).
   const std::vector<uint32_t>& tuple_items(uint32_t id, const char* what) {
-    if (node(id).kind != PK::Tuple) fail(std::string(what) + " is " + pk_name(node(id).kind) + ", not a tuple");
+    if (node(id).kind != PK::Tuple)
+      fail("pk_not_tuple", kind_of(node(id).kind, {{"what", pickle_what_text(what)}, {"what_id", what}}));
     return containers_[node(id).a];
   }
   int64_t int_of(uint32_t id, const char* what) {
     if (node(id).kind != PK::Int && node(id).kind != PK::Bool)
-      fail(std::string(what) + " is " + pk_name(node(id).kind) + ", not an int");
+      fail("pk_not_int", kind_of(node(id).kind, {{"what", pickle_what_text(what)}, {"what_id", what}}));
     return node(id).v;
   }
   std::string global_name(uint32_t id) const {
@@ -224,9 +268,7 @@ void RestrictedUnpickler::op_global() {
   PickleGlobal kind;
   StorageClass storage{DType::Other, 0};
   if (!allowed_global(full, kind, storage))
-    fail("the pickle names the global " + full +
-         ", which torch.load(..., weights_only=True) refuses; attn-walk reads only a state dict's tensors "
-         "and runs nothing from a file (save the model's state_dict(), not the model)");
+    fail("pk_global_refused", {{"global", full}});
   const uint32_t id = push_text(PK::Global, full, static_cast<int64_t>(kind));
   if (kind == PickleGlobal::Storage) {  // keep the element type beside the name
     storages_.push_back({"", full, storage, 0});
@@ -235,32 +277,30 @@ void RestrictedUnpickler::op_global() {
 }
 
 uint32_t RestrictedUnpickler::rebuild_tensor(const std::vector<uint32_t>& args, const char* fn) {
-  if (args.size() < 4) fail(std::string(fn) + " with " + std::to_string(args.size()) + " arguments");
-  if (node(args[0]).kind != PK::Storage)
-    fail(std::string(fn) + "'s first argument is " + pk_name(node(args[0]).kind) + ", not a storage");
+  if (args.size() < 4) fail("pk_arguments", {{"fn", fn}, {"n", std::to_string(args.size())}});
+  if (node(args[0]).kind != PK::Storage) fail("pk_not_storage", kind_of(node(args[0]).kind, {{"fn", fn}}));
   const PickleStorage& st = storages_[node(args[0]).a];
   PickledTensor t;
   t.storage_key = st.key;
   t.storage_class = st.cls;
   t.dtype = st.type.dtype;
   t.storage_numel = st.numel;
-  t.storage_offset = int_of(args[1], "the storage offset");
-  const auto& size = tuple_items(args[2], "the size");
-  const auto& stride = tuple_items(args[3], "the stride");
-  if (size.size() > 8) fail(std::string(fn) + ": a tensor of " + std::to_string(size.size()) + " dimensions");
-  if (size.size() != stride.size()) fail(std::string(fn) + ": size and stride of different lengths");
+  t.storage_offset = int_of(args[1], "storage_offset");
+  const auto& size = tuple_items(args[2], "size");
+  const auto& stride = tuple_items(args[3], "stride");
+  if (size.size() > 8) fail("pk_dims", {{"fn", fn}, {"n", std::to_string(size.size())}});
+  if (size.size() != stride.size()) fail("pk_size_stride", {{"fn", fn}});
   for (size_t d = 0; d < size.size(); ++d) {
-    t.shape.push_back(int_of(size[d], "a size"));
-    t.stride.push_back(int_of(stride[d], "a stride"));
+    t.shape.push_back(int_of(size[d], "a_size"));
+    t.stride.push_back(int_of(stride[d], "a_stride"));
   }
   // Every element it views lies inside the storage (storage numels are at most 2^48, so no sum
   // below overflows: each term is checked against the storage before it is added).
-  const std::string past = std::string(fn) + ": the tensor's elements run past its storage data/" + st.key +
-                           " (" + std::to_string(st.numel) + " elements)";
-  if (t.storage_offset < 0 || t.storage_offset > t.storage_numel) fail(past);
+  const WeightsErrorVars past = {{"fn", fn}, {"key", st.key}, {"numel", std::to_string(st.numel)}};
+  if (t.storage_offset < 0 || t.storage_offset > t.storage_numel) fail("pk_past_storage", past);
   bool empty = false;
   for (size_t d = 0; d < t.shape.size(); ++d) {
-    if (t.shape[d] < 0 || t.stride[d] < 0) fail(std::string(fn) + ": a negative size or stride");
+    if (t.shape[d] < 0 || t.stride[d] < 0) fail("pk_negative", {{"fn", fn}});
     if (t.shape[d] == 0) empty = true;
   }
   if (!empty) {
@@ -268,9 +308,9 @@ uint32_t RestrictedUnpickler::rebuild_tensor(const std::vector<uint32_t>& args, 
     for (size_t d = 0; d < t.shape.size(); ++d) {
       const int64_t reach = t.shape[d] - 1;
       if (reach > 0 && t.stride[d] > 0 && (reach > t.storage_numel || t.stride[d] > t.storage_numel / reach))
-        fail(past);
+        fail("pk_past_storage", past);
       last += reach * t.stride[d];
-      if (last >= t.storage_numel) fail(past);
+      if (last >= t.storage_numel) fail("pk_past_storage", past);
     }
   }
   tensors_.push_back(std::move(t));
@@ -282,41 +322,40 @@ void RestrictedUnpickler::op_reduce() {
   const uint32_t args_id = pop();
   const uint32_t func = top();
   if (node(func).kind != PK::Global)
-    fail("REDUCE calls " + std::string(pk_name(node(func).kind)) + ", not an allowed function");
+    fail("pk_reduce_not_global", kind_of(node(func).kind));
   const auto kind = static_cast<PickleGlobal>(node(func).v & 0xFF);
-  const auto& args = tuple_items(args_id, "REDUCE's arguments");
+  const auto& args = tuple_items(args_id, "reduce_arguments");
   uint32_t result = 0;
   switch (kind) {
     case PickleGlobal::OrderedDict:
-      if (!args.empty()) fail("collections.OrderedDict with arguments: a state dict's is built empty");
+      if (!args.empty()) fail("pk_ordered_dict_arguments");
       containers_.emplace_back();
       nodes_.push_back({PK::Dict, 1, static_cast<uint32_t>(containers_.size() - 1), 0});
       result = static_cast<uint32_t>(nodes_.size() - 1);
       break;
     case PickleGlobal::Size:  // torch.Size(tuple): the same (immutable) tuple, shared
-      if (args.size() != 1) fail("torch.Size with " + std::to_string(args.size()) + " arguments");
-      tuple_items(args[0], "torch.Size's argument");
+      if (args.size() != 1) fail("pk_arguments", {{"fn", "torch.Size"}, {"n", std::to_string(args.size())}});
+      tuple_items(args[0], "size_argument");
       result = args[0];
       break;
     case PickleGlobal::RebuildTensorV2:
       if (args.size() != 6 && args.size() != 7)
-        fail("torch._utils._rebuild_tensor_v2 with " + std::to_string(args.size()) + " arguments");
+        fail("pk_arguments", {{"fn", "torch._utils._rebuild_tensor_v2"}, {"n", std::to_string(args.size())}});
       result = rebuild_tensor(args, "torch._utils._rebuild_tensor_v2");
       break;
     case PickleGlobal::RebuildTensor:
-      if (args.size() != 4) fail("torch._utils._rebuild_tensor with " + std::to_string(args.size()) + " arguments");
+      if (args.size() != 4)
+        fail("pk_arguments", {{"fn", "torch._utils._rebuild_tensor"}, {"n", std::to_string(args.size())}});
       result = rebuild_tensor(args, "torch._utils._rebuild_tensor");
       break;
     case PickleGlobal::RebuildParameter:
       if (args.size() != 3 || node(args[0]).kind != PK::Tensor)
-        fail("torch._utils._rebuild_parameter without a tensor");
+        fail("pk_without_tensor", {{"fn", "torch._utils._rebuild_parameter"}});
       nodes_.push_back({PK::Param, 0, args[0], 0});
       result = static_cast<uint32_t>(nodes_.size() - 1);
       break;
     default:
-      fail("the pickle calls " + global_name(func) +
-           ", which torch.load(weights_only=True) allows but a GPT-2 state dict does not use; "
-           "attn-walk reads dense tensors only");
+      fail("pk_call_unused", {{"global", global_name(func)}});
   }
   stack_.back() = result;
 }
@@ -325,9 +364,9 @@ void RestrictedUnpickler::op_newobj() {
   const uint32_t args_id = pop();
   const uint32_t cls = pop();
   if (node(cls).kind != PK::Global || static_cast<PickleGlobal>(node(cls).v & 0xFF) != PickleGlobal::Parameter)
-    fail("NEWOBJ of " + global_name(cls) + ": only torch.nn.Parameter may be instantiated");
-  const auto& args = tuple_items(args_id, "NEWOBJ's arguments");
-  if (args.empty() || node(args[0]).kind != PK::Tensor) fail("torch.nn.Parameter without a tensor");
+    fail("pk_newobj", {{"global", global_name(cls)}});
+  const auto& args = tuple_items(args_id, "newobj_arguments");
+  if (args.empty() || node(args[0]).kind != PK::Tensor) fail("pk_without_tensor", {{"fn", "torch.nn.Parameter"}});
   push_node({PK::Param, 0, args[0], 0});
 }
 
@@ -336,33 +375,32 @@ void RestrictedUnpickler::op_build() {
   const PNode& inst = node(top());
   if (inst.kind == PK::Param) return;
   if (inst.kind == PK::Dict && inst.v == 1) return;
-  if (inst.kind == PK::Tensor) fail("BUILD of a tensor (the legacy set_ protocol): not a state dict attn-walk reads");
-  fail(std::string("Can only build Tensor, parameter or dict objects, but got ") + pk_name(inst.kind));
+  if (inst.kind == PK::Tensor) fail("pk_build_tensor");
+  fail("pk_build", kind_of(inst.kind));
 }
 
 void RestrictedUnpickler::op_persid() {
   // torch.load's persistent_load: ('storage', storage class, key, location, numel).
   const uint32_t pid = pop();
-  const auto& t = tuple_items(pid, "the persistent id");
+  const auto& t = tuple_items(pid, "persistent_id");
   if (t.size() != 5 || node(t[0]).kind != PK::Str || text(node(t[0])) != "storage")
-    fail("Only persistent_load of storage is allowed: a persistent id ('storage', class, key, location, numel)");
+    fail("pk_persistent_id");
   const PNode& cls = node(t[1]);
   if (cls.kind != PK::Global || static_cast<PickleGlobal>(cls.v & 0xFF) != PickleGlobal::Storage)
-    fail("the persistent id's storage class is " + global_name(t[1]));
+    fail("pk_persistent_class", {{"global", global_name(t[1])}});
   if (node(t[2]).kind != PK::Str || node(t[3]).kind != PK::Str)
-    fail("the persistent id's key and location are not strings");
+    fail("pk_persistent_strings");
   PickleStorage st = storages_[static_cast<size_t>(cls.v >> 8)];
   st.key = text(node(t[2]));
-  st.numel = int_of(t[4], "the storage's numel");
-  if (st.numel < 0 || st.numel > (int64_t{1} << 48)) fail("a storage of " + std::to_string(st.numel) + " elements");
+  st.numel = int_of(t[4], "storage_numel");
+  if (st.numel < 0 || st.numel > (int64_t{1} << 48)) fail("pk_storage_numel", {{"n", std::to_string(st.numel)}});
   storages_.push_back(std::move(st));
   push_node({PK::Storage, 0, static_cast<uint32_t>(storages_.size() - 1), 0});
 }
 
 std::vector<PickledTensor> RestrictedUnpickler::run() {
   if (p_.size > kMaxPickleBytes)
-    throw WeightsError(where_ + ": a pickle of " + std::to_string(p_.size) +
-                       " bytes; a state dict's is far smaller (attn-walk reads up to 4 MiB)");
+    throw WeightsError("pickle_too_large", {{"path", where_}, {"bytes", std::to_string(p_.size)}});
   while (true) {
     op_at_ = pos_;
     const uint8_t op = *take(1);
@@ -376,21 +414,21 @@ std::vector<PickledTensor> RestrictedUnpickler::run() {
       case 'a': {                                     // APPEND
         const uint32_t item = pop();
         if (node(top()).kind != PK::List)
-          fail(std::string("Can only append to lists, but got ") + pk_name(node(top()).kind));
+          fail("pk_append", kind_of(node(top()).kind));
         containers_[node(top()).a].push_back(item);
         break;
       }
       case 'e': {                                     // APPENDS
         auto items = pop_mark();
         if (node(top()).kind != PK::List)
-          fail(std::string("Can only extend lists, but got ") + pk_name(node(top()).kind));
+          fail("pk_extend", kind_of(node(top()).kind));
         auto& list = containers_[node(top()).a];
         list.insert(list.end(), items.begin(), items.end());
         break;
       }
       case 's': {                                     // SETITEM
         const uint32_t v = pop(), k = pop();
-        if (node(top()).kind != PK::Dict) fail(std::string("SETITEM on ") + pk_name(node(top()).kind));
+        if (node(top()).kind != PK::Dict) fail("pk_setitem", kind_of(node(top()).kind));
         auto& d = containers_[node(top()).a];
         d.push_back(k);
         d.push_back(v);
@@ -398,8 +436,8 @@ std::vector<PickledTensor> RestrictedUnpickler::run() {
       }
       case 'u': {                                     // SETITEMS
         auto items = pop_mark();
-        if (node(top()).kind != PK::Dict) fail(std::string("SETITEMS on ") + pk_name(node(top()).kind));
-        if (items.size() % 2) fail("SETITEMS with an odd number of items");
+        if (node(top()).kind != PK::Dict) fail("pk_setitems", kind_of(node(top()).kind));
+        if (items.size() % 2) fail("pk_setitems_odd");
         auto& d = containers_[node(top()).a];
         d.insert(d.end(), items.begin(), items.end());
         break;
@@ -422,7 +460,7 @@ std::vector<PickledTensor> RestrictedUnpickler::run() {
       case 0x8a: {                                    // LONG1: little-endian two's complement
         const uint8_t n = *take(1);
         const uint8_t* d = take(n);
-        if (n > 8) fail("an integer of " + std::to_string(n) + " bytes");
+        if (n > 8) fail("pk_long_int", {{"n", std::to_string(n)}});
         uint64_t u = 0;
         for (int i = n - 1; i >= 0; --i) u = (u << 8) | d[i];
         if (n > 0 && n < 8 && (d[n - 1] & 0x80)) u |= ~uint64_t{0} << (8 * n);
@@ -445,7 +483,7 @@ std::vector<PickledTensor> RestrictedUnpickler::run() {
       case 'h': case 'j': {                           // BINGET, LONG_BINGET
         const uint32_t i = op == 'h' ? *take(1) : le32(take(4));
         const auto it = memo_.find(i);
-        if (it == memo_.end()) fail("the pickle gets memo " + std::to_string(i) + ", never put");
+        if (it == memo_.end()) fail("pk_memo", {{"n", std::to_string(i)}});
         stack_.push_back(it->second);
         break;
       }
@@ -457,19 +495,19 @@ std::vector<PickledTensor> RestrictedUnpickler::run() {
       case '.': {                                     // STOP
         const uint32_t result = pop();
         if (node(result).kind != PK::Dict)
-          fail(std::string("the pickle holds ") + pk_name(node(result).kind) + ", not a state dict");
+          fail("pk_not_state_dict", kind_of(node(result).kind));
         // The dict's items, a key set again keeping its first place and its last value.
         std::vector<PickledTensor> out;
         std::unordered_map<std::string, size_t> seen;
         const auto& items = containers_[node(result).a];
         for (size_t i = 0; i + 1 < items.size(); i += 2) {
           if (node(items[i]).kind != PK::Str)
-            fail("the state dict has a key that is " + std::string(pk_name(node(items[i]).kind)));
+            fail("pk_key_kind", kind_of(node(items[i]).kind));
           const std::string key = text(node(items[i]));
           uint32_t v = items[i + 1];
           if (node(v).kind == PK::Param) v = node(v).a;
           if (node(v).kind != PK::Tensor)
-            fail("the state dict's '" + key + "' is " + pk_name(node(v).kind) + ", not a tensor");
+            fail("pk_value_kind", kind_of(node(v).kind, {{"key", key}}));
           PickledTensor t = tensors_[node(v).a];
           t.name = key;
           const auto [it, fresh] = seen.emplace(key, out.size());
@@ -484,7 +522,7 @@ std::vector<PickledTensor> RestrictedUnpickler::run() {
         name += hex[op >> 4];
         name += hex[op & 15];
         if (op >= 0x20 && op < 0x7f) name += std::string(" ('") + static_cast<char>(op) + "')";
-        fail("unsupported pickle opcode " + name + " (torch.load(weights_only=True) refuses it too)");
+        fail("pk_opcode", {{"opcode", name}});
       }
     }
     // clang-format on

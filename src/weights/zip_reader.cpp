@@ -25,16 +25,16 @@ std::string zip_hex(uint64_t v) {
 // The Zip64 extended information extra field (id 1): the 64-bit values of those 32-bit fields
 // that are 0xFFFFFFFF, in the order uncompressed size, compressed size, local header offset.
 void zip64_extra(const uint8_t* extra, size_t len, uint64_t& usize, uint64_t& csize, uint64_t* offset,
-                 const std::string& at) {
+                 const WeightsErrorVars& at) {
   size_t p = 0;
   while (p + 4 <= len) {
     const uint16_t id = le16(extra + p), n = le16(extra + p + 2);
-    if (p + 4 + n > len) throw WeightsError(at + "an extra field runs past its entry");
+    if (p + 4 + n > len) throw WeightsError("zip_extra_past_entry", at);
     if (id == 1) {
       size_t q = p + 4;
       auto take = [&](uint64_t& v) {
         if (v != kZipMax32) return;
-        if (q + 8 > p + 4 + n) throw WeightsError(at + "its Zip64 extra field is too short");
+        if (q + 8 > p + 4 + n) throw WeightsError("zip64_extra_short", at);
         v = le64(extra + q);
         q += 8;
       };
@@ -54,11 +54,15 @@ bool looks_like_zip(Bytes file) {
 }
 
 std::vector<ZipEntry> read_zip(Bytes file, const std::string& path) {
-  const std::string where = path + ": (zip) ";
+  const WeightsErrorVars where = {{"path", path}};
+  const auto with = [](WeightsErrorVars vars, const WeightsErrorVars& more) {
+    vars.insert(more.begin(), more.end());
+    return vars;
+  };
   const uint8_t* b = file.data;
   const size_t size = file.size;
   // The end of central directory record: 22 bytes and a comment of up to 65535, at the end.
-  if (size < 22) throw WeightsError(where + "truncated: no end of central directory record");
+  if (size < 22) throw WeightsError("zip_truncated", where);
   size_t eocd = SIZE_MAX;
   const size_t lowest = size >= 22 + 65535 ? size - 22 - 65535 : 0;
   for (size_t p = size - 22 + 1; p-- > lowest;) {
@@ -68,76 +72,72 @@ std::vector<ZipEntry> read_zip(Bytes file, const std::string& path) {
     }
   }
   if (eocd == SIZE_MAX)
-    throw WeightsError(where + "no end of central directory record: the archive is truncated or damaged");
+    throw WeightsError("zip_no_end_record", where);
   uint64_t entries = le16(b + eocd + 10), cd_size = le32(b + eocd + 12), cd_offset = le32(b + eocd + 16);
   if (eocd >= 20 && le32(b + eocd - 20) == kZip64LocatorSig) {
     const uint64_t z64 = le64(b + eocd - 20 + 8);
     if (z64 > eocd - 20 || eocd - 20 - z64 < 56 || le32(b + z64) != kZip64EndSig)
-      throw WeightsError(where + "the Zip64 end of central directory record at offset " +
-                         std::to_string(z64) + " is missing or damaged");
+      throw WeightsError("zip64_end_record", with(where, {{"offset", std::to_string(z64)}}));
     entries = le64(b + z64 + 32);
     cd_size = le64(b + z64 + 40);
     cd_offset = le64(b + z64 + 48);
   }
   if (cd_offset > size || cd_size > size - cd_offset)
-    throw WeightsError(where + "the central directory (offset " + std::to_string(cd_offset) + ", " +
-                       std::to_string(cd_size) + " bytes) lies outside the file (" + std::to_string(size) +
-                       " bytes): truncated?");
+    throw WeightsError("zip_directory_outside", with(where, {{"offset", std::to_string(cd_offset)},
+                                                             {"length", std::to_string(cd_size)},
+                                                             {"bytes", std::to_string(size)}}));
   if (entries > cd_size / 46)
-    throw WeightsError(where + "the central directory claims " + std::to_string(entries) +
-                       " entries, more than its " + std::to_string(cd_size) + " bytes hold");
+    throw WeightsError("zip_too_many_entries",
+                       with(where, {{"entries", std::to_string(entries)}, {"length", std::to_string(cd_size)}}));
 
   std::vector<ZipEntry> out;
   out.reserve(static_cast<size_t>(entries));
   size_t p = static_cast<size_t>(cd_offset);
   const size_t cd_end = static_cast<size_t>(cd_offset + cd_size);
   for (uint64_t i = 0; i < entries; ++i) {
-    const std::string at0 =
-        where + "central directory entry " + std::to_string(i) + " (offset " + std::to_string(p) + "): ";
+    const WeightsErrorVars at0 = with(where, {{"index", std::to_string(i)}, {"offset", std::to_string(p)}});
     if (p + 46 > cd_end || le32(b + p) != kZipCentralSig)
-      throw WeightsError(at0 + "not a central directory entry");
+      throw WeightsError("zip_not_directory_entry", at0);
     const uint16_t flags = le16(b + p + 8), method = le16(b + p + 10);
     const uint32_t crc = le32(b + p + 16);
     uint64_t csize = le32(b + p + 20), usize = le32(b + p + 24);
     const uint16_t name_len = le16(b + p + 28), extra_len = le16(b + p + 30), comment_len = le16(b + p + 32);
     uint64_t local = le32(b + p + 42);
     if (p + 46 + name_len + extra_len + comment_len > cd_end)
-      throw WeightsError(at0 + "its name and fields run past the central directory");
+      throw WeightsError("zip_entry_past_directory", at0);
     ZipEntry e;
     e.name.assign(reinterpret_cast<const char*>(b + p + 46), name_len);
     e.crc32 = crc;
-    const std::string at = where + "entry '" + e.name + "': ";
+    const WeightsErrorVars at = with(where, {{"entry", e.name}});
     zip64_extra(b + p + 46 + name_len, extra_len, usize, csize, &local, at);
     p += 46 + name_len + extra_len + comment_len;
 
     if (method != 0)
-      throw WeightsError(at + "is compressed (method " + std::to_string(method) +
-                         (method == 8 ? ", deflate" : "") +
-                         "); torch.save stores its records uncompressed, and attn-walk reads only stored entries");
-    if (flags & 1) throw WeightsError(at + "is encrypted");
+      throw WeightsError(method == 8 ? "zip_deflated" : "zip_compressed", with(at, {{"method", std::to_string(method)}}));
+    if (flags & 1) throw WeightsError("zip_encrypted", at);
     if (csize != usize)
-      throw WeightsError(at + "lies about its size: stored, yet " + std::to_string(csize) +
-                         " bytes compressed and " + std::to_string(usize) + " uncompressed");
+      throw WeightsError("zip_stored_sizes",
+                         with(at, {{"compressed", std::to_string(csize)}, {"uncompressed", std::to_string(usize)}}));
     if (local > size || size - local < 30 || le32(b + local) != kZipLocalSig)
-      throw WeightsError(at + "its local header (offset " + std::to_string(local) + ") is missing");
+      throw WeightsError("zip_local_missing", with(at, {{"offset", std::to_string(local)}}));
     const uint8_t* lh = b + local;
     const uint16_t lname = le16(lh + 26), lextra = le16(lh + 28);
     if (size - local - 30 < static_cast<uint64_t>(lname) + lextra)
-      throw WeightsError(at + "its local header runs past the end of the file");
+      throw WeightsError("zip_local_past_end", at);
     if (le16(lh + 8) != method || std::string(reinterpret_cast<const char*>(lh + 30), lname) != e.name)
-      throw WeightsError(at + "its local header (offset " + std::to_string(local) +
-                         ") disagrees with the central directory");
+      throw WeightsError("zip_local_disagrees", with(at, {{"offset", std::to_string(local)}}));
     if (!(le16(lh + 6) & 8)) {  // no data descriptor: the local header carries the sizes too
       uint64_t lcsize = le32(lh + 18), lusize = le32(lh + 22);
       zip64_extra(lh + 30 + lname, lextra, lusize, lcsize, nullptr, at);
       if (lcsize != csize || lusize != usize)
-        throw WeightsError(at + "lies about its size: the central directory says " + std::to_string(usize) +
-                           " bytes, its local header " + std::to_string(lusize));
+        throw WeightsError("zip_local_sizes",
+                           with(at, {{"uncompressed", std::to_string(usize)}, {"local", std::to_string(lusize)}}));
     }
     const uint64_t start = local + 30 + lname + lextra;
     if (usize > size - start)
-      throw WeightsError(at + "its " + std::to_string(usize) + " bytes at offset " + std::to_string(start) +
-                         " run past the end of the file (" + std::to_string(size) + " bytes): truncated?");
+      throw WeightsError("zip_data_past_end", with(at, {{"length", std::to_string(usize)},
+                                                        {"offset", std::to_string(start)},
+                                                        {"bytes", std::to_string(size)}}));
     e.data = {b + start, static_cast<size_t>(usize)};
     out.push_back(std::move(e));
   }
@@ -172,8 +172,7 @@ void check_zip_crc(const ZipEntry& entry, const std::string& path) {
   for (; n > 0; --n, ++p) c = table[0][(c ^ *p) & 0xFF] ^ (c >> 8);
   c ^= 0xFFFFFFFFu;
   if (c != entry.crc32)
-    throw WeightsError(path + ": (zip) entry '" + entry.name + "': its bytes do not match its CRC-32 (" +
-                       zip_hex(entry.crc32) + " recorded, " + zip_hex(c) + " found): the file is damaged");
+    throw WeightsError("zip_crc", {{"path", path}, {"entry", entry.name}, {"recorded", zip_hex(entry.crc32)}, {"found", zip_hex(c)}});
 }
 
 }  // namespace attn::weights

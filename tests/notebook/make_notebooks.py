@@ -226,6 +226,33 @@ first_res = first_head @ first_head.T
 second_head = a[0, 1, :, :]
 second_res = second_head @ second_head.T"""]
 
+# Section 3.6.1: the wrapper of CausalAttention heads, bound to `mha` and `context_vecs`.
+WRAPPER = ["""class MultiHeadAttentionWrapper(nn.Module):
+
+    def __init__(self, d_in, d_out, context_length, dropout, num_heads, qkv_bias=False):
+        super().__init__()
+        self.heads = nn.ModuleList(
+            [CausalAttention(d_in, d_out, context_length, dropout, qkv_bias)
+             for _ in range(num_heads)]
+        )
+
+    def forward(self, x):
+        return torch.cat([head(x) for head in self.heads], dim=-1)
+
+
+torch.manual_seed(123)
+
+context_length = batch.shape[1] # This is the number of tokens
+d_in, d_out = 3, 2
+mha = MultiHeadAttentionWrapper(
+    d_in, d_out, context_length, 0.0, num_heads=2
+)
+
+context_vecs = mha(batch)"""]
+
+# A later cell that binds `context_vecs` again: section 3.5.3's, run once more.
+CONTEXT_VECS_AGAIN = ["""context_vecs = ca(batch)  # section 3.5.3's cell, run again"""]
+
 # Chapter 4's GPTModel, as the book types it: tests/golden/book_gpt.py's copy of ch04's gpt.py,
 # from MultiHeadAttention to GPTModel, one cell per class; then a small GPT-2-shaped model
 # loaded from tests/data/gpt/book.pth (make_gpt_models.py) as chapter 5 loads a state dict.
@@ -371,6 +398,27 @@ def notebooks():
         {"ok": False, "first_step": "causal_attention_context_vecs", "cause": "mask_after_softmax", "stage": "dropout",
          "stages": whole,
          "stages_ok": {"dot-product": True, "trainable": True, "causal": True, "dropout": False, "multi-head": True}})
+    # `context_vecs` bound again by a later cell, so that it no longer holds the output of the
+    # module `mha` is: check() runs `mha` again on `batch` (3.6.1's wrapper, built here without
+    # its torch.manual_seed(123); 3.6.2's MultiHeadAttention, with the heads merged before they
+    # are transposed back), as it runs `ca`, and names the slip in the multi-head stage's report.
+    out["mistake_wrapper_rebound"] = notebook(
+        replaced(CHAPTER["dropout"] + WRAPPER, "torch.manual_seed(123)\n\ncontext_length = batch.shape[1] # This",
+                 "context_length = batch.shape[1] # This") + CONTEXT_VECS_AGAIN,
+        "report = attn_walk.check()\nreport",
+        {"ok": False, "first_step": "wrapper_context_vecs", "cause": "seed_not_reset", "stage": "multi-head",
+         "stages": whole,
+         "stages_ok": {"dot-product": True, "trainable": True, "causal": True, "dropout": True, "multi-head": False}})
+    out["mistake_multi_head_rebound"] = notebook(
+        replaced(CHAPTER["multi-head"], "context_vec = (attn_weights @ values).transpose(1, 2)",
+                 "context_vec = (attn_weights @ values)") + CONTEXT_VECS_AGAIN,
+        "report = attn_walk.check()\nreport",
+        {"ok": False, "first_step": "mha_context_vecs", "cause": "context_not_transposed", "stage": "multi-head",
+         "stages": whole,
+         "stages_ok": {"dot-product": True, "trainable": True, "causal": True, "dropout": True, "multi-head": False},
+         # One stage's report, displayed and printed: that stage's alone.
+         "sub_report": "causal"},
+        ('report.reports["causal"]', 'print(report.reports["causal"])'))
     # Chapter 4's GPTModel run by check_module: the book's, and one with var's default unbiased=True.
     out["module_gpt_correct"] = notebook(GPT_CLASSES + GPT_LOAD, GPT_ASK, {"ok": True, "stage": "gpt"})
     out["module_gpt_var_unbiased"] = notebook(

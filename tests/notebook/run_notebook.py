@@ -135,6 +135,25 @@ def main(path, binary, repo):
             problems.append(f"the display does not show {expect['first_step']} as the first difference")
         if f'data-cause="{cause}"' not in html:
             problems.append(f"the display does not name {cause}")
+    # One stage's report of a whole notebook (report.reports[stage]), displayed and printed: that
+    # stage's report alone, not the whole notebook's.
+    if "sub_report" in expect:
+        stage = expect["sub_report"]
+        shown = next((c for c in cells if c.source == f'report.reports["{stage}"]'), None)
+        printed = next((c for c in cells if c.source == f'print(report.reports["{stage}"])'), None)
+        if shown is None or printed is None:
+            problems.append(f"no cell shows or prints report.reports[{stage!r}]")
+        else:
+            _, h = outputs_of(shown)
+            text, _ = outputs_of(printed)
+            if len(h) != 1 or h[0].count('class="attn-walk-check"') != 1 or f'data-stage="{stage}"' not in h[0] \
+                    or "attn-walk-check-notebook" in h[0]:
+                problems.append(f"report.reports[{stage!r}] did not display that stage's report alone: {h!r:.400}")
+            others = [s for s in expect["stages"] if s != stage]
+            if f"stage {stage} " not in text or any(f"stage {s} " in text for s in others) \
+                    or "Your notebook reaches" in text or "──" in text:
+                problems.append(f"print(report.reports[{stage!r}]) did not print that stage's report alone: "
+                                f"{text!r:.600}")
     if "hooks_left" in expect:
         texts = "".join(outputs_of(c)[0] for c in cells)
         if f"ATTN_WALK_HOOKS {expect['hooks_left']}" not in texts:

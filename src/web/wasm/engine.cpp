@@ -20,6 +20,7 @@
 #include "bench/bench.h"
 #include "input/embeddings.h"
 #include "lang/lang.h"
+#include "lang/weights_errors.h"
 #include "render/bench.h"
 #include "render/render.h"
 #include "request/option_table.h"
@@ -144,6 +145,8 @@ bool engine_takes_weights(attn::StageChoice stage) {
   return false;
 }
 
+attn::Lang page_lang = attn::Lang::En;  // the language of the request being answered
+
 // The open file's model with `heads` (--heads if given): the kept one if it is that file's, else
 // read (the reader's own message if it cannot be: exit 1's kind "input", or "usage" when the head
 // count cannot be told). Another --heads on the same file is the kept parameters with that head
@@ -172,9 +175,10 @@ std::shared_ptr<const attn::GptParams> gpt_model(const std::string& path, std::o
   std::shared_ptr<const attn::GptParams> p;
   try {
     p = std::make_shared<const attn::GptParams>(attn::load_gpt_weights(path, heads));
-  } catch (const attn::WeightsError& e) {
-    if (e.usage) throw attn::UsageError(e.what());
-    throw attn::InputError(e.what());
+  } catch (const attn::WeightsError& e) {  // the reader's message in the page's language
+    const std::string message = attn::weights_error_text(page_lang, e.id, e.vars, e.what());
+    if (e.usage) throw attn::UsageError(message);
+    throw attn::InputError(message);
   }
   kept_gpt = KeptGptModel{open_files, path, heads, p};
   return p;
@@ -233,8 +237,6 @@ json run(const std::string& args_json, const std::string& input, bool with_json,
   if (with_json) out["json"] = attn::render_json(walks);
   return out;
 }
-
-attn::Lang page_lang = attn::Lang::En;  // the language of the request being answered
 
 // The CLI's message, and what the page shows: in the page's language and plain words, with the
 // option it is about (src/web/page_errors.h).
