@@ -25,8 +25,10 @@
 #include <vector>
 
 #include "input/embeddings.h"
+#include "lang/lang.h"
 #include "run_process.h"
 #include "test_util.h"
+#include "web/page_errors.h"
 
 namespace fs = std::filesystem;
 
@@ -255,6 +257,44 @@ TEST_F(CliErrors, ClosedSetsNameTheOptionTheTextAndTheChoices) {
 
 // An option that no stage of --stage uses is not misuse (--stage all takes knobs only some of
 // its stages use) but a note on stderr, naming the option and the stages it changes.
+// With --lang zh the command line's own words are Chinese too: an option's error is said as the
+// page says it (web/page_errors.h), between the prefix and the usage hint in Chinese, and so is
+// the note on an option the stage does not use; exit codes and stdout as in English.
+TEST_F(CliErrors, AChineseCommandLineSaysItsErrorsAndNotesInChinese) {
+  using attn::Lang;
+  const std::string en_prefix = attn::ui_text(Lang::En, "cli.error"), zh_prefix = attn::ui_text(Lang::Zh, "cli.error");
+  const std::string en_hint = "\n" + attn::ui_text(Lang::En, "cli.usage_hint") + "\n";
+  ASSERT_NE(en_prefix, zh_prefix);
+  for (const std::vector<std::string>& misuse : {std::vector<std::string>{"--stage", "multi-head", "--heads", "3", "--d-out", "2"},
+                                                 std::vector<std::string>{"--heads", "abc"},
+                                                 std::vector<std::string>{"--stage", "nope"}}) {
+    const RunResult en = run_cli(misuse);
+    std::vector<std::string> zh_args = misuse;
+    zh_args.insert(zh_args.end(), {"--lang", "zh"});
+    const RunResult zh = run_cli(zh_args);
+    EXPECT_EQ(en.exit_code, 2) << describe(en);
+    EXPECT_EQ(zh.exit_code, 2) << describe(zh);
+    EXPECT_EQ(zh.out, "");
+    ASSERT_TRUE(en.err.rfind(en_prefix, 0) == 0 && en.err.size() > en_hint.size() &&
+                en.err.compare(en.err.size() - en_hint.size(), en_hint.size(), en_hint) == 0)
+        << describe(en);
+    const std::string message = en.err.substr(en_prefix.size(), en.err.size() - en_prefix.size() - en_hint.size());
+    const std::string zh_message = attn::page_error(message, Lang::Zh).text;
+    EXPECT_NE(zh_message, message);
+    EXPECT_EQ(zh.err, zh_prefix + zh_message + "\n" + attn::ui_text(Lang::Zh, "cli.usage_hint") + "\n");
+  }
+  // --lang=zh, written with its equals sign, is read as well.
+  const RunResult joined = run_cli({"--heads", "abc", "--lang=zh"});
+  EXPECT_EQ(joined.err.rfind(zh_prefix, 0), 0u) << describe(joined);
+  const RunResult note = run_cli({"--stage", "causal", "--lr", "0.1", "--lang", "zh"});
+  EXPECT_EQ(note.exit_code, 0) << describe(note);
+  EXPECT_EQ(note.err, attn::ui_text(Lang::Zh, "cli.note") +
+                          attn::fill_placeholders(attn::ui_text(Lang::Zh, "cli.unused_option"),
+                                                  {{"option", "lr"}, {"stage", "causal"}, {"only", "backward"}}) +
+                          "\n");
+  EXPECT_EQ(note.err.find("does not change"), std::string::npos);
+}
+
 TEST_F(CliErrors, AnOptionTheStageDoesNotUseGivesANote) {
   const RunResult r = run_cli({"--stage", "causal", "--lr", "0.1"});
   EXPECT_EQ(r.exit_code, 0) << describe(r);

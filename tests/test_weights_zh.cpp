@@ -79,13 +79,14 @@ TEST(WeightsZh, TheCommandsSayTheReadersErrorInTheLearnersLanguage) {
     test::expect_said_in_chinese(e);
     for (const char* lang : {"zh", "en"}) {
       const std::string said = std::string(lang) == "zh" ? weights_error_text(Lang::Zh, e.id, e.vars, e.what()) : e.what();
-      const std::string usage_tail = b.exit_code == 2 ? "\nRun 'attn-walk --help' for usage.\n" : "\n";
+      const Lang l = std::string(lang) == "zh" ? Lang::Zh : Lang::En;
+      const std::string usage_tail = b.exit_code == 2 ? "\n" + ui_text(l, "cli.usage_hint") + "\n" : "\n";
       for (const auto& args : {std::vector<std::string>{"--stage", "gpt", "--weights", b.path, "--lang", lang},
                                std::vector<std::string>{"check", dump, "--stage", "gpt", "--weights", b.path, "--lang", lang}}) {
         const test::RunResult r = test::run_cli(args);
         EXPECT_EQ(r.exit_code, b.exit_code) << test::describe(r);
         EXPECT_EQ(r.out, "");
-        EXPECT_EQ(r.err, "attn-walk: error: " + said + usage_tail);
+        EXPECT_EQ(r.err, ui_text(l, "cli.error") + said + usage_tail);
       }
     }
   }

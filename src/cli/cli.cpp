@@ -210,7 +210,13 @@ int run_stepwise(const std::vector<Walk>& walks, const RenderOptions& ro) {
 int run_walk(ParsedArgs& p) {
   const auto started = std::chrono::steady_clock::now();
   Options& o = p.o;
-  for (const auto& note : p.unused) std::cerr << "attn-walk: note: " << note << "\n";
+  Lang lang = Lang::En;
+  parse_lang(o.walk.lang, &lang);
+  for (const UnusedOption& u : p.unused)
+    std::cerr << ui_text(lang, "cli.note")
+              << fill_placeholders(ui_text(lang, "cli.unused_option"),
+                                   {{"option", u.option}, {"stage", u.stage}, {"only", u.only}})
+              << "\n";
   if (o.list_stages) {
     write_output(o.output, list_stages());
     return 0;

@@ -59,7 +59,7 @@ struct ParsedArgs {
   // The command the command line chose: walk, unless a subcommand's callback chose its own.
   Command command = nullptr;
   // The walk's options given on the command line that no stage of --stage uses (a note each).
-  std::vector<std::string> unused;
+  std::vector<UnusedOption> unused;
   // attn-walk check: the walk's options given, in the options table's order, with their values
   // as given ("" for a flag).
   std::vector<std::pair<const OptionRow*, std::string>> check_walk_args;

@@ -1,5 +1,5 @@
-// English words of the renderers (headings, notes, heatmaps, the page, --step's prompt) and the
-// chapter's dropout-kernel notes.
+// English words of the renderers (headings, notes, heatmaps, the page, --step's prompt), the command
+// line's words around an error, and the chapter's dropout-kernel notes.
 #include "lang/chapter.h"
 
 namespace attn {
@@ -14,6 +14,13 @@ LangTable chapter_ui_en() {
       {"blas_kernel", "matrix products: as OpenBLAS's {kernel} sgemm kernel sums them with {threads} threads "
                       "(--blas-kernel)"},
       {"max_diff", "largest difference"},
+      // The command line's own words around an error (src/cli/main.cpp).
+      {"cli.error", "attn-walk: error: "},
+      {"cli.note", "attn-walk: note: "},
+      {"cli.unused_option", "--{option} does not change --stage {stage} (only {only})"},
+      {"cli.internal_error", "attn-walk: internal error: "},
+      {"cli.usage_hint", "Run 'attn-walk --help' for usage."},
+      {"cli.out_of_memory", "out of memory (the input or the sizes chosen are too large)"},
       // Heatmap and HTML page words (src/render/heatmap_*.cpp, html.cpp).
       {"heatmap.title", "heatmap of {}: rows are queries (i), columns are keys (j)"},
       {"heatmap.scale", "scale"},

@@ -13,6 +13,13 @@ LangTable chapter_ui_zh() {
       {"note", "注"},
       {"blas_kernel", "矩阵乘法：按 OpenBLAS 的 {kernel} sgemm 内核以 {threads} 个线程求和的顺序（--blas-kernel）"},
       {"max_diff", "最大差值"},
+      // The command line's own words around an error (src/cli/main.cpp).
+      {"cli.error", "attn-walk：错误："},
+      {"cli.note", "attn-walk：注意："},
+      {"cli.unused_option", "--{option} 不影响 --stage {stage}（只影响 {only}）"},
+      {"cli.internal_error", "attn-walk：内部错误："},
+      {"cli.usage_hint", "运行 attn-walk --help 查看用法。"},
+      {"cli.out_of_memory", "内存不足（输入或所选的尺寸太大）"},
       // Heatmap and HTML page words (src/render/heatmap_*.cpp, html.cpp).
       {"heatmap.title", "{} 的热力图：行是查询 (i)，列是键 (j)"},
       {"heatmap.scale", "色标"},

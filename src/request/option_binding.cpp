@@ -143,13 +143,13 @@ void mark_given(const CLI::App& app, Options& o) {
     }
 }
 
-std::vector<std::string> unused_by_stage(const CLI::App& app, StageChoice stage) {
+std::vector<UnusedOption> unused_by_stage(const CLI::App& app, StageChoice stage) {
   const auto given = [&app](const std::string& name) {
     const CLI::Option* opt = app.get_option_no_throw("--" + name);
     return opt && opt->count() > 0;
   };
   const bool drawn_inputs = given("random-input") || given("text") || given("text-file");
-  std::vector<std::string> notes;
+  std::vector<UnusedOption> notes;
   for (const OptionRow& row : option_table()) {
     if (row.stages == "*" || !given(row.long_name()) || (row.draws_inputs && drawn_inputs)) continue;
     std::istringstream names(row.stages);
@@ -160,8 +160,7 @@ std::vector<std::string> unused_by_stage(const CLI::App& app, StageChoice stage)
       for (const auto& s : all_stages()) used |= s.name == name && stage_selected(s, stage);
     }
     if (!used)
-      notes.push_back(fmt::format("--{} does not change --stage {} (only {})", row.long_name(), enum_name(stage),
-                                  fmt::join(changes, ", ")));
+      notes.push_back({row.long_name(), std::string(enum_name(stage)), fmt::format("{}", fmt::join(changes, ", "))});
   }
   return notes;
 }

@@ -180,10 +180,17 @@ std::vector<std::string> enum_choices() {
   return names;
 }
 
-// The options given on `app`'s command line that change no stage `stage` selects (their rows'
-// "stages"), each as a note for stderr: "--lr does not change --stage causal (only backward)".
-// Not misuse: --stage all takes knobs that only some of its stages use.
-std::vector<std::string> unused_by_stage(const CLI::App& app, StageChoice stage);
+// An option given on the command line that changes no stage --stage selects, for a note on
+// stderr in the learner's language: "--lr does not change --stage causal (only backward)".
+struct UnusedOption {
+  std::string option;  // its long name: "lr"
+  std::string stage;   // --stage's value: "causal"
+  std::string only;    // the stages it changes (its row's "stages"): "backward", or "swa, rope"
+};
+
+// The options given on `app`'s command line that change no stage `stage` selects. Not misuse:
+// --stage all takes knobs that only some of its stages use.
+std::vector<UnusedOption> unused_by_stage(const CLI::App& app, StageChoice stage);
 
 // A range check whose message reads as a person writes the range ("--dropout: must be a
 // number from 0 to 1, got 1.5"); its description (--help) is CLI11's own Range's.
