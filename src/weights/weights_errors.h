@@ -1,19 +1,17 @@
 // The weights readers' messages by id: each error says what it is ("key_missing") and its
 // placeholders ({path}, {key}, ...), so that a learner reads it in their language
 // ("weights.err.<id>" in src/lang/weights_errors_*.cpp, with the same placeholders); what() is
-// the English text, made here from the same template as src/lang's English table holds (a test
-// keeps the two equal).
+// the English text, made from the template both share (core/weights_error_templates.h).
 #pragma once
 
 #include <map>
 #include <string>
 
+#include "core/weights_error_templates.h"
+
 namespace attn {
 
 using WeightsErrorVars = std::map<std::string, std::string>;
-
-// Every message's English template, by id.
-const std::map<std::string, std::string>& weights_error_templates();
 
 // The English text of message `id` with its placeholders filled.
 std::string weights_error_english(const std::string& id, const WeightsErrorVars& vars);
