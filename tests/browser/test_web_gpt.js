@@ -317,6 +317,25 @@ async function main(browser) {
     return {invalid: f.getAttribute("aria-invalid"), note: n ? n.textContent : null, on: !!r && r.top >= 0 && r.bottom <= innerHeight}; })()`);
   check(bad.invalid === "true" && bad.on && bad.note === `--layer：模型有 ${read0.n_layers} 个块，编号 0 到 ${read0.n_layers - 1}，没有 ${read0.n_layers + 3}`,
         "--layer past the blocks on a zh page: " + JSON.stringify(bad));
+  // A truncated file on a zh page: the reader's error in Chinese, as the CLI says it with --lang zh.
+  const zhTmp = fs.mkdtempSync(path.join(os.tmpdir(), "attn-walk-gpt-zh-"));
+  try {
+    const cut = path.join(zhTmp, "cut.safetensors");
+    const whole = fs.readFileSync(path.join(gptDir, "book.safetensors"));
+    fs.writeFileSync(cut, whole.subarray(0, whole.length >> 1));
+    await drop(tab, [cut]);
+    await settled(tab, "bad");
+    const cli = spawnSync(binary, ["--stage", "gpt", "--weights", "cut.safetensors", "--heads", "2", "--lang", "zh"], {cwd: zhTmp});
+    const want = cli.stderr.toString().trim().replace(/^attn-walk：错误：/, "");
+    const shown = await evaluate(tab, `(function () { var e = document.querySelector(".weights .reader-error");
+      return e ? e.textContent : null; })()`);
+    check(cli.status === 1 && /[\u4e00-\u9fff]/.test(want) && !/cannot|truncated|header/.test(want),
+          "the CLI on the truncated file with --lang zh: exit " + cli.status + ", " + want);
+    check(shown !== null && shown.length > 0 && want.includes(shown),
+          `on a zh page the page shows ${JSON.stringify(shown)}, the CLI with --lang zh says ${JSON.stringify(want)}`);
+  } finally {
+    fs.rmSync(zhTmp, {recursive: true, force: true});
+  }
 
   // 7. Nothing left the page.
   const outside = tab.requests.filter((u) => !(u.startsWith(pageUrl.split("#")[0]) || u.startsWith("data:") ||
