@@ -261,9 +261,16 @@ void fix_two_chains(const TwoChainView& two, int64_t i0, int64_t m, int64_t j0, 
       const int rows = static_cast<int>(std::min<int64_t>(R, rect.i1 - r0));
       for (int64_t g = c0 / 8 * 8; g < c1; g += 8) {
         const int64_t l0 = std::max(c0, g) - g, l1 = std::min(c1, g + 8) - g;
-        float c[R * 8] = {};  // the outputs' values so far: C's start values, then every block added
-        for (int r = 0; r < rows; ++r)
-          for (int64_t l = l0; l < l1; ++l) c[r * 8 + l] = order.add_to_c ? c_init[g + l] : 0.0f;
+        // The outputs' values so far: C's start values, then every block added. A whole group
+        // (the usual case) is copied in loops of 8, which the compiler makes vector moves.
+        const bool whole = l0 == 0 && l1 == 8;
+        float c[R * 8] = {};
+        if (order.add_to_c && whole)
+          for (int r = 0; r < rows; ++r)
+            for (int l = 0; l < 8; ++l) c[r * 8 + l] = c_init[g + l];
+        else if (order.add_to_c)
+          for (int r = 0; r < rows; ++r)
+            for (int64_t l = l0; l < l1; ++l) c[r * 8 + l] = c_init[g + l];
         detail::TwoChainSteps t;
         t.rows = rows;
         t.cols = static_cast<int>(std::min<int64_t>(8, P.N - g));
@@ -285,8 +292,12 @@ void fix_two_chains(const TwoChainView& two, int64_t i0, int64_t m, int64_t j0, 
           t.store_sum = b == 0 && !order.add_to_c;
           two_chain_steps(t, panels);
         }
-        for (int r = 0; r < rows; ++r)
-          for (int64_t l = l0; l < l1; ++l) C[(r0 + r) * ldc + g + l] = c[r * 8 + l] * scale;
+        if (whole)
+          for (int r = 0; r < rows; ++r)
+            for (int l = 0; l < 8; ++l) C[(r0 + r) * ldc + g + l] = c[r * 8 + l] * scale;
+        else
+          for (int r = 0; r < rows; ++r)
+            for (int64_t l = l0; l < l1; ++l) C[(r0 + r) * ldc + g + l] = c[r * 8 + l] * scale;
         ++tiles;
       }
     }
