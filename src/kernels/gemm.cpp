@@ -338,7 +338,8 @@ bool make_two_chain_plan(const TwoChainView& two, int64_t i0, int64_t m, int64_t
   if (!any) return false;
   // The cost of a tile of h rows, in whole tiles' time per panel: a whole tile 1, one of its two
   // vectors 0.55 (the vectors left are paired across panels, a little bookkeeping more), none 0;
-  // a tile of fewer rows computes all MR rows (its edge code a little slower) unless all is left.
+  // a tile of fewer rows computes every vector unless all is left: as a whole tile (its edge code
+  // a little slower) from 5 rows, in a tile of 4 or 2 rows up to 4.
   const int64_t panels = (cols + nr - 1) / nr;
   const int64_t whole_panels = cols / nr;
   const uint64_t pairs = 0x5555555555555555u;  // bit 2p: panel p's first vector
@@ -358,7 +359,9 @@ bool make_two_chain_plan(const TwoChainView& two, int64_t i0, int64_t m, int64_t
     }
     const uint64_t both = vm & (vm >> 1) & pairs, one = (vm ^ (vm >> 1)) & pairs;
     const double all_left = __builtin_popcountll(both & (panels >= 32 ? ~uint64_t{0} : (uint64_t{1} << (2 * panels)) - 1));
-    if (h != mr) return 1.05 * (static_cast<double>(panels) - all_left);
+    // Up to 4 rows run in a tile of 4 or 2 rows (TileKernel::micro): 8 or 4 accumulators, about
+    // 4 cycles a step either way, against a whole AVX2 tile's 6 (AVX-512's 8).
+    if (h != mr) return (h <= 4 ? (w == 16 ? 0.55 : 0.7) : 1.05) * (static_cast<double>(panels) - all_left);
     const double whole_left = __builtin_popcountll(both & whole_bits), half = __builtin_popcountll(one & whole_bits);
     return static_cast<double>(whole_panels) - whole_left - 0.45 * half +
            1.05 * (static_cast<double>(panels - whole_panels) - (all_left - whole_left));
