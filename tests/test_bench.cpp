@@ -75,6 +75,24 @@ TEST(FastForward, EqualsTheStepByStepForward) {
   }
 }
 
+// From T = 4096 on, AVX-512 takes query rows 64 at a time (kernels/attention.cpp), not 32:
+// the same bits. T = 4100: the last block is cut (4100 = 64 * 64 + 4).
+TEST(FastForward, LongSequencesRowBlocksEqualTheStepByStepForward) {
+  TorchGenerator gen(123);
+  const int64_t T = 4100, D = 64;
+  const Tensor x = randn(gen, {1, T, D});
+  const MultiHeadAttention mha(gen, D, D, T, 0.0, 1, false, DropoutKernel::Default);
+  const Tensor want = mha.forward_traced(gen, x).context_vecs;
+  for (auto isa : {kernels::Isa::Avx2, kernels::Isa::Avx512}) {
+    kernels::set_active_isa(isa);
+    kernels::set_num_threads(2);
+    expect_same_bits(multi_head_attention_output(mha, gen, x), want,
+                     std::string("T=4100 ") + kernels::isa_name(kernels::active_isa()));
+  }
+  kernels::set_active_isa(kernels::best_isa());
+  kernels::set_num_threads(0);
+}
+
 TEST(FastForward, HugeTokensGetTheStepByStepNumbers) {
   // Three tokens so large that the scores between them overflow to +-inf, far left of the
   // later rows' diagonals: there the scores leave the product already divided, with each

@@ -20,10 +20,20 @@ namespace {
 // executable's huge pages, in a stand-alone harness, against 64 rows: 32 took 10 % less time
 // at T = 1024 and the same at T = 4096 (24 rows, on AVX-512, 2-12 % more there); with AVX2,
 // 24 rows beat both 32 (which cuts a 6-row tile) and 64. In the bench: 0-3 %.
-constexpr int64_t kRowBlock = 32;
-int64_t rows_per_block() {
+// From T = kLongRows on, AVX-512 takes eight tiles, 64 rows: each block then reads every key
+// and value (1 MiB each per head at T = 4096, more than a core's L2 beside the weights) once
+// for twice the rows. The bench at T = 4096 (AMD EPYC Zen 5, AVX-512, Cooperlake's order,
+// 9 runs of each, interleaved): medians 105-116 ms, mean 111.3, against 107-124 ms, mean 115.2,
+// with 32 rows; the CPU samples of the attention and the products did not move (2321-2388 against
+// 2320-2361), so the gain is in waiting, and small against this host's noise. T = 2048: no
+// difference.
+constexpr int64_t kRowBlock = 64;
+constexpr int64_t kLongRows = 4096;
+int64_t rows_per_block(int64_t T) {
   const int64_t tile_rows = gemm_tile_rows();
-  return tile_rows == 1 ? kRowBlock : std::min(kRowBlock, 4 * tile_rows);  // 1: the scalar definition
+  if (tile_rows == 1) return 32;  // the scalar definition
+  const int64_t tiles = T >= kLongRows && tile_rows == 8 ? 8 : 4;
+  return std::min(kRowBlock, tiles * tile_rows);
 }
 constexpr int64_t kLineFloats = 16;  // floats per 64-byte cache line
 
@@ -46,10 +56,10 @@ ChainOrder order_of(SgemmKernel kernel, int64_t M, int64_t N, int64_t K) {
 struct WeightsBuffer {
   std::vector<float, CacheLineAllocator<float>> data;  // on cache-line boundaries (see gemm.h)
   std::vector<int64_t> written;                        // per row: columns [0, written) may be nonzero
-  float* rows(int64_t T) {
-    if (data.size() != static_cast<size_t>(kRowBlock * T)) {
-      data.assign(static_cast<size_t>(kRowBlock * T), 0.0f);
-      written.assign(kRowBlock, 0);
+  float* rows(int64_t block_rows, int64_t T) {
+    if (data.size() != static_cast<size_t>(block_rows * T)) {
+      data.assign(static_cast<size_t>(block_rows * T), 0.0f);
+      written.assign(static_cast<size_t>(block_rows), 0);
     }
     return data.data();
   }
@@ -115,7 +125,7 @@ void row_block(const AttentionCall& c, int64_t bh, int64_t block, const PackedB&
   float* ctx = c.context + (b * T) * D + h * hd;
   const int64_t i0 = block * rows, i1 = std::min(T, i0 + rows), m = i1 - i0;
   thread_local WeightsBuffer buffer;
-  float* w = buffer.rows(T);  // (kRowBlock, T), of which the first m rows are used
+  float* w = buffer.rows(rows, T);  // (rows, T), of which the first m rows are used
   int64_t row_end[kRowBlock];
 
   // 1. scores of rows [i0, i1) against the keys they can see, [0, i1): q @ k.T. Every row
@@ -211,7 +221,7 @@ void causal_attention(const float* queries, const float* keys, const float* valu
   // A power-of-two divisor (head_dim 64: 8) is a multiplication by 2^scale_exp, exactly, which
   // the scores' product can apply. Others stay divisions, in the softmax's own pass.
   c.scaling = division_is_scaling(c.divisor, c.scale_exp);
-  c.rows = rows_per_block();
+  c.rows = rows_per_block(T);
   c.blocks = (T + c.rows - 1) / c.rows;
   const int64_t heads = batch * H;
   std::vector<HeadState> state(static_cast<size_t>(heads));

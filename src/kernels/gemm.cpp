@@ -261,9 +261,16 @@ void fix_two_chains(const TwoChainView& two, int64_t i0, int64_t m, int64_t j0, 
       const int rows = static_cast<int>(std::min<int64_t>(R, rect.i1 - r0));
       for (int64_t g = c0 / 8 * 8; g < c1; g += 8) {
         const int64_t l0 = std::max(c0, g) - g, l1 = std::min(c1, g + 8) - g;
-        float c[R * 8] = {};  // the outputs' values so far: C's start values, then every block added
-        for (int r = 0; r < rows; ++r)
-          for (int64_t l = l0; l < l1; ++l) c[r * 8 + l] = order.add_to_c ? c_init[g + l] : 0.0f;
+        // The outputs' values so far: C's start values, then every block added. A whole group
+        // (the usual case) is copied in loops of 8, which the compiler makes vector moves.
+        const bool whole = l0 == 0 && l1 == 8;
+        float c[R * 8] = {};
+        if (order.add_to_c && whole)
+          for (int r = 0; r < rows; ++r)
+            for (int l = 0; l < 8; ++l) c[r * 8 + l] = c_init[g + l];
+        else if (order.add_to_c)
+          for (int r = 0; r < rows; ++r)
+            for (int64_t l = l0; l < l1; ++l) c[r * 8 + l] = c_init[g + l];
         detail::TwoChainSteps t;
         t.rows = rows;
         t.cols = static_cast<int>(std::min<int64_t>(8, P.N - g));
@@ -285,8 +292,12 @@ void fix_two_chains(const TwoChainView& two, int64_t i0, int64_t m, int64_t j0, 
           t.store_sum = b == 0 && !order.add_to_c;
           two_chain_steps(t, panels);
         }
-        for (int r = 0; r < rows; ++r)
-          for (int64_t l = l0; l < l1; ++l) C[(r0 + r) * ldc + g + l] = c[r * 8 + l] * scale;
+        if (whole)
+          for (int r = 0; r < rows; ++r)
+            for (int l = 0; l < 8; ++l) C[(r0 + r) * ldc + g + l] = c[r * 8 + l] * scale;
+        else
+          for (int r = 0; r < rows; ++r)
+            for (int64_t l = l0; l < l1; ++l) C[(r0 + r) * ldc + g + l] = c[r * 8 + l] * scale;
         ++tiles;
       }
     }
@@ -327,7 +338,8 @@ bool make_two_chain_plan(const TwoChainView& two, int64_t i0, int64_t m, int64_t
   if (!any) return false;
   // The cost of a tile of h rows, in whole tiles' time per panel: a whole tile 1, one of its two
   // vectors 0.55 (the vectors left are paired across panels, a little bookkeeping more), none 0;
-  // a tile of fewer rows computes all MR rows (its edge code a little slower) unless all is left.
+  // a tile of fewer rows computes every vector unless all is left: as a whole tile (its edge code
+  // a little slower) from 5 rows, in a tile of 4 or 2 rows up to 4.
   const int64_t panels = (cols + nr - 1) / nr;
   const int64_t whole_panels = cols / nr;
   const uint64_t pairs = 0x5555555555555555u;  // bit 2p: panel p's first vector
@@ -347,7 +359,9 @@ bool make_two_chain_plan(const TwoChainView& two, int64_t i0, int64_t m, int64_t
     }
     const uint64_t both = vm & (vm >> 1) & pairs, one = (vm ^ (vm >> 1)) & pairs;
     const double all_left = __builtin_popcountll(both & (panels >= 32 ? ~uint64_t{0} : (uint64_t{1} << (2 * panels)) - 1));
-    if (h != mr) return 1.05 * (static_cast<double>(panels) - all_left);
+    // Up to 4 rows run in a tile of 4 or 2 rows (TileKernel::micro): 8 or 4 accumulators, about
+    // 4 cycles a step either way, against a whole AVX2 tile's 6 (AVX-512's 8).
+    if (h != mr) return (h <= 4 ? (w == 16 ? 0.55 : 0.7) : 1.05) * (static_cast<double>(panels) - all_left);
     const double whole_left = __builtin_popcountll(both & whole_bits), half = __builtin_popcountll(one & whole_bits);
     return static_cast<double>(whole_panels) - whole_left - 0.45 * half +
            1.05 * (static_cast<double>(panels - whole_panels) - (all_left - whole_left));

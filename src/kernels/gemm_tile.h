@@ -37,6 +37,16 @@ struct TileKernel {
   // (one chain cut into calls; `add` and `start` are not used).
   static void micro(int64_t kc, const float* Ap, int64_t a_row, int64_t a_k, const float* Bp, float* C,
                     int64_t ldc, int rows, int cols, bool add, const float* start, bool resume = false) {
+    // A tile of few rows (a task's or a plan's last rows) on x86: a tile of 4 or 2 rows computes
+    // them, not MR rows with rows repeated (a 2-row tile of 6 computed 3 times its outputs).
+    // Every lane's chain is the same; only how many rows run side by side changes.
+    if constexpr (W >= 8 && MR > 4) {
+      if (rows <= 4) {
+        if (rows <= 2) TileKernel<V, 2, NV>::micro(kc, Ap, a_row, a_k, Bp, C, ldc, rows, cols, add, start, resume);
+        else TileKernel<V, 4, NV>::micro(kc, Ap, a_row, a_k, Bp, C, ldc, rows, cols, add, start, resume);
+        return;
+      }
+    }
     const bool full = rows == MR && cols == NR;
     // 64 steps: the scores of an attention head of 64 dimensions (GPT-2's), in a loop that
     // knows its length and leaves no remainder after its unrolled steps.

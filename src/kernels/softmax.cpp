@@ -106,14 +106,15 @@ void finish_divided_row(float* row, int64_t valid, int64_t n, int64_t full_n) {
   std::copy(full.begin(), full.begin() + n, row);
 }
 
-// Up to 4 causal rows with AVX-512, in two passes over each instead of five: divide with the
-// maximum, then exp with the sum, the rows' exps side by side. Rows whose maximum is NaN or
-// infinite (or that keep nothing) leave with the generic steps.
+// Up to 4 causal rows with AVX-512 or AVX2, in two passes over each instead of five: divide
+// with the maximum, then exp with the sum, the rows' exps side by side. Rows whose maximum is
+// NaN or infinite (or that keep nothing) leave with the generic steps.
 //
 // With `done`: row r's first done[r] scores are divided already, their maximum pre_max[r]
 // (pre_unchecked[r]: not to be used); only the rest are divided here.
-void masked_rows_avx512(float* const* rows, const int64_t* valid, int count, int64_t n, int64_t full_n,
-                        float divisor, const int64_t* done, const float* pre_max, const bool* pre_unchecked) {
+void masked_rows_fused(float* const* rows, const int64_t* valid, int count, int64_t n, int64_t full_n,
+                       float divisor, const int64_t* done, const float* pre_max, const bool* pre_unchecked) {
+  const bool avx512 = use_avx512();
   float* fast[4];
   int64_t fast_valid[4];
   float shift[4];
@@ -123,8 +124,11 @@ void masked_rows_avx512(float* const* rows, const int64_t* valid, int count, int
     float max_input = 0.0f;
     if (valid[r] > 0) {
       const int64_t from = done ? std::min(done[r], valid[r]) : 0;
-      max_input = from < valid[r] ? detail::divide_max_avx512(rows[r] + from, valid[r] - from, divisor, nan)
-                                  : -std::numeric_limits<float>::infinity();
+      float* rest = rows[r] + from;
+      const int64_t left = valid[r] - from;
+      max_input = from == valid[r] ? -std::numeric_limits<float>::infinity()
+                  : avx512         ? detail::divide_max_avx512(rest, left, divisor, nan)
+                                   : detail::divide_max_avx2(rest, left, divisor, nan);
       // The maximum of the two parts is the row's (as divide_max's, up to the sign of a zero).
       if (from > 0) {
         if (pre_unchecked[r]) nan = true;  // the generic steps decide
@@ -141,7 +145,8 @@ void masked_rows_avx512(float* const* rows, const int64_t* valid, int count, int
   }
   if (fast_count == 0) return;
   float sums[4];
-  detail::exp_shifted_sum_rows_avx512(fast, fast_valid, shift, fast_count, sums);
+  if (avx512) detail::exp_shifted_sum_rows_avx512(fast, fast_valid, shift, fast_count, sums);
+  else detail::exp_shifted_sum_rows_avx2(fast, fast_valid, shift, fast_count, sums);
   for (int r = 0; r < fast_count; ++r) {
     multiply(fast[r], fast_valid[r], 1.0f / sums[r]);
     std::fill(fast[r] + fast_valid[r], fast[r] + n, 0.0f);
@@ -161,11 +166,11 @@ void masked_softmax_rows(float* first_row, int64_t count, int64_t ld, int64_t fi
       valid[r] = first_valid + g + r;
       done[r] = divided ? std::min(divided->cols, valid[r]) : 0;
     }
-    if (use_avx512() && vector_row(full_n)) {
+    if (use_avx2() && vector_row(full_n)) {  // AVX2 or AVX-512 (not the page's SIMD128)
       if (divided)
-        masked_rows_avx512(rows, valid, k, n, full_n, divisor, done, divided->max + g, divided->unchecked + g);
+        masked_rows_fused(rows, valid, k, n, full_n, divisor, done, divided->max + g, divided->unchecked + g);
       else
-        masked_rows_avx512(rows, valid, k, n, full_n, divisor, nullptr, nullptr, nullptr);
+        masked_rows_fused(rows, valid, k, n, full_n, divisor, nullptr, nullptr, nullptr);
       continue;
     }
     for (int r = 0; r < k; ++r) {

@@ -1,6 +1,7 @@
 // Softmax pieces with AVX2 + FMA (compiled with -mavx2 -mfma; see CMakeLists.txt).
 // Each function performs, lane by lane, exactly the float operations of its scalar
 // counterpart in torch_kernels.cpp.
+#include "kernels/softmax.h"
 #include "kernels/softmax_detail.h"
 
 #if defined(__AVX2__) && defined(__FMA__)
@@ -124,6 +125,103 @@ void divide_avx2(float* x, int64_t n, float s) {
   for (; i < n; ++i) x[i] /= s;
 }
 
+namespace {
+
+// divide_max_avx2's steps: x[i] /= divisor (with a power-of-two divisor, x[i] * (1 / divisor),
+// the same float), and the maximum of the results in four 8-lane accumulators (the maximum of
+// a set is the same in any order, up to the sign of a zero maximum, which exp(x - max) does
+// not see).
+template <bool ByReciprocal>
+float divide_max8(float* x, int64_t n, float divisor, bool& nan) {
+  const float by = ByReciprocal ? 1.0f / divisor : divisor;
+  const __m256 v = _mm256_set1_ps(by);
+  const auto divide = [&](__m256 a) { return ByReciprocal ? _mm256_mul_ps(a, v) : _mm256_div_ps(a, v); };
+  const __m256 lowest = _mm256_set1_ps(-__builtin_inff());
+  __m256 acc[4] = {lowest, lowest, lowest, lowest};
+  __m256 unordered = _mm256_setzero_ps();
+  int64_t i = 0;
+  for (; i + 32 <= n; i += 32)
+    for (int a = 0; a < 4; ++a) {
+      const __m256 y = divide(_mm256_loadu_ps(x + i + 8 * a));
+      _mm256_storeu_ps(x + i + 8 * a, y);
+      unordered = _mm256_or_ps(unordered, _mm256_cmp_ps(y, y, _CMP_UNORD_Q));
+      acc[a] = _mm256_max_ps(acc[a], y);
+    }
+  for (; i + 8 <= n; i += 8) {
+    const __m256 y = divide(_mm256_loadu_ps(x + i));
+    _mm256_storeu_ps(x + i, y);
+    unordered = _mm256_or_ps(unordered, _mm256_cmp_ps(y, y, _CMP_UNORD_Q));
+    acc[0] = _mm256_max_ps(acc[0], y);
+  }
+  float max = fold(_mm256_max_ps(_mm256_max_ps(acc[0], acc[1]), _mm256_max_ps(acc[2], acc[3])), max_op);
+  bool any_nan = _mm256_movemask_ps(unordered) != 0;
+  for (; i < n; ++i) {  // as divide_avx2's tail
+    const float y = ByReciprocal ? x[i] * by : x[i] / by;
+    x[i] = y;
+    any_nan = any_nan || y != y;
+    max = max_op(max, y);
+  }
+  nan = any_nan;
+  return max;
+}
+
+// One row's exps and sum from element i on, as exp_shifted_avx2 and then reduce_sum_avx2:
+// lane e % 8 adds element e; the lanes past the row add +0 (the sums are never -0).
+void exp_sum_from8(float* x, int64_t i, int64_t n, __m256 sh, __m256& acc) {
+  for (; i + 8 <= n; i += 8) {
+    const __m256 e = exp8(_mm256_sub_ps(_mm256_loadu_ps(x + i), sh));
+    _mm256_storeu_ps(x + i, e);
+    acc = _mm256_add_ps(acc, e);
+  }
+  if (i < n) {
+    const __m256i m = first_lanes(n - i);
+    const __m256 e = exp8(_mm256_sub_ps(_mm256_maskload_ps(x + i, m), sh));
+    _mm256_maskstore_ps(x + i, m, e);
+    acc = _mm256_add_ps(acc, _mm256_and_ps(e, _mm256_castsi256_ps(m)));
+  }
+}
+
+// R rows side by side: each row's sum is one chain of dependent adds in a fixed order, so a
+// single row waits on the adder's latency; R rows keep R chains (and R exps) in flight.
+template <int R>
+void exp_sum_rows8(float* const* x, const int64_t* n, const float* shift, float* sums) {
+  __m256 sh[R], acc[R];
+  int64_t common = n[0];
+  for (int r = 0; r < R; ++r) {
+    sh[r] = _mm256_set1_ps(shift[r]);
+    acc[r] = _mm256_setzero_ps();
+    common = n[r] < common ? n[r] : common;
+  }
+  int64_t i = 0;
+  for (; i + 8 <= common; i += 8)
+    for (int r = 0; r < R; ++r) {
+      const __m256 e = exp8(_mm256_sub_ps(_mm256_loadu_ps(x[r] + i), sh[r]));
+      _mm256_storeu_ps(x[r] + i, e);
+      acc[r] = _mm256_add_ps(acc[r], e);
+    }
+  for (int r = 0; r < R; ++r) {
+    exp_sum_from8(x[r], i, n[r], sh[r], acc[r]);
+    sums[r] = fold(acc[r], plus_op);
+  }
+}
+
+}  // namespace
+
+float divide_max_avx2(float* x, int64_t n, float divisor, bool& nan) {
+  int scale_exp = 0;
+  return division_is_scaling(divisor, scale_exp) ? divide_max8<true>(x, n, divisor, nan)
+                                                 : divide_max8<false>(x, n, divisor, nan);
+}
+
+void exp_shifted_sum_rows_avx2(float* const* x, const int64_t* n, const float* shift, int count, float* sums) {
+  switch (count) {
+    case 1: return exp_sum_rows8<1>(x, n, shift, sums);
+    case 2: return exp_sum_rows8<2>(x, n, shift, sums);
+    case 3: return exp_sum_rows8<3>(x, n, shift, sums);
+    default: return exp_sum_rows8<4>(x, n, shift, sums);
+  }
+}
+
 }  // namespace attn::kernels::detail
 
 #else
@@ -138,6 +236,8 @@ float reduce_sum_avx2(const float*, int64_t) { std::abort(); }
 float fold_sum_avx2(const float*) { std::abort(); }
 void multiply_avx2(float*, int64_t, float) { std::abort(); }
 void divide_avx2(float*, int64_t, float) { std::abort(); }
+float divide_max_avx2(float*, int64_t, float, bool&) { std::abort(); }
+void exp_shifted_sum_rows_avx2(float* const*, const int64_t*, const float*, int, float*) { std::abort(); }
 }  // namespace attn::kernels::detail
 
 #endif

@@ -29,6 +29,9 @@ void divide_avx512(float* x, int64_t n, float s);
 // reduce_sum_avx2 adds them, in sums[r]; every x[r][i] <= shift[r].
 float divide_max_avx512(float* x, int64_t n, float divisor, bool& nan);
 void exp_shifted_sum_rows_avx512(float* const* x, const int64_t* n, const float* shift, int count, float* sums);
+// The same two passes with AVX2 (softmax_avx2.cpp), 8 lanes: the same floats.
+float divide_max_avx2(float* x, int64_t n, float divisor, bool& nan);
+void exp_shifted_sum_rows_avx2(float* const* x, const int64_t* n, const float* shift, int count, float* sums);
 
 // The page's (WebAssembly SIMD128; softmax_simd128.cpp): exp_shifted_avx2, reduce_max_avx2,
 // reduce_sum_avx2, multiply_avx2 and divide_avx2, 4 lanes at a time, the same floats. They abort
