@@ -153,6 +153,23 @@ function stageChoices(tab) {
   return evaluate(tab, `Array.from(document.querySelectorAll('select[name="stage"] option')).map(function (o) { return o.value; })`);
 }
 
+// Drops the first half of the book's safetensors file on the page, as cut.safetensors in a new
+// folder, and waits for the page's refusal; then runs the CLI on the same file with --lang `lang`.
+// Returns the CLI's run, its message without its prefix, what the page shows, and the folder
+// (the caller removes it).
+async function dropTruncated(tab, lang) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "attn-walk-gpt-"));
+  const whole = fs.readFileSync(path.join(gptDir, "book.safetensors"));
+  fs.writeFileSync(path.join(dir, "cut.safetensors"), whole.subarray(0, whole.length >> 1));
+  await drop(tab, [path.join(dir, "cut.safetensors")]);
+  await settled(tab, "bad");
+  const cli = spawnSync(binary, ["--stage", "gpt", "--weights", "cut.safetensors", "--heads", "2", "--lang", lang], {cwd: dir});
+  const want = cli.stderr.toString().trim().replace(lang === "zh" ? /^attn-walk：错误：/ : /^attn-walk: (error: )?/, "");
+  const shown = await evaluate(tab, `(function () { var e = document.querySelector(".weights .reader-error");
+    return e ? e.textContent : null; })()`);
+  return {cli, want, shown, dir};
+}
+
 async function main(browser) {
   const tab = await browser.newTab();
   await tab.send("Emulation.setDeviceMetricsOverride", {width: 1280, height: 900, deviceScaleFactor: 1, mobile: false});
@@ -224,17 +241,8 @@ async function main(browser) {
   check(JSON.stringify(blocks.seen) === "[1,2]", "the blocks reported: " + JSON.stringify(blocks.seen));
 
   // 5. A truncated file: the reader's own message, the CLI's.
-  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "attn-walk-gpt-"));
+  const {cli, want, shown, dir: tmp} = await dropTruncated(tab, "en");
   try {
-    const cut = path.join(tmp, "cut.safetensors");
-    const whole = fs.readFileSync(path.join(gptDir, "book.safetensors"));
-    fs.writeFileSync(cut, whole.subarray(0, whole.length >> 1));
-    await drop(tab, [cut]);
-    await settled(tab, "bad");
-    const cli = spawnSync(binary, ["--stage", "gpt", "--weights", "cut.safetensors", "--heads", "2"], {cwd: tmp});
-    const want = cli.stderr.toString().trim().replace(/^attn-walk: (error: )?/, "");
-    const shown = await evaluate(tab, `(function () { var e = document.querySelector(".weights .reader-error");
-      return e ? e.textContent : null; })()`);
     check(cli.status === 1 && want.length > 0, "the CLI on the truncated file: exit " + cli.status + ", " + want);
     check(shown !== null && want.includes(shown), `the page shows ${JSON.stringify(shown)}, the CLI says ${JSON.stringify(want)}`);
     check(/cut\.safetensors cannot be read as a GPT-2 model/.test(await evaluate(tab, `document.querySelector(".weights").textContent`)),
@@ -318,24 +326,12 @@ async function main(browser) {
   check(bad.invalid === "true" && bad.on && bad.note === `--layer：模型有 ${read0.n_layers} 个块，编号 0 到 ${read0.n_layers - 1}，没有 ${read0.n_layers + 3}`,
         "--layer past the blocks on a zh page: " + JSON.stringify(bad));
   // A truncated file on a zh page: the reader's error in Chinese, as the CLI says it with --lang zh.
-  const zhTmp = fs.mkdtempSync(path.join(os.tmpdir(), "attn-walk-gpt-zh-"));
-  try {
-    const cut = path.join(zhTmp, "cut.safetensors");
-    const whole = fs.readFileSync(path.join(gptDir, "book.safetensors"));
-    fs.writeFileSync(cut, whole.subarray(0, whole.length >> 1));
-    await drop(tab, [cut]);
-    await settled(tab, "bad");
-    const cli = spawnSync(binary, ["--stage", "gpt", "--weights", "cut.safetensors", "--heads", "2", "--lang", "zh"], {cwd: zhTmp});
-    const want = cli.stderr.toString().trim().replace(/^attn-walk：错误：/, "");
-    const shown = await evaluate(tab, `(function () { var e = document.querySelector(".weights .reader-error");
-      return e ? e.textContent : null; })()`);
-    check(cli.status === 1 && /[\u4e00-\u9fff]/.test(want) && !/cannot|truncated|header/.test(want),
-          "the CLI on the truncated file with --lang zh: exit " + cli.status + ", " + want);
-    check(shown !== null && shown.length > 0 && want.includes(shown),
-          `on a zh page the page shows ${JSON.stringify(shown)}, the CLI with --lang zh says ${JSON.stringify(want)}`);
-  } finally {
-    fs.rmSync(zhTmp, {recursive: true, force: true});
-  }
+  const zh = await dropTruncated(tab, "zh");
+  fs.rmSync(zh.dir, {recursive: true, force: true});
+  check(zh.cli.status === 1 && /[\u4e00-\u9fff]/.test(zh.want) && !/cannot|truncated|header/.test(zh.want),
+        "the CLI on the truncated file with --lang zh: exit " + zh.cli.status + ", " + zh.want);
+  check(zh.shown !== null && zh.shown.length > 0 && zh.want.includes(zh.shown),
+        `on a zh page the page shows ${JSON.stringify(zh.shown)}, the CLI with --lang zh says ${JSON.stringify(zh.want)}`);
 
   // 7. Nothing left the page.
   const outside = tab.requests.filter((u) => !(u.startsWith(pageUrl.split("#")[0]) || u.startsWith("data:") ||
