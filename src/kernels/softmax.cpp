@@ -15,33 +15,42 @@ namespace attn::kernels {
 namespace {
 
 // In the page (kSimd128) the softmax runs the SIMD128 pieces of softmax_simd128.cpp (the same
-// floats) where natively AVX2's run.
+// floats) where natively AVX2's run; on aarch64, NEON's (softmax_neon.cpp). The fused two-pass
+// rows below are x86's alone: elsewhere the rows take the pieces' five passes.
 bool use_avx2() { return x86_vectors(active_isa()); }
 bool use_avx512() { return active_isa() == Isa::Avx512; }
-bool use_vectors() { return use_avx2() || kSimd128; }
+bool use_neon() { return active_isa() == Isa::Neon; }
+bool use_vectors() { return use_avx2() || use_neon() || kSimd128; }
 
 // The elementwise steps and the reductions, 16 lanes wide where the CPU allows, else 8 or (in
 // the page) 4 (each lane's operations are the same either way; the reductions keep 8 lanes).
 void exp_shifted(const float* x, float* out, int64_t n, float shift) {
   if (use_avx512()) detail::exp_shifted_avx512(x, out, n, shift);
   else if (use_avx2()) detail::exp_shifted_avx2(x, out, n, shift);
+  else if (use_neon()) detail::exp_shifted_neon(x, out, n, shift);
   else detail::exp_shifted_simd128(x, out, n, shift);
 }
 void multiply(float* x, int64_t n, float s) {
   if (use_avx512()) detail::multiply_avx512(x, n, s);
   else if (use_avx2()) detail::multiply_avx2(x, n, s);
+  else if (use_neon()) detail::multiply_neon(x, n, s);
   else detail::multiply_simd128(x, n, s);
 }
 void divide(float* x, int64_t n, float s) {
   if (use_avx512()) detail::divide_avx512(x, n, s);
   else if (use_avx2()) detail::divide_avx2(x, n, s);
+  else if (use_neon()) detail::divide_neon(x, n, s);
   else detail::divide_simd128(x, n, s);
 }
 float reduce_max(const float* x, int64_t valid) {
-  return use_avx2() ? detail::reduce_max_avx2(x, valid) : detail::reduce_max_simd128(x, valid);
+  return use_avx2()   ? detail::reduce_max_avx2(x, valid)
+         : use_neon() ? detail::reduce_max_neon(x, valid)
+                      : detail::reduce_max_simd128(x, valid);
 }
 float reduce_sum(const float* x, int64_t valid) {
-  return use_avx2() ? detail::reduce_sum_avx2(x, valid) : detail::reduce_sum_simd128(x, valid);
+  return use_avx2()   ? detail::reduce_sum_avx2(x, valid)
+         : use_neon() ? detail::reduce_sum_neon(x, valid)
+                      : detail::reduce_sum_simd128(x, valid);
 }
 
 // Rows shorter than 8 values are reduced left to right (reduce_all's scalar path); leave

@@ -1,5 +1,6 @@
 // Internal: the vector softmax pieces (softmax_avx2.cpp, softmax_avx512.cpp), used by
-// softmax.cpp when the CPU has AVX2 and FMA (and AVX-512F); and the page's (softmax_simd128.cpp).
+// softmax.cpp when the CPU has AVX2 and FMA (and AVX-512F); aarch64's (softmax_neon.cpp); and
+// the page's (softmax_simd128.cpp).
 #pragma once
 
 #include <cstdint>
@@ -41,6 +42,14 @@ float reduce_max_simd128(const float* x, int64_t valid);
 float reduce_sum_simd128(const float* x, int64_t valid);
 void multiply_simd128(float* x, int64_t n, float s);
 void divide_simd128(float* x, int64_t n, float s);
+
+// aarch64's (NEON; softmax_neon.cpp): the same five pieces, 4 lanes at a time, the same floats.
+// They abort on other architectures.
+void exp_shifted_neon(const float* x, float* out, int64_t n, float shift);
+float reduce_max_neon(const float* x, int64_t valid);
+float reduce_sum_neon(const float* x, int64_t valid);
+void multiply_neon(float* x, int64_t n, float s);
+void divide_neon(float* x, int64_t n, float s);
 
 }  // namespace attn::kernels::detail
 
