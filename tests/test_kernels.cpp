@@ -298,11 +298,13 @@ TEST(HaswellTwoChains, SkippedOutputsAreAllWritten) {
   // clang-format off
   const Shape shapes[] = {{520, 64, 520, false, false, true}, {300, 200, 96, false, true, false},
                           {264, 776, 40, false, true, false}, {130, 96, 260, true, false, false},
-                          {1030, 32, 70, false, false, false}};
+                          {1030, 32, 70, false, false, false},
+                          {700, 256, 40, false, true, false}};  // a 4-row band shifts the 6-row runs
   // clang-format on
   const float poison = std::numeric_limits<float>::quiet_NaN();
   std::mt19937 rng(4444);
   std::map<Isa, int64_t> skipped;
+  int64_t moved_bounds = 0;  // parts whose rows moved to a two-chain rectangle's edge
   for (int blas_threads : {1, 2}) {
     HaswellOrder order(blas_threads);
     for (const Shape& s : shapes) {
@@ -340,26 +342,34 @@ TEST(HaswellTwoChains, SkippedOutputsAreAllWritten) {
             const TwoChainOutputs two = two_chain_outputs(s.M, s.N, s.K);
             PackedB packed;
             pack_b(s.K, s.N, g.B, product_chain_order(s.M, s.N, s.K), packed);
-            std::vector<int64_t> parts;
-            gemm_tasks_packed(s.M, s.N, parts);
-            std::fill(got.begin(), got.end(), poison);
-            const float* start = s.bias ? bias.data() : zero_row(s.N);
-            for (size_t p = 0; p < parts.size(); p += 4)
-              gemm_chains_packed_part(parts[p], parts[p + 1], parts[p + 2], parts[p + 3], ConstMat{A.data(), s.K, false},
-                                      packed, got.data(), s.N, start, TwoChainView{&two, 0});
-            EXPECT_TRUE(same_floats(got, want)) << isa_name(isa) << " " << what << ", in parts";
+            // The parts in items of 24 rows, and with the two-chain outputs given, whose runs of
+            // rows they then do not cut (their bounds move to the rectangles' edges).
+            for (bool aligned : {false, true}) {
+              std::vector<int64_t> parts;
+              gemm_tasks_packed(s.M, s.N, parts, aligned ? TwoChainView{&two, 0} : TwoChainView{});
+              std::fill(got.begin(), got.end(), poison);
+              const float* start = s.bias ? bias.data() : zero_row(s.N);
+              for (size_t p = 0; p < parts.size(); p += 4) {
+                gemm_chains_packed_part(parts[p], parts[p + 1], parts[p + 2], parts[p + 3],
+                                        ConstMat{A.data(), s.K, false}, packed, got.data(), s.N, start,
+                                        TwoChainView{&two, 0});
+                if (aligned && parts[p + 1] % 24 != 0 && parts[p] + parts[p + 1] < s.M) ++moved_bounds;
+              }
+              EXPECT_TRUE(same_floats(got, want)) << isa_name(isa) << " " << what << ", in parts, aligned " << aligned;
+            }
           }
           skipped[isa] += two_chain_vectors_skipped() - before;
         }
       }
     }
   }
-  // The evidence that the x86 tiles did leave vectors out.
+  // The evidence that the x86 tiles did leave vectors out, and that some parts' bounds moved.
   for (Isa isa : isas()) {
     if (x86_vectors(isa)) {
       EXPECT_GT(skipped[isa], 0) << isa_name(isa);
     }
   }
+  EXPECT_GT(moved_bounds, 0);
 }
 
 // The zero-tail hint with two chains: a row's two first products underflow to -0 (one in each

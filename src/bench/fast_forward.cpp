@@ -100,7 +100,7 @@ void PreparedMultiHeadAttention::forward(TorchGenerator& gen, const Tensor& x, T
   float* outs[3] = {keys_.data(), queries_.data(), values_.data()};
   const float* starts[3];
   for (int p = 0; p < 3; ++p) starts[p] = linears[p]->bias ? linears[p]->bias->data.data() : kernels::zero_row(d_out);
-  const int64_t run = kernels::gemm_tasks_packed(rows, d_out, parts_);
+  const int64_t run = kernels::gemm_tasks_packed(rows, d_out, parts_, kernels::TwoChainView{&proj_two_, 0});
   const int64_t per_product = static_cast<int64_t>(parts_.size() / 4);
   const kernels::ConstMat xs{x.data.data(), d_in_, false};
   kernels::parallel_for_shares(3 * per_product, run, [&](int64_t begin, int64_t end) {

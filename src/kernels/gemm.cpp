@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstdlib>
 #include <functional>
 #include <initializer_list>
 #include <limits>
@@ -155,6 +156,26 @@ bool is_two_chain(const TwoChainView& two, int64_t i, int64_t j) {
   return found;
 }
 
+// The row bounds of a threaded product's items: every kItemRows rows, each bound moved to the
+// nearest edge of a two-chain rectangle less than half a tile away. Haswell's two-chain rows come
+// in runs of 6 (one tile of AVX2) that a 4-row band shifts every 256 rows; an item cutting a run
+// leaves a tile of 2 and one of 4 rows where one of 6 was (4% of a forward's CPU samples at
+// T = 1024, AVX2 tiles). Without two-chain outputs: every kItemRows rows, as before.
+std::vector<int64_t> item_bounds(int64_t M, const TwoChainView& two) {
+  std::vector<int64_t> bounds{0};
+  for (int64_t b = kItemRows; b < M; b += kItemRows) {
+    constexpr int64_t kReach = 3;  // rows either way: less than half of either kernel's tile
+    int64_t best = b, distance = kReach + 1;
+    for_two_chain_rects(two, b - kReach, b + kReach + 1, [&](const OutputRect& r) {
+      for (int64_t e : {r.i0, r.i1})  // only edges inside the window are the rectangle's own
+        if (e > b - kReach && e < b + kReach + 1 && std::abs(e - b) < distance) best = e, distance = std::abs(e - b);
+    });
+    if (best > bounds.back() && best < M) bounds.push_back(best);
+  }
+  bounds.push_back(M);
+  return bounds;
+}
+
 // The definition's two chains of one output (sgemm_order.cpp's block_sum, every block).
 float two_chain_element(int64_t i, int64_t j, ConstMat A, ConstMat B, float c, const ChainOrder& order) {
   for (size_t b = 0; b + 1 < order.k_bounds.size(); ++b) {
@@ -255,6 +276,12 @@ void fix_two_chains(const TwoChainView& two, int64_t i0, int64_t m, int64_t j0, 
   const int64_t nr = panel_width(isa);
   constexpr int R = detail::kTwoChainRows;
   int64_t tiles = 0;
+  // The outputs' values so far, and the kernel's call: made once, not per group (zeroing them
+  // per group took 28% of this function's own time, in `rep stos`, where a group's steps are few).
+  // A group writes every value it stores before reading it; the rest of c keeps an earlier
+  // group's values, which are never stored.
+  float c[R * 8] = {};
+  detail::TwoChainSteps t;
   for_two_chain_rects(two, i0, i0 + m, [&](const OutputRect& rect) {
     const int64_t c0 = std::max(rect.j0, j0), c1 = std::min(rect.j1, j1);
     for (int64_t r0 = rect.i0; r0 < rect.i1; r0 += R) {
@@ -264,14 +291,12 @@ void fix_two_chains(const TwoChainView& two, int64_t i0, int64_t m, int64_t j0, 
         // The outputs' values so far: C's start values, then every block added. A whole group
         // (the usual case) is copied in loops of 8, which the compiler makes vector moves.
         const bool whole = l0 == 0 && l1 == 8;
-        float c[R * 8] = {};
         if (order.add_to_c && whole)
           for (int r = 0; r < rows; ++r)
             for (int l = 0; l < 8; ++l) c[r * 8 + l] = c_init[g + l];
         else if (order.add_to_c)
           for (int r = 0; r < rows; ++r)
             for (int64_t l = l0; l < l1; ++l) c[r * 8 + l] = c_init[g + l];
-        detail::TwoChainSteps t;
         t.rows = rows;
         t.cols = static_cast<int>(std::min<int64_t>(8, P.N - g));
         t.a_k = A.transposed ? A.ld : 1;
@@ -447,8 +472,9 @@ void run_tiles(int64_t M, int64_t n, ConstMat A, const PackedB& P, float* C, int
   if (!P.order.add_to_c) c_init = nullptr;  // the first block is stored: no start values
   if (threaded && M > kFewRows) {
     // Whole rows: a thread then reuses its rows of A across all the columns.
-    parallel_for_shares((M + kItemRows - 1) / kItemRows, item_run(), [&](int64_t begin, int64_t end) {
-      const int64_t i0 = begin * kItemRows, rows = std::min(M, end * kItemRows) - i0;
+    const std::vector<int64_t> bounds = item_bounds(M, two);
+    parallel_for_shares(static_cast<int64_t>(bounds.size()) - 1, item_run(), [&](int64_t begin, int64_t end) {
+      const int64_t i0 = bounds[static_cast<size_t>(begin)], rows = bounds[static_cast<size_t>(end)] - i0;
       run_tiles(rows, n, A.offset(i0, 0), P, C + i0 * ldc, ldc, row_k_end ? row_k_end + i0 : nullptr, false, c_init,
                 j_begin, resume, TwoChainView{two.outputs, two.row0 + i0});
     });
@@ -571,13 +597,14 @@ void pack_b(int64_t K, int64_t N, ConstMat B, const ChainOrder& order, PackedB& 
   out.last_nonfinite_row = check_finite ? last_nonfinite_row(K, N, B) : K;
 }
 
-int64_t gemm_tasks_packed(int64_t M, int64_t N, std::vector<int64_t>& tasks) {
+int64_t gemm_tasks_packed(int64_t M, int64_t N, std::vector<int64_t>& tasks, TwoChainView two) {
   const bool few_rows = M <= kFewRows;
-  const int64_t task_rows = few_rows ? M : kItemRows, task_cols = few_rows ? kTaskCols / 2 : N;
+  const int64_t task_cols = few_rows ? kTaskCols / 2 : N;
+  const std::vector<int64_t> bounds = few_rows ? std::vector<int64_t>{0, M} : item_bounds(M, two);
   tasks.clear();
-  for (int64_t i0 = 0; i0 < M; i0 += task_rows)
+  for (size_t t = 0; t + 1 < bounds.size(); ++t)
     for (int64_t j0 = 0; j0 < N; j0 += task_cols)
-      for (int64_t v : {i0, std::min(task_rows, M - i0), j0, std::min(task_cols, N - j0)}) tasks.push_back(v);
+      for (int64_t v : {bounds[t], bounds[t + 1] - bounds[t], j0, std::min(task_cols, N - j0)}) tasks.push_back(v);
   return few_rows ? 1 : item_run();
 }
 

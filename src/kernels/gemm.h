@@ -149,8 +149,9 @@ void gemm_chains_packed(int64_t M, int64_t n, ConstMat A, const PackedB& B, floa
 // of parallel_for_shares: whole rows where there are many, whose runs are computed as one
 // part); gemm_chains_packed_part computes rows [i0, i0 + m) x columns [j0, j0 + n) of C (all
 // of A, C and c_init given from their origin), on the calling thread, as gemm_chains_packed
-// would.
-int64_t gemm_tasks_packed(int64_t M, int64_t N, std::vector<int64_t>& tasks);
+// would. `two`: the product's Haswell two-chain outputs, whose runs of rows the parts then do
+// not cut (the parts' rows move by up to 3).
+int64_t gemm_tasks_packed(int64_t M, int64_t N, std::vector<int64_t>& tasks, TwoChainView two = {});
 void gemm_chains_packed_part(int64_t i0, int64_t m, int64_t j0, int64_t n, ConstMat A, const PackedB& B, float* C,
                              int64_t ldc, const float* c_init = nullptr, TwoChainView two = {});
 
