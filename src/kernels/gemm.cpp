@@ -733,19 +733,27 @@ void gemm_two_chains_resume(int64_t M, int64_t N, int64_t K, ConstMat A, ConstMa
   for (int64_t k = 0; k < K; ++k)
     for (int64_t j = 0; j < N; ++j) rows_b[static_cast<size_t>(k * n8 + j)] = B.at(k, j);
   constexpr int R = detail::kTwoChainRows;
+  // The groups' chains and the kernel's call, made once: a call's steps are one block of query
+  // rows, few, so zeroing them per group (`rep stos`) and counting each group in the shared
+  // counter cost more than the steps. A group reads and writes only its own lanes of e and o.
+  float e[R * 8] = {}, o[R * 8] = {};
+  detail::TwoChainSteps t;
+  int64_t tiles = 0;
   for_two_chain_rects(two, 0, M, [&](const OutputRect& rect) {
     const int64_t c0 = std::max<int64_t>(rect.j0, 0), c1 = std::min(rect.j1, N);
     for (int64_t r0 = rect.i0; r0 < rect.i1; r0 += R) {
       const int rows = static_cast<int>(std::min<int64_t>(R, rect.i1 - r0));
       for (int64_t g = c0 / 8 * 8; g < c1; g += 8) {
         const int64_t l0 = std::max(c0, g) - g, l1 = std::min(c1, g + 8) - g;
-        float e[R * 8] = {}, o[R * 8] = {};
-        for (int r = 0; r < rows; ++r)
-          for (int64_t l = l0; l < l1; ++l) {
-            e[r * 8 + l] = even[(r0 + r) * ldc + g + l];
-            o[r * 8 + l] = odd[(r0 + r) * ldc + g + l];
-          }
-        detail::TwoChainSteps t;
+        const bool whole = l0 == 0 && l1 == 8;  // copied in loops of 8: vector moves
+        for (int r = 0; r < rows; ++r) {
+          const float* ev = even + (r0 + r) * ldc + g;
+          const float* od = odd + (r0 + r) * ldc + g;
+          if (whole)
+            for (int l = 0; l < 8; ++l) e[r * 8 + l] = ev[l], o[r * 8 + l] = od[l];
+          else
+            for (int64_t l = l0; l < l1; ++l) e[r * 8 + l] = ev[l], o[r * 8 + l] = od[l];
+        }
         t.rows = rows;
         t.cols = static_cast<int>(std::min<int64_t>(8, N - g));
         for (int r = 0; r < rows; ++r) t.a[r] = &A.data[A.transposed ? r0 + r : (r0 + r) * A.ld];
@@ -758,15 +766,19 @@ void gemm_two_chains_resume(int64_t M, int64_t N, int64_t K, ConstMat A, ConstMa
         t.even = e;
         t.odd = o;
         two_chain_steps(t, true);
-        for (int r = 0; r < rows; ++r)
-          for (int64_t l = l0; l < l1; ++l) {
-            even[(r0 + r) * ldc + g + l] = e[r * 8 + l];
-            odd[(r0 + r) * ldc + g + l] = o[r * 8 + l];
-          }
-        two_chain_tile_count.fetch_add(1, std::memory_order_relaxed);
+        for (int r = 0; r < rows; ++r) {
+          float* ev = even + (r0 + r) * ldc + g;
+          float* od = odd + (r0 + r) * ldc + g;
+          if (whole)
+            for (int l = 0; l < 8; ++l) ev[l] = e[r * 8 + l], od[l] = o[r * 8 + l];
+          else
+            for (int64_t l = l0; l < l1; ++l) ev[l] = e[r * 8 + l], od[l] = o[r * 8 + l];
+        }
+        ++tiles;
       }
     }
   });
+  if (tiles) two_chain_tile_count.fetch_add(tiles, std::memory_order_relaxed);
 }
 
 }  // namespace attn::kernels
