@@ -735,7 +735,8 @@ void gemm_two_chains_resume(int64_t M, int64_t N, int64_t K, ConstMat A, ConstMa
   constexpr int R = detail::kTwoChainRows;
   // The groups' chains and the kernel's call, made once: a call's steps are one block of query
   // rows, few, so zeroing them per group (`rep stos`) and counting each group in the shared
-  // counter cost more than the steps. A group reads and writes only its own lanes of e and o.
+  // counter cost more than the steps. A group copies only its own outputs into e and o and back
+  // out; the kernel runs every lane, and the other lanes' values (an earlier group's) are never kept.
   float e[R * 8] = {}, o[R * 8] = {};
   detail::TwoChainSteps t;
   int64_t tiles = 0;
