@@ -30,7 +30,7 @@ LAYERS = [
     ["stages"],                  # the chapter's sections as named steps recorded into a Walk
     ["modules", "text", "lang"], # the chapter's classes; the GPT-2 tokenizer; every learner-facing text
     ["ops"],                     # the tensor operations
-    ["kernels"],                 # the fast kernels (AVX2, AVX-512, WebAssembly SIMD128), same bits as the reference
+    ["kernels"],                 # the fast kernels (AVX2, AVX-512, NEON, WebAssembly SIMD128), same bits as the reference
     ["torch"],                   # the reference: PyTorch's and OpenBLAS's bits, the generator
     ["input", "weights"],        # reading embeddings: JSON, .npy, the stream, the size limits;
                                  # reading a GPT's weights: safetensors, torch.save's zip, pickles
