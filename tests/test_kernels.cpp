@@ -428,12 +428,11 @@ TEST(HaswellTwoChains, ResumedPiecesAreTheWholeBlock) {
       }
     for (Isa isa : isas()) {
       IsaAndThreads use(isa, 1);
-      std::vector<float> even(want.size(), 0.0f), odd(want.size(), 0.0f), got(want.size());
+      std::vector<float> state(two_chain_state_size(all, N), 0.0f), got(want.size());
       for (size_t p = 0; p + 1 < std::size(cuts); ++p)
         gemm_two_chains_resume(M, N, cuts[p + 1] - cuts[p], a.offset(0, cuts[p]),
-                               ConstMat{B.data(), N, false}.offset(cuts[p], 0), even.data(), odd.data(), N, cuts[p],
-                               K, TwoChainView{&all, 0});
-      for (size_t e = 0; e < got.size(); ++e) got[e] = odd[e] + even[e];
+                               ConstMat{B.data(), N, false}.offset(cuts[p], 0), state.data(), cuts[p], K, all);
+      two_chain_state_sums(all, state.data(), M, N, got.data(), N);
       EXPECT_TRUE(same_floats(got, want)) << isa_name(isa) << (a_t ? ", A transposed" : "");
     }
   }

@@ -42,16 +42,16 @@ struct Call {
 // rows of one K-block of the products over T: see slab_chains_done); and the head's packed operands.
 // So the storage grows as T, not T^2.
 // With Haswell's order, the two-chain outputs of grad_keys and grad_values keep their even and
-// odd chains apart (keys_even, keys_odd, values_even, values_odd).
+// odd chains apart (keys_two, values_two: gemm_two_chains_resume's state).
 struct HeadBuffers {
   Buffer weights, grad_scores, grad_weights, keys_chains, values_chains;
-  Buffer keys_even, keys_odd, values_even, values_odd;
+  Buffer keys_two, values_two;
   PackedB keys_t, values_t, keys;
-  void size_for(int64_t T, int64_t hd, bool two) {
-    for (Buffer* block : {&weights, &grad_scores, &grad_weights}) block->resize(static_cast<size_t>(kRows * T));
-    for (Buffer* chains : {&keys_chains, &values_chains}) chains->resize(static_cast<size_t>(T * hd));
-    if (two)
-      for (Buffer* chains : {&keys_even, &keys_odd, &values_even, &values_odd}) chains->resize(static_cast<size_t>(T * hd));
+  void size_for(const Call& c) {
+    for (Buffer* block : {&weights, &grad_scores, &grad_weights}) block->resize(static_cast<size_t>(kRows * c.T));
+    for (Buffer* chains : {&keys_chains, &values_chains}) chains->resize(static_cast<size_t>(c.T * c.hd));
+    keys_two.resize(two_chain_state_size(c.keys_two, c.hd));
+    values_two.resize(two_chain_state_size(c.t_two, c.hd));
   }
 };
 
@@ -124,22 +124,10 @@ void backward_row_block(const Call& c, HeadBuffers& hb, const float* q, const fl
                      c.hd);
   //    Haswell's two-chain outputs among them: their even and odd chains, over the block's
   //    steps [i0 - s0, i1 - s0) of the slab's K-block.
-  if (!c.t_two.empty() || !c.keys_two.empty()) {
-    gemm_two_chains_resume(i1, c.hd, m, ConstMat{gs, T, true}, ConstMat{q + i0 * D, D, false}, hb.keys_even.data(),
-                           hb.keys_odd.data(), c.hd, i0 - s0, s1 - s0, TwoChainView{&c.keys_two, 0});
-    gemm_two_chains_resume(i1, c.hd, m, ConstMat{w, T, true}, ConstMat{gc + i0 * D, D, false}, hb.values_even.data(),
-                           hb.values_odd.data(), c.hd, i0 - s0, s1 - s0, TwoChainView{&c.t_two, 0});
-  }
-}
-
-// The slab's sums of Haswell's two-chain outputs, odd + even, where slab_chains_done takes
-// the one-chain sums.
-void two_chain_sums(const TwoChainOutputs& two, const float* even, const float* odd, float* chains, int64_t s1,
-                    int64_t hd) {
-  for (const OutputRect& r : two.rects)
-    for (int64_t j = r.i0; j < std::min(r.i1, s1); ++j)
-      for (int64_t d = std::max<int64_t>(r.j0, 0); d < std::min(r.j1, hd); ++d)
-        chains[j * hd + d] = odd[j * hd + d] + even[j * hd + d];
+  gemm_two_chains_resume(i1, c.hd, m, ConstMat{gs, T, true}, ConstMat{q + i0 * D, D, false}, hb.keys_two.data(),
+                         i0 - s0, s1 - s0, c.keys_two);
+  gemm_two_chains_resume(i1, c.hd, m, ConstMat{w, T, true}, ConstMat{gc + i0 * D, D, false}, hb.values_two.data(),
+                         i0 - s0, s1 - s0, c.t_two);
 }
 
 // The end of one K-block [s0, s1) of C (T, hd) = M.T @ B (T, hd), for a causal (T, T) matrix M
@@ -160,8 +148,7 @@ void one_head(const Call& c, int64_t bh) {
   const float *q = c.q + offset, *k = c.k + offset, *v = c.v + offset, *gc = c.gc + offset;
   const std::vector<int64_t>& slabs = c.t_order.k_bounds;  // OpenBLAS's K-blocks over T
   thread_local HeadBuffers hb;
-  const bool two = !c.t_two.empty() || !c.keys_two.empty();
-  hb.size_for(T, hd, two);
+  hb.size_for(c);
   pack_b(hd, T, ConstMat{k, D, true}, c.dot_order, hb.keys_t);
   pack_b(hd, T, ConstMat{v, D, true}, c.dot_order, hb.values_t);
   pack_b(T, hd, ConstMat{k, D, false}, c.t_order, hb.keys, /*check_finite=*/true);
@@ -170,15 +157,12 @@ void one_head(const Call& c, int64_t bh) {
     // Each slab's chains start from 0.
     std::fill(hb.keys_chains.begin(), hb.keys_chains.begin() + s1 * hd, 0.0f);
     std::fill(hb.values_chains.begin(), hb.values_chains.begin() + s1 * hd, 0.0f);
-    if (two)
-      for (Buffer* chains : {&hb.keys_even, &hb.keys_odd, &hb.values_even, &hb.values_odd})
-        std::fill(chains->begin(), chains->begin() + s1 * hd, 0.0f);
+    for (Buffer* two : {&hb.keys_two, &hb.values_two}) std::fill(two->begin(), two->end(), 0.0f);
     for (int64_t i0 = s0; i0 < s1; i0 += kRows)
       backward_row_block(c, hb, q, v, gc, c.gq + offset, i0, std::min(s1, i0 + kRows), s0, s1);
-    if (two) {
-      two_chain_sums(c.keys_two, hb.keys_even.data(), hb.keys_odd.data(), hb.keys_chains.data(), s1, hd);
-      two_chain_sums(c.t_two, hb.values_even.data(), hb.values_odd.data(), hb.values_chains.data(), s1, hd);
-    }
+    // Haswell's two-chain outputs: their sums, odd + even, where slab_chains_done takes the one-chain ones.
+    two_chain_state_sums(c.keys_two, hb.keys_two.data(), s1, hd, hb.keys_chains.data(), hd);
+    two_chain_state_sums(c.t_two, hb.values_two.data(), s1, hd, hb.values_chains.data(), hd);
     slab_chains_done(hb.keys_chains.data(), c.gk + offset, s0, s1, hd, D);
     slab_chains_done(hb.values_chains.data(), c.gv + offset, s0, s1, hd, D);
   }

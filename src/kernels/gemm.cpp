@@ -723,63 +723,103 @@ void gemm_chains(int64_t M, int64_t N, int64_t K, ConstMat A, ConstMat B, float*
   if (row_k_end) fix_negative_zeros(M, N, A, B, C, ldc, order, row_k_end, two);
 }
 
-void gemm_two_chains_resume(int64_t M, int64_t N, int64_t K, ConstMat A, ConstMat B, float* even, float* odd,
-                            int64_t ldc, int64_t from, int64_t block_len, TwoChainView two) {
-  if (M <= 0 || N <= 0 || K <= 0 || !two.any()) return;
+namespace {
+
+// The state of gemm_two_chains_resume: per rectangle, in the order of `rects`, its bands of R
+// rows from its first row, each with its 8-column groups; per group one tile of R x 8 even
+// chains, then R x 8 odd ones. The kernels read and write a tile in place, so no group is
+// copied in and out; its lanes outside the rectangle are the kernels' own scratch.
+constexpr int64_t kStateRows = detail::kTwoChainRows, kStateTile = 2 * kStateRows * 8;
+int64_t state_bands(const OutputRect& r) { return (r.i1 - r.i0 + kStateRows - 1) / kStateRows; }
+int64_t state_first_col(const OutputRect& r) { return std::max<int64_t>(r.j0, 0) / 8 * 8; }
+int64_t state_groups(const OutputRect& r, int64_t N) {
+  const int64_t c1 = std::min(r.j1, N);
+  return c1 > std::max<int64_t>(r.j0, 0) ? (c1 - state_first_col(r) + 7) / 8 : 0;
+}
+
+// Calls f(rect, r0, rows, g, tile) for each group of each band that meets rows [0, M): rows
+// [r0, r0 + rows) of the product (rows < R where the rectangle or M ends), columns [g, g + 8).
+template <class Float, class F>
+void for_state_tiles(const TwoChainOutputs& two, int64_t M, int64_t N, Float* state, F&& f) {
+  for (const OutputRect& rect : two.rects) {
+    if (rect.i0 >= M) break;  // sorted by first row
+    const int64_t groups = state_groups(rect, N), bands = state_bands(rect), g0 = state_first_col(rect);
+    for (int64_t b = 0; b < bands; ++b) {
+      const int64_t r0 = rect.i0 + b * kStateRows, rows = std::min({kStateRows, rect.i1 - r0, M - r0});
+      if (rows > 0)
+        for (int64_t q = 0; q < groups; ++q) f(rect, r0, rows, g0 + 8 * q, state + (b * groups + q) * kStateTile);
+    }
+    state += bands * groups * kStateTile;
+  }
+}
+
+}  // namespace
+
+size_t two_chain_state_size(const TwoChainOutputs& two, int64_t N) {
+  int64_t size = 0;
+  for (const OutputRect& rect : two.rects) size += state_bands(rect) * state_groups(rect, N) * kStateTile;
+  return static_cast<size_t>(size);
+}
+
+void gemm_two_chains_resume(int64_t M, int64_t N, int64_t K, ConstMat A, ConstMat B, float* state, int64_t from,
+                            int64_t block_len, const TwoChainOutputs& two) {
+  if (M <= 0 || N <= 0 || K <= 0 || two.empty()) return;
   // B's K rows, 8 columns per group, zero-padded: every group's 8 lanes readable.
   const int64_t n8 = (N + 7) / 8 * 8;
   thread_local std::vector<float, CacheLineAllocator<float>> rows_b;
   rows_b.assign(static_cast<size_t>(K * n8), 0.0f);
   for (int64_t k = 0; k < K; ++k)
     for (int64_t j = 0; j < N; ++j) rows_b[static_cast<size_t>(k * n8 + j)] = B.at(k, j);
+  // A transposed (the backward's weights and scores' gradient, a block of rows of a (T, T)
+  // matrix) is copied to rows, (M, K): read in place, each row's steps k and k + 1 are
+  // neighbours (TwoChainPairsAvx2), where the transposed view put them T floats apart.
+  thread_local std::vector<float, CacheLineAllocator<float>> rows_a;
+  if (A.transposed) {
+    rows_a.resize(static_cast<size_t>(M * K));
+    for (int64_t i0 = 0; i0 < M; i0 += 8)
+      for (int64_t k = 0; k < K; ++k)
+        for (int64_t i = i0; i < std::min(M, i0 + 8); ++i) rows_a[static_cast<size_t>(i * K + k)] = A.data[k * A.ld + i];
+    A = ConstMat{rows_a.data(), K, false};
+  }
   constexpr int R = detail::kTwoChainRows;
-  // The groups' chains and the kernel's call, made once: a call's steps are one block of query
-  // rows, few, so zeroing them per group (`rep stos`) and counting each group in the shared
-  // counter cost more than the steps. A group copies only its own outputs into e and o and back
-  // out; the kernel runs every lane, and the other lanes' values (an earlier group's) are never kept.
-  float e[R * 8] = {}, o[R * 8] = {};
   detail::TwoChainSteps t;
+  t.a_k = A.transposed ? A.ld : 1;
+  t.b_k = n8;
+  t.from = from;
+  t.to = from + K;
+  t.paired = block_len / 8 * 8;
   int64_t tiles = 0;
-  for_two_chain_rects(two, 0, M, [&](const OutputRect& rect) {
-    const int64_t c0 = std::max<int64_t>(rect.j0, 0), c1 = std::min(rect.j1, N);
-    for (int64_t r0 = rect.i0; r0 < rect.i1; r0 += R) {
-      const int rows = static_cast<int>(std::min<int64_t>(R, rect.i1 - r0));
-      for (int64_t g = c0 / 8 * 8; g < c1; g += 8) {
-        const int64_t l0 = std::max(c0, g) - g, l1 = std::min(c1, g + 8) - g;
-        const bool whole = l0 == 0 && l1 == 8;  // copied in loops of 8: vector moves
-        for (int r = 0; r < rows; ++r) {
-          const float* ev = even + (r0 + r) * ldc + g;
-          const float* od = odd + (r0 + r) * ldc + g;
-          if (whole)
-            for (int l = 0; l < 8; ++l) e[r * 8 + l] = ev[l], o[r * 8 + l] = od[l];
-          else
-            for (int64_t l = l0; l < l1; ++l) e[r * 8 + l] = ev[l], o[r * 8 + l] = od[l];
-        }
-        t.rows = rows;
-        t.cols = static_cast<int>(std::min<int64_t>(8, N - g));
-        for (int r = 0; r < rows; ++r) t.a[r] = &A.data[A.transposed ? r0 + r : (r0 + r) * A.ld];
-        t.a_k = A.transposed ? A.ld : 1;
-        t.b = rows_b.data() + g;
-        t.b_k = n8;
-        t.from = from;
-        t.to = from + K;
-        t.paired = block_len / 8 * 8;
-        t.even = e;
-        t.odd = o;
-        two_chain_steps(t, true);
-        for (int r = 0; r < rows; ++r) {
-          float* ev = even + (r0 + r) * ldc + g;
-          float* od = odd + (r0 + r) * ldc + g;
-          if (whole)
-            for (int l = 0; l < 8; ++l) ev[l] = e[r * 8 + l], od[l] = o[r * 8 + l];
-          else
-            for (int64_t l = l0; l < l1; ++l) ev[l] = e[r * 8 + l], od[l] = o[r * 8 + l];
-        }
-        ++tiles;
-      }
-    }
+  for_state_tiles(two, M, N, state, [&](const OutputRect&, int64_t r0, int64_t rows, int64_t g, float* tile) {
+    t.rows = static_cast<int>(rows);
+    t.cols = static_cast<int>(std::min<int64_t>(8, N - g));
+    for (int r = 0; r < rows; ++r) t.a[r] = &A.data[A.transposed ? r0 + r : (r0 + r) * A.ld];
+    t.b = rows_b.data() + g;
+    t.even = tile;
+    t.odd = tile + R * 8;
+    // A band that the rectangle or M cuts: the kernel runs its rows past them with a repeated
+    // row. They are put back as they were (rows past M: chains a later, longer piece continues).
+    float kept[2][R * 8];
+    if (rows < R)
+      for (int h = 0; h < 2; ++h) std::copy(tile + h * R * 8 + rows * 8, tile + (h + 1) * R * 8, kept[h]);
+    two_chain_steps(t, true);
+    if (rows < R)
+      for (int h = 0; h < 2; ++h)
+        std::copy(kept[h], kept[h] + (R - rows) * 8, tile + h * R * 8 + rows * 8);
+    ++tiles;
   });
   if (tiles) two_chain_tile_count.fetch_add(tiles, std::memory_order_relaxed);
+}
+
+void two_chain_state_sums(const TwoChainOutputs& two, const float* state, int64_t M, int64_t N, float* C,
+                          int64_t ldc) {
+  constexpr int R = detail::kTwoChainRows;
+  for_state_tiles(two, M, N, state,
+                  [&](const OutputRect& rect, int64_t r0, int64_t rows, int64_t g, const float* tile) {
+                    const int64_t l0 = std::max<int64_t>(rect.j0, g) - g, l1 = std::min({rect.j1, N, g + 8}) - g;
+                    for (int64_t r = 0; r < rows; ++r)
+                      for (int64_t l = l0; l < l1; ++l)
+                        C[(r0 + r) * ldc + g + l] = tile[R * 8 + r * 8 + l] + tile[r * 8 + l];
+                  });
 }
 
 }  // namespace attn::kernels

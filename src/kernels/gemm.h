@@ -109,13 +109,19 @@ void gemm_chains(int64_t M, int64_t N, int64_t K, ConstMat A, ConstMat B, float*
 // K-block computes (then adds to its C) when the block's rows of A arrive a few at a time.
 void gemm_chains_resume(int64_t M, int64_t N, int64_t K, ConstMat A, ConstMat B, float* C, int64_t ldc);
 
-// Haswell's two chains of one K-block continued over a piece of it, for the outputs `two`
-// names (the others are not touched): even and odd (M, N), row stride ldc, hold the chains so
-// far; the piece's K steps are steps [from, from + K) of a block of block_len steps (its
-// parity and its paired steps, the first block_len / 8 * 8, count from the block's start).
-// What gemm_chains_resume computes for one chain, in two; the block's sum is then odd + even.
-void gemm_two_chains_resume(int64_t M, int64_t N, int64_t K, ConstMat A, ConstMat B, float* even, float* odd,
-                            int64_t ldc, int64_t from, int64_t block_len, TwoChainView two);
+// Haswell's two chains of one K-block continued over a piece of it, for the outputs `two` names
+// in rows [0, M) (the product's own rows): `state` (two_chain_state_size floats, zeros at the
+// block's start) holds their even and odd chains so far, in the kernels' own layout; the piece's
+// K steps are steps [from, from + K) of a block of block_len steps (its parity and its paired
+// steps, the first block_len / 8 * 8, count from the block's start). What gemm_chains_resume
+// computes for one chain, in two; two_chain_state_sums then gives the block's sums, odd + even.
+// Outputs in rows past M are not touched: a later call with more rows continues their chains.
+size_t two_chain_state_size(const TwoChainOutputs& two, int64_t N);
+void gemm_two_chains_resume(int64_t M, int64_t N, int64_t K, ConstMat A, ConstMat B, float* state, int64_t from,
+                            int64_t block_len, const TwoChainOutputs& two);
+// C(i, j) = odd + even of every output of `two` in rows [0, M), the others not touched.
+void two_chain_state_sums(const TwoChainOutputs& two, const float* state, int64_t M, int64_t N, float* C,
+                          int64_t ldc);
 
 // The definition: scalar loops, one element at a time.
 void gemm_chains_reference(int64_t M, int64_t N, int64_t K, ConstMat A, ConstMat B, float* C,
