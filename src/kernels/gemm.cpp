@@ -771,14 +771,13 @@ void gemm_two_chains_resume(int64_t M, int64_t N, int64_t K, ConstMat A, ConstMa
   for (int64_t k = 0; k < K; ++k)
     for (int64_t j = 0; j < N; ++j) rows_b[static_cast<size_t>(k * n8 + j)] = B.at(k, j);
   // A transposed (the backward's weights and scores' gradient, a block of rows of a (T, T)
-  // matrix) is copied to rows, (M, K): read in place, each row's steps k and k + 1 are
-  // neighbours (TwoChainPairsAvx2), where the transposed view put them T floats apart.
+  // matrix) is copied to rows, (M, K), on x86: read in place, each row's steps k and k + 1 are
+  // neighbours (TwoChainPairsAvx2: one FMA a pair of steps), where the transposed view put them
+  // T floats apart. (ARM's TwoChainKernel reads either way alike.)
   thread_local std::vector<float, CacheLineAllocator<float>> rows_a;
-  if (A.transposed) {
+  if (A.transposed && x86_vectors(active_isa())) {
     rows_a.resize(static_cast<size_t>(M * K));
-    for (int64_t i0 = 0; i0 < M; i0 += 8)
-      for (int64_t k = 0; k < K; ++k)
-        for (int64_t i = i0; i < std::min(M, i0 + 8); ++i) rows_a[static_cast<size_t>(i * K + k)] = A.data[k * A.ld + i];
+    detail::transpose_rows_avx2(A.data, A.ld, K, M, rows_a.data());
     A = ConstMat{rows_a.data(), K, false};
   }
   constexpr int R = detail::kTwoChainRows;

@@ -64,6 +64,9 @@ void pack_b_avx2(const ConstMat& B, int64_t N, const int64_t* k_bounds, int n_bo
 }
 
 void gemm_region_avx2(const Region& r) { Kernel::region(r); }
+void transpose_rows_avx2(const float* src, int64_t ld, int64_t K, int64_t M, float* dst) {
+  Kernel::transpose_rows(src, ld, K, M, dst);
+}
 
 namespace {
 
@@ -166,6 +169,7 @@ void two_chain_steps_avx2(const TwoChainSteps& t) {
 // Not built for this instruction set (another architecture): never selected at run time.
 void pack_b_avx2(const ConstMat&, int64_t, const int64_t*, int, int64_t, int64_t, int64_t, int64_t, float*) { std::abort(); }
 void gemm_region_avx2(const Region&) { std::abort(); }
+void transpose_rows_avx2(const float*, int64_t, int64_t, int64_t, float*) { std::abort(); }
 void two_chain_steps_avx2(const TwoChainSteps&) { std::abort(); }
 
 #endif

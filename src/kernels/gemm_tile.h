@@ -251,6 +251,21 @@ struct TileKernel {
     }
   }
 
+  // dst (M, K), its rows K floats apart, = src (K, M) transposed, src's rows ld apart: W x W
+  // blocks through register transposes, the edges one by one (moves only). W rows of src at a
+  // time, read along: src's rows are often 4 KiB apart, and a sweep down all K of them per W
+  // columns would evict its own lines from L1 (one cache set) before the next W used them.
+  static void transpose_rows(const float* src, int64_t ld, int64_t K, int64_t M, float* dst) {
+    const int64_t whole = M / W * W;
+    int64_t k = 0;
+    for (; k + W <= K; k += W)
+      for (int64_t i = 0; i < whole; i += W) V::transpose(src + k * ld + i, ld, dst + i * K + k, K);
+    for (; k < K; ++k)
+      for (int64_t i = 0; i < whole; ++i) dst[i * K + k] = src[k * ld + i];
+    for (int64_t i = whole; i < M; ++i)
+      for (k = 0; k < K; ++k) dst[i * K + k] = src[k * ld + i];
+  }
+
   // Columns [j_begin, j_end) of B (j_begin a multiple of NR), every K-block, into panels:
   // block b starts at out + k_bounds[b] * n_padded, and within it panel p (columns
   // p*NR ... p*NR + NR - 1) holds kc_b rows of NR values, zero-padded past column N.
