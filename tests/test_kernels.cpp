@@ -372,6 +372,36 @@ TEST(HaswellTwoChains, SkippedOutputsAreAllWritten) {
   EXPECT_GT(moved_bounds, 0);
 }
 
+// The fused attention's blocks of query rows (two_chain_row_bounds over the context's two-chain
+// outputs): from 0 to T, at most 6 rows longer than asked, and no bound inside a run of
+// two-chain rows of the context or of the scores, where a 4-row band has shifted the runs off
+// every 24th row (T = 1024 and 2048, 1 and 2 OpenBLAS threads); some bounds then move.
+TEST(HaswellTwoChains, AttentionBlocksCutNoRun) {
+  int64_t moved = 0;
+  for (int blas_threads : {1, 2}) {
+    HaswellOrder order(blas_threads);
+    for (int64_t T : {1024, 2048}) {
+      const TwoChainOutputs context = two_chain_outputs(T, 64, T), scores = two_chain_outputs(T, T, 64);
+      ASSERT_FALSE(context.empty());
+      const std::vector<int64_t> bounds = two_chain_row_bounds(T, 24, TwoChainView{&context, 0});
+      ASSERT_GE(bounds.size(), 2u);
+      EXPECT_EQ(bounds.front(), 0);
+      EXPECT_EQ(bounds.back(), T);
+      for (size_t b = 0; b + 1 < bounds.size(); ++b) {
+        EXPECT_GT(bounds[b + 1], bounds[b]);
+        EXPECT_LE(bounds[b + 1] - bounds[b], 24 + 2 * kTwoChainReach) << "T " << T << ", block " << b;
+        if (bounds[b] % 24 != 0) ++moved;
+        for (const TwoChainOutputs* two : {&context, &scores})
+          for (const OutputRect& r : two->rects)
+            EXPECT_FALSE(r.i0 < bounds[b] && bounds[b] < r.i1)
+                << "T " << T << ", " << blas_threads << " threads: bound " << bounds[b] << " inside rows [" << r.i0
+                << ", " << r.i1 << ")";
+      }
+    }
+  }
+  EXPECT_GT(moved, 0);
+}
+
 // The zero-tail hint with two chains: a row's two first products underflow to -0 (one in each
 // chain), the rest are zero weights. With a bias of -0, skipping the zeros would leave
 // -0 + -0 = -0, where the full chains end at +0 and C at +0: recomputed exactly.

@@ -28,6 +28,7 @@ namespace {
 // 2320-2361), so the gain is in waiting, and small against this host's noise. T = 2048: no
 // difference.
 constexpr int64_t kRowBlock = 64;
+constexpr int64_t kMaxBlockRows = kRowBlock + 2 * kTwoChainReach;  // moved bounds (causal_attention)
 constexpr int64_t kLongRows = 4096;
 int64_t rows_per_block(int64_t T) {
   const int64_t tile_rows = gemm_tile_rows();
@@ -114,19 +115,21 @@ struct AttentionCall {
   float divisor;                            // sqrt(head_dim), as a float32
   bool scaling;                             // dividing by it is a scaling by 2^scale_exp (head_dim 64: 8)
   int scale_exp;
-  int64_t rows, blocks;  // query rows per block, blocks per head
+  // Blocks of query rows: block b is rows [bounds[b], bounds[b + 1]), at most `rows` of them.
+  std::vector<int64_t> bounds;
+  int64_t rows, blocks;
 };
 
 // Rows [i0, i1) of head bh: scores, masked softmax, weights @ values.
 void row_block(const AttentionCall& c, int64_t bh, int64_t block, const PackedB& keys_t, const PackedB& vals) {
-  const int64_t T = c.T, D = c.D, hd = c.hd, rows = c.rows;
+  const int64_t T = c.T, D = c.D, hd = c.hd;
   const int64_t b = bh / c.H, h = bh % c.H;
   const float* q = c.queries + (b * T) * D + h * hd;  // (T, hd), row stride D
   float* ctx = c.context + (b * T) * D + h * hd;
-  const int64_t i0 = block * rows, i1 = std::min(T, i0 + rows), m = i1 - i0;
+  const int64_t i0 = c.bounds[static_cast<size_t>(block)], i1 = c.bounds[static_cast<size_t>(block) + 1], m = i1 - i0;
   thread_local WeightsBuffer buffer;
-  float* w = buffer.rows(rows, T);  // (rows, T), of which the first m rows are used
-  int64_t row_end[kRowBlock];
+  float* w = buffer.rows(c.rows, T);  // (rows, T), of which the first m rows are used
+  int64_t row_end[kMaxBlockRows];
 
   // 1. scores of rows [i0, i1) against the keys they can see, [0, i1): q @ k.T. Every row
   //    keeps the columns left of the block's diagonal, [0, i0): where a kernel for it
@@ -134,8 +137,8 @@ void row_block(const AttentionCall& c, int64_t bh, int64_t block, const PackedB&
   //    maximum of them (the softmax's first pass, done by the adders the multiply-adds
   //    leave idle). The diagonal's columns [i0, i1) are computed as they are.
   const ConstMat q_rows{q + i0 * D, D, false};
-  float left_max[kRowBlock];
-  bool left_unchecked[kRowBlock];
+  float left_max[kMaxBlockRows];
+  bool left_unchecked[kMaxBlockRows];
   const TwoChainView scores_two{&c.scores_two, i0};
   const bool fused = c.scaling && i0 > 0 &&
                      gemm_scores_scaled_max(m, i0, q_rows, keys_t, w, T, c.scale_exp, left_max, left_unchecked,
@@ -144,7 +147,7 @@ void row_block(const AttentionCall& c, int64_t bh, int64_t block, const PackedB&
   else gemm_chains_packed(m, i1, q_rows, keys_t, w, T, nullptr, zero_row(i1), scores_two);
   // The query rows of the block before, usually this thread's next: asked for now, they
   // arrive while this block's softmax runs (they are apart, D floats, and not yet cached).
-  for (int64_t i = std::max<int64_t>(0, i0 - rows); i < i0; ++i)
+  for (int64_t i = block > 0 ? c.bounds[static_cast<size_t>(block) - 1] : 0; i < i0; ++i)
     for (int64_t k = 0; k < hd; k += kLineFloats) __builtin_prefetch(q + i * D + k);
 
   // 2. mask (j > i), divide by sqrt(head_dim), softmax: row i keeps i + 1 scores
@@ -211,7 +214,7 @@ void help_others(const AttentionCall& c, std::vector<HeadState>& state) {
 
 void causal_attention(const float* queries, const float* keys, const float* values, float* context,
                       int64_t batch, int64_t T, int64_t H, int64_t head_dim) {
-  AttentionCall c{queries, keys, values, context, T, H, head_dim, H * head_dim, {}, {}, {}, {}, 0.0f, false, 0, 0, 0};
+  AttentionCall c{queries, keys, values, context, T, H, head_dim, H * head_dim, {}, {}, {}, {}, 0.0f, false, 0, {}, 0, 0};
   c.scores_order = order_of(scores_kernel(batch, T, head_dim), T, T, head_dim);
   c.context_order = order_of(context_kernel(T, head_dim), T, head_dim, T);
   c.scores_two = two_chain_outputs(T, T, head_dim);
@@ -221,8 +224,15 @@ void causal_attention(const float* queries, const float* keys, const float* valu
   // A power-of-two divisor (head_dim 64: 8) is a multiplication by 2^scale_exp, exactly, which
   // the scores' product can apply. Others stay divisions, in the softmax's own pass.
   c.scaling = division_is_scaling(c.divisor, c.scale_exp);
-  c.rows = rows_per_block(T);
-  c.blocks = (T + c.rows - 1) / c.rows;
+  // Blocks of rows_per_block rows, each bound moved to the nearest edge of the context's
+  // Haswell two-chain rows (runs of 6 rows, which a 4-row band shifts every so often; the
+  // scores' come in the same rows): a block that cut a run would compute it in a tile of 2 and
+  // one of 4 rows, in both products.
+  c.bounds = two_chain_row_bounds(T, rows_per_block(T), TwoChainView{&c.context_two, 0});
+  c.blocks = static_cast<int64_t>(c.bounds.size()) - 1;
+  c.rows = 0;
+  for (int64_t b = 0; b < c.blocks; ++b)
+    c.rows = std::max(c.rows, c.bounds[static_cast<size_t>(b) + 1] - c.bounds[static_cast<size_t>(b)]);
   const int64_t heads = batch * H;
   std::vector<HeadState> state(static_cast<size_t>(heads));
   std::atomic<int64_t> next_head{0};

@@ -156,25 +156,30 @@ bool is_two_chain(const TwoChainView& two, int64_t i, int64_t j) {
   return found;
 }
 
-// The row bounds of a threaded product's items: every kItemRows rows, each bound moved to the
-// nearest edge of a two-chain rectangle less than half a tile away. Haswell's two-chain rows come
-// in runs of 6 (one tile of AVX2) that a 4-row band shifts every 256 rows; an item cutting a run
-// leaves a tile of 2 and one of 4 rows where one of 6 was (4% of a forward's CPU samples at
-// T = 1024, AVX2 tiles). Without two-chain outputs: every kItemRows rows, as before.
-std::vector<int64_t> item_bounds(int64_t M, const TwoChainView& two) {
+}  // namespace
+
+std::vector<int64_t> two_chain_row_bounds(int64_t M, int64_t step, const TwoChainView& two) {
   std::vector<int64_t> bounds{0};
-  for (int64_t b = kItemRows; b < M; b += kItemRows) {
-    constexpr int64_t kReach = 3;  // rows either way: less than half of either kernel's tile
-    int64_t best = b, distance = kReach + 1;
-    for_two_chain_rects(two, b - kReach, b + kReach + 1, [&](const OutputRect& r) {
+  for (int64_t b = step; b < M; b += step) {
+    int64_t best = b, distance = kTwoChainReach + 1;
+    for_two_chain_rects(two, b - kTwoChainReach, b + kTwoChainReach + 1, [&](const OutputRect& r) {
       for (int64_t e : {r.i0, r.i1})  // only edges inside the window are the rectangle's own
-        if (e > b - kReach && e < b + kReach + 1 && std::abs(e - b) < distance) best = e, distance = std::abs(e - b);
+        if (e > b - kTwoChainReach && e < b + kTwoChainReach + 1 && std::abs(e - b) < distance)
+          best = e, distance = std::abs(e - b);
     });
     if (best > bounds.back() && best < M) bounds.push_back(best);
   }
   bounds.push_back(M);
   return bounds;
 }
+
+namespace {
+
+// The row bounds of a threaded product's items: every kItemRows rows, moved to the two-chain
+// rectangles' edges. Haswell's two-chain rows come in runs of 6 (one tile of AVX2) that a 4-row
+// band shifts every 256 rows; an item cutting a run leaves a tile of 2 and one of 4 rows where one
+// of 6 was (4% of a forward's CPU samples at T = 1024, AVX2 tiles).
+std::vector<int64_t> item_bounds(int64_t M, const TwoChainView& two) { return two_chain_row_bounds(M, kItemRows, two); }
 
 // The definition's two chains of one output (sgemm_order.cpp's block_sum, every block).
 float two_chain_element(int64_t i, int64_t j, ConstMat A, ConstMat B, float c, const ChainOrder& order) {

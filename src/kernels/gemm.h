@@ -77,6 +77,12 @@ struct TwoChainView {
   int64_t row0 = 0;
   bool any() const { return outputs && !outputs->empty(); }
 };
+// Row bounds 0 = b_0 < ... < b_n = M every `step` rows, each moved to the nearest edge of a
+// two-chain rectangle of `two` (its rows the call's) at most kTwoChainReach rows away, so that
+// blocks of rows cut no run of two-chain rows (none: every `step` rows). A block then has at
+// most step + 2 * kTwoChainReach rows.
+constexpr int64_t kTwoChainReach = 3;  // less than half of either x86 kernel's tile
+std::vector<int64_t> two_chain_row_bounds(int64_t M, int64_t step, const TwoChainView& two);
 // How many 6 x 8 tiles of two-chain outputs the kernels have recomputed in this process (all
 // threads): the tests' evidence that the fast path, not the definition, ran.
 int64_t two_chain_tiles_run();
