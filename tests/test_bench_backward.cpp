@@ -91,9 +91,13 @@ BackwardRun fused_run(int64_t B, int64_t T, int64_t D, int64_t H, uint64_t seed,
   return r;
 }
 
-// The fused backward is written for AVX2 and AVX-512 (kernels/attention_backward.cpp); elsewhere
-// (NEON, the scalar code) the bench takes the reference backward, which the goldens also hold.
-bool fused_backward_here() { return kernels::x86_vectors(kernels::active_isa()); }
+// The fused backward is written for AVX2, AVX-512 and NEON (kernels/attention_backward.cpp);
+// elsewhere (the scalar code, the page) the bench takes the reference backward, which the
+// goldens also hold.
+bool fused_backward_here() {
+  const kernels::Isa isa = kernels::active_isa();
+  return kernels::x86_vectors(isa) || isa == kernels::Isa::Neon;
+}
 
 TEST(BenchBackward, FusedEqualsAutograd) {
   // T = 203 cuts the 32-row blocks and the 8-row tiles; T = 1024 is GPT-2's context. T = 40

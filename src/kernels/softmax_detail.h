@@ -50,6 +50,8 @@ float reduce_max_neon(const float* x, int64_t valid);
 float reduce_sum_neon(const float* x, int64_t valid);
 void multiply_neon(float* x, int64_t n, float s);
 void divide_neon(float* x, int64_t n, float s);
+// fold_sum_avx2's tree of 8 lanes.
+float fold_sum_neon(const float lanes[8]);
 
 }  // namespace attn::kernels::detail
 
@@ -64,5 +66,9 @@ float causal_grad_dot_avx2(const float* g, const float* w, int64_t valid);
 // out[j] = ((g[j] - sum) * w[j]) / divisor for j < valid: the rest of the backward of
 // softmax(scores / divisor) for the kept scores of the row.
 void causal_grad_scale_avx2(const float* g, const float* w, float sum, float divisor, float* out, int64_t valid);
+// The same two with aarch64's NEON (softmax_backward_neon.cpp), the 8 lanes as two vectors of
+// 4: the same floats. They abort on other architectures.
+float causal_grad_dot_neon(const float* g, const float* w, int64_t valid);
+void causal_grad_scale_neon(const float* g, const float* w, float sum, float divisor, float* out, int64_t valid);
 
 }  // namespace attn::kernels::detail

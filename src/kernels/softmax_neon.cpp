@@ -136,6 +136,10 @@ void divide_neon(float* x, int64_t n, float s) {
   for (; i < n; ++i) x[i] /= s;
 }
 
+float fold_sum_neon(const float lanes[8]) {
+  return fold_lanes8_neon(vld1q_f32(lanes), vld1q_f32(lanes + 4), [](float a, float b) { return a + b; });
+}
+
 }  // namespace attn::kernels::detail
 
 #else
@@ -149,6 +153,7 @@ float reduce_max_neon(const float*, int64_t) { std::abort(); }
 float reduce_sum_neon(const float*, int64_t) { std::abort(); }
 void multiply_neon(float*, int64_t, float) { std::abort(); }
 void divide_neon(float*, int64_t, float) { std::abort(); }
+float fold_sum_neon(const float*) { std::abort(); }
 }  // namespace attn::kernels::detail
 
 #endif
