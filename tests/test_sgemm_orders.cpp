@@ -183,7 +183,8 @@ TEST(SgemmOrders, HaswellFastPathsEqualPyTorch) {
       const int64_t T = c["tokens"], D = c["d_model"], H = c["heads"];
       const auto& want = c["tensors"];
       std::set<kernels::Isa> seen;  // each instruction set the host has, once
-      for (kernels::Isa isa : {kernels::Isa::Scalar, kernels::Isa::Avx2, kernels::Isa::Avx512, kernels::Isa::Neon}) {
+      for (kernels::Isa isa :
+           {kernels::Isa::Scalar, kernels::Isa::Avx2, kernels::Isa::Avx512, kernels::Isa::Neon}) {
         const kernels::Isa used = kernels::set_active_isa(isa);
         if (!seen.insert(used).second) continue;
         const std::string at =
@@ -201,7 +202,8 @@ TEST(SgemmOrders, HaswellFastPathsEqualPyTorch) {
         expect_tensor_digest(want["y"], y, at + "y");
         const Tensor grad_y = randn(gen, y.shape);
         expect_tensor_digest(want["grad_y"], grad_y, at + "grad_y");
-        if (!kernels::x86_vectors(used) && used != kernels::Isa::Neon) continue;  // the fused backward needs a vector unit
+        // The fused backward needs a vector unit.
+        if (!kernels::x86_vectors(used) && used != kernels::Isa::Neon) continue;
         MhaGradients grads;
         PreparedMhaBackward backward(mha);
         ASSERT_TRUE(backward.backward(prepared, x, grad_y, grads)) << at << "the fused backward declined";

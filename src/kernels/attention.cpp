@@ -126,7 +126,8 @@ void row_block(const AttentionCall& c, int64_t bh, int64_t block, const PackedB&
   const int64_t b = bh / c.H, h = bh % c.H;
   const float* q = c.queries + (b * T) * D + h * hd;  // (T, hd), row stride D
   float* ctx = c.context + (b * T) * D + h * hd;
-  const int64_t i0 = c.bounds[static_cast<size_t>(block)], i1 = c.bounds[static_cast<size_t>(block) + 1], m = i1 - i0;
+  const size_t at = static_cast<size_t>(block);
+  const int64_t i0 = c.bounds[at], i1 = c.bounds[at + 1], m = i1 - i0;
   thread_local WeightsBuffer buffer;
   float* w = buffer.rows(c.rows, T);  // (rows, T), of which the first m rows are used
   int64_t row_end[kMaxBlockRows];
@@ -147,7 +148,7 @@ void row_block(const AttentionCall& c, int64_t bh, int64_t block, const PackedB&
   else gemm_chains_packed(m, i1, q_rows, keys_t, w, T, nullptr, zero_row(i1), scores_two);
   // The query rows of the block before, usually this thread's next: asked for now, they
   // arrive while this block's softmax runs (they are apart, D floats, and not yet cached).
-  for (int64_t i = block > 0 ? c.bounds[static_cast<size_t>(block) - 1] : 0; i < i0; ++i)
+  for (int64_t i = at > 0 ? c.bounds[at - 1] : 0; i < i0; ++i)
     for (int64_t k = 0; k < hd; k += kLineFloats) __builtin_prefetch(q + i * D + k);
 
   // 2. mask (j > i), divide by sqrt(head_dim), softmax: row i keeps i + 1 scores

@@ -106,7 +106,8 @@ void backward_row_block(const Call& c, HeadBuffers& hb, const float* q, const fl
     const int64_t i = i0 + r, valid = i + 1;
     const float* g_row = gw + r * T;
     const float* w_row = w + r * T;
-    float sum = c.neon ? detail::causal_grad_dot_neon(g_row, w_row, valid) : detail::causal_grad_dot_avx2(g_row, w_row, valid);
+    float sum = c.neon ? detail::causal_grad_dot_neon(g_row, w_row, valid)
+                       : detail::causal_grad_dot_avx2(g_row, w_row, valid);
     if (sum == 0.0f) sum = zero_sum_row(c, gc + i * D, v, g_row, w_row, i1);
     float* out = gs + r * T;
     if (c.neon) detail::causal_grad_scale_neon(g_row, w_row, sum, c.divisor, out, valid);
@@ -212,14 +213,15 @@ bool causal_attention_backward(const float* queries, const float* keys, const fl
   // AVX2 or aarch64's NEON; the page and the scalar build run the reference backward).
   const double mnk = static_cast<double>(T) * static_cast<double>(T) * static_cast<double>(head_dim);
   const Isa isa = active_isa();
-  if (!(x86_vectors(isa) || isa == Isa::Neon) || mnk <= 1e6 || !causal_attention_fusable(batch, T, head_dim) || T < 8) return false;
+  if (!(x86_vectors(isa) || isa == Isa::Neon)) return false;
+  if (mnk <= 1e6 || !causal_attention_fusable(batch, T, head_dim) || T < 8) return false;
   // The skipped products are exact only against finite operands (a NaN or an infinity times
   // a masked weight's 0 is NaN in autograd), and the masked weights' gradients must be finite.
   if (any_nonfinite(queries, batch * T * D) || !bounded(grad_context, values, batch * T, D)) return false;
   Call c{queries, keys, values, grad_context, grad_queries, grad_keys, grad_values, T, H, head_dim, D,
-         static_cast<float>(std::sqrt(static_cast<double>(head_dim))), isa == Isa::Neon, product_chain_order(T, T, head_dim),
-         product_chain_order(T, head_dim, T), two_chain_outputs(T, T, head_dim), two_chain_outputs(T, head_dim, T),
-         two_chain_outputs_transposed(T, head_dim, T)};
+         static_cast<float>(std::sqrt(static_cast<double>(head_dim))), isa == Isa::Neon,
+         product_chain_order(T, T, head_dim), product_chain_order(T, head_dim, T), two_chain_outputs(T, T, head_dim),
+         two_chain_outputs(T, head_dim, T), two_chain_outputs_transposed(T, head_dim, T)};
   // The keys' gradient, an (head_dim, T) x T product, must share the others' K-blocks over T.
   if (product_chain_order(head_dim, T, T).k_bounds != c.t_order.k_bounds) return false;
   parallel_for(batch * H, [&](int64_t bh) { one_head(c, bh); });

@@ -179,7 +179,9 @@ namespace {
 // rectangles' edges. Haswell's two-chain rows come in runs of 6 (one tile of AVX2) that a 4-row
 // band shifts every 256 rows; an item cutting a run leaves a tile of 2 and one of 4 rows where one
 // of 6 was (4% of a forward's CPU samples at T = 1024, AVX2 tiles).
-std::vector<int64_t> item_bounds(int64_t M, const TwoChainView& two) { return two_chain_row_bounds(M, kItemRows, two); }
+std::vector<int64_t> item_bounds(int64_t M, const TwoChainView& two) {
+  return two_chain_row_bounds(M, kItemRows, two);
+}
 
 // The definition's two chains of one output (sgemm_order.cpp's block_sum, every block).
 float two_chain_element(int64_t i, int64_t j, ConstMat A, ConstMat B, float c, const ChainOrder& order) {
