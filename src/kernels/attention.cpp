@@ -225,11 +225,13 @@ void causal_attention(const float* queries, const float* keys, const float* valu
   // A power-of-two divisor (head_dim 64: 8) is a multiplication by 2^scale_exp, exactly, which
   // the scores' product can apply. Others stay divisions, in the softmax's own pass.
   c.scaling = division_is_scaling(c.divisor, c.scale_exp);
-  // Blocks of rows_per_block rows, each bound moved to the nearest edge of the context's
-  // Haswell two-chain rows (runs of 6 rows, which a 4-row band shifts every so often; the
-  // scores' come in the same rows): a block that cut a run would compute it in a tile of 2 and
-  // one of 4 rows, in both products.
-  c.bounds = two_chain_row_bounds(T, rows_per_block(T), TwoChainView{&c.context_two, 0});
+  // Blocks of rows_per_block rows. With tiles of 6 rows (AVX2's, NEON's), each bound moves to
+  // the nearest edge of the context's Haswell two-chain rows (runs of 6 rows, which a 4-row band
+  // shifts every so often; the scores' come in the same rows): a block that cut a run would
+  // compute it in a tile of 2 and one of 4 rows, in both products. (AVX-512's tiles of 8 rows
+  // never fit the runs, and its fused scores want blocks of whole tiles.)
+  const TwoChainView runs = gemm_tile_rows() == 6 ? TwoChainView{&c.context_two, 0} : TwoChainView{};
+  c.bounds = two_chain_row_bounds(T, rows_per_block(T), runs);
   c.blocks = static_cast<int64_t>(c.bounds.size()) - 1;
   c.rows = 0;
   for (int64_t b = 0; b < c.blocks; ++b)
