@@ -29,7 +29,6 @@ struct Call {
   float *gq, *gk, *gv;
   int64_t T, H, hd, D;
   float divisor;                  // float(sqrt(head_dim))
-  bool neon;                      // the rows' kernels: aarch64's NEON, else x86's AVX2
   ChainOrder dot_order, t_order;  // products over head_dim (one block of 64) and over T
   // Haswell's two-chain outputs of the (T, T) x head_dim products (the weights, their
   // gradient), of the (T, head_dim) x T ones (the queries' and values' gradients), and of the
@@ -56,16 +55,30 @@ struct HeadBuffers {
   }
 };
 
+// The rows' pieces on the vector unit the fused backward runs on: aarch64's NEON, else x86's
+// AVX2 (the same floats either way).
+bool neon_rows() { return active_isa() == Isa::Neon; }
+float fold_sum(const float lanes[8]) {
+  return neon_rows() ? detail::fold_sum_neon(lanes) : detail::fold_sum_avx2(lanes);
+}
+float causal_grad_dot(const float* g, const float* w, int64_t valid) {
+  return neon_rows() ? detail::causal_grad_dot_neon(g, w, valid) : detail::causal_grad_dot_avx2(g, w, valid);
+}
+void causal_grad_scale(const float* g, const float* w, float sum, float divisor, float* out, int64_t valid) {
+  if (neon_rows()) detail::causal_grad_scale_neon(g, w, sum, divisor, out, valid);
+  else detail::causal_grad_scale_avx2(g, w, sum, divisor, out, valid);
+}
+
 // map2_reduce_all(g * w, +) over a full row of n >= 8 values (ops_backward.cpp's definition),
 // for the rare row whose sum came out zero, where the sign of the skipped zero products counts.
-float full_row_dot(const float* g, const float* w, int64_t n, bool neon) {
+float full_row_dot(const float* g, const float* w, int64_t n) {
   float acc[8];
   for (int64_t l = 0; l < 8; ++l) acc[l] = g[l] * w[l];
   int64_t d = 8;
   for (; d + 8 <= n; d += 8)
     for (int64_t l = 0; l < 8; ++l) acc[l] = fma32(g[d + l], w[d + l], acc[l]);
   for (int64_t l = 0; d + l < n; ++l) acc[l] = fma32(g[d + l], w[d + l], acc[l]);
-  return neon ? detail::fold_sum_neon(acc) : detail::fold_sum_avx2(acc);
+  return fold_sum(acc);
 }
 
 // Row i's sum of g * w when the kept part summed to zero: the whole row, with the masked
@@ -80,7 +93,7 @@ float zero_sum_row(const Call& c, const float* gc_row, const float* v, const flo
     for (int64_t d = 0; d < c.hd; ++d) acc = fma32(gc_row[d], v[j * c.D + d], acc);
     full_g[static_cast<size_t>(j)] = acc + 0.0f;
   }
-  return full_row_dot(full_g.data(), full_w.data(), c.T, c.neon);
+  return full_row_dot(full_g.data(), full_w.data(), c.T);
 }
 
 // Rows [i0, i1) of head (b, h): the weights, their gradient, the scores' gradient, the queries'
@@ -106,12 +119,10 @@ void backward_row_block(const Call& c, HeadBuffers& hb, const float* q, const fl
     const int64_t i = i0 + r, valid = i + 1;
     const float* g_row = gw + r * T;
     const float* w_row = w + r * T;
-    float sum = c.neon ? detail::causal_grad_dot_neon(g_row, w_row, valid)
-                       : detail::causal_grad_dot_avx2(g_row, w_row, valid);
+    float sum = causal_grad_dot(g_row, w_row, valid);
     if (sum == 0.0f) sum = zero_sum_row(c, gc + i * D, v, g_row, w_row, i1);
     float* out = gs + r * T;
-    if (c.neon) detail::causal_grad_scale_neon(g_row, w_row, sum, c.divisor, out, valid);
-    else detail::causal_grad_scale_avx2(g_row, w_row, sum, c.divisor, out, valid);
+    causal_grad_scale(g_row, w_row, sum, c.divisor, out, valid);
     std::fill(out + valid, out + i1, 0.0f);
     row_end[r] = valid;
   }
@@ -219,9 +230,9 @@ bool causal_attention_backward(const float* queries, const float* keys, const fl
   // a masked weight's 0 is NaN in autograd), and the masked weights' gradients must be finite.
   if (any_nonfinite(queries, batch * T * D) || !bounded(grad_context, values, batch * T, D)) return false;
   Call c{queries, keys, values, grad_context, grad_queries, grad_keys, grad_values, T, H, head_dim, D,
-         static_cast<float>(std::sqrt(static_cast<double>(head_dim))), isa == Isa::Neon,
-         product_chain_order(T, T, head_dim), product_chain_order(T, head_dim, T), two_chain_outputs(T, T, head_dim),
-         two_chain_outputs(T, head_dim, T), two_chain_outputs_transposed(T, head_dim, T)};
+         static_cast<float>(std::sqrt(static_cast<double>(head_dim))), product_chain_order(T, T, head_dim),
+         product_chain_order(T, head_dim, T), two_chain_outputs(T, T, head_dim), two_chain_outputs(T, head_dim, T),
+         two_chain_outputs_transposed(T, head_dim, T)};
   // The keys' gradient, an (head_dim, T) x T product, must share the others' K-blocks over T.
   if (product_chain_order(head_dim, T, T).k_bounds != c.t_order.k_bounds) return false;
   parallel_for(batch * H, [&](int64_t bh) { one_head(c, bh); });

@@ -773,7 +773,7 @@ namespace {
 // rows from its first row, each with its 8-column groups; per group one tile of R x 8 even
 // chains, then R x 8 odd ones. The kernels read and write a tile in place, so no group is
 // copied in and out; its lanes outside the rectangle are the kernels' own scratch.
-constexpr int64_t kStateRows = detail::kTwoChainRows, kStateTile = 2 * kStateRows * 8;
+constexpr int64_t kStateRows = detail::kTwoChainRows, kStateHalf = kStateRows * 8, kStateTile = 2 * kStateHalf;
 int64_t state_bands(const OutputRect& r) { return (r.i1 - r.i0 + kStateRows - 1) / kStateRows; }
 int64_t state_first_col(const OutputRect& r) { return std::max<int64_t>(r.j0, 0) / 8 * 8; }
 int64_t state_groups(const OutputRect& r, int64_t N) {
@@ -817,14 +817,13 @@ void gemm_two_chains_resume(int64_t M, int64_t N, int64_t K, ConstMat A, ConstMa
   // A transposed (the backward's weights and scores' gradient, a block of rows of a (T, T)
   // matrix) is copied to rows, (M, K), on x86: read in place, each row's steps k and k + 1 are
   // neighbours (TwoChainPairsAvx2: one FMA a pair of steps), where the transposed view put them
-  // T floats apart. (ARM's TwoChainKernel reads either way alike.)
+  // T floats apart. (On ARM, TwoChainKernel reads A through the view, as before: no NEON copy.)
   thread_local std::vector<float, CacheLineAllocator<float>> rows_a;
   if (A.transposed && x86_vectors(active_isa())) {
     rows_a.resize(static_cast<size_t>(M * K));
     detail::transpose_rows_avx2(A.data, A.ld, K, M, rows_a.data());
     A = ConstMat{rows_a.data(), K, false};
   }
-  constexpr int R = detail::kTwoChainRows;
   detail::TwoChainSteps t;
   t.a_k = A.transposed ? A.ld : 1;
   t.b_k = n8;
@@ -838,16 +837,16 @@ void gemm_two_chains_resume(int64_t M, int64_t N, int64_t K, ConstMat A, ConstMa
     for (int r = 0; r < rows; ++r) t.a[r] = &A.data[A.transposed ? r0 + r : (r0 + r) * A.ld];
     t.b = rows_b.data() + g;
     t.even = tile;
-    t.odd = tile + R * 8;
+    t.odd = tile + kStateHalf;
     // A band that the rectangle or M cuts: the kernel runs its rows past them with a repeated
     // row. They are put back as they were (rows past M: chains a later, longer piece continues).
-    float kept[2][R * 8];
-    if (rows < R)
-      for (int h = 0; h < 2; ++h) std::copy(tile + h * R * 8 + rows * 8, tile + (h + 1) * R * 8, kept[h]);
+    float kept[2][kStateHalf];
+    const int64_t past = rows * 8, left = kStateHalf - past;  // the cut band's rows, each half
+    if (left > 0)
+      for (int h = 0; h < 2; ++h) std::copy_n(tile + h * kStateHalf + past, left, kept[h]);
     two_chain_steps(t, true);
-    if (rows < R)
-      for (int h = 0; h < 2; ++h)
-        std::copy(kept[h], kept[h] + (R - rows) * 8, tile + h * R * 8 + rows * 8);
+    if (left > 0)
+      for (int h = 0; h < 2; ++h) std::copy_n(kept[h], left, tile + h * kStateHalf + past);
     ++tiles;
   });
   if (tiles) two_chain_tile_count.fetch_add(tiles, std::memory_order_relaxed);
@@ -855,13 +854,12 @@ void gemm_two_chains_resume(int64_t M, int64_t N, int64_t K, ConstMat A, ConstMa
 
 void two_chain_state_sums(const TwoChainOutputs& two, const float* state, int64_t M, int64_t N, float* C,
                           int64_t ldc) {
-  constexpr int R = detail::kTwoChainRows;
   for_state_tiles(two, M, N, state,
                   [&](const OutputRect& rect, int64_t r0, int64_t rows, int64_t g, const float* tile) {
                     const int64_t l0 = std::max<int64_t>(rect.j0, g) - g, l1 = std::min({rect.j1, N, g + 8}) - g;
                     for (int64_t r = 0; r < rows; ++r)
                       for (int64_t l = l0; l < l1; ++l)
-                        C[(r0 + r) * ldc + g + l] = tile[R * 8 + r * 8 + l] + tile[r * 8 + l];
+                        C[(r0 + r) * ldc + g + l] = tile[kStateHalf + r * 8 + l] + tile[r * 8 + l];
                   });
 }
 
