@@ -15,6 +15,9 @@ namespace {
 // SLEEF's xexpf on 8 lanes, step for step as sleef_expf():
 //   q = rint(d * log2(e)); s = d - q*ln2 (ln2 in two parts, fused); a degree-6 polynomial
 //   in s; u = 1 + (s*s*u + s); u * 2^(q>>1) * 2^(q - (q>>1)); 0 below -104, inf above 100.
+// NonPositive: every d is <= 0 or -inf, never NaN (a shifted softmax row), so the two
+// replacements that only such lanes could take are left out (as exp16 in softmax_avx512.cpp).
+template <bool NonPositive = false>
 inline __m256 exp8(__m256 d) {
   const __m256 q_f = _mm256_round_ps(_mm256_mul_ps(d, _mm256_set1_ps(1.442695040888963407359924681001892137426645954152985934135449406931f)),
                                      _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
@@ -39,6 +42,7 @@ inline __m256 exp8(__m256 d) {
   u = _mm256_mul_ps(_mm256_mul_ps(u, p1), p2);
 
   u = _mm256_blendv_ps(u, _mm256_setzero_ps(), _mm256_cmp_ps(d, _mm256_set1_ps(-104.0f), _CMP_LT_OQ));
+  if (NonPositive) return u;
   u = _mm256_blendv_ps(u, _mm256_set1_ps(__builtin_inff()), _mm256_cmp_ps(d, _mm256_set1_ps(100.0f), _CMP_GT_OQ));
   return _mm256_blendv_ps(u, d, _mm256_cmp_ps(d, d, _CMP_UNORD_Q));  // NaN in, the same NaN out
 }
@@ -169,13 +173,14 @@ float divide_max8(float* x, int64_t n, float divisor, bool& nan) {
 // lane e % 8 adds element e; the lanes past the row add +0 (the sums are never -0).
 void exp_sum_from8(float* x, int64_t i, int64_t n, __m256 sh, __m256& acc) {
   for (; i + 8 <= n; i += 8) {
-    const __m256 e = exp8(_mm256_sub_ps(_mm256_loadu_ps(x + i), sh));
+    const __m256 e = exp8<true>(_mm256_sub_ps(_mm256_loadu_ps(x + i), sh));
     _mm256_storeu_ps(x + i, e);
     acc = _mm256_add_ps(acc, e);
   }
   if (i < n) {
     const __m256i m = first_lanes(n - i);
-    const __m256 e = exp8(_mm256_sub_ps(_mm256_maskload_ps(x + i, m), sh));
+    // The lanes past the row (d = -shift, of any sign) are cleared below, whatever exp8 made.
+    const __m256 e = exp8<true>(_mm256_sub_ps(_mm256_maskload_ps(x + i, m), sh));
     _mm256_maskstore_ps(x + i, m, e);
     acc = _mm256_add_ps(acc, _mm256_and_ps(e, _mm256_castsi256_ps(m)));
   }
@@ -195,7 +200,7 @@ void exp_sum_rows8(float* const* x, const int64_t* n, const float* shift, float*
   int64_t i = 0;
   for (; i + 8 <= common; i += 8)
     for (int r = 0; r < R; ++r) {
-      const __m256 e = exp8(_mm256_sub_ps(_mm256_loadu_ps(x[r] + i), sh[r]));
+      const __m256 e = exp8<true>(_mm256_sub_ps(_mm256_loadu_ps(x[r] + i), sh[r]));
       _mm256_storeu_ps(x[r] + i, e);
       acc[r] = _mm256_add_ps(acc[r], e);
     }
