@@ -16,7 +16,7 @@ namespace {
 
 // In the page (kSimd128) the softmax runs the SIMD128 pieces of softmax_simd128.cpp (the same
 // floats) where natively AVX2's run; on aarch64, NEON's (softmax_neon.cpp). The fused two-pass
-// rows below are x86's alone: elsewhere the rows take the pieces' five passes.
+// rows below are x86's and aarch64's: the page's rows take the pieces' five passes.
 bool use_avx2() { return x86_vectors(active_isa()); }
 bool use_avx512() { return active_isa() == Isa::Avx512; }
 bool use_neon() { return active_isa() == Isa::Neon; }
@@ -115,7 +115,19 @@ void finish_divided_row(float* row, int64_t valid, int64_t n, int64_t full_n) {
   std::copy(full.begin(), full.begin() + n, row);
 }
 
-// Up to 4 causal rows with AVX-512 or AVX2, in two passes over each instead of five: divide
+// The two passes, 16 lanes wide with AVX-512, else 8 (AVX2) or 4 (NEON): the same floats.
+float divide_max(float* x, int64_t n, float divisor, bool& nan) {
+  return use_avx512() ? detail::divide_max_avx512(x, n, divisor, nan)
+         : use_avx2() ? detail::divide_max_avx2(x, n, divisor, nan)
+                      : detail::divide_max_neon(x, n, divisor, nan);
+}
+void exp_shifted_sum_rows(float* const* x, const int64_t* n, const float* shift, int count, float* sums) {
+  if (use_avx512()) detail::exp_shifted_sum_rows_avx512(x, n, shift, count, sums);
+  else if (use_avx2()) detail::exp_shifted_sum_rows_avx2(x, n, shift, count, sums);
+  else detail::exp_shifted_sum_rows_neon(x, n, shift, count, sums);
+}
+
+// Up to 4 causal rows with AVX-512, AVX2 or NEON, in two passes over each instead of five: divide
 // with the maximum, then exp with the sum, the rows' exps side by side. Rows whose maximum is
 // NaN or infinite (or that keep nothing) leave with the generic steps.
 //
@@ -123,7 +135,6 @@ void finish_divided_row(float* row, int64_t valid, int64_t n, int64_t full_n) {
 // (pre_unchecked[r]: not to be used); only the rest are divided here.
 void masked_rows_fused(float* const* rows, const int64_t* valid, int count, int64_t n, int64_t full_n,
                        float divisor, const int64_t* done, const float* pre_max, const bool* pre_unchecked) {
-  const bool avx512 = use_avx512();
   float* fast[4];
   int64_t fast_valid[4];
   float shift[4];
@@ -135,9 +146,7 @@ void masked_rows_fused(float* const* rows, const int64_t* valid, int count, int6
       const int64_t from = done ? std::min(done[r], valid[r]) : 0;
       float* rest = rows[r] + from;
       const int64_t left = valid[r] - from;
-      max_input = from == valid[r] ? -std::numeric_limits<float>::infinity()
-                  : avx512         ? detail::divide_max_avx512(rest, left, divisor, nan)
-                                   : detail::divide_max_avx2(rest, left, divisor, nan);
+      max_input = from == valid[r] ? -std::numeric_limits<float>::infinity() : divide_max(rest, left, divisor, nan);
       // The maximum of the two parts is the row's (as divide_max's, up to the sign of a zero).
       if (from > 0) {
         if (pre_unchecked[r]) nan = true;  // the generic steps decide
@@ -154,8 +163,7 @@ void masked_rows_fused(float* const* rows, const int64_t* valid, int count, int6
   }
   if (fast_count == 0) return;
   float sums[4];
-  if (avx512) detail::exp_shifted_sum_rows_avx512(fast, fast_valid, shift, fast_count, sums);
-  else detail::exp_shifted_sum_rows_avx2(fast, fast_valid, shift, fast_count, sums);
+  exp_shifted_sum_rows(fast, fast_valid, shift, fast_count, sums);
   for (int r = 0; r < fast_count; ++r) {
     multiply(fast[r], fast_valid[r], 1.0f / sums[r]);
     std::fill(fast[r] + fast_valid[r], fast[r] + n, 0.0f);
@@ -175,7 +183,7 @@ void masked_softmax_rows(float* first_row, int64_t count, int64_t ld, int64_t fi
       valid[r] = first_valid + g + r;
       done[r] = divided ? std::min(divided->cols, valid[r]) : 0;
     }
-    if (use_avx2() && vector_row(full_n)) {  // AVX2 or AVX-512 (not the page's SIMD128)
+    if ((use_avx2() || use_neon()) && vector_row(full_n)) {  // not the page's SIMD128
       if (divided)
         masked_rows_fused(rows, valid, k, n, full_n, divisor, done, divided->max + g, divided->unchecked + g);
       else

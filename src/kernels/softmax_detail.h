@@ -52,6 +52,9 @@ void multiply_neon(float* x, int64_t n, float s);
 void divide_neon(float* x, int64_t n, float s);
 // fold_sum_avx2's tree of 8 lanes.
 float fold_sum_neon(const float lanes[8]);
+// The causal rows' two passes (divide_max_avx2, exp_shifted_sum_rows_avx2): the same floats.
+float divide_max_neon(float* x, int64_t n, float divisor, bool& nan);
+void exp_shifted_sum_rows_neon(float* const* x, const int64_t* n, const float* shift, int count, float* sums);
 
 }  // namespace attn::kernels::detail
 

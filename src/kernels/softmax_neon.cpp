@@ -3,6 +3,7 @@
 // lo for lanes 0-3 and hi for 4-7), and SLEEF's expf with vfmaq_f32, a fused multiply-add
 // rounded once, as _mm256_fmadd_ps. So each row's bits are softmax_row_reference()'s, as on
 // x86. NEON is part of every aarch64 core: no run-time check, and the pieces exist only there.
+#include "kernels/softmax.h"
 #include "kernels/softmax_detail.h"
 
 #if defined(__aarch64__) && defined(__ARM_NEON)
@@ -19,6 +20,9 @@ namespace {
 //   q = rint(d * log2(e)); s = d - q*ln2 (ln2 in two parts, fused); a degree-6 polynomial
 //   in s; u = 1 + (s*s*u + s); u * 2^(q>>1) * 2^(q - (q>>1)); 0 below -104, inf above 100.
 // vfmaq_f32(c, a, b) is c + a * b with one rounding: _mm256_fmadd_ps(a, b, c).
+// NonPositive: every d is <= 0 or -inf, never NaN (a shifted softmax row), so the two
+// replacements that only such lanes could take are left out (as exp8<true>).
+template <bool NonPositive = false>
 float32x4_t exp4_neon(float32x4_t d) {
   const float32x4_t q_f =
       vrndnq_f32(vmulq_f32(d, vdupq_n_f32(1.442695040888963407359924681001892137426645954152985934135449406931f)));
@@ -43,9 +47,12 @@ float32x4_t exp4_neon(float32x4_t d) {
   u = vmulq_f32(vmulq_f32(u, p1), p2);
 
   u = vbslq_f32(vcltq_f32(d, vdupq_n_f32(-104.0f)), vdupq_n_f32(0.0f), u);
+  if (NonPositive) return u;
   u = vbslq_f32(vcgtq_f32(d, vdupq_n_f32(100.0f)), vdupq_n_f32(__builtin_inff()), u);
   return vbslq_f32(vceqq_f32(d, d), u, d);  // NaN in, the same NaN out
 }
+
+constexpr uint32_t kLaneIndex[4] = {0, 1, 2, 3};
 
 // The first `count` (< 4) values of p, the rest `fill`.
 float32x4_t load_first4_neon(const float* p, int64_t count, float fill) {
@@ -140,6 +147,113 @@ float fold_sum_neon(const float lanes[8]) {
   return fold_lanes8_neon(vld1q_f32(lanes), vld1q_f32(lanes + 4), [](float a, float b) { return a + b; });
 }
 
+namespace {
+
+// divide_max_neon's steps (divide_max8 in softmax_avx2.cpp): x[i] /= divisor (with a
+// power-of-two divisor, x[i] * (1 / divisor), the same float), and the maximum of the results
+// in four accumulators of 4 lanes (the maximum of a set is the same in any order, up to the
+// sign of a zero maximum, which exp(x - max) does not see).
+template <bool ByReciprocal>
+float divide_max4(float* x, int64_t n, float divisor, bool& nan) {
+  const float by = ByReciprocal ? 1.0f / divisor : divisor;
+  const float32x4_t v = vdupq_n_f32(by);
+  const auto divide = [&](float32x4_t a) { return ByReciprocal ? vmulq_f32(a, v) : vdivq_f32(a, v); };
+  const float32x4_t lowest = vdupq_n_f32(-__builtin_inff());
+  float32x4_t acc[4] = {lowest, lowest, lowest, lowest};
+  uint32x4_t ordered = vdupq_n_u32(0xffffffffu);
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16)
+    for (int a = 0; a < 4; ++a) {
+      const float32x4_t y = divide(vld1q_f32(x + i + 4 * a));
+      vst1q_f32(x + i + 4 * a, y);
+      ordered = vandq_u32(ordered, vceqq_f32(y, y));
+      acc[a] = lane_max4_neon(acc[a], y);
+    }
+  for (; i + 4 <= n; i += 4) {
+    const float32x4_t y = divide(vld1q_f32(x + i));
+    vst1q_f32(x + i, y);
+    ordered = vandq_u32(ordered, vceqq_f32(y, y));
+    acc[0] = lane_max4_neon(acc[0], y);
+  }
+  const float32x4_t all = lane_max4_neon(lane_max4_neon(acc[0], acc[1]), lane_max4_neon(acc[2], acc[3]));
+  float max = fold_lanes8_neon(all, all, [](float a, float b) { return a > b ? a : b; });
+  bool any_nan = vminvq_u32(ordered) == 0;
+  for (; i < n; ++i) {  // as divide_neon's tail
+    const float y = ByReciprocal ? x[i] * by : x[i] / by;
+    x[i] = y;
+    any_nan = any_nan || y != y;
+    max = max > y ? max : y;
+  }
+  nan = any_nan;
+  return max;
+}
+
+// R rows side by side (exp_sum_rows8 in softmax_avx2.cpp): each row's sum is one chain of
+// dependent adds per lane in a fixed order, so R rows keep R chains (and R exps) in flight.
+// Lane l of a row's 8-lane sum adds its elements e with e % 8 = l, lo holding lanes 0-3 and hi
+// 4-7; the lanes past the row add +0 (the sums are never -0), as AVX2's masked lanes do.
+template <int R>
+void exp_sum_rows4(float* const* x, const int64_t* n, const float* shift, float* sums) {
+  float32x4_t sh[R], lo[R], hi[R];
+  int64_t common = n[0];
+  for (int r = 0; r < R; ++r) {
+    sh[r] = vdupq_n_f32(shift[r]);
+    lo[r] = hi[r] = vdupq_n_f32(0.0f);
+    common = n[r] < common ? n[r] : common;
+  }
+  int64_t i = 0;
+  for (; i + 8 <= common; i += 8)
+    for (int r = 0; r < R; ++r) {
+      const float32x4_t a = exp4_neon<true>(vsubq_f32(vld1q_f32(x[r] + i), sh[r]));
+      const float32x4_t b = exp4_neon<true>(vsubq_f32(vld1q_f32(x[r] + i + 4), sh[r]));
+      vst1q_f32(x[r] + i, a);
+      vst1q_f32(x[r] + i + 4, b);
+      lo[r] = vaddq_f32(lo[r], a);
+      hi[r] = vaddq_f32(hi[r], b);
+    }
+  for (int r = 0; r < R; ++r) {
+    float* row = x[r];
+    for (int64_t j = i; j < n[r]; j += 8) {
+      const int64_t left = n[r] - j;
+      // A partial vector's lanes past the row (d = -shift, of any sign) are zeroed after the exp.
+      const auto exps = [&](float* p, int64_t count) {
+        if (count >= 4) return exp4_neon<true>(vsubq_f32(vld1q_f32(p), sh[r]));
+        const float32x4_t e = exp4_neon<true>(vsubq_f32(load_first4_neon(p, count, 0.0f), sh[r]));
+        const uint32x4_t keep = vcltq_u32(vld1q_u32(kLaneIndex), vdupq_n_u32(static_cast<uint32_t>(count)));
+        return vreinterpretq_f32_u32(vandq_u32(vreinterpretq_u32_f32(e), keep));
+      };
+      const float32x4_t a = exps(row + j, left);
+      if (left >= 4) vst1q_f32(row + j, a);
+      else store_first4_neon(row + j, a, left);
+      lo[r] = vaddq_f32(lo[r], a);
+      if (left > 4) {
+        const float32x4_t b = exps(row + j + 4, left - 4);
+        if (left >= 8) vst1q_f32(row + j + 4, b);
+        else store_first4_neon(row + j + 4, b, left - 4);
+        hi[r] = vaddq_f32(hi[r], b);
+      }
+    }
+    sums[r] = fold_lanes8_neon(lo[r], hi[r], [](float a, float b) { return a + b; });
+  }
+}
+
+}  // namespace
+
+float divide_max_neon(float* x, int64_t n, float divisor, bool& nan) {
+  int scale_exp = 0;
+  return division_is_scaling(divisor, scale_exp) ? divide_max4<true>(x, n, divisor, nan)
+                                                 : divide_max4<false>(x, n, divisor, nan);
+}
+
+void exp_shifted_sum_rows_neon(float* const* x, const int64_t* n, const float* shift, int count, float* sums) {
+  switch (count) {
+    case 1: return exp_sum_rows4<1>(x, n, shift, sums);
+    case 2: return exp_sum_rows4<2>(x, n, shift, sums);
+    case 3: return exp_sum_rows4<3>(x, n, shift, sums);
+    default: return exp_sum_rows4<4>(x, n, shift, sums);
+  }
+}
+
 }  // namespace attn::kernels::detail
 
 #else
@@ -154,6 +268,8 @@ float reduce_sum_neon(const float*, int64_t) { std::abort(); }
 void multiply_neon(float*, int64_t, float) { std::abort(); }
 void divide_neon(float*, int64_t, float) { std::abort(); }
 float fold_sum_neon(const float*) { std::abort(); }
+float divide_max_neon(float*, int64_t, float, bool&) { std::abort(); }
+void exp_shifted_sum_rows_neon(float* const*, const int64_t*, const float*, int, float*) { std::abort(); }
 }  // namespace attn::kernels::detail
 
 #endif
