@@ -97,7 +97,7 @@ uint64_t product_key(std::initializer_list<int64_t> values) {
 }
 
 // By first row, then by first column: the rectangles are disjoint, so those that start on one
-// row are also in the order of their last columns (for_two_chain_rects_in searches them).
+// row are also in the order of their last columns (for_two_chain_rects searches them).
 void sort_rects(std::vector<OutputRect>& rects) {
   std::sort(rects.begin(), rects.end(),
             [](const OutputRect& a, const OutputRect& b) { return a.i0 != b.i0 ? a.i0 < b.i0 : a.j0 < b.j0; });
@@ -141,27 +141,14 @@ ChainOrder product_chain_order(int64_t M, int64_t N, int64_t K) {
 namespace {
 
 // Calls f(rect) for every two-chain rectangle meeting rows [lo, hi) of the view's call (its
-// own rows, not the product's), each clipped to those rows and shifted into them.
+// own rows, not the product's) and columns [j0, j1) (the product's), each clipped to those
+// rows and shifted into them (its columns as they are). The rectangles that start on one row
+// are in the order of their columns (sort_rects), so a row's first is found by binary search.
+// (A product's column tasks each used to look at every rectangle of their rows: at T = 4096 a
+// head's scores have 9576. fix_two_chains' own CPU samples in the forward at T = 4096, AVX2
+// under Haswell's order, AMD EPYC Zen 5: 355 -> 216 of about 11 thousand.)
 template <class F>
-void for_two_chain_rects(const TwoChainView& two, int64_t lo, int64_t hi, F&& f) {
-  if (!two.any() || lo >= hi) return;
-  const std::vector<OutputRect>& rects = two.outputs->rects;
-  const int64_t first = two.row0 + lo - two.outputs->max_height;
-  auto it = std::lower_bound(rects.begin(), rects.end(), first,
-                             [](const OutputRect& r, int64_t row) { return r.i0 < row; });
-  for (; it != rects.end() && it->i0 < two.row0 + hi; ++it) {
-    const int64_t i0 = std::max(it->i0 - two.row0, lo), i1 = std::min(it->i1 - two.row0, hi);
-    if (i0 < i1) f(OutputRect{i0, i1, it->j0, it->j1});
-  }
-}
-
-// The same, for the rectangles that also meet columns [j0, j1): those starting on one row are
-// in the order of their columns, and found by binary search. A product's column tasks each
-// looked at every rectangle of their rows (at T = 4096 a head's scores have 9576 of them):
-// fix_two_chains' own CPU samples in the forward at T = 4096 (AVX2, Haswell's order, AMD EPYC
-// Zen 5) fell from 355 to 216 of about 11 thousand.
-template <class F>
-void for_two_chain_rects_in(const TwoChainView& two, int64_t lo, int64_t hi, int64_t j0, int64_t j1, F&& f) {
+void for_two_chain_rects(const TwoChainView& two, int64_t lo, int64_t hi, int64_t j0, int64_t j1, F&& f) {
   if (!two.any() || lo >= hi || j0 >= j1) return;
   const std::vector<OutputRect>& rects = two.outputs->rects;
   const int64_t first = two.row0 + lo - two.outputs->max_height;
@@ -180,9 +167,15 @@ void for_two_chain_rects_in(const TwoChainView& two, int64_t lo, int64_t hi, int
   }
 }
 
+// The same for every column.
+template <class F>
+void for_two_chain_rects(const TwoChainView& two, int64_t lo, int64_t hi, F&& f) {
+  for_two_chain_rects(two, lo, hi, std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max(), f);
+}
+
 bool is_two_chain(const TwoChainView& two, int64_t i, int64_t j) {
   bool found = false;
-  for_two_chain_rects(two, i, i + 1, [&](const OutputRect& r) { found = found || (j >= r.j0 && j < r.j1); });
+  for_two_chain_rects(two, i, i + 1, j, j + 1, [&](const OutputRect&) { found = true; });
   return found;
 }
 
@@ -319,7 +312,7 @@ void fix_two_chains(const TwoChainView& two, int64_t i0, int64_t m, int64_t j0, 
   // group's values, which are never stored.
   float c[R * 8] = {};
   detail::TwoChainSteps t;
-  for_two_chain_rects_in(two, i0, i0 + m, j0, j1, [&](const OutputRect& rect) {
+  for_two_chain_rects(two, i0, i0 + m, j0, j1, [&](const OutputRect& rect) {
     const int64_t c0 = std::max(rect.j0, j0), c1 = std::min(rect.j1, j1);
     for (int64_t r0 = rect.i0; r0 < rect.i1; r0 += R) {
       const int rows = static_cast<int>(std::min<int64_t>(R, rect.i1 - r0));
