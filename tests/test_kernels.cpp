@@ -432,6 +432,49 @@ TEST(HaswellTwoChains, ZeroTailHintKeepsTheSignOfZero) {
   }
 }
 
+// The same fix must recompute each output in its own chains: a two-chain output in two, its
+// one-chain neighbours in one. Every row's products run 1, 2^-30, -1, -2^-30, then two that
+// underflow to -0, then zero weights against positive B; the bias is -0. In two chains the
+// even one runs 1, +0, -0 and the odd one 2^-30, +0, -0: with the bias, -0 where the hint
+// stops, +0 over the whole row. One chain absorbs 2^-30 into 1 and ends at -2^-30. So a
+// two-chain output recomputed in one chain is -2^-30, not +0. The shape's two-chain rectangles stop at column
+// 16 of 20, so an answer taken from the next or the previous column is wrong at an edge.
+TEST(HaswellTwoChains, ZeroTailHintRecomputesEachOutputInItsOwnChains) {
+  HaswellOrder order(2);
+  const int64_t M = 8, N = 20, K = 64;
+  const float small = std::ldexp(1.0f, -30), tiny = 1e-30f;
+  std::vector<float> A(static_cast<size_t>(M * K), 0.0f), B(static_cast<size_t>(K * N), 1.0f),
+      bias(static_cast<size_t>(N), -0.0f);
+  for (int64_t i = 0; i < M; ++i) {
+    float* a = A.data() + i * K;
+    a[0] = 1.0f, a[1] = small, a[2] = -1.0f, a[3] = -small, a[4] = a[5] = tiny;
+  }
+  for (int64_t j = 0; j < N; ++j) B[static_cast<size_t>(4 * N + j)] = B[static_cast<size_t>(5 * N + j)] = -tiny;
+  const std::vector<uint8_t> two = haswell_two_chain_outputs(M, N, K, 2);
+  int64_t two_chain = 0;
+  for (uint8_t t : two) two_chain += t;
+  ASSERT_GT(two_chain, 0);
+  ASSERT_LT(two_chain, M * N);
+  std::vector<float> want(static_cast<size_t>(M * N)), got(want.size());
+  SgemmCall g;
+  g.M = M, g.N = N, g.K = K;
+  g.A = A.data();
+  g.lda = K;
+  g.B = ConstMat{B.data(), N, false};
+  g.C = want.data();
+  g.ldc = N;
+  g.bias = bias.data();
+  sgemm_reference(g);
+  for (size_t e = 0; e < want.size(); ++e)  // the definition's own answers, as worked out above
+    ASSERT_EQ(bits(want[e]), two[e] ? 0u : bits(-small)) << "element " << e;
+  for (Isa isa : isas()) {
+    IsaAndThreads use(isa, 1);
+    g.C = got.data();
+    sgemm(g);
+    EXPECT_TRUE(same_floats(got, want)) << isa_name(isa);
+  }
+}
+
 // Two chains continued piece by piece (gemm_two_chains_resume, as the fused backward's grad_keys
 // and grad_values), pieces starting on odd and even steps, A read in place and transposed: the
 // same even and odd chains as the whole block's, on every instruction set.
