@@ -157,8 +157,8 @@ void for_two_chain_rects(const TwoChainView& two, int64_t lo, int64_t hi, int64_
   while (it != rects.end() && it->i0 < two.row0 + hi) {
     const int64_t row = it->i0;
     // The run's end: a row's run is a few rectangles long, so look 1, 2, 4, ... past its start
-    // before the binary search (which over the whole rest of the list took half of this
-    // function's own time in fix_two_chains).
+    // before the binary search, rather than search the whole rest of the list (fix_two_chains'
+    // samples in the AVX2 forward at T = 4096, Haswell's order: 1.6-1.7% -> 1.4%).
     auto in_run = it;  // in the run; the run ends within `step` past it
     ptrdiff_t step = 1;
     for (; rects.end() - in_run > step && in_run[step].i0 == row; step *= 2) in_run += step;
