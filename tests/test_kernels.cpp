@@ -437,8 +437,9 @@ TEST(HaswellTwoChains, ZeroTailHintKeepsTheSignOfZero) {
 // underflow to -0, then zero weights against positive B; the bias is -0. In two chains the
 // even one runs 1, +0, -0 and the odd one 2^-30, +0, -0: with the bias, -0 where the hint
 // stops, +0 over the whole row. One chain absorbs 2^-30 into 1 and ends at -2^-30. So a
-// two-chain output recomputed in one chain is -2^-30, not +0. The shape's two-chain rectangles stop at column
-// 16 of 20, so an answer taken from the next or the previous column is wrong at an edge.
+// two-chain output recomputed in one chain is -2^-30, not +0. The shape's two-chain
+// rectangles (rows 0-3 and 4-7) stop at column 16 of 20, so an answer taken from the next or
+// the previous column is wrong at an edge.
 TEST(HaswellTwoChains, ZeroTailHintRecomputesEachOutputInItsOwnChains) {
   HaswellOrder order(2);
   const int64_t M = 8, N = 20, K = 64;
