@@ -402,6 +402,29 @@ TEST(HaswellTwoChains, AttentionBlocksCutNoRun) {
   EXPECT_GT(moved, 0);
 }
 
+// A (M, K) @ B (K, N) + bias, all row-major, by the definition; sgemm must give the same bits
+// on every instruction set (one thread). Returns the definition's C.
+std::vector<float> sgemm_on_every_isa(int64_t M, int64_t N, int64_t K, const std::vector<float>& A,
+                                      const std::vector<float>& B, const std::vector<float>& bias) {
+  std::vector<float> want(static_cast<size_t>(M * N)), got(want.size());
+  SgemmCall g;
+  g.M = M, g.N = N, g.K = K;
+  g.A = A.data();
+  g.lda = K;
+  g.B = ConstMat{B.data(), N, false};
+  g.C = want.data();
+  g.ldc = N;
+  g.bias = bias.data();
+  sgemm_reference(g);
+  for (Isa isa : isas()) {
+    IsaAndThreads use(isa, 1);
+    g.C = got.data();
+    sgemm(g);
+    EXPECT_TRUE(same_floats(got, want)) << isa_name(isa);
+  }
+  return want;
+}
+
 // The zero-tail hint with two chains: a row's two first products underflow to -0 (one in each
 // chain), the rest are zero weights. With a bias of -0, skipping the zeros would leave
 // -0 + -0 = -0, where the full chains end at +0 and C at +0: recomputed exactly.
@@ -413,23 +436,8 @@ TEST(HaswellTwoChains, ZeroTailHintKeepsTheSignOfZero) {
   for (int64_t i = 0; i < M; ++i) A[static_cast<size_t>(i * K)] = A[static_cast<size_t>(i * K + 1)] = 1e-30f;
   for (int64_t j = 0; j < N; ++j) B[static_cast<size_t>(j)] = B[static_cast<size_t>(N + j)] = -1e-30f;
   ASSERT_FALSE(haswell_two_chain_rects(M, N, K, 2).empty());
-  std::vector<float> want(static_cast<size_t>(M * N)), got(want.size());
-  SgemmCall g;
-  g.M = M, g.N = N, g.K = K;
-  g.A = A.data();
-  g.lda = K;
-  g.B = ConstMat{B.data(), N, false};
-  g.C = want.data();
-  g.ldc = N;
-  g.bias = bias.data();
-  sgemm_reference(g);
+  const std::vector<float> want = sgemm_on_every_isa(M, N, K, A, B, bias);
   EXPECT_EQ(bits(want[0]), 0u);  // +0
-  for (Isa isa : isas()) {
-    IsaAndThreads use(isa, 1);
-    g.C = got.data();
-    sgemm(g);
-    EXPECT_TRUE(same_floats(got, want)) << isa_name(isa);
-  }
 }
 
 // The same fix must recompute each output in its own chains: a two-chain output in two, its
@@ -456,24 +464,9 @@ TEST(HaswellTwoChains, ZeroTailHintRecomputesEachOutputInItsOwnChains) {
   for (uint8_t t : two) two_chain += t;
   ASSERT_GT(two_chain, 0);
   ASSERT_LT(two_chain, M * N);
-  std::vector<float> want(static_cast<size_t>(M * N)), got(want.size());
-  SgemmCall g;
-  g.M = M, g.N = N, g.K = K;
-  g.A = A.data();
-  g.lda = K;
-  g.B = ConstMat{B.data(), N, false};
-  g.C = want.data();
-  g.ldc = N;
-  g.bias = bias.data();
-  sgemm_reference(g);
+  const std::vector<float> want = sgemm_on_every_isa(M, N, K, A, B, bias);
   for (size_t e = 0; e < want.size(); ++e)  // the definition's own answers, as worked out above
     ASSERT_EQ(bits(want[e]), two[e] ? 0u : bits(-small)) << "element " << e;
-  for (Isa isa : isas()) {
-    IsaAndThreads use(isa, 1);
-    g.C = got.data();
-    sgemm(g);
-    EXPECT_TRUE(same_floats(got, want)) << isa_name(isa);
-  }
 }
 
 // Two chains continued piece by piece (gemm_two_chains_resume, as the fused backward's grad_keys
