@@ -588,6 +588,14 @@ TEST(GemmChains, ZeroTailHintIgnoredWhenSkippedValuesAreNotFinite) {
                 ends.data());
     EXPECT_TRUE(same_floats(got, want)) << isa_name(isa);
     EXPECT_TRUE(std::isnan(got[3]));
+    // The same through a packed B (an attention head's values), which finds B's last
+    // non-finite row when it is packed.
+    PackedB packed;
+    pack_b(K, N, ConstMat{B.data(), N, false}, single_chain(K), packed, /*check_finite=*/true);
+    EXPECT_EQ(packed.last_nonfinite_row, 60) << isa_name(isa);
+    std::vector<float> got_packed(want.size());
+    gemm_chains_packed(M, N, ConstMat{A.data(), K, false}, packed, got_packed.data(), N, ends.data());
+    EXPECT_TRUE(same_floats(got_packed, want)) << isa_name(isa) << " packed";
   }
 }
 

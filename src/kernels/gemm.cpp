@@ -668,7 +668,12 @@ void pack_b(int64_t K, int64_t N, ConstMat B, const ChainOrder& order, PackedB& 
   check_order(K, order);
   prepare_packed(out, K, N, B, order);
   pack_columns(out, B, K, 0, N, out.data.data());
-  out.last_nonfinite_row = check_finite ? last_nonfinite_row(K, N, B) : K;
+  // The packed copy holds every value of B (and zeros past column N), one contiguous block
+  // still in cache: where it is all finite, as nearly always, B's own rows (strided, read from
+  // the end) need no scan. (At T = 4096 the scan of every head's values took 0.7 % of the forward.)
+  out.last_nonfinite_row = K;
+  if (check_finite)
+    out.last_nonfinite_row = any_nonfinite(out.data.data(), K * out.n_padded) ? last_nonfinite_row(K, N, B) : -1;
 }
 
 int64_t gemm_tasks_packed(int64_t M, int64_t N, std::vector<int64_t>& tasks, TwoChainView two) {
