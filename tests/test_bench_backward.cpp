@@ -164,6 +164,12 @@ TEST(BenchBackward, CliReportsCheckedBits) {
   EXPECT_EQ(j["backward"]["path"], "fused");
   EXPECT_TRUE(j["backward"]["bits_checked"].get<bool>());
   EXPECT_TRUE(j["backward"]["bits_equal"].get<bool>());
+  // The peak RSS is the steps' own, read before the bit check: the reference backward it runs
+  // holds five (B, H, T, T) tensors at once (at T = 203, 12 heads: 9.4 MiB), which the steps
+  // never do; the process's peak once the check has run is reported beside it.
+  const double tensors_mib = 5.0 * 12 * 203 * 203 * sizeof(float) / (1024.0 * 1024.0);
+  EXPECT_GE(j["backward"]["check_peak_rss_mib"].get<double>() - j["peak_rss_mib"].get<double>(), tensors_mib)
+      << r.out;
   // Where the step's time went: the forward and the backward's four parts, in the order a step
   // runs them, each timed inside the step (one step here: its parts add up to less than it).
   const nlohmann::ordered_json parts = nlohmann::ordered_json::parse(r.out)["backward"]["parts_ms"];
@@ -181,6 +187,7 @@ TEST(BenchBackward, CliReportsCheckedBits) {
   ASSERT_EQ(text.exit_code, 0) << test::describe(text);
   EXPECT_NE(text.out.find("bits: equal to the reference backward's, every gradient"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("  parts    forward "), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find(" MiB by the end of the timed steps; "), std::string::npos) << text.out;
 }
 
 // The fused heads skip the masked half. Autograd does not: a NaN or an infinity in a value or

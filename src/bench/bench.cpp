@@ -142,6 +142,7 @@ Timings time_training(const BenchOptions& o, const MultiHeadAttention& mha, Prep
                   {"weights", median_part(&BackwardParts::weights)},
                   {"inputs", median_part(&BackwardParts::inputs)}};
   }
+  r.peak_rss_mib = peak_rss_mib();  // the steps' own, before the check below holds its tensors
   const double scores = static_cast<double>(o.batch * o.heads) * static_cast<double>(o.tokens * o.tokens);
   if (fused && scores <= kCheckedScores) {
     MhaGradients want;
@@ -152,6 +153,7 @@ Timings time_training(const BenchOptions& o, const MultiHeadAttention& mha, Prep
     for (size_t i = 0; i < got_named.size(); ++i)
       r.bits_equal = r.bits_equal && same_tensor_bits(*got_named[i].second, *want_named[i].second);
     prepared.forward(gen, x, y);  // y as the fused forward gives it (the same bits)
+    r.check_peak_rss_mib = peak_rss_mib();
   }
   r.digests = {digest_of("y", y), digest_of("grad_y", grad_y)};
   for (const auto& [name, tensor] : grads.named()) r.digests.push_back(digest_of(name, *tensor));
@@ -195,6 +197,7 @@ BenchReport run_bench(const BenchOptions& o) {
   MhaGradients grads;
   const Timings timed = o.backward ? time_training(o, mha, prepared, gen, x, y, r, grads)
                                    : time_runs(o.repeat, [&] { prepared.forward(gen, x, y); });
+  if (!o.backward) r.peak_rss_mib = peak_rss_mib();  // (time_training reads it before its check)
   const double median = timed.median;
   const double flops = o.backward ? training_flops(o) : work_flops(o);
   const double gflops = flops / (median * 1e6);
@@ -234,7 +237,6 @@ BenchReport run_bench(const BenchOptions& o) {
     r.tile_gflops = tile_ceiling_gflops(r.threads);
     r.tile_fraction = r.tile_gflops / r.peak_gflops;
   }
-  r.peak_rss_mib = peak_rss_mib();
   return r;
 }
 

@@ -50,9 +50,11 @@ struct BenchReport {
   // options.probe.
   double tile_gflops = 0.0;
   double tile_fraction = 0.0;
-  double peak_rss_mib = 0.0;  // after the forwards and the probe
-  Shape shape;                // y's: (B, T, D)
-  double sum = 0.0;           // of y's elements, in order
+  // The process's peak RSS by the end of the timed runs (set-up, warm-up and the timed forwards or
+  // steps), read before anything the bench does after them: the bit check and the probe.
+  double peak_rss_mib = 0.0;
+  Shape shape;       // y's: (B, T, D)
+  double sum = 0.0;  // of y's elements, in order
   double abs_sum = 0.0;
   std::vector<float> first;  // y's first (up to) eight values
 
@@ -69,6 +71,10 @@ struct BenchReport {
   std::string backward_path;  // "fused" (bench/fast_backward.h) or "reference"
   bool bits_checked = false;  // the timed gradients compared with mha_backward_reference's
   bool bits_equal = false;    // ... and found the same bits
+  // With bits_checked: the process's peak RSS once the check has run. The reference backward
+  // holds five (B, H, T, T) tensors, which the timed steps never do: their own peak is
+  // peak_rss_mib.
+  double check_peak_rss_mib = 0.0;
   // On the fused path: where a step's time goes, the median of each part over the timed steps
   // in ms, in the order a step runs them: "forward", then the backward's (bench/fast_backward.h:
   // "out_proj", "attention", "weights", "inputs").

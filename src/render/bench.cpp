@@ -58,7 +58,7 @@ std::string render_bench_text(const BenchReport& r) {
       "  min      {min:.2f} ms\n"
       "  rate     {gf:.1f} GFLOP/s ({gfl:.2f} GFLOP per {per}: the projections and the causal half of the attention{bw})\n"
       "{peak}"
-      "  peak RSS {rss:.1f} MiB\n"
+      "  peak RSS {rss:.1f} MiB{check_rss}\n"
       "y: shape ({b}, {t}, {d}), sum {sum:.6f}, abs sum {abs:.6f}\n"
       "first values:",
       fmt::arg("d", o.d_model), fmt::arg("t", o.tokens), fmt::arg("h", o.heads), fmt::arg("b", o.batch),
@@ -66,8 +66,12 @@ std::string render_bench_text(const BenchReport& r) {
       fmt::arg("bw", o.backward ? ", forward and backward" : ""), fmt::arg("per", o.backward ? "step" : "forward"), fmt::arg("th", r.threads), fmt::arg("isa", r.isa), fmt::arg("r", o.repeat),
       fmt::arg("med", r.median_ms), fmt::arg("min", r.min_ms), fmt::arg("gf", r.gflops),
       fmt::arg("peak", o.probe ? peak_line(r) : std::string()),
-      fmt::arg("gfl", r.gflop_per_forward), fmt::arg("rss", r.peak_rss_mib), fmt::arg("sum", r.sum),
-      fmt::arg("abs", r.abs_sum));
+      fmt::arg("gfl", r.gflop_per_forward), fmt::arg("rss", r.peak_rss_mib),
+      fmt::arg("check_rss", r.bits_checked ? fmt::format(" by the end of the timed steps; {:.1f} MiB once the bit check's "
+                                                         "reference backward, with its (B, H, T, T) tensors, has run",
+                                                         r.check_peak_rss_mib)
+                                           : std::string()),
+      fmt::arg("sum", r.sum), fmt::arg("abs", r.abs_sum));
   for (float v : r.first) out += fmt::format(" {:.6g}", v);
   out += "\n";
   if (!o.backward) return out;
@@ -129,6 +133,7 @@ nlohmann::ordered_json bench_json(const BenchReport& r) {
     b["path"] = r.backward_path;
     b["bits_checked"] = r.bits_checked;
     b["bits_equal"] = r.bits_equal;
+    if (r.bits_checked) b["check_peak_rss_mib"] = r.check_peak_rss_mib;
     for (const auto& d : r.digests)
       b["digests"][d.name] = {{"shape", d.shape}, {"fnv1a64", d.fnv1a64}, {"sum", d.sum}};
     for (const auto& [name, ms] : r.parts_ms) b["parts_ms"][name] = ms;
