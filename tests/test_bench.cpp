@@ -18,6 +18,7 @@
 #include "kernels/parallel.h"
 #include "modules/chapter.h"
 #include "render/bench.h"
+#include "run_process.h"
 #include "test_util.h"
 #include "torch/torch_random.h"
 
@@ -182,6 +183,25 @@ TEST(Bench, JsonReportHasTheFieldsAndPyTorchsResult) {
   EXPECT_GT(j["tile_gflops"].get<double>(), 0.0);
   EXPECT_NEAR(j["tile_fraction"].get<double>(), j["tile_gflops"].get<double>() / j["peak_gflops"].get<double>(), 1e-12);
   kernels::set_num_threads(0);
+}
+
+// The peak RSS is the bench's own, not that of the process it was started from: Linux carries
+// a process's peak across exec into getrusage's ru_maxrss, so a bench run straight from a
+// large process (a notebook's Python) would report that process's size. The binary runs (fork
+// and exec) from this test's process before and after it touches 512 MiB, and reports the same.
+TEST(Bench, PeakRssIsTheBenchsOwnNotItsParents) {
+  const auto bench_peak = [] {
+    const test::RunResult r =
+        test::run_cli({"bench", "--tokens", "64", "--repeat", "1", "--no-probe", "--format", "json"});
+    EXPECT_EQ(r.exit_code, 0) << test::describe(r);
+    return r.exit_code == 0 ? nlohmann::json::parse(r.out)["peak_rss_mib"].get<double>() : -1.0;
+  };
+  const double before = bench_peak();
+  ASSERT_GT(before, 0.0);
+  std::vector<char> ballast(size_t{512} * 1024 * 1024, 1);  // every page written
+  ASSERT_GE(peak_rss_mib(), 512.0);                         // this process's own peak holds it
+  EXPECT_LT(bench_peak(), before + 256.0);
+  EXPECT_EQ(ballast.back(), 1);  // the ballast is still held after the child has run
 }
 
 // The tile's measurement counts the work it does and does it: 48 x 32 x 128 multiply-adds per

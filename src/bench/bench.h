@@ -27,7 +27,7 @@ struct BenchOptions {
   std::string weights;          // --weights FILE: the model --gpt runs (heads: `heads`)
 };
 
-// Peak resident memory of this process so far, in MiB.
+// Peak resident memory of this program so far, in MiB (not of the process it was exec'd from).
 double peak_rss_mib();
 
 // What a run measured: the timings, the rate against the work done, and enough of y to
