@@ -14,7 +14,9 @@ std::string render_bench_text(const BenchReport& r);
 
 // The same as one JSON object, keys in a fixed order: median_ms, min_ms, gflops,
 // gflop_per_forward, gflops_pytorch_count, [peak_gflops, peak_fraction, tile_gflops,
-// tile_fraction], threads, sum, abs_sum, first, peak_rss_mib, shape, repeat, isa.
+// tile_fraction], threads, sum, abs_sum, first, peak_rss_mib, shape, repeat, isa; with --gpt,
+// gpt {...}; with --backward, backward {path, bits_checked, bits_equal, [check_peak_rss_mib],
+// digests, [parts_ms]}. peak_rss_mib is the timed runs' own (bench.h).
 nlohmann::ordered_json bench_json(const BenchReport& r);
 // bench_json(r) indented by two, and a newline: `attn-walk bench --format json`.
 std::string render_bench_json(const BenchReport& r);
