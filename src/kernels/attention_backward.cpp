@@ -45,10 +45,12 @@ struct Call {
 // odd chains apart (keys_two, values_two: gemm_two_chains_resume's state).
 struct HeadBuffers {
   Buffer weights, grad_scores, grad_weights, keys_chains, values_chains;
+  Buffer weights_t, grad_scores_t;  // the block's weights and scores' gradient transposed
   Buffer keys_two, values_two;
   PackedB keys_t, values_t, keys;
   void size_for(const Call& c) {
-    for (Buffer* block : {&weights, &grad_scores, &grad_weights}) block->resize(static_cast<size_t>(kRows * c.T));
+    for (Buffer* block : {&weights, &grad_scores, &grad_weights, &weights_t, &grad_scores_t})
+      block->resize(static_cast<size_t>(kRows * c.T));
     for (Buffer* chains : {&keys_chains, &values_chains}) chains->resize(static_cast<size_t>(c.T * c.hd));
     keys_two.resize(two_chain_state_size(c.keys_two, c.hd));
     values_two.resize(two_chain_state_size(c.t_two, c.hd));
@@ -133,15 +135,22 @@ void backward_row_block(const Call& c, HeadBuffers& hb, const float* q, const fl
   //    backward hands them to OpenBLAS (A the transposed view of a (T, T) matrix): their chains
   //    over the slab continue over this block's rows, read from the block while it is in cache.
   //    Rows j >= i1 of the transposed matrices are zero here (j > i): they are left as they are.
-  gemm_chains_resume(i1, c.hd, m, ConstMat{gs, T, true}, ConstMat{q + i0 * D, D, false}, hb.keys_chains.data(), c.hd);
-  gemm_chains_resume(i1, c.hd, m, ConstMat{w, T, true}, ConstMat{gc + i0 * D, D, false}, hb.values_chains.data(),
+  //    The transposed views are copied to rows first, (i1, m): the tiles then read them in
+  //    place, where packing the view tile by tile gathered m floats T apart per step.
+  float* gs_t = hb.grad_scores_t.data();
+  float* w_t = hb.weights_t.data();
+  transpose_rows(gs, T, m, i1, gs_t);
+  transpose_rows(w, T, m, i1, w_t);
+  gemm_chains_resume(i1, c.hd, m, ConstMat{gs_t, m, false}, ConstMat{q + i0 * D, D, false}, hb.keys_chains.data(),
+                     c.hd);
+  gemm_chains_resume(i1, c.hd, m, ConstMat{w_t, m, false}, ConstMat{gc + i0 * D, D, false}, hb.values_chains.data(),
                      c.hd);
   //    Haswell's two-chain outputs among them: their even and odd chains, over the block's
   //    steps [i0 - s0, i1 - s0) of the slab's K-block.
-  gemm_two_chains_resume(i1, c.hd, m, ConstMat{gs, T, true}, ConstMat{q + i0 * D, D, false}, hb.keys_two.data(),
+  gemm_two_chains_resume(i1, c.hd, m, ConstMat{gs_t, m, false}, ConstMat{q + i0 * D, D, false}, hb.keys_two.data(),
                          i0 - s0, s1 - s0, c.keys_two);
-  gemm_two_chains_resume(i1, c.hd, m, ConstMat{w, T, true}, ConstMat{gc + i0 * D, D, false}, hb.values_two.data(),
-                         i0 - s0, s1 - s0, c.t_two);
+  gemm_two_chains_resume(i1, c.hd, m, ConstMat{w_t, m, false}, ConstMat{gc + i0 * D, D, false},
+                         hb.values_two.data(), i0 - s0, s1 - s0, c.t_two);
 }
 
 // The end of one K-block [s0, s1) of C (T, hd) = M.T @ B (T, hd), for a causal (T, T) matrix M

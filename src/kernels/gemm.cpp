@@ -834,6 +834,24 @@ void for_state_tiles(const TwoChainOutputs& two, int64_t M, int64_t N, Float* st
 
 }  // namespace
 
+void transpose_rows(const float* src, int64_t ld, int64_t K, int64_t M, float* dst) {
+  switch (active_isa()) {
+    case Isa::Avx512:
+      detail::transpose_rows_avx512(src, ld, K, M, dst);
+      return;
+    case Isa::Avx2:
+      detail::transpose_rows_avx2(src, ld, K, M, dst);
+      return;
+    case Isa::Neon:
+      detail::transpose_rows_neon(src, ld, K, M, dst);
+      return;
+    case Isa::Scalar:
+      break;
+  }
+  for (int64_t i = 0; i < M; ++i)
+    for (int64_t k = 0; k < K; ++k) dst[i * K + k] = src[k * ld + i];
+}
+
 size_t two_chain_state_size(const TwoChainOutputs& two, int64_t N) {
   int64_t size = 0;
   for (const OutputRect& rect : two.rects) size += state_bands(rect) * state_groups(rect, N) * kStateTile;
@@ -856,7 +874,7 @@ void gemm_two_chains_resume(int64_t M, int64_t N, int64_t K, ConstMat A, ConstMa
   thread_local std::vector<float, CacheLineAllocator<float>> rows_a;
   if (A.transposed && x86_vectors(active_isa())) {
     rows_a.resize(static_cast<size_t>(M * K));
-    detail::transpose_rows_avx2(A.data, A.ld, K, M, rows_a.data());
+    transpose_rows(A.data, A.ld, K, M, rows_a.data());
     A = ConstMat{rows_a.data(), K, false};
   }
   detail::TwoChainSteps t;

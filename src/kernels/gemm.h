@@ -129,6 +129,11 @@ void gemm_two_chains_resume(int64_t M, int64_t N, int64_t K, ConstMat A, ConstMa
 void two_chain_state_sums(const TwoChainOutputs& two, const float* state, int64_t M, int64_t N, float* C,
                           int64_t ldc);
 
+// dst (M, K), its rows K floats apart, = src (K, M), its rows ld apart, transposed: moves only,
+// with the active vector unit's register transposes. What a product whose A is the transposed
+// view of a row-major block reads in place, row by row, instead of packing it tile by tile.
+void transpose_rows(const float* src, int64_t ld, int64_t K, int64_t M, float* dst);
+
 // The definition: scalar loops, one element at a time.
 void gemm_chains_reference(int64_t M, int64_t N, int64_t K, ConstMat A, ConstMat B, float* C,
                            int64_t ldc, const ChainOrder& order);

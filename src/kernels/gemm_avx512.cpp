@@ -177,6 +177,10 @@ struct TwoChainPairsAvx512 {
 
 }  // namespace
 
+void transpose_rows_avx512(const float* src, int64_t ld, int64_t K, int64_t M, float* dst) {
+  Kernel::transpose_rows(src, ld, K, M, dst);
+}
+
 bool two_chain_steps_avx512(const TwoChainSteps& t) {
   if (t.a_k != 1) return false;
   if (t.rows <= 4) TwoChainPairsAvx512<4>::run(t);
@@ -188,6 +192,7 @@ bool two_chain_steps_avx512(const TwoChainSteps& t) {
 
 // Not built for this instruction set (another architecture): never selected at run time.
 bool two_chain_steps_avx512(const TwoChainSteps&) { std::abort(); }
+void transpose_rows_avx512(const float*, int64_t, int64_t, int64_t, float*) { std::abort(); }
 void pack_b_avx512(const ConstMat&, int64_t, const int64_t*, int, int64_t, int64_t, int64_t, int64_t, float*) { std::abort(); }
 void gemm_region_avx512(const Region&) { std::abort(); }
 void scores_scaled_max_avx512(const ScoresRegion&) { std::abort(); }

@@ -98,8 +98,11 @@ struct TwoChainSteps {
   bool store_sum = false;
 };
 void two_chain_steps_avx2(const TwoChainSteps& t);  // AVX2 + FMA (also on AVX-512 CPUs)
-// dst (M, K) = src (K, M, rows ld apart) transposed, with AVX2's register transposes.
+// dst (M, K) = src (K, M, rows ld apart) transposed, with each vector unit's register
+// transposes (kernels/gemm.h: transpose_rows picks one).
 void transpose_rows_avx2(const float* src, int64_t ld, int64_t K, int64_t M, float* dst);
+void transpose_rows_avx512(const float* src, int64_t ld, int64_t K, int64_t M, float* dst);
+void transpose_rows_neon(const float* src, int64_t ld, int64_t K, int64_t M, float* dst);
 // AVX-512F: where A is read in place (a_k = 1); false, computing nothing, elsewhere.
 bool two_chain_steps_avx512(const TwoChainSteps& t);
 void two_chain_steps_neon(const TwoChainSteps& t);

@@ -65,6 +65,9 @@ void pack_b_neon(const ConstMat& B, int64_t N, const int64_t* k_bounds, int n_bo
 void gemm_region_neon(const Region& r) { Kernel::region(r); }
 
 void two_chain_steps_neon(const TwoChainSteps& t) { TwoChainKernel<Neon>::run(t); }
+void transpose_rows_neon(const float* src, int64_t ld, int64_t K, int64_t M, float* dst) {
+  Kernel::transpose_rows(src, ld, K, M, dst);
+}
 
 #else
 
@@ -72,6 +75,7 @@ void two_chain_steps_neon(const TwoChainSteps& t) { TwoChainKernel<Neon>::run(t)
 void pack_b_neon(const ConstMat&, int64_t, const int64_t*, int, int64_t, int64_t, int64_t, int64_t, float*) { std::abort(); }
 void gemm_region_neon(const Region&) { std::abort(); }
 void two_chain_steps_neon(const TwoChainSteps&) { std::abort(); }
+void transpose_rows_neon(const float*, int64_t, int64_t, int64_t, float*) { std::abort(); }
 
 #endif
 
