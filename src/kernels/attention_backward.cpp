@@ -39,19 +39,23 @@ struct Call {
 
 // A thread's storage for one head: one block of rows of the weights, of their gradient and of
 // the scores' gradient; the chains of grad_keys and grad_values over the slab so far (the
-// rows of one K-block of the products over T: see slab_chains_done); and the head's packed operands.
+// rows of one K-block of the products over T: see slab_chains_done), and their sums over the
+// slabs so far, (T, head_dim) rows side by side (keys_sums, values_sums: the head's columns of
+// grad_keys and grad_values, D floats apart, are written once, at the end); and the head's
+// packed operands.
 // So the storage grows as T, not T^2.
 // With Haswell's order, the two-chain outputs of grad_keys and grad_values keep their even and
 // odd chains apart (keys_two, values_two: gemm_two_chains_resume's state).
 struct HeadBuffers {
-  Buffer weights, grad_scores, grad_weights, keys_chains, values_chains;
+  Buffer weights, grad_scores, grad_weights, keys_chains, values_chains, keys_sums, values_sums;
   Buffer weights_t, grad_scores_t;  // the block's weights and scores' gradient transposed
   Buffer keys_two, values_two;
   PackedB keys_t, values_t, keys;
   void size_for(const Call& c) {
     for (Buffer* block : {&weights, &grad_scores, &grad_weights, &weights_t, &grad_scores_t})
       block->resize(static_cast<size_t>(kRows * c.T));
-    for (Buffer* chains : {&keys_chains, &values_chains}) chains->resize(static_cast<size_t>(c.T * c.hd));
+    for (Buffer* rows : {&keys_chains, &values_chains, &keys_sums, &values_sums})
+      rows->resize(static_cast<size_t>(c.T * c.hd));
     keys_two.resize(two_chain_state_size(c.keys_two, c.hd));
     values_two.resize(two_chain_state_size(c.t_two, c.hd));
   }
@@ -160,9 +164,18 @@ void backward_row_block(const Call& c, HeadBuffers& hb, const float* q, const fl
 // add their chain to C. Rows [s0, s1) start in this block (M.T's row j is zero before column j,
 // so the earlier blocks added chains of zeros, +0 each, to C's start of +0): C = chain + 0.
 // Skipping the zeros of M (rows j >= i1 of a block) leaves a chain as it was, since B is finite.
-void slab_chains_done(const float* chains, float* out, int64_t s0, int64_t s1, int64_t hd, int64_t D) {
-  for (int64_t j = 0; j < s1; ++j)
-    for (int64_t d = 0; d < hd; ++d) out[j * D + d] = chains[j * hd + d] + (j < s0 ? out[j * D + d] : 0.0f);
+// C is `sums`, (T, hd) rows side by side; the chains are zeroed as they are read, ready for
+// the next slab's to start from 0.
+void slab_chains_done(float* chains, float* sums, int64_t s0, int64_t s1, int64_t hd) {
+  const int64_t started = s0 * hd, end = s1 * hd;
+  for (int64_t x = 0; x < started; ++x) sums[x] = chains[x] + sums[x];
+  for (int64_t x = started; x < end; ++x) sums[x] = chains[x] + 0.0f;
+  std::fill(chains, chains + end, 0.0f);
+}
+
+// The head's columns of a (T, D) gradient from its sums, (T, hd) rows side by side.
+void store_head(const float* sums, float* out, int64_t T, int64_t hd, int64_t D) {
+  for (int64_t j = 0; j < T; ++j) std::copy_n(sums + j * hd, hd, out + j * D);
 }
 
 void one_head(const Call& c, int64_t bh) {
@@ -175,20 +188,22 @@ void one_head(const Call& c, int64_t bh) {
   pack_b(hd, T, ConstMat{k, D, true}, c.dot_order, hb.keys_t);
   pack_b(hd, T, ConstMat{v, D, true}, c.dot_order, hb.values_t);
   pack_b(T, hd, ConstMat{k, D, false}, c.t_order, hb.keys, /*check_finite=*/true);
+  // Each slab's chains start from 0 (slab_chains_done zeroes them for the next).
+  std::fill(hb.keys_chains.begin(), hb.keys_chains.end(), 0.0f);
+  std::fill(hb.values_chains.begin(), hb.values_chains.end(), 0.0f);
   for (size_t s = 0; s + 1 < slabs.size(); ++s) {
     const int64_t s0 = slabs[s], s1 = slabs[s + 1];
-    // Each slab's chains start from 0.
-    std::fill(hb.keys_chains.begin(), hb.keys_chains.begin() + s1 * hd, 0.0f);
-    std::fill(hb.values_chains.begin(), hb.values_chains.begin() + s1 * hd, 0.0f);
     for (Buffer* two : {&hb.keys_two, &hb.values_two}) std::fill(two->begin(), two->end(), 0.0f);
     for (int64_t i0 = s0; i0 < s1; i0 += kRows)
       backward_row_block(c, hb, q, v, gc, c.gq + offset, i0, std::min(s1, i0 + kRows), s0, s1);
     // Haswell's two-chain outputs: their sums, odd + even, where slab_chains_done takes the one-chain ones.
     two_chain_state_sums(c.keys_two, hb.keys_two.data(), s1, hd, hb.keys_chains.data(), hd);
     two_chain_state_sums(c.t_two, hb.values_two.data(), s1, hd, hb.values_chains.data(), hd);
-    slab_chains_done(hb.keys_chains.data(), c.gk + offset, s0, s1, hd, D);
-    slab_chains_done(hb.values_chains.data(), c.gv + offset, s0, s1, hd, D);
+    slab_chains_done(hb.keys_chains.data(), hb.keys_sums.data(), s0, s1, hd);
+    slab_chains_done(hb.values_chains.data(), hb.values_sums.data(), s0, s1, hd);
   }
+  store_head(hb.keys_sums.data(), c.gk + offset, T, hd, D);
+  store_head(hb.values_sums.data(), c.gv + offset, T, hd, D);
 }
 
 // Every grad_weights entry finite, the masked ones (never computed) included: each is a sum of
