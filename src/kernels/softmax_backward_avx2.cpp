@@ -6,6 +6,8 @@
 
 #include <immintrin.h>
 
+#include <cmath>
+
 namespace attn::kernels::detail {
 
 namespace {
@@ -35,9 +37,48 @@ float causal_grad_dot_avx2(const float* g, const float* w, int64_t valid) {
   return fold_sum_avx2(lanes);
 }
 
+void causal_grad_dot4_avx2(const float* g, const float* w, int64_t ld, int64_t valid, float sums[4]) {
+  // Row r: causal_grad_dot_avx2(g + r * ld, w + r * ld, valid + r), four chains side by side
+  // (one alone waits on each fused multiply-add's latency), each in its own order.
+  __m256 acc[4];
+  for (int r = 0; r < 4; ++r) {
+    const int64_t first = valid + r < 8 ? valid + r : 8;
+    const __m256i m0 = first_lanes(first);
+    acc[r] = _mm256_mul_ps(_mm256_maskload_ps(g + r * ld, m0), _mm256_maskload_ps(w + r * ld, m0));
+  }
+  int64_t j = 8;
+  for (; j + 8 <= valid; j += 8)  // every row's lanes still whole
+    for (int r = 0; r < 4; ++r)
+      acc[r] = _mm256_fmadd_ps(_mm256_loadu_ps(g + r * ld + j), _mm256_loadu_ps(w + r * ld + j), acc[r]);
+  for (int r = 0; r < 4; ++r) {  // each row's own end
+    const float *gr = g + r * ld, *wr = w + r * ld;
+    const int64_t row_valid = valid + r;
+    int64_t k = j;
+    for (; k + 8 <= row_valid; k += 8) acc[r] = _mm256_fmadd_ps(_mm256_loadu_ps(gr + k), _mm256_loadu_ps(wr + k), acc[r]);
+    if (k < row_valid) {
+      const __m256i m = first_lanes(row_valid - k);
+      acc[r] = _mm256_fmadd_ps(_mm256_maskload_ps(gr + k, m), _mm256_maskload_ps(wr + k, m), acc[r]);
+    }
+    alignas(32) float lanes[8];
+    _mm256_store_ps(lanes, acc[r]);
+    sums[r] = fold_sum_avx2(lanes);
+  }
+}
+
 void causal_grad_scale_avx2(const float* g, const float* w, float sum, float divisor, float* out, int64_t valid) {
   const __m256 s = _mm256_set1_ps(sum), d = _mm256_set1_ps(divisor);
   int64_t j = 0;
+  // Dividing by a power of two (sqrt(64) = 8) is multiplying by its reciprocal, exactly: the
+  // same real number, rounded once, subnormals, zeros, infinities and NaNs alike. A multiply
+  // costs a fraction of a divide.
+  int exponent = 0;
+  if (std::frexp(divisor, &exponent) == 0.5f) {
+    const __m256 r = _mm256_set1_ps(1.0f / divisor);
+    for (; j + 8 <= valid; j += 8) {
+      const __m256 x = _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(g + j), s), _mm256_loadu_ps(w + j));
+      _mm256_storeu_ps(out + j, _mm256_mul_ps(x, r));
+    }
+  }
   for (; j + 8 <= valid; j += 8) {
     const __m256 x = _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(g + j), s), _mm256_loadu_ps(w + j));
     _mm256_storeu_ps(out + j, _mm256_div_ps(x, d));
@@ -53,6 +94,7 @@ void causal_grad_scale_avx2(const float* g, const float* w, float sum, float div
 
 namespace attn::kernels::detail {
 float causal_grad_dot_avx2(const float*, const float*, int64_t) { std::abort(); }
+void causal_grad_dot4_avx2(const float*, const float*, int64_t, int64_t, float*) { std::abort(); }
 void causal_grad_scale_avx2(const float*, const float*, float, float, float*, int64_t) { std::abort(); }
 }  // namespace attn::kernels::detail
 

@@ -66,6 +66,8 @@ namespace attn::kernels::detail {
 // into their lanes; the lanes folded as reduce_all). Only [0, valid) is read: the products
 // past it are zeros, which can change only the sign of a zero sum (the caller checks).
 float causal_grad_dot_avx2(const float* g, const float* w, int64_t valid);
+// The same for four rows ld floats apart, row r's valid + r entries: sums[r].
+void causal_grad_dot4_avx2(const float* g, const float* w, int64_t ld, int64_t valid, float sums[4]);
 // out[j] = ((g[j] - sum) * w[j]) / divisor for j < valid: the rest of the backward of
 // softmax(scores / divisor) for the kept scores of the row.
 void causal_grad_scale_avx2(const float* g, const float* w, float sum, float divisor, float* out, int64_t valid);
