@@ -134,6 +134,28 @@ TEST(GemmChains, BlockedOrderBiasStridesAndThreads) {
 // A chain cut into pieces (gemm_chains_resume, one call a piece) is the whole chain: from C = 0
 // it equals one block from 0, and from any C the definition written out; row-major and
 // transposed A, edge tiles, on every path and thread count.
+// transpose_rows moves every float, signed zeros and NaNs' bits included, on each vector unit:
+// sizes that cut its register blocks (4, 8 or 16 wide) at both edges, and a source whose rows
+// are longer than the part read.
+TEST(GemmChains, TransposeRowsMovesEveryFloat) {
+  std::mt19937 rng(5);
+  for (Isa isa : isas())
+    for (const auto& [K, M] : {std::array<int64_t, 2>{32, 1024}, {37, 19}, {1, 5}, {16, 16}, {5, 33}}) {
+      IsaAndThreads use(isa, 1);
+      const int64_t ld = M + 3;
+      auto src = random_values(rng, static_cast<size_t>(K * ld));
+      src[0] = -0.0f;
+      src[static_cast<size_t>(K * ld - 4)] = std::numeric_limits<float>::quiet_NaN();
+      std::vector<float> got(static_cast<size_t>(M * K), 1.0f);
+      transpose_rows(src.data(), ld, K, M, got.data());
+      size_t differ = 0;
+      for (int64_t i = 0; i < M; ++i)
+        for (int64_t k = 0; k < K; ++k)
+          differ += bits(got[static_cast<size_t>(i * K + k)]) != bits(src[static_cast<size_t>(k * ld + i)]);
+      EXPECT_EQ(differ, 0u) << isa_name(isa) << " K " << K << " M " << M;
+    }
+}
+
 TEST(GemmChains, ResumedChainsAreTheWholeChain) {
   std::mt19937 rng(21);
   for (Isa isa : isas())
