@@ -70,6 +70,13 @@ float fold_sum(const float lanes[8]) {
 float causal_grad_dot(const float* g, const float* w, int64_t valid) {
   return neon_rows() ? detail::causal_grad_dot_neon(g, w, valid) : detail::causal_grad_dot_avx2(g, w, valid);
 }
+// Four rows ld floats apart, row r's valid + r entries: sums[r] (AVX2 runs their chains side by side).
+void causal_grad_dot4(const float* g, const float* w, int64_t ld, int64_t valid, float sums[4]) {
+  if (neon_rows())
+    for (int64_t r = 0; r < 4; ++r) sums[r] = detail::causal_grad_dot_neon(g + r * ld, w + r * ld, valid + r);
+  else
+    detail::causal_grad_dot4_avx2(g, w, ld, valid, sums);
+}
 void causal_grad_scale(const float* g, const float* w, float sum, float divisor, float* out, int64_t valid) {
   if (neon_rows()) detail::causal_grad_scale_neon(g, w, sum, divisor, out, valid);
   else detail::causal_grad_scale_avx2(g, w, sum, divisor, out, valid);
@@ -124,8 +131,8 @@ void backward_row_block(const Call& c, HeadBuffers& hb, const float* q, const fl
   for (int64_t r0 = 0; r0 < m; r0 += 4) {  // four rows at a time, while they are in cache
     const int64_t rows = std::min<int64_t>(4, m - r0);
     float sums[4];
-    if (rows == 4 && !neon_rows())  // the four rows' chains side by side, each in its own order
-      detail::causal_grad_dot4_avx2(gw + r0 * T, w + r0 * T, T, i0 + r0 + 1, sums);
+    if (rows == 4)
+      causal_grad_dot4(gw + r0 * T, w + r0 * T, T, i0 + r0 + 1, sums);
     else
       for (int64_t r = 0; r < rows; ++r) sums[r] = causal_grad_dot(gw + (r0 + r) * T, w + (r0 + r) * T, i0 + r0 + r + 1);
     for (int64_t r = r0; r < r0 + rows; ++r) {

@@ -18,39 +18,22 @@ __m256i first_lanes(int64_t count) {
   return _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(count)), index);
 }
 
-}  // namespace
-
-float causal_grad_dot_avx2(const float* g, const float* w, int64_t valid) {
-  // The first 8 products are rounded on their own (map2's x * y before any sum); past
-  // `valid` they are 0 * 0.
-  const int64_t first = valid < 8 ? valid : 8;
-  const __m256i m0 = first_lanes(first);
-  __m256 acc = _mm256_mul_ps(_mm256_maskload_ps(g, m0), _mm256_maskload_ps(w, m0));
-  int64_t j = 8;
-  for (; j + 8 <= valid; j += 8) acc = _mm256_fmadd_ps(_mm256_loadu_ps(g + j), _mm256_loadu_ps(w + j), acc);
-  if (j < valid) {
-    const __m256i m = first_lanes(valid - j);
-    acc = _mm256_fmadd_ps(_mm256_maskload_ps(g + j, m), _mm256_maskload_ps(w + j, m), acc);
-  }
-  alignas(32) float lanes[8];
-  _mm256_store_ps(lanes, acc);
-  return fold_sum_avx2(lanes);
-}
-
-void causal_grad_dot4_avx2(const float* g, const float* w, int64_t ld, int64_t valid, float sums[4]) {
-  // Row r: causal_grad_dot_avx2(g + r * ld, w + r * ld, valid + r), four chains side by side
-  // (one alone waits on each fused multiply-add's latency), each in its own order.
-  __m256 acc[4];
-  for (int r = 0; r < 4; ++r) {
+// Rows r < R, ld floats apart, row r's `valid + r` entries: sums[r], the rows' chains side by
+// side (one alone waits on each fused multiply-add's latency), each in its own order. The first
+// 8 products are rounded on their own (map2's x * y before any sum); past a row's end they are 0 * 0.
+template <int R>
+void grad_dots(const float* g, const float* w, int64_t ld, int64_t valid, float* sums) {
+  __m256 acc[R];
+  for (int r = 0; r < R; ++r) {
     const int64_t first = valid + r < 8 ? valid + r : 8;
     const __m256i m0 = first_lanes(first);
     acc[r] = _mm256_mul_ps(_mm256_maskload_ps(g + r * ld, m0), _mm256_maskload_ps(w + r * ld, m0));
   }
   int64_t j = 8;
   for (; j + 8 <= valid; j += 8)  // every row's lanes still whole
-    for (int r = 0; r < 4; ++r)
+    for (int r = 0; r < R; ++r)
       acc[r] = _mm256_fmadd_ps(_mm256_loadu_ps(g + r * ld + j), _mm256_loadu_ps(w + r * ld + j), acc[r]);
-  for (int r = 0; r < 4; ++r) {  // each row's own end
+  for (int r = 0; r < R; ++r) {  // each row's own end
     const float *gr = g + r * ld, *wr = w + r * ld;
     const int64_t row_valid = valid + r;
     int64_t k = j;
@@ -63,6 +46,18 @@ void causal_grad_dot4_avx2(const float* g, const float* w, int64_t ld, int64_t v
     _mm256_store_ps(lanes, acc[r]);
     sums[r] = fold_sum_avx2(lanes);
   }
+}
+
+}  // namespace
+
+float causal_grad_dot_avx2(const float* g, const float* w, int64_t valid) {
+  float sum = 0.0f;
+  grad_dots<1>(g, w, 0, valid, &sum);
+  return sum;
+}
+
+void causal_grad_dot4_avx2(const float* g, const float* w, int64_t ld, int64_t valid, float sums[4]) {
+  grad_dots<4>(g, w, ld, valid, sums);
 }
 
 void causal_grad_scale_avx2(const float* g, const float* w, float sum, float divisor, float* out, int64_t valid) {
