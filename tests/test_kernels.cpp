@@ -25,6 +25,7 @@
 #include "kernels/parallel.h"
 #include "kernels/sgemm.h"
 #include "kernels/softmax.h"
+#include "kernels/softmax_detail.h"
 #include "torch/fma32.h"
 #include "torch/sgemm_order.h"
 #include "torch/torch_kernels.h"
@@ -923,6 +924,32 @@ TEST(Softmax, DivisionIsScalingOnlyForPowersOfTwo) {
   EXPECT_FALSE(division_is_scaling(0x1p127f, e));  // 2^-127 is not a normal float
   EXPECT_FALSE(division_is_scaling(kInf, e));
   EXPECT_EQ(e, 99);  // untouched when false
+}
+
+// The backward's scores' gradient, ((g - sum) * w) / divisor, on each vector unit: a power-of-two
+// divisor goes by its reciprocal there, which must give the divide's floats, down to subnormal
+// results, zeros' signs, infinities and NaNs, and be left alone where the reciprocal would not be
+// a normal float (2^-130's is 2^130: infinity, and 0 * infinity is NaN where 0 / 2^-130 is 0).
+TEST(SoftmaxBackward, CausalGradScaleEqualsTheDivision) {
+  std::mt19937 rng(11);
+  const int64_t n = 45;  // five 8-lane vectors, eleven 4-lane ones, and a tail
+  auto g = random_values(rng, static_cast<size_t>(n)), w = random_values(rng, static_cast<size_t>(n));
+  g[1] = -0.0f, w[2] = -0.0f, g[3] = kInf, w[4] = std::numeric_limits<float>::quiet_NaN();
+  g[5] = 1e-30f, w[5] = 1e-9f;  // (1e-30 - sum) * 1e-9 divided: subnormal under large divisors
+  w[44] = 0x1p-149f;            // the tail's smallest subnormal
+  for (Isa isa : isas()) {
+    if (isa == Isa::Scalar || isa == Isa::Avx512) continue;  // x86's vector units both run the AVX2 rows
+    for (const float divisor : {8.0f, std::sqrt(48.0f), 1.0f, 0.25f, 0x1p100f, 0x1p-126f, 0x1p-130f, -8.0f, kInf})
+      for (const float sum : {0.5f, 0.0f, 1e-30f}) {
+        std::vector<float> want(static_cast<size_t>(n)), got(static_cast<size_t>(n), 7.0f);
+        for (int64_t j = 0; j < n; ++j) want[static_cast<size_t>(j)] = ((g[j] - sum) * w[j]) / divisor;
+        if (isa == Isa::Neon)
+          detail::causal_grad_scale_neon(g.data(), w.data(), sum, divisor, got.data(), n);
+        else
+          detail::causal_grad_scale_avx2(g.data(), w.data(), sum, divisor, got.data(), n);
+        EXPECT_TRUE(same_floats(got, want)) << isa_name(isa) << " divisor " << divisor << " sum " << sum;
+      }
+  }
 }
 
 TEST(Softmax, ShiftedScoresNearMinus104GetSleefsWeights) {

@@ -1,12 +1,11 @@
 // Softmax's backward on causal rows with AVX2 + FMA (compiled with -mavx2 -mfma; see
 // CMakeLists.txt): lane by lane the float operations of ops_backward.cpp's softmax_backward.
+#include "kernels/softmax.h"
 #include "kernels/softmax_detail.h"
 
 #if defined(__AVX2__) && defined(__FMA__)
 
 #include <immintrin.h>
-
-#include <cmath>
 
 namespace attn::kernels::detail {
 
@@ -48,6 +47,23 @@ void grad_dots(const float* g, const float* w, int64_t ld, int64_t valid, float*
   }
 }
 
+// out[j] = ((g[j] - sum) * w[j]) / divisor for j < valid; ByReciprocal: * (1 / divisor), the
+// same floats for a power-of-two divisor.
+template <bool ByReciprocal>
+void grad_scale(const float* g, const float* w, float sum, float divisor, float* out, int64_t valid) {
+  const float by = ByReciprocal ? 1.0f / divisor : divisor;
+  const __m256 s = _mm256_set1_ps(sum), v = _mm256_set1_ps(by);
+  int64_t j = 0;
+  for (; j + 8 <= valid; j += 8) {
+    const __m256 x = _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(g + j), s), _mm256_loadu_ps(w + j));
+    _mm256_storeu_ps(out + j, ByReciprocal ? _mm256_mul_ps(x, v) : _mm256_div_ps(x, v));
+  }
+  for (; j < valid; ++j) {
+    const float x = (g[j] - sum) * w[j];
+    out[j] = ByReciprocal ? x * by : x / by;
+  }
+}
+
 }  // namespace
 
 float causal_grad_dot_avx2(const float* g, const float* w, int64_t valid) {
@@ -61,24 +77,12 @@ void causal_grad_dot4_avx2(const float* g, const float* w, int64_t ld, int64_t v
 }
 
 void causal_grad_scale_avx2(const float* g, const float* w, float sum, float divisor, float* out, int64_t valid) {
-  const __m256 s = _mm256_set1_ps(sum), d = _mm256_set1_ps(divisor);
-  int64_t j = 0;
   // Dividing by a power of two (sqrt(64) = 8) is multiplying by its reciprocal, exactly: the
-  // same real number, rounded once, subnormals, zeros, infinities and NaNs alike. A multiply
-  // costs a fraction of a divide.
-  int exponent = 0;
-  if (std::frexp(divisor, &exponent) == 0.5f) {
-    const __m256 r = _mm256_set1_ps(1.0f / divisor);
-    for (; j + 8 <= valid; j += 8) {
-      const __m256 x = _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(g + j), s), _mm256_loadu_ps(w + j));
-      _mm256_storeu_ps(out + j, _mm256_mul_ps(x, r));
-    }
-  }
-  for (; j + 8 <= valid; j += 8) {
-    const __m256 x = _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(g + j), s), _mm256_loadu_ps(w + j));
-    _mm256_storeu_ps(out + j, _mm256_div_ps(x, d));
-  }
-  for (; j < valid; ++j) out[j] = ((g[j] - sum) * w[j]) / divisor;
+  // same real number, rounded once (division_is_scaling keeps the reciprocal finite and
+  // normal). A multiply costs a fraction of a divide.
+  int scale_exp = 0;
+  if (division_is_scaling(divisor, scale_exp)) grad_scale<true>(g, w, sum, divisor, out, valid);
+  else grad_scale<false>(g, w, sum, divisor, out, valid);
 }
 
 }  // namespace attn::kernels::detail
