@@ -194,34 +194,47 @@ TEST(BenchBackward, CliReportsCheckedBits) {
 // in a row of grad_context reaches masked weights' gradients (x * 0 is NaN there), and through
 // each row's sum every score's gradient in it. So the kernel must refuse such operands and
 // leave them to the reference, which computes every entry.
+// The rows are checked in tasks of 256 on the threads: T = 600 puts a bad value in each task.
 TEST(BenchBackward, FusedHeadsRefuseOperandsTheyCannotReproduce) {
   if (!fused_backward_here()) GTEST_SKIP() << "no fused backward on " << kernels::isa_name(kernels::active_isa());
-  const int64_t T = 150, H = 2, hd = 64, D = H * hd;
-  TorchGenerator gen(11);
-  const Tensor queries = randn(gen, {1, T, D}), keys = randn(gen, {1, T, D}), values = randn(gen, {1, T, D});
-  const Tensor grad_context = randn(gen, {1, T, D});
-  std::vector<float> gq(static_cast<size_t>(T * D)), gk(gq.size()), gv(gq.size());
-  const auto fused = [&](const Tensor& q, const Tensor& v, const Tensor& gc) {
-    return kernels::causal_attention_backward(q.data.data(), keys.data.data(), v.data.data(), gc.data.data(),
-                                              gq.data(), gk.data(), gv.data(), 1, T, H, hd);
-  };
-  ASSERT_TRUE(fused(queries, values, grad_context));
-  const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
-  for (const float bad : {nan, -inf}) {
-    for (const int64_t at : {int64_t{0}, T * D - 1, (T / 2) * D + hd + 3}) {
-      Tensor q = queries, v = values, gc = grad_context;
-      v.data[static_cast<size_t>(at)] = bad;
-      EXPECT_FALSE(fused(queries, v, grad_context)) << "values[" << at << "] = " << bad;
-      gc.data[static_cast<size_t>(at)] = bad;
-      EXPECT_FALSE(fused(queries, values, gc)) << "grad_context[" << at << "] = " << bad;
-      q.data[static_cast<size_t>(at)] = bad;
-      EXPECT_FALSE(fused(q, values, grad_context)) << "queries[" << at << "] = " << bad;
+  for (const int64_t T : {int64_t{150}, int64_t{600}}) {
+    const int64_t H = 2, hd = 64, D = H * hd;
+    TorchGenerator gen(11);
+    const Tensor queries = randn(gen, {1, T, D}), keys = randn(gen, {1, T, D}), values = randn(gen, {1, T, D});
+    const Tensor grad_context = randn(gen, {1, T, D});
+    std::vector<float> gq(static_cast<size_t>(T * D)), gk(gq.size()), gv(gq.size());
+    const auto fused = [&](const Tensor& q, const Tensor& v, const Tensor& gc) {
+      return kernels::causal_attention_backward(q.data.data(), keys.data.data(), v.data.data(), gc.data.data(),
+                                                gq.data(), gk.data(), gv.data(), 1, T, H, hd);
+    };
+    ASSERT_TRUE(fused(queries, values, grad_context)) << "T " << T;
+    const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+    for (const float bad : {nan, -inf}) {
+      for (const int64_t at : {int64_t{0}, T * D - 1, (T / 2) * D + hd + 3}) {
+        Tensor q = queries, v = values, gc = grad_context;
+        v.data[static_cast<size_t>(at)] = bad;
+        EXPECT_FALSE(fused(queries, v, grad_context)) << "T " << T << ": values[" << at << "] = " << bad;
+        gc.data[static_cast<size_t>(at)] = bad;
+        EXPECT_FALSE(fused(queries, values, gc)) << "T " << T << ": grad_context[" << at << "] = " << bad;
+        q.data[static_cast<size_t>(at)] = bad;
+        EXPECT_FALSE(fused(q, values, grad_context)) << "T " << T << ": queries[" << at << "] = " << bad;
+      }
     }
+    // Finite, but large enough that a masked grad_weights entry could overflow: in the first
+    // row, or in the last, where the last task's bound must reach the whole's.
+    for (const int64_t at : {int64_t{5}, T * D - 2}) {
+      Tensor big = values;
+      big.data[static_cast<size_t>(at)] = 1e36f;
+      EXPECT_FALSE(fused(queries, big, grad_context)) << "T " << T << ": values[" << at << "] = 1e36";
+    }
+    // A value of 1e27 is accepted beside grad_context's rows of randn (their absolute sums about
+    // 100), and refused once the last row's is 128 x 1e3.
+    Tensor gc_big = grad_context, v_big = values;
+    v_big.data[3] = 1e27f;
+    EXPECT_TRUE(fused(queries, v_big, grad_context)) << "T " << T << ": a large value alone";
+    for (int64_t d = 0; d < D; ++d) gc_big.data[static_cast<size_t>((T - 1) * D + d)] = 1e3f;
+    EXPECT_FALSE(fused(queries, v_big, gc_big)) << "T " << T << ": a large row times a large value";
   }
-  // Finite, but large enough that a masked grad_weights entry could overflow.
-  Tensor big = values;
-  big.data[5] = 1e36f;
-  EXPECT_FALSE(fused(queries, big, grad_context));
 }
 
 }  // namespace

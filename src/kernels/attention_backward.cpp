@@ -221,35 +221,72 @@ void one_head(const Call& c, int64_t bh) {
   store_head(hb.values_sums.data(), c.gv + offset, T, hd, D);
 }
 
-// Every grad_weights entry finite, the masked ones (never computed) included: each is a sum of
-// head_dim products, at most max_i sum_d |gc_id| * max_jd |v_jd|. False too for an infinity or
-// a NaN in either, which a sum of absolute values keeps. The sums and maxima run in 16 lanes,
-// so that they vectorise: in any order they bound the same.
-bool bounded(const float* gc, const float* v, int64_t rows, int64_t D) {
-  constexpr int64_t kLanes = 16;
-  float max_v[kLanes] = {}, sum_v[kLanes] = {}, max_row = 0.0f, sum_rows = 0.0f;
-  for (int64_t i = 0; i < rows; ++i) {
+// What the skipped products ask of the operands (causal_attention_backward), over rows
+// [r0, r1): the sum of each row's |grad_context| (their sum and maximum), the sum and the lanes'
+// maxima of |values|, and whether the queries hold an infinity or a NaN.
+struct OperandBounds {
+  float sum_rows = 0.0f, max_row = 0.0f, sum_v = 0.0f, max_v = 0.0f;
+  bool queries_nonfinite = false;
+};
+
+OperandBounds operand_bounds(const float* q, const float* gc, const float* v, int64_t r0, int64_t r1, int64_t D) {
+  constexpr int64_t kLanes = 16;  // the sums and maxima in 16 lanes, so that they vectorise
+  OperandBounds b;
+  float max_v[kLanes] = {}, sum_v[kLanes] = {};
+  for (int64_t i = r0; i < r1; ++i) {
     const float *g_row = gc + i * D, *v_row = v + i * D;
     float row[kLanes] = {};
-    const auto add = [&](int64_t d, int64_t l) {
-      row[l] += std::fabs(g_row[d]);
-      const float a = std::fabs(v_row[d]);
+    int64_t d = 0;
+    for (; d + kLanes <= D; d += kLanes) {
+      for (int64_t l = 0; l < kLanes; ++l) row[l] += std::fabs(g_row[d + l]);
+      for (int64_t l = 0; l < kLanes; ++l) {
+        const float a = std::fabs(v_row[d + l]);
+        sum_v[l] += a;
+        max_v[l] = max_v[l] > a ? max_v[l] : a;
+      }
+    }
+    for (int64_t l = 0; d + l < D; ++l) {
+      row[l] += std::fabs(g_row[d + l]);
+      const float a = std::fabs(v_row[d + l]);
       sum_v[l] += a;
       max_v[l] = max_v[l] > a ? max_v[l] : a;
-    };
-    int64_t d = 0;
-    for (; d + kLanes <= D; d += kLanes)
-      for (int64_t l = 0; l < kLanes; ++l) add(d + l, l);
-    for (int64_t l = 0; d + l < D; ++l) add(d + l, l);
+    }
     float sum = 0.0f;
     for (const float lane : row) sum += lane;
-    sum_rows += sum;
-    max_row = std::max(max_row, sum);
+    b.sum_rows += sum;
+    b.max_row = std::max(b.max_row, sum);
   }
-  float all_v = 0.0f;
-  for (const float lane : sum_v) all_v += lane;
-  const float max_value = *std::max_element(max_v, max_v + kLanes);
-  return std::isfinite(sum_rows) && std::isfinite(all_v) && static_cast<double>(max_row) * max_value < 1e30;
+  for (int64_t l = 0; l < kLanes; ++l) {
+    b.sum_v += sum_v[l];
+    b.max_v = std::max(b.max_v, max_v[l]);
+  }
+  b.queries_nonfinite = any_nonfinite(q + r0 * D, (r1 - r0) * D);
+  return b;
+}
+
+// The skipped products are exact only against finite operands (a NaN or an infinity times a
+// masked weight's 0 is NaN in autograd), and the masked weights' gradients must be finite:
+// each is a sum of head_dim products, at most max_i sum_d |gc_id| * max_jd |v_jd|. A sum of
+// absolute values keeps an infinity or a NaN in either. The threads share the rows: in any
+// order the sums and maxima bound the same.
+bool operands_allow_skipping(const float* q, const float* gc, const float* v, int64_t rows, int64_t D) {
+  constexpr int64_t kRowsPerTask = 256;
+  const int64_t tasks = (rows + kRowsPerTask - 1) / kRowsPerTask;
+  std::vector<OperandBounds> parts(static_cast<size_t>(tasks));
+  parallel_for(tasks, [&](int64_t t) {
+    parts[static_cast<size_t>(t)] =
+        operand_bounds(q, gc, v, t * kRowsPerTask, std::min(rows, (t + 1) * kRowsPerTask), D);
+  });
+  OperandBounds all;
+  for (const OperandBounds& b : parts) {
+    all.sum_rows += b.sum_rows;
+    all.max_row = std::max(all.max_row, b.max_row);
+    all.sum_v += b.sum_v;
+    all.max_v = std::max(all.max_v, b.max_v);
+    all.queries_nonfinite = all.queries_nonfinite || b.queries_nonfinite;
+  }
+  return !all.queries_nonfinite && std::isfinite(all.sum_rows) && std::isfinite(all.sum_v) &&
+         static_cast<double>(all.max_row) * all.max_v < 1e30;
 }
 
 }  // namespace
@@ -265,9 +302,7 @@ bool causal_attention_backward(const float* queries, const float* keys, const fl
   const Isa isa = active_isa();
   if (!(x86_vectors(isa) || isa == Isa::Neon)) return false;
   if (mnk <= 1e6 || !causal_attention_fusable(batch, T, head_dim) || T < 8) return false;
-  // The skipped products are exact only against finite operands (a NaN or an infinity times
-  // a masked weight's 0 is NaN in autograd), and the masked weights' gradients must be finite.
-  if (any_nonfinite(queries, batch * T * D) || !bounded(grad_context, values, batch * T, D)) return false;
+  if (!operands_allow_skipping(queries, grad_context, values, batch * T, D)) return false;
   Call c{queries, keys, values, grad_context, grad_queries, grad_keys, grad_values, T, H, head_dim, D,
          static_cast<float>(std::sqrt(static_cast<double>(head_dim))), product_chain_order(T, T, head_dim),
          product_chain_order(T, head_dim, T), two_chain_outputs(T, T, head_dim), two_chain_outputs(T, head_dim, T),
