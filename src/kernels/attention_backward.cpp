@@ -236,20 +236,14 @@ OperandBounds operand_bounds(const float* q, const float* gc, const float* v, in
   for (int64_t i = r0; i < r1; ++i) {
     const float *g_row = gc + i * D, *v_row = v + i * D;
     float row[kLanes] = {};
-    int64_t d = 0;
-    for (; d + kLanes <= D; d += kLanes) {
-      for (int64_t l = 0; l < kLanes; ++l) row[l] += std::fabs(g_row[d + l]);
-      for (int64_t l = 0; l < kLanes; ++l) {
+    for (int64_t d = 0; d < D; d += kLanes) {
+      const int64_t n = std::min(kLanes, D - d);  // the row's last lanes may be fewer
+      for (int64_t l = 0; l < n; ++l) {
+        row[l] += std::fabs(g_row[d + l]);
         const float a = std::fabs(v_row[d + l]);
         sum_v[l] += a;
         max_v[l] = max_v[l] > a ? max_v[l] : a;
       }
-    }
-    for (int64_t l = 0; d + l < D; ++l) {
-      row[l] += std::fabs(g_row[d + l]);
-      const float a = std::fabs(v_row[d + l]);
-      sum_v[l] += a;
-      max_v[l] = max_v[l] > a ? max_v[l] : a;
     }
     float sum = 0.0f;
     for (const float lane : row) sum += lane;
