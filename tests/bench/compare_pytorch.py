@@ -10,7 +10,7 @@ tests/golden/torch_walk.py under torch.no_grad() (inference, its fastest mode), 
 torch.set_num_threads(N) and OPENBLAS_NUM_THREADS=N; attn-walk runs `bench --threads N`.
 Each side runs in its own process, one warm-up then --repeat timed forwards (--rounds N
 repeats the pair N times and keeps each side's best median); the medians,
-their ratio and each process's peak resident memory (getrusage of the child) are printed,
+their ratio and each process's peak resident memory (GNU time's, the child's own) are printed,
 and the outputs are compared: y's first 8 values (bit for bit and within 1e-4) and its sum
 and sum of absolute values (accumulated in float64).
 
@@ -21,14 +21,16 @@ import argparse
 import json
 import os
 import struct
-import subprocess
 import sys
-import tempfile
-
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "golden"))
-import torch_env  # noqa: E402  (sets OPENBLAS_CORETYPE for the PyTorch child too)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "golden"))
+import torch_env  # noqa: E402  (sets OPENBLAS_CORETYPE for the PyTorch child too)
+
+sys.path.insert(0, HERE)
+# Each child's own peak RSS, by GNU time: wait4's would carry this script's over exec.
+from bench_compare import run as run_child  # noqa: E402
+
 TORCH_WALK_DIR = os.path.join(HERE, "..", "golden")
 
 # Runs in a child process so that its thread settings and its memory are its own.
@@ -77,19 +79,6 @@ print(json.dumps(out))
 """
 
 
-def run_child(cmd, env=None):
-    """Runs cmd, returns (stdout, peak RSS in MiB of that process)."""
-    with tempfile.TemporaryFile() as out:
-        p = subprocess.Popen(cmd, stdout=out, stderr=subprocess.PIPE, env=env)
-        _, status, usage = os.wait4(p.pid, 0)
-        p.returncode = os.waitstatus_to_exitcode(status)
-        err = p.stderr.read().decode()
-        if p.returncode != 0:
-            sys.exit(f"{' '.join(cmd[:3])}... failed ({p.returncode}): {err.strip()}")
-        out.seek(0)
-        return out.read().decode(), usage.ru_maxrss / 1024
-
-
 def torch_env(threads):
     env = dict(os.environ)
     env["OPENBLAS_NUM_THREADS"] = env["OMP_NUM_THREADS"] = str(threads)
@@ -99,8 +88,7 @@ def torch_env(threads):
 def run_torch(args, tokens, gemm=False):
     cfg = dict(batch=args.batch, tokens=tokens, d_model=args.d_model, heads=args.heads, seed=args.seed,
                repeat=args.repeat, threads=args.threads, torch_walk_dir=TORCH_WALK_DIR, gemm=gemm)
-    text, rss = run_child([args.python, "-c", TORCH_CHILD, json.dumps(cfg)], env=torch_env(args.threads))
-    result = json.loads(text)
+    result, rss = run_child([args.python, "-c", TORCH_CHILD, json.dumps(cfg)], env=torch_env(args.threads))
     result["peak_rss_mib"] = rss
     return result
 
@@ -109,8 +97,7 @@ def run_attn_walk(args, tokens):
     cmd = [args.binary, "bench", "--tokens", str(tokens), "--d-model", str(args.d_model), "--heads",
            str(args.heads), "--batch", str(args.batch), "--repeat", str(args.repeat), "--threads",
            str(args.threads), "--seed", str(args.seed), "--format", "json"]
-    text, rss = run_child(cmd)
-    result = json.loads(text)
+    result, rss = run_child(cmd)
     result["process_peak_rss_mib"] = rss
     return result
 
