@@ -235,6 +235,36 @@ TEST(Signals, ContinuedWriteCompletes) {
   EXPECT_FALSE(has_temp_files(dir.path));
 }
 
+// The same for a document written in pieces (bench's .npy: its header, then the tensor's
+// floats from where they lie): the stop falls inside the second piece, and the file ends
+// as the one written without the hook.
+TEST(Signals, ContinuedWriteOfPiecesCompletes) {
+  TempDir dir;
+  const std::vector<std::string> bench = {"bench", "--tokens", "9", "--d-model", "8", "--heads", "2",
+                                          "--repeat", "1", "--threads", "1", "--no-probe", "--save-output"};
+  auto args = [&](const std::string& out) {
+    std::vector<std::string> a = bench;
+    a.push_back(out);
+    return a;
+  };
+  ASSERT_EQ(run_cli(args(dir.file("plain.npy"))).exit_code, 0);
+  const std::string plain = read_all(dir.file("plain.npy"));
+  ASSERT_EQ(plain.size(), 128u + 9 * 8 * sizeof(float));  // the half, 208, lies in the floats
+  const pid_t pid = spawn(args(dir.file("paused.npy")), {"ATTN_WALK_TEST_STOP_MID_WRITE=1"});
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, WUNTRACED), pid);
+  ASSERT_TRUE(WIFSTOPPED(status));
+  std::vector<uintmax_t> temp_sizes;  // the half-written temporary file beside the target
+  for (const auto& e : fs::directory_iterator(dir.path))
+    if (e.path().filename().string().find(".tmp-") != std::string::npos) temp_sizes.push_back(e.file_size());
+  EXPECT_EQ(temp_sizes, std::vector<uintmax_t>{plain.size() / 2});
+  ::kill(pid, SIGCONT);
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  EXPECT_EQ(read_all(dir.file("paused.npy")), plain);
+  EXPECT_FALSE(has_temp_files(dir.path));
+}
+
 // 20 walks with 20 seeds race into one file: it ends as exactly one of their documents.
 TEST(Concurrency, TwentyWalksIntoOneOutputLeaveOneCompleteDocument) {
   TempDir dir;

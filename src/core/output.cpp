@@ -11,12 +11,13 @@
 #include <cstring>
 #include <iterator>
 #include <string>
+#include <string_view>
 
 namespace attn {
 
 namespace {
 
-bool write_all(int fd, const std::string& content) {
+bool write_all(int fd, std::string_view content) {
   const char* p = content.data();
   size_t left = content.size();
   while (left > 0) {
@@ -109,18 +110,36 @@ class TempFile {
 // The test hook of tests/test_reliability.cpp: with ATTN_WALK_TEST_STOP_MID_WRITE set, the
 // process stops itself (SIGSTOP) after writing half of the temporary file, so a test can
 // send a signal at exactly that point.
-bool write_all_maybe_pausing(int fd, const std::string& content) {
+bool write_all_maybe_pausing(int fd, std::initializer_list<std::string_view> pieces) {
   static const bool pause = std::getenv("ATTN_WALK_TEST_STOP_MID_WRITE") != nullptr;
-  if (!pause) return write_all(fd, content);
-  const size_t half = content.size() / 2;
-  if (!write_all(fd, content.substr(0, half))) return false;
-  ::raise(SIGSTOP);
-  return write_all(fd, content.substr(half));
+  size_t total = 0;
+  for (std::string_view piece : pieces) total += piece.size();
+  size_t pause_at = pause ? total / 2 : total + 1;  // bytes still to write before the stop
+  for (std::string_view piece : pieces) {
+    if (pause_at <= piece.size()) {
+      if (!write_all(fd, piece.substr(0, pause_at))) return false;
+      ::raise(SIGSTOP);
+      piece.remove_prefix(pause_at);
+      pause_at = total + 1;
+    } else {
+      pause_at -= piece.size();
+    }
+    if (!write_all(fd, piece)) return false;
+  }
+  return true;
+}
+
+bool write_all(int fd, std::initializer_list<std::string_view> pieces) {
+  for (std::string_view piece : pieces)
+    if (!write_all(fd, piece)) return false;
+  return true;
 }
 
 }  // namespace
 
-void write_output(const std::string& path, const std::string& content) {
+void write_output(const std::string& path, const std::string& content) { write_output(path, {content}); }
+
+void write_output(const std::string& path, std::initializer_list<std::string_view> content) {
   if (path == "-") {
     std::fflush(stdout);
     if (!write_all(STDOUT_FILENO, content)) throw OutputError(error_text("<stdout>", "cannot write"));

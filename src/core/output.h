@@ -2,7 +2,9 @@
 #pragma once
 
 #include <stdexcept>
+#include <initializer_list>
 #include <string>
+#include <string_view>
 
 namespace attn {
 
@@ -14,5 +16,8 @@ struct OutputError : std::runtime_error {
 // "-" writes to stdout. A file is written to a temporary name beside it, flushed,
 // and renamed over the target, so readers never see half a document.
 void write_output(const std::string& path, const std::string& content);
+// The same document given in pieces, written one after the other (a header and a tensor's
+// bytes, without a copy of them joined).
+void write_output(const std::string& path, std::initializer_list<std::string_view> content);
 
 }  // namespace attn
