@@ -162,8 +162,10 @@ difftest: build torch-deps
 # python3-torch and python3-onnx run and export the chapter's module; tcmalloc and jemalloc are
 # the caching allocators PyTorch is measured with; onnxruntime-node is ONNX Runtime's CPU build,
 # installed with --ignore-scripts because its install script downloads (its binaries ship in
-# the package). npm is the machine's own where it has one, else Debian's.
-BENCH_PACKAGES := $(TORCH_PACKAGES) python3-onnx libtcmalloc-minimal4 libjemalloc2 nodejs
+# the package). npm is the machine's own where it has one, else Debian's. GNU time (/usr/bin/time,
+# not in every Debian image) reads each peer's own peak RSS: a child's wait4 figure would carry
+# the script's over exec.
+BENCH_PACKAGES := $(TORCH_PACKAGES) python3-onnx libtcmalloc-minimal4 libjemalloc2 nodejs time
 ORT_VERSION    := 1.30.0
 bench-deps:
 	$(call install-missing,$(BENCH_PACKAGES))

@@ -1,8 +1,8 @@
 // Writing a finished document: whole or not at all.
 #pragma once
 
-#include <stdexcept>
 #include <initializer_list>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 
