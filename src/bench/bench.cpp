@@ -188,8 +188,8 @@ void save_npy(const std::string& path, const Tensor& y) {
   bytes += static_cast<char>(header.size() >> 8);
   bytes += header;
   // y's floats are written from where they lie: a (1, 1024, 50257) GPT logits tensor is 206 MB.
-  write_output(path, {bytes, std::string_view(reinterpret_cast<const char*>(y.data.data()),
-                                              y.data.size() * sizeof(float))});
+  write_output_pieces(path, {bytes, std::string_view(reinterpret_cast<const char*>(y.data.data()),
+                                                     y.data.size() * sizeof(float))});
 }
 
 BenchReport run_bench(const BenchOptions& o) {

@@ -137,9 +137,9 @@ bool write_all(int fd, std::initializer_list<std::string_view> pieces) {
 
 }  // namespace
 
-void write_output(const std::string& path, const std::string& content) { write_output(path, {content}); }
+void write_output(const std::string& path, const std::string& content) { write_output_pieces(path, {content}); }
 
-void write_output(const std::string& path, std::initializer_list<std::string_view> content) {
+void write_output_pieces(const std::string& path, std::initializer_list<std::string_view> content) {
   if (path == "-") {
     std::fflush(stdout);
     if (!write_all(STDOUT_FILENO, content)) throw OutputError(error_text("<stdout>", "cannot write"));

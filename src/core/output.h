@@ -18,6 +18,8 @@ struct OutputError : std::runtime_error {
 void write_output(const std::string& path, const std::string& content);
 // The same document given in pieces, written one after the other (a header and a tensor's
 // bytes, without a copy of them joined).
-void write_output(const std::string& path, std::initializer_list<std::string_view> content);
+// (A name of its own: as an overload, clang takes write_output(path, {a_string}) for the
+// string form, GCC for this one.)
+void write_output_pieces(const std::string& path, std::initializer_list<std::string_view> content);
 
 }  // namespace attn
