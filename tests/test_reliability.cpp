@@ -48,11 +48,15 @@ std::string npy_header(const std::string& shape) {
   return out + h;
 }
 
-bool has_temp_files(const fs::path& dir) {
+// The sizes of the temporary files (<output>.tmp-XXXXXX) left in dir.
+std::vector<uintmax_t> temp_file_sizes(const fs::path& dir) {
+  std::vector<uintmax_t> sizes;
   for (const auto& e : fs::directory_iterator(dir))
-    if (e.path().filename().string().find(".tmp-") != std::string::npos) return true;
-  return false;
+    if (e.path().filename().string().find(".tmp-") != std::string::npos) sizes.push_back(e.file_size());
+  return sizes;
 }
+
+bool has_temp_files(const fs::path& dir) { return !temp_file_sizes(dir).empty(); }
 
 // ---------------------------------------------------------------------------
 // Endless and oversized input
@@ -254,10 +258,8 @@ TEST(Signals, ContinuedWriteOfPiecesCompletes) {
   int status = 0;
   ASSERT_EQ(::waitpid(pid, &status, WUNTRACED), pid);
   ASSERT_TRUE(WIFSTOPPED(status));
-  std::vector<uintmax_t> temp_sizes;  // the half-written temporary file beside the target
-  for (const auto& e : fs::directory_iterator(dir.path))
-    if (e.path().filename().string().find(".tmp-") != std::string::npos) temp_sizes.push_back(e.file_size());
-  EXPECT_EQ(temp_sizes, std::vector<uintmax_t>{plain.size() / 2});
+  // The half-written temporary file beside the target.
+  EXPECT_EQ(temp_file_sizes(dir.path), std::vector<uintmax_t>{plain.size() / 2});
   ::kill(pid, SIGCONT);
   ASSERT_EQ(::waitpid(pid, &status, 0), pid);
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;

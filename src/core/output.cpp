@@ -107,31 +107,33 @@ class TempFile {
   struct sigaction old_[std::size(kFatalSignals)]{};
 };
 
-// The test hook of tests/test_reliability.cpp: with ATTN_WALK_TEST_STOP_MID_WRITE set, the
-// process stops itself (SIGSTOP) after writing half of the temporary file, so a test can
-// send a signal at exactly that point.
-bool write_all_maybe_pausing(int fd, std::initializer_list<std::string_view> pieces) {
-  static const bool pause = std::getenv("ATTN_WALK_TEST_STOP_MID_WRITE") != nullptr;
-  size_t total = 0;
-  for (std::string_view piece : pieces) total += piece.size();
-  size_t pause_at = pause ? total / 2 : total + 1;  // bytes still to write before the stop
-  for (std::string_view piece : pieces) {
-    if (pause_at <= piece.size()) {
-      if (!write_all(fd, piece.substr(0, pause_at))) return false;
-      ::raise(SIGSTOP);
-      piece.remove_prefix(pause_at);
-      pause_at = total + 1;
-    } else {
-      pause_at -= piece.size();
-    }
-    if (!write_all(fd, piece)) return false;
-  }
-  return true;
-}
-
 bool write_all(int fd, std::initializer_list<std::string_view> pieces) {
   for (std::string_view piece : pieces)
     if (!write_all(fd, piece)) return false;
+  return true;
+}
+
+// The test hook of tests/test_reliability.cpp: with ATTN_WALK_TEST_STOP_MID_WRITE set, the
+// process stops itself (SIGSTOP) after writing half of the temporary file (half of the
+// pieces' total), so a test can send a signal at exactly that point.
+bool write_all_maybe_pausing(int fd, std::initializer_list<std::string_view> pieces) {
+  static const bool pause = std::getenv("ATTN_WALK_TEST_STOP_MID_WRITE") != nullptr;
+  if (!pause) return write_all(fd, pieces);
+  size_t total = 0;
+  for (std::string_view piece : pieces) total += piece.size();
+  size_t before_stop = total / 2;  // bytes still to write before the stop
+  bool stopped = false;
+  for (std::string_view piece : pieces) {
+    if (!stopped && before_stop <= piece.size()) {
+      if (!write_all(fd, piece.substr(0, before_stop))) return false;
+      ::raise(SIGSTOP);
+      piece.remove_prefix(before_stop);
+      stopped = true;
+    } else if (!stopped) {
+      before_stop -= piece.size();
+    }
+    if (!write_all(fd, piece)) return false;
+  }
   return true;
 }
 
